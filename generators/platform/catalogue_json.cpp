@@ -1,0 +1,413 @@
+/* Type catalogues from JSON: HDeepRM's data folder (node_types.json, processor_types.json,
+ * network_types.json, memory_types.json, read unchanged) and sgai catalogue files, which add GPU
+ * and interconnect types. */
+#include "generators/platform/catalogue_json.hpp"
+
+#include "generators/platform/platform.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace sgai::platform {
+
+namespace {
+
+using json::Object;
+using json::Value;
+using units::Quantity;
+
+constexpr double kGiga = 1e9;
+constexpr double kMega = 1e6;
+
+Origin origin_of(const Object& o)
+{
+  return Origin{o.file(), o.pointer()};
+}
+
+std::string optional_string(Object& o, std::string_view key)
+{
+  auto v = o.optional(key);
+  return v ? v->string() : std::string();
+}
+
+int positive_count(const Value& v)
+{
+  return static_cast<int>(v.integer(1, 1 << 24));
+}
+
+double positive_quantity(const Value& v, Quantity q, std::optional<double> bare)
+{
+  double d = v.quantity(q, bare);
+  if (not(d > 0))
+    v.fail("value " + v.shown() + " must be positive: expected " + units::expected(q));
+  return d;
+}
+
+double non_negative_quantity(const Value& v, Quantity q, std::optional<double> bare)
+{
+  double d = v.quantity(q, bare);
+  if (not(d >= 0))
+    v.fail("value " + v.shown() + " must not be negative: expected " + units::expected(q));
+  return d;
+}
+
+ProcessorType parse_processor(Object o, const std::string& name)
+{
+  ProcessorType p;
+  p.name  = name;
+  p.id    = optional_string(o, "id");
+  p.uarch = optional_string(o, "uarch");
+  if (auto kind = o.optional("type"))
+    kind->choice({"CPU"}); // HDeepRM: "For now, only CPU type is supported"; GPUs have their own catalogue
+  p.cores           = positive_count(o.required("cores"));
+  p.clock_hz        = positive_quantity(o.required("clock_rate"), Quantity::frequency, kGiga);
+  p.flops_per_cycle = o.required("dpflops_per_cycle").positive();
+  p.mem_bw_Bps      = positive_quantity(o.required("mem_bw"), Quantity::bandwidth, kGiga);
+  if (auto llc = o.optional("llc_size"))
+    p.llc_bytes = non_negative_quantity(*llc, Quantity::size, kMega);
+  p.tdp_w  = positive_quantity(o.required("power"), Quantity::power, 1.0);
+  p.origin = origin_of(o);
+  o.finish({"uarch", "id", "type", "cores", "clock_rate", "mem_bw", "llc_size", "power", "dpflops_per_cycle"});
+  return p;
+}
+
+MemoryType parse_memory(Object o, const std::string& name)
+{
+  MemoryType m;
+  m.name      = name;
+  m.latency_s = non_negative_quantity(o.required("latency"), Quantity::time, std::nullopt);
+  m.origin    = origin_of(o);
+  o.finish({"latency"});
+  return m;
+}
+
+void parse_power_pair(Object& o, std::optional<double>& idle, std::optional<double>& busy)
+{
+  if (auto v = o.optional("idle_power"))
+    idle = non_negative_quantity(*v, Quantity::power, 1.0);
+  if (auto v = o.optional("busy_power"))
+    busy = non_negative_quantity(*v, Quantity::power, 1.0);
+  if (idle.has_value() != busy.has_value())
+    o.fail("idle_power and busy_power go together (link power is SimGrid's wattage_range \"idle:busy\")");
+  if (idle && *busy < *idle)
+    o.fail_at("busy_power",
+              "busy_power " + std::to_string(*busy) + " W is below idle_power " + std::to_string(*idle) + " W");
+}
+
+NetworkType parse_network(Object o, const std::string& name)
+{
+  NetworkType n;
+  n.name          = name;
+  n.bandwidth_Bps = positive_quantity(o.required("bandwidth"), Quantity::bandwidth, std::nullopt);
+  if (auto lat = o.optional("latency"))
+    n.latency_s = non_negative_quantity(*lat, Quantity::time, std::nullopt);
+  parse_power_pair(o, n.idle_w, n.busy_w);
+  n.origin = origin_of(o);
+  o.finish({"bandwidth", "latency", "idle_power", "busy_power"});
+  return n;
+}
+
+GpuType parse_gpu(Object o, const std::string& name)
+{
+  GpuType g;
+  g.name = name;
+  g.id   = optional_string(o, "id");
+  {
+    auto peaks = o.required("peak_flops").object();
+    for (const auto& prec : peaks.take_all_keys()) {
+      bool known = false;
+      for (const auto& k : known_precisions())
+        known = known || k == prec;
+      if (not known)
+        peaks.fail_at(prec,
+                      "unknown precision " + quote(prec) + " (known: " + json::list_names(known_precisions()) + ")");
+      g.peak_flops[prec] = positive_quantity(peaks.required(prec), Quantity::speed, std::nullopt);
+    }
+    if (g.peak_flops.empty())
+      peaks.fail("peak_flops lists no precision (known: " + json::list_names(known_precisions()) + ")");
+  }
+  auto prec           = o.required("default_precision");
+  g.default_precision = prec.string();
+  if (not g.peak_flops.count(g.default_precision)) {
+    std::vector<std::string> listed;
+    for (const auto& [k, v] : g.peak_flops)
+      listed.push_back(k);
+    prec.fail("default_precision " + prec.shown() + " has no entry in peak_flops (listed: " + json::list_names(listed) +
+              ")");
+  }
+  g.memory_bytes = positive_quantity(o.required("memory_capacity"), Quantity::size, std::nullopt);
+  g.mem_bw_Bps   = positive_quantity(o.required("memory_bandwidth"), Quantity::bandwidth, std::nullopt);
+  g.idle_w       = non_negative_quantity(o.required("idle_power"), Quantity::power, 1.0);
+  auto max       = o.required("max_power");
+  g.max_w        = positive_quantity(max, Quantity::power, 1.0);
+  if (g.max_w < g.idle_w)
+    max.fail("max_power " + max.shown() + " is below idle_power");
+  if (auto ps = o.optional("pstates")) {
+    for (auto& item : ps->array()) {
+      auto po = item.object();
+      GpuPState s;
+      auto speed     = po.required("speed");
+      s.speed_factor = speed.positive();
+      if (s.speed_factor > 1)
+        speed.fail("speed " + speed.shown() + " must be a fraction of the peak (0 < speed <= 1)");
+      auto pmax = po.required("max_power");
+      s.max_w   = positive_quantity(pmax, Quantity::power, 1.0);
+      if (s.max_w < g.idle_w)
+        pmax.fail("max_power " + pmax.shown() + " is below the GPU's idle_power");
+      po.finish({"speed", "max_power"});
+      g.pstates.push_back(s);
+    }
+    if (g.pstates.empty())
+      ps->fail("pstates is empty: omit it for a single full-speed P-state");
+  }
+  g.origin = origin_of(o);
+  o.finish({"id", "peak_flops", "default_precision", "memory_capacity", "memory_bandwidth", "idle_power", "max_power",
+            "pstates"});
+  return g;
+}
+
+InterconnectType parse_interconnect(Object o, const std::string& name)
+{
+  InterconnectType t;
+  t.name           = name;
+  std::string kind = o.required("kind").choice({"pcie", "nvlink", "nvswitch"});
+  t.kind           = kind == "pcie"     ? InterconnectType::Kind::pcie
+                     : kind == "nvlink" ? InterconnectType::Kind::nvlink
+                                        : InterconnectType::Kind::nvswitch;
+  t.bandwidth_Bps  = positive_quantity(o.required("bandwidth"), Quantity::bandwidth, std::nullopt);
+  t.latency_s      = non_negative_quantity(o.required("latency"), Quantity::time, std::nullopt);
+  parse_power_pair(o, t.idle_w, t.busy_w);
+  t.origin = origin_of(o);
+  o.finish({"kind", "bandwidth", "latency", "idle_power", "busy_power"});
+  return t;
+}
+
+std::vector<TypeCount> parse_type_counts(const Value& v)
+{
+  std::vector<TypeCount> out;
+  for (auto& item : v.array()) {
+    auto o = item.object();
+    TypeCount tc;
+    tc.type   = o.required("type").string();
+    tc.count  = positive_count(o.required("number"));
+    tc.origin = origin_of(o);
+    o.finish({"type", "number"});
+    out.push_back(tc);
+  }
+  return out;
+}
+
+NodeType parse_node(Object o, const std::string& name)
+{
+  NodeType n;
+  n.name = name;
+  n.id   = optional_string(o, "id");
+  if (auto procs = o.optional("processors"))
+    n.processors = parse_type_counts(*procs);
+  if (auto mem = o.optional("memory")) {
+    auto mo        = mem->object();
+    n.memory_type  = optional_string(mo, "type");
+    n.memory_bytes = positive_quantity(mo.required("capacity"), Quantity::size, kGiga);
+    mo.finish({"type", "capacity"});
+  }
+  if (auto gpus = o.optional("gpus"))
+    n.gpus = parse_type_counts(*gpus);
+  n.gpu_interconnect  = optional_string(o, "gpu_interconnect");
+  n.host_interconnect = optional_string(o, "host_interconnect");
+  n.origin            = origin_of(o);
+  if (n.processors.empty() && n.gpus.empty())
+    o.fail("node type " + quote(name) + " has neither processors nor gpus");
+  if (not n.gpus.empty() && n.host_interconnect.empty())
+    o.fail("node type " + quote(name) +
+           " has GPUs but no host_interconnect (the PCIe type linking GPUs to CPUs and NICs)");
+  o.finish({"id", "processors", "memory", "gpus", "gpu_interconnect", "host_interconnect"});
+  return n;
+}
+
+template <typename T, typename F>
+void parse_section(Object& section, std::map<std::string, T>& into, F parse_one)
+{
+  for (const auto& key : section.take_all_keys()) {
+    auto v = section.required(key);
+    into.emplace(key, parse_one(v.object(), key));
+  }
+}
+
+} // namespace
+
+const std::vector<std::string>& known_precisions()
+{
+  static const std::vector<std::string> k = {"fp64", "fp64_tensor", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+  return k;
+}
+
+void parse_catalogue_sections(json::Object& o, Catalogue& cat)
+{
+  if (auto s = o.optional("processor_types")) {
+    auto so = s->object();
+    parse_section(so, cat.processors, parse_processor);
+  }
+  if (auto s = o.optional("node_types")) {
+    auto so = s->object();
+    parse_section(so, cat.nodes, parse_node);
+  }
+  if (auto s = o.optional("network_types")) {
+    auto so = s->object();
+    parse_section(so, cat.networks, parse_network);
+  }
+  if (auto s = o.optional("memory_types")) {
+    auto so = s->object();
+    parse_section(so, cat.memories, parse_memory);
+  }
+  if (auto s = o.optional("gpu_types")) {
+    auto so = s->object();
+    parse_section(so, cat.gpus, parse_gpu);
+  }
+  if (auto s = o.optional("interconnect_types")) {
+    auto so = s->object();
+    parse_section(so, cat.interconnects, parse_interconnect);
+  }
+}
+
+const std::vector<std::string>& catalogue_section_keys()
+{
+  static const std::vector<std::string> k = {"processor_types", "node_types", "network_types",
+                                             "memory_types",    "gpu_types",  "interconnect_types"};
+  return k;
+}
+
+namespace {
+
+Catalogue load_hdeeprm_folder(const std::filesystem::path& dir)
+{
+  Catalogue cat;
+  struct Part {
+    const char* file;
+    bool required;
+  };
+  auto read = [&](const char* file, bool required, auto&& fill) {
+    auto path = dir / file;
+    if (not std::filesystem::exists(path)) {
+      if (required)
+        throw InputError(dir.string(), "",
+                         std::string("not an HDeepRM type catalogue folder: ") + file + " is missing");
+      return;
+    }
+    auto doc = json::load(path);
+    auto o   = doc.object();
+    fill(o);
+  };
+  read("processor_types.json", true, [&](Object& o) { parse_section(o, cat.processors, parse_processor); });
+  read("node_types.json", true, [&](Object& o) { parse_section(o, cat.nodes, parse_node); });
+  read("network_types.json", true, [&](Object& o) { parse_section(o, cat.networks, parse_network); });
+  read("memory_types.json", false, [&](Object& o) { parse_section(o, cat.memories, parse_memory); });
+  return cat;
+}
+
+template <typename T>
+void merge_map(std::map<std::string, T>& into, const std::map<std::string, T>& from, const char* what)
+{
+  for (const auto& [name, t] : from) {
+    auto [it, inserted] = into.emplace(name, t);
+    if (not inserted)
+      throw InputError(t.origin.file, "at " + t.origin.pointer,
+                       std::string("duplicate ") + what + " type " + quote(name) + ": already defined in " +
+                           it->second.origin.file + " at " + it->second.origin.pointer);
+  }
+}
+
+} // namespace
+
+Catalogue load_catalogue(const std::filesystem::path& path)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return load_hdeeprm_folder(path);
+  auto doc = json::load(path);
+  auto o   = doc.object();
+  auto ver = o.required("sgai_catalogue");
+  if (ver.integer() != 1)
+    ver.fail("unsupported catalogue version " + ver.shown() + " (this sgai reads version 1)");
+  Catalogue cat;
+  parse_catalogue_sections(o, cat);
+  std::vector<std::string> accepted = catalogue_section_keys();
+  accepted.insert(accepted.begin(), "sgai_catalogue");
+  o.finish(accepted);
+  return cat;
+}
+
+void merge_catalogue(Catalogue& into, const Catalogue& from)
+{
+  merge_map(into.processors, from.processors, "processor");
+  merge_map(into.nodes, from.nodes, "node");
+  merge_map(into.networks, from.networks, "network");
+  merge_map(into.memories, from.memories, "memory");
+  merge_map(into.gpus, from.gpus, "GPU");
+  merge_map(into.interconnects, from.interconnects, "interconnect");
+}
+
+namespace {
+template <typename T>
+std::vector<std::string> names_of(const std::map<std::string, T>& m)
+{
+  std::vector<std::string> out;
+  for (const auto& [k, v] : m)
+    out.push_back(k);
+  return out;
+}
+} // namespace
+
+void check_catalogue_references(const Catalogue& cat)
+{
+  for (const auto& [name, node] : cat.nodes) {
+    for (size_t i = 0; i < node.processors.size(); i++) {
+      const auto& tc = node.processors[i];
+      if (not cat.processors.count(tc.type))
+        throw InputError(tc.origin.file, "at " + tc.origin.pointer + "/type",
+                         "unknown processor type " + quote(tc.type) +
+                             " (known: " + json::list_names(names_of(cat.processors)) + ")");
+    }
+    for (const auto& tc : node.gpus)
+      if (not cat.gpus.count(tc.type))
+        throw InputError(tc.origin.file, "at " + tc.origin.pointer + "/type",
+                         "unknown GPU type " + quote(tc.type) + " (known: " + json::list_names(names_of(cat.gpus)) +
+                             ")");
+    if (not node.memory_type.empty() && not cat.memories.empty() && not cat.memories.count(node.memory_type))
+      throw InputError(node.origin.file, "at " + node.origin.pointer + "/memory/type",
+                       "unknown memory type " + quote(node.memory_type) +
+                           " (known: " + json::list_names(names_of(cat.memories)) + ")");
+    for (const auto& [key, ic] :
+         {std::pair<const char*, const std::string*>{"gpu_interconnect", &node.gpu_interconnect},
+          {"host_interconnect", &node.host_interconnect}}) {
+      if (ic->empty())
+        continue;
+      auto it = cat.interconnects.find(*ic);
+      if (it == cat.interconnects.end())
+        throw InputError(node.origin.file, "at " + node.origin.pointer + "/" + key,
+                         "unknown interconnect type " + quote(*ic) +
+                             " (known: " + json::list_names(names_of(cat.interconnects)) + ")");
+      if (std::string(key) == "host_interconnect" && it->second.kind != InterconnectType::Kind::pcie)
+        throw InputError(node.origin.file, "at " + node.origin.pointer + "/" + key,
+                         "host_interconnect " + quote(*ic) + " must be of kind 'pcie'");
+    }
+  }
+}
+
+std::vector<std::string> catalogue_names(const Catalogue& cat, const char* kind)
+{
+  std::string k = kind;
+  if (k == "node")
+    return names_of(cat.nodes);
+  if (k == "network")
+    return names_of(cat.networks);
+  if (k == "processor")
+    return names_of(cat.processors);
+  if (k == "gpu")
+    return names_of(cat.gpus);
+  if (k == "interconnect")
+    return names_of(cat.interconnects);
+  return names_of(cat.memories);
+}
+
+} // namespace sgai::platform

@@ -1,0 +1,244 @@
+/* Converters to self-contained sgai platform files (version 1):
+ *  - an HDeepRM platform and its type catalogues, with the used type entries copied verbatim;
+ *  - an AccaSim machine description (groups of nodes with cores and memory) plus a map giving
+ *    each group its processors. */
+#include "generators/platform/convert.hpp"
+
+#include "generators/platform/platform.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "generators/util/json.hpp"
+#include "generators/util/numbers.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+namespace sgai::platform {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+/** Raw catalogue entries by section, with the file each came from. */
+struct RawCatalogue {
+  std::map<std::string, std::map<std::string, std::pair<nlohmann::json, std::string>>> sections;
+
+  void add(const std::string& section, const nlohmann::json& entries, const std::string& file)
+  {
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
+      if (it.key().empty() || it.key()[0] == '_')
+        continue;
+      sections[section][it.key()] = {it.value(), file};
+    }
+  }
+  const nlohmann::json& get(const std::string& section, const std::string& name) const
+  {
+    return sections.at(section).at(name).first;
+  }
+};
+
+RawCatalogue load_raw(const std::vector<std::filesystem::path>& paths)
+{
+  RawCatalogue raw;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      for (const char* s : {"processor", "node", "network", "memory"}) {
+        auto f = p / (std::string(s) + "_types.json");
+        if (std::filesystem::exists(f, ec))
+          raw.add(std::string(s) + "_types", *json::load(f).root, f.string());
+      }
+    } else {
+      auto doc = json::load(p);
+      for (auto it = doc.root->begin(); it != doc.root->end(); ++it)
+        if (it.key().size() > 6 && it.key().substr(it.key().size() - 6) == "_types")
+          raw.add(it.key(), it.value(), p.string());
+    }
+  }
+  return raw;
+}
+
+std::vector<std::filesystem::path> catalogues_of(const std::filesystem::path& file,
+                                                 const std::vector<std::filesystem::path>& given)
+{
+  if (not given.empty())
+    return given;
+  auto base = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  for (const auto& c : {base / ".." / "hdeeprm" / "data", base / "hdeeprm" / "data"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(c / "node_types.json", ec))
+      return {c.lexically_normal()};
+  }
+  return {};
+}
+
+void validate_output(const std::string& text, const std::filesystem::path& out)
+{
+  // Whatever is written must read back: parse it as a platform before renaming it into place.
+  auto base = out.parent_path().empty() ? std::filesystem::path(".") : out.parent_path();
+  resolve(parse_spec(text, out.string(), base));
+}
+
+} // namespace
+
+void convert_hdeeprm(const std::filesystem::path& file, const std::vector<std::filesystem::path>& catalogues,
+                     const std::filesystem::path& out)
+{
+  LoadOptions options;
+  options.catalogues = catalogues;
+  PlatformSpec spec  = load_spec(file, options); // full check of the input first
+  if (spec.format != "hdeeprm")
+    throw InputError(file.string(), "", "already an sgai platform (has 'sgai_platform'): nothing to convert");
+
+  auto doc         = json::load(file);
+  RawCatalogue raw = load_raw(catalogues_of(file, catalogues));
+
+  std::set<std::string> nodes, processors, memories, networks;
+  for (const auto& c : spec.clusters) {
+    for (const auto& g : c.nodes)
+      nodes.insert(g.type);
+    if (not c.topology.link.type.empty())
+      networks.insert(c.topology.link.type);
+  }
+  if (spec.global_link && not spec.global_link->type.empty())
+    networks.insert(spec.global_link->type);
+  for (const auto& n : nodes) {
+    const NodeType& nt = spec.catalogue.nodes.at(n);
+    for (const auto& tc : nt.processors)
+      processors.insert(tc.type);
+    if (not nt.memory_type.empty() && spec.catalogue.memories.count(nt.memory_type))
+      memories.insert(nt.memory_type);
+  }
+
+  ordered_json types;
+  auto section = [&](const char* name, const std::set<std::string>& used) {
+    ordered_json s = ordered_json::object();
+    for (const auto& n : used)
+      s[n] = raw.get(name, n);
+    if (not used.empty())
+      types[name] = s;
+  };
+  section("processor_types", processors);
+  section("node_types", nodes);
+  section("network_types", networks);
+  section("memory_types", memories);
+
+  ordered_json o;
+  o["sgai_platform"] = 1;
+  o["name"]          = spec.name;
+  o["_source"]       = "converted by 'sgai platform convert' from HDeepRM's " + file.filename().string() +
+                 " and its type catalogues (entries copied unchanged)";
+  o["granularity"]  = "core";
+  o["types"]        = types;
+  o["clusters"]     = (*doc.root)["clusters"];
+  o["global_links"] = (*doc.root)["global_links"];
+  if (doc.root->contains("job_limits"))
+    o["job_limits"] = (*doc.root)["job_limits"];
+
+  std::string text = o.dump(2) + "\n";
+  validate_output(text, out);
+  write_file_atomically(out, text);
+}
+
+void import_accasim(const std::filesystem::path& config, const std::filesystem::path& map,
+                    const std::filesystem::path& out)
+{
+  auto cdoc          = json::load(config);
+  auto co            = cdoc.object();
+  std::string system = co.has("system_name") ? co.required("system_name").string() : "";
+  if (auto st = co.optional("start_time"))
+    st->number();
+  co.optional("equivalence");
+  auto groups    = co.required("groups").object();
+  auto resources = co.required("resources").object();
+  co.finish({"system_name", "start_time", "equivalence", "groups", "resources"});
+
+  auto mdoc = json::load(map);
+  auto mo   = mdoc.object();
+  auto ver  = mo.required("sgai_machine_map");
+  if (ver.integer() != 1)
+    ver.fail("unsupported machine map version " + ver.shown() + " (this sgai reads version 1)");
+  std::string name = mo.required("name").string();
+  auto mgroups     = mo.required("groups").object();
+  auto local       = mo.required("local_links");
+  auto global      = mo.required("global_links");
+  auto mtypes      = mo.required("types");
+  std::string memory_type;
+  if (auto mt = mo.optional("memory_type"))
+    memory_type = mt->string();
+  mo.finish({"sgai_machine_map", "name", "groups", "local_links", "global_links", "types", "memory_type"});
+
+  ordered_json node_types = ordered_json::object();
+  ordered_json clusters   = ordered_json::array();
+  std::set<std::string> used_processors;
+  for (const auto& g : resources.take_all_keys()) {
+    auto count_v  = resources.required(g);
+    int64_t count = count_v.integer(1, 1 << 24);
+    if (not groups.has(g))
+      count_v.fail("group " + quote(g) + " has resources but no entry in 'groups'");
+    auto go    = groups.required(g).object();
+    auto cores = go.required("core").integer(1, 1 << 24);
+    auto mem   = go.required("mem");
+    double kb  = mem.positive();
+    go.finish({"core", "mem"});
+    if (not mgroups.has(g))
+      mgroups.fail("no processor mapping for group " + quote(g) + " of " + config.string());
+    auto entry         = mgroups.required(g).object();
+    auto procs         = entry.required("processors");
+    int64_t mapped     = 0;
+    ordered_json plist = ordered_json::array();
+    for (auto& pv : procs.array()) {
+      auto po     = pv.object();
+      auto type   = po.required("type").string();
+      auto number = po.required("number").integer(1, 1 << 16);
+      po.finish({"type", "number"});
+      const auto& ptypes =
+          mtypes.raw().contains("processor_types") ? mtypes.raw()["processor_types"] : nlohmann::json();
+      if (not ptypes.contains(type))
+        po.fail_at("type", "unknown processor type " + quote(type) + " (define it in the map's types.processor_types)");
+      int64_t pc = ptypes[type].value("cores", 0);
+      mapped += number * pc;
+      used_processors.insert(type);
+      plist.push_back({{"type", type}, {"number", number}});
+    }
+    entry.finish({"processors"});
+    if (mapped != cores)
+      procs.fail("processors of group " + quote(g) + " give " + std::to_string(mapped) + " cores but " +
+                 config.string() + " says " + std::to_string(cores));
+    ordered_json nt;
+    nt["id"]         = g;
+    nt["processors"] = plist;
+    ordered_json memory;
+    if (not memory_type.empty())
+      memory["type"] = memory_type;
+    memory["capacity"] = format_number(kb) + "KiB";
+    nt["memory"]       = memory;
+    node_types[g]      = nt;
+    clusters.push_back(
+        {{"id", g}, {"nodes", ordered_json::array({{{"type", g}, {"number", count}}})}, {"local_links", local.raw()}});
+  }
+  mgroups.take_all_keys();
+
+  ordered_json types;
+  for (auto it = mtypes.raw().begin(); it != mtypes.raw().end(); ++it)
+    types[it.key()] = it.value();
+  types["node_types"] = node_types;
+
+  ordered_json o;
+  o["sgai_platform"] = 1;
+  o["name"]          = name;
+  o["_source"] = "imported by 'sgai platform import-machines' from " + config.filename().string() + " (" + system +
+                 ") and " + map.filename().string();
+  o["granularity"]  = "core";
+  o["types"]        = types;
+  o["clusters"]     = clusters;
+  o["global_links"] = global.raw();
+
+  std::string text = o.dump(2) + "\n";
+  validate_output(text, out);
+  write_file_atomically(out, text);
+}
+
+} // namespace sgai::platform

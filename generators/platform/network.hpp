@@ -1,0 +1,56 @@
+/* Internal: the network layout shared by the XML writer and the S4U builder, so that both give
+ * every pair of hosts the same sequence of links. */
+#ifndef SGAI_PLATFORM_NETWORK_HPP
+#define SGAI_PLATFORM_NETWORK_HPP
+
+#include "generators/platform/model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace sgai::platform {
+
+/** One link of a route; `up` picks the _UP side of a split-duplex link. */
+struct Hop {
+  int32_t link;
+  bool up;
+};
+
+/** A symmetrical route between two netpoints of a node zone, by name. */
+struct LocalRoute {
+  std::string src;
+  std::string dst;
+  std::vector<Hop> hops;
+};
+
+/** Links declared inside a node zone: memory bus, PCIe, NVLink. */
+std::vector<int32_t> node_links(const Platform& p, const NodeDesc& nd);
+/** Every route inside a node zone (each unordered pair of hosts, and each host to the router):
+ *  CPU-CPU through the memory bus, CPU-GPU through bus and PCIe, GPU-GPU through the NVSwitch,
+ *  the NVLink mesh or PCIe, and anything to the router through its bus or PCIe link. */
+std::vector<LocalRoute> node_routes(const Platform& p, const NodeDesc& nd);
+/** Hops from one host of a node zone to the node's router. */
+std::vector<Hop> hops_to_router(const Platform& p, const NodeDesc& nd, uint32_t host_in_node);
+
+/** Name of the netpoint linking a cluster to the others: its router for flat clusters, node 0's
+ *  gateway (router or host) for full, fat-tree, torus and dragonfly clusters. */
+std::string cluster_gateway(const Platform& p, uint32_t cluster);
+/** Whether the cluster's global link sits on its gateway's own route (flat clusters of CPU
+ *  nodes) rather than on the routes between clusters. */
+bool global_link_inside_cluster(const Platform& p, uint32_t cluster);
+
+/** Links between the gateways of two clusters: their global links (unless on the gateways' own
+ *  routes) around the central switch. */
+std::vector<Hop> inter_cluster_hops(const Platform& p, uint32_t from, uint32_t to);
+
+/** SimGrid's topology name and topo_parameters string for a fat-tree, torus or dragonfly. */
+const char* simgrid_topology_name(TopologyKind k);
+std::string simgrid_topology_parameters(const Topology& t);
+
+/** SimGrid host attributes: "s0f,s1f,..." and wattage_per_state. */
+std::string speeds_text(const HostClass& c);
+std::string wattage_text(const HostClass& c);
+
+} // namespace sgai::platform
+
+#endif

@@ -1,0 +1,447 @@
+/* Expansion of a platform description into hosts, links and the resource hierarchy, with the
+ * P-state speeds and wattages derived from the processor and GPU figures. */
+#include "generators/platform/platform.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/numbers.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+namespace sgai::platform {
+
+namespace {
+
+constexpr size_t kMaxFullMeshNodes = 256;
+
+class Resolver {
+public:
+  explicit Resolver(const PlatformSpec& spec)
+      : spec_(spec)
+  {
+  }
+
+  Platform run()
+  {
+    p_.name            = spec_.name;
+    p_.source_file     = spec_.source_file;
+    p_.granularity     = spec_.granularity;
+    p_.job_limits_json = spec_.job_limits_json;
+    for (size_t i = 0; i < spec_.energy.cpu_pstates.size(); i++) {
+      p_.cpu_pstate_names.push_back(spec_.energy.cpu_pstates[i].name);
+      if (spec_.energy.cpu_pstates[i].name == spec_.energy.initial_pstate)
+        initial_pstate_ = static_cast<int>(i);
+    }
+    claim(p_.name, Origin{spec_.source_file, ""});
+    for (size_t c = 0; c < spec_.clusters.size(); c++)
+      add_cluster(static_cast<uint32_t>(c));
+    if (spec_.clusters.size() > 1)
+      p_.switch_link = add_link(p_.name + "-switch", spec_.global_link->bandwidth_Bps, 0, Sharing::fatpipe,
+                                std::nullopt, std::nullopt, spec_.global_link->origin);
+    return std::move(p_);
+  }
+
+private:
+  const PlatformSpec& spec_;
+  Platform p_;
+  int initial_pstate_ = 0;
+  std::unordered_set<std::string> names_;
+  std::map<std::string, uint32_t> class_index_;
+  bool zone_all_ = false;
+
+  uint32_t hosts_per_node(const NodeType& nt) const
+  {
+    uint32_t cpu = 0;
+    for (const auto& tc : nt.processors) {
+      const ProcessorType& pt = spec_.catalogue.processors.at(tc.type);
+      cpu += spec_.granularity == Granularity::core        ? static_cast<uint32_t>(tc.count * pt.cores)
+             : spec_.granularity == Granularity::processor ? static_cast<uint32_t>(tc.count)
+                                                           : 1U;
+    }
+    if (spec_.granularity == Granularity::node && not nt.processors.empty())
+      cpu = 1;
+    uint32_t gpus = 0;
+    for (const auto& tc : nt.gpus)
+      gpus += static_cast<uint32_t>(tc.count);
+    return cpu + gpus;
+  }
+
+  /** Host, router, zone and link names share one namespace and must be unique. */
+  void claim(const std::string& name, const Origin& origin)
+  {
+    if (not names_.insert(name).second)
+      throw InputError(origin.file, origin.pointer.empty() ? "" : "at " + origin.pointer,
+                       "duplicate id: the generated name " + quote(name) +
+                           " is already used (cluster ids and the platform name must keep generated names unique)");
+  }
+
+  int32_t add_link(const std::string& name, double bw, double lat, Sharing sharing, std::optional<double> idle_w,
+                   std::optional<double> busy_w, const Origin& origin)
+  {
+    claim(name, origin);
+    p_.links.push_back(LinkDesc{name, bw, lat, sharing, idle_w, busy_w});
+    return static_cast<int32_t>(p_.links.size() - 1);
+  }
+  int32_t add_link(const std::string& name, const LinkSpec& l, Sharing sharing)
+  {
+    return add_link(name, l.bandwidth_Bps, l.latency_s, sharing, l.idle_w, l.busy_w, l.origin);
+  }
+
+  uint32_t cpu_class(const std::string& key, int cores, double flops_per_core, double full_power_w)
+  {
+    auto it = class_index_.find(key);
+    if (it != class_index_.end())
+      return it->second;
+    HostClass hc;
+    hc.cores          = cores;
+    hc.initial_pstate = initial_pstate_;
+    hc.off_w          = spec_.energy.off_fraction * full_power_w;
+    for (const auto& s : spec_.energy.cpu_pstates) {
+      PStateDesc d;
+      d.speed_flops = s.speed * flops_per_core;
+      d.idle_w      = s.idle * full_power_w;
+      d.all_cores_w = s.busy * full_power_w;
+      // SimGrid interpolates linearly between one busy core and all cores busy: with one core
+      // busy the others draw the idle share, which reproduces HDeepRM's per-core accounting.
+      d.one_core_w = cores == 1 ? d.all_cores_w : d.idle_w + (d.all_cores_w - d.idle_w) / cores;
+      hc.pstates.push_back(d);
+    }
+    p_.host_classes.push_back(std::move(hc));
+    return class_index_[key] = static_cast<uint32_t>(p_.host_classes.size() - 1);
+  }
+
+  uint32_t gpu_class(const GpuType& g)
+  {
+    std::string key = "gpu:" + g.name;
+    auto it         = class_index_.find(key);
+    if (it != class_index_.end())
+      return it->second;
+    HostClass hc;
+    hc.cores                      = 1;
+    hc.initial_pstate             = 0;
+    double peak                   = g.peak_flops.at(g.default_precision);
+    std::vector<GpuPState> states = g.pstates;
+    if (states.empty())
+      states.push_back(GpuPState{1.0, g.max_w});
+    for (const auto& s : states)
+      hc.pstates.push_back(PStateDesc{s.speed_factor * peak, g.idle_w, s.max_w, s.max_w});
+    hc.off_w = spec_.energy.off_fraction * g.max_w;
+    hc.properties.emplace_back("sgai_gpu_type", g.name);
+    hc.properties.emplace_back("sgai_gpu_precision", g.default_precision);
+    for (const auto& [prec, flops] : g.peak_flops)
+      hc.properties.emplace_back("sgai_peak_flops_" + prec, format_number(flops));
+    hc.properties.emplace_back("sgai_memory_bytes", format_number(g.memory_bytes));
+    hc.properties.emplace_back("sgai_memory_bandwidth_Bps", format_number(g.mem_bw_Bps));
+    p_.host_classes.push_back(std::move(hc));
+    return class_index_[key] = static_cast<uint32_t>(p_.host_classes.size() - 1);
+  }
+
+  uint32_t add_host(const std::string& name, uint32_t cls, HostKind kind, uint32_t node, const Origin& origin)
+  {
+    claim(name, origin);
+    p_.hosts.push_back(HostDesc{name, cls, kind, node});
+    return static_cast<uint32_t>(p_.hosts.size() - 1);
+  }
+
+  void add_cluster(uint32_t ci)
+  {
+    const ClusterSpec& cs = spec_.clusters[ci];
+    ClusterDesc cd;
+    cd.id         = cs.id;
+    cd.topology   = cs.topology;
+    cd.first_node = static_cast<uint32_t>(p_.nodes.size());
+    cd.router     = cs.id + "-gw";
+    claim(cd.id, cs.origin);
+    claim(cd.router, cs.origin);
+
+    uint64_t count = 0;
+    for (const auto& g : cs.nodes)
+      count += static_cast<uint64_t>(g.count);
+    check_topology(cs, count);
+
+    // Flat clusters keep CPU nodes flat (HDeepRM: a node's hosts share its NIC) unless GPU nodes need
+    // zones; a full mesh joins zones or hosts, not both; other topologies zone multi-host nodes only.
+    zone_all_ = false;
+    for (const auto& g : cs.nodes) {
+      const NodeType& nt = spec_.catalogue.nodes.at(g.type);
+      if (cs.topology.kind == TopologyKind::flat && not nt.gpus.empty())
+        zone_all_ = true;
+      if (cs.topology.kind == TopologyKind::full && hosts_per_node(nt) > 1)
+        zone_all_ = true;
+    }
+
+    uint32_t k = 0;
+    for (const auto& g : cs.nodes)
+      for (int64_t i = 0; i < g.count; i++)
+        add_node(ci, cs, g, k++);
+    cd.node_count = k;
+
+    if (cs.topology.kind == TopologyKind::full) {
+      cd.pair_links.assign(static_cast<size_t>(k) * k, kNone);
+      for (uint32_t a = 0; a < k; a++)
+        for (uint32_t b = a + 1; b < k; b++)
+          cd.pair_links[static_cast<size_t>(a) * k + b] = add_link(
+              cs.id + "-n" + std::to_string(a) + "-n" + std::to_string(b), cs.topology.link, cs.topology.sharing);
+    }
+    if (spec_.clusters.size() > 1)
+      cd.global_link = add_link(cs.id + "-global", *spec_.global_link, Sharing::splitduplex);
+    p_.clusters.push_back(std::move(cd));
+  }
+
+  void check_topology(const ClusterSpec& cs, uint64_t nodes)
+  {
+    const Topology& t = cs.topology;
+    auto fail         = [&](const std::string& what, const std::string& msg) {
+      throw InputError(t.origin.file, "at " + t.origin.pointer + what, msg);
+    };
+    switch (t.kind) {
+    case TopologyKind::flat:
+      break;
+    case TopologyKind::full:
+      if (nodes > kMaxFullMeshNodes)
+        fail("", "a full mesh of " + std::to_string(nodes) + " nodes needs " + std::to_string(nodes * (nodes - 1) / 2) +
+                     " links: at most " + std::to_string(kMaxFullMeshNodes) +
+                     " nodes (use a fat_tree or flat topology)");
+      break;
+    case TopologyKind::fat_tree: {
+      uint64_t leaves = 1;
+      std::string expr;
+      for (const auto& l : t.levels) {
+        leaves *= l.down;
+        expr += (expr.empty() ? "" : " x ") + std::to_string(l.down);
+      }
+      if (leaves != nodes)
+        fail("/levels", "the fat tree's levels hold " + expr + " = " + std::to_string(leaves) +
+                            " nodes (the product of 'down') but the cluster has " + std::to_string(nodes) + " nodes");
+      break;
+    }
+    case TopologyKind::torus: {
+      uint64_t prod = 1;
+      std::string expr;
+      for (auto d : t.dimensions) {
+        prod *= d;
+        expr += (expr.empty() ? "" : " x ") + std::to_string(d);
+      }
+      if (prod != nodes)
+        fail("/dimensions", "the torus dimensions " + expr + " = " + std::to_string(prod) +
+                                " positions but the cluster has " + std::to_string(nodes) + " nodes");
+      break;
+    }
+    case TopologyKind::dragonfly: {
+      const auto& d = t.dragonfly;
+      uint64_t prod = static_cast<uint64_t>(d.groups) * d.chassis * d.routers * d.nodes_per_router;
+      if (prod != nodes)
+        fail("", "the dragonfly holds " + std::to_string(d.groups) + " groups x " + std::to_string(d.chassis) +
+                     " chassis x " + std::to_string(d.routers) + " routers x " + std::to_string(d.nodes_per_router) +
+                     " nodes = " + std::to_string(prod) + " nodes but the cluster has " + std::to_string(nodes) +
+                     " nodes");
+      break;
+    }
+    }
+  }
+
+  void add_node(uint32_t ci, const ClusterSpec& cs, const NodeGroup& g, uint32_t k)
+  {
+    const NodeType& nt = spec_.catalogue.nodes.at(g.type);
+    p_.catalogue.nodes.emplace(nt.name, nt);
+    const auto node_index = static_cast<uint32_t>(p_.nodes.size());
+    NodeDesc nd;
+    nd.cluster          = ci;
+    nd.index_in_cluster = k;
+    nd.name             = cs.id + "-n" + std::to_string(k);
+    nd.type             = nt.name;
+    nd.memory_bytes     = nt.memory_bytes;
+    nd.first_processor  = static_cast<uint32_t>(p_.processors.size());
+    nd.first_gpu        = static_cast<uint32_t>(p_.gpus.size());
+    nd.first_cpu_host   = static_cast<uint32_t>(p_.hosts.size());
+    claim(nd.name, g.origin);
+    if (not nt.memory_type.empty()) {
+      auto m = spec_.catalogue.memories.find(nt.memory_type);
+      if (m != spec_.catalogue.memories.end())
+        p_.catalogue.memories.emplace(m->first, m->second);
+    }
+
+    // Processors and their cores, numbered platform-wide.
+    uint64_t first_core = p_.processors.empty() ? 0 : p_.processors.back().first_core + p_.processors.back().cores;
+    double node_tdp     = 0;
+    int node_cores      = 0;
+    double node_mem_bw  = 0;
+    std::optional<double> node_speed;
+    for (const auto& tc : nt.processors) {
+      const ProcessorType& pt = spec_.catalogue.processors.at(tc.type);
+      p_.catalogue.processors.emplace(pt.name, pt);
+      for (int i = 0; i < tc.count; i++) {
+        ProcessorDesc pd;
+        pd.node           = node_index;
+        pd.index_in_node  = nd.processor_count++;
+        pd.type           = pt.name;
+        pd.first_core     = first_core;
+        pd.cores          = static_cast<uint32_t>(pt.cores);
+        pd.flops_per_core = pt.flops_per_core();
+        pd.mem_bw_Bps     = pt.mem_bw_Bps;
+        pd.tdp_w          = pt.tdp_w;
+        pd.host_per_core  = spec_.granularity == Granularity::core;
+        first_core += pd.cores;
+        node_tdp += pt.tdp_w;
+        node_cores += pt.cores;
+        node_mem_bw += pt.mem_bw_Bps;
+        if (node_speed && *node_speed != pd.flops_per_core && spec_.granularity == Granularity::node)
+          throw InputError(g.origin.file, "at " + g.origin.pointer + "/type",
+                           "node type " + quote(nt.name) + " mixes processors of different speeds (" +
+                               format_number(*node_speed) + " and " + format_number(pd.flops_per_core) +
+                               " flop/s per core): one host per node cannot represent it; use granularity "
+                               "'processor' or 'core'");
+        node_speed        = pd.flops_per_core;
+        std::string pname = nd.name + "-p" + std::to_string(pd.index_in_node);
+        if (spec_.granularity == Granularity::core) {
+          uint32_t cls  = cpu_class("core:" + pt.name, 1, pd.flops_per_core, pt.tdp_w / pt.cores);
+          pd.first_host = static_cast<uint32_t>(p_.hosts.size());
+          for (int c = 0; c < pt.cores; c++)
+            add_host(pname + "-c" + std::to_string(c), cls, HostKind::cpu, node_index, g.origin);
+        } else if (spec_.granularity == Granularity::processor) {
+          uint32_t cls  = cpu_class("processor:" + pt.name, pt.cores, pd.flops_per_core, pt.tdp_w);
+          pd.first_host = add_host(pname, cls, HostKind::cpu, node_index, g.origin);
+        }
+        p_.processors.push_back(pd);
+      }
+    }
+    if (spec_.granularity == Granularity::node && not nt.processors.empty()) {
+      uint32_t cls = cpu_class("node:" + nt.name, node_cores, *node_speed, node_tdp);
+      uint32_t h   = add_host(nd.name, cls, HostKind::cpu, node_index, g.origin);
+      for (uint32_t i = nd.first_processor; i < p_.processors.size(); i++)
+        p_.processors[i].first_host = h;
+    }
+    nd.cpu_host_count = static_cast<uint32_t>(p_.hosts.size()) - nd.first_cpu_host;
+
+    // GPUs, one host each.
+    for (const auto& tc : nt.gpus) {
+      const GpuType& gt = spec_.catalogue.gpus.at(tc.type);
+      p_.catalogue.gpus.emplace(gt.name, gt);
+      uint32_t cls = gpu_class(gt);
+      for (int i = 0; i < tc.count; i++) {
+        GpuDesc gd;
+        gd.node          = node_index;
+        gd.index_in_node = nd.gpu_count++;
+        gd.type          = gt.name;
+        gd.host =
+            add_host(nd.name + "-gpu" + std::to_string(gd.index_in_node), cls, HostKind::gpu, node_index, g.origin);
+        p_.gpus.push_back(gd);
+      }
+    }
+
+    const Topology& topo = cs.topology;
+    nd.zoned = zone_all_ || (topo.kind != TopologyKind::flat && topo.kind != TopologyKind::full && nd.host_count() > 1);
+    if (topo.kind == TopologyKind::flat) {
+      nd.nic_link = add_link(nd.name + "-nic", topo.link, topo.sharing);
+    }
+    if (nd.zoned)
+      add_node_fabric(nd, nt, node_mem_bw, g.origin);
+    p_.nodes.push_back(std::move(nd));
+  }
+
+  void add_node_fabric(NodeDesc& nd, const NodeType& nt, double node_mem_bw, const Origin& origin)
+  {
+    nd.router = nd.name + "-router";
+    claim(nd.router, origin);
+    if (nd.cpu_host_count > 0) {
+      double lat = 0;
+      auto m     = spec_.catalogue.memories.find(nt.memory_type);
+      if (m != spec_.catalogue.memories.end())
+        lat = m->second.latency_s;
+      nd.membus_link =
+          add_link(nd.name + "-membus", node_mem_bw, lat, Sharing::splitduplex, std::nullopt, std::nullopt, origin);
+    }
+    if (nd.gpu_count == 0)
+      return;
+    const InterconnectType& host_ic = spec_.catalogue.interconnects.at(nt.host_interconnect);
+    p_.catalogue.interconnects.emplace(host_ic.name, host_ic);
+    const InterconnectType* gpu_ic = nullptr;
+    if (not nt.gpu_interconnect.empty()) {
+      gpu_ic = &spec_.catalogue.interconnects.at(nt.gpu_interconnect);
+      p_.catalogue.interconnects.emplace(gpu_ic->name, *gpu_ic);
+    }
+    nd.gpu_fabric = gpu_ic ? gpu_ic->kind : InterconnectType::Kind::pcie;
+    for (uint32_t i = 0; i < nd.gpu_count; i++) {
+      GpuDesc& gd   = p_.gpus[nd.first_gpu + i];
+      std::string b = nd.name + "-gpu" + std::to_string(i);
+      gd.pcie_link  = add_link(b + "-pcie", host_ic.bandwidth_Bps, host_ic.latency_s, Sharing::splitduplex,
+                               host_ic.idle_w, host_ic.busy_w, origin);
+      if (gpu_ic && gpu_ic->kind == InterconnectType::Kind::nvswitch)
+        gd.switch_link = add_link(b + "-nvlink", gpu_ic->bandwidth_Bps, gpu_ic->latency_s, Sharing::splitduplex,
+                                  gpu_ic->idle_w, gpu_ic->busy_w, origin);
+    }
+    if (gpu_ic && gpu_ic->kind == InterconnectType::Kind::nvlink) {
+      nd.mesh_links.assign(static_cast<size_t>(nd.gpu_count) * nd.gpu_count, kNone);
+      for (uint32_t a = 0; a < nd.gpu_count; a++)
+        for (uint32_t b = a + 1; b < nd.gpu_count; b++)
+          nd.mesh_links[static_cast<size_t>(a) * nd.gpu_count + b] = add_link(
+              nd.name + "-gpu" + std::to_string(a) + "-gpu" + std::to_string(b) + "-nvlink", gpu_ic->bandwidth_Bps,
+              gpu_ic->latency_s, Sharing::splitduplex, gpu_ic->idle_w, gpu_ic->busy_w, origin);
+    }
+  }
+};
+
+} // namespace
+
+Platform resolve(const PlatformSpec& spec)
+{
+  Platform p = Resolver(spec).run();
+  // Keep only the network types actually named by links, with their catalogue entries.
+  std::map<std::string, NetworkType> used;
+  for (const auto& c : spec.clusters) {
+    if (not c.topology.link.type.empty())
+      used.emplace(c.topology.link.type, spec.catalogue.networks.at(c.topology.link.type));
+    for (const auto& l : c.topology.levels)
+      if (not l.link.type.empty())
+        used.emplace(l.link.type, spec.catalogue.networks.at(l.link.type));
+  }
+  if (spec.global_link && not spec.global_link->type.empty())
+    used.emplace(spec.global_link->type, spec.catalogue.networks.at(spec.global_link->type));
+  p.catalogue.networks = std::move(used);
+  return p;
+}
+
+uint64_t Platform::core_count() const
+{
+  return processors.empty() ? 0 : processors.back().first_core + processors.back().cores;
+}
+
+double Platform::total_flops() const
+{
+  double total = 0;
+  for (const auto& h : hosts) {
+    const HostClass& c = class_of(h);
+    double best        = 0;
+    for (const auto& s : c.pstates)
+      best = std::max(best, s.speed_flops);
+    total += best * c.cores;
+  }
+  return total;
+}
+
+std::pair<double, double> Platform::power_range_w() const
+{
+  double low  = 0;
+  double high = 0;
+  for (const auto& h : hosts) {
+    const HostClass& c = class_of(h);
+    double idle        = c.pstates[static_cast<size_t>(c.initial_pstate)].idle_w;
+    double full        = 0;
+    for (const auto& s : c.pstates) {
+      idle = std::min(idle, s.idle_w);
+      full = std::max(full, s.all_cores_w);
+    }
+    low += idle;
+    high += full;
+  }
+  for (const auto& l : links) {
+    if (l.idle_w) {
+      double factor = l.sharing == Sharing::splitduplex ? 2.0 : 1.0; // two SimGrid links
+      low += factor * *l.idle_w;
+      high += factor * *l.busy_w;
+    }
+  }
+  return {low, high};
+}
+
+} // namespace sgai::platform

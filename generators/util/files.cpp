@@ -1,0 +1,77 @@
+#include "generators/util/files.hpp"
+
+#include "generators/util/error.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <unistd.h>
+
+namespace sgai {
+
+std::string read_text_file(const std::filesystem::path& path)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path.string(), "", "is a folder, expected a file");
+  std::ifstream in(path, std::ios::binary);
+  if (not in)
+    throw InputError(path.string(), "", std::string("cannot open file: ") + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    throw InputError(path.string(), "", "read error");
+  return ss.str();
+}
+
+AtomicFile::AtomicFile(std::filesystem::path target)
+    : target_(std::move(target))
+{
+  auto dir = target_.parent_path();
+  if (not dir.empty())
+    ensure_directory(dir);
+  temp_ = target_;
+  temp_ += ".tmp-" + std::to_string(::getpid());
+  out_.open(temp_, std::ios::binary | std::ios::trunc);
+  if (not out_)
+    throw RunError("cannot write " + target_.string() + ": " + std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile()
+{
+  if (not committed_) {
+    out_.close();
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
+  }
+}
+
+void AtomicFile::commit()
+{
+  out_.flush();
+  if (not out_)
+    throw RunError("write error on " + target_.string());
+  out_.close();
+  std::error_code ec;
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec)
+    throw RunError("cannot rename " + temp_.string() + " to " + target_.string() + ": " + ec.message());
+  committed_ = true;
+}
+
+void write_file_atomically(const std::filesystem::path& target, const std::string& content)
+{
+  AtomicFile f(target);
+  f.stream() << content;
+  f.commit();
+}
+
+void ensure_directory(const std::filesystem::path& dir)
+{
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || not std::filesystem::is_directory(dir))
+    throw RunError("cannot create folder " + dir.string() + (ec ? ": " + ec.message() : ""));
+}
+
+} // namespace sgai

@@ -1,0 +1,44 @@
+/* File helpers: whole-file reads with clear errors, and outputs that never look complete when
+ * they are not (written under a temporary name, renamed on success). */
+#ifndef SGAI_UTIL_FILES_HPP
+#define SGAI_UTIL_FILES_HPP
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace sgai {
+
+/** The whole content of a file; InputError naming the file when it cannot be read. */
+std::string read_text_file(const std::filesystem::path& path);
+
+/** An output file written under a temporary name in the same folder and renamed to its final
+ *  name by commit(). Destroyed without commit() (an error was thrown), it removes the temporary. */
+class AtomicFile {
+public:
+  explicit AtomicFile(std::filesystem::path target);
+  AtomicFile(const AtomicFile&)            = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();
+
+  std::ostream& stream() { return out_; }
+  /** Flushes, checks for write errors and renames to the final name. */
+  void commit();
+  const std::filesystem::path& target() const { return target_; }
+
+private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+/** Writes a whole file atomically. */
+void write_file_atomically(const std::filesystem::path& target, const std::string& content);
+
+/** Creates the folder (and parents); RunError when impossible. */
+void ensure_directory(const std::filesystem::path& dir);
+
+} // namespace sgai
+
+#endif

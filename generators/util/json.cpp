@@ -1,0 +1,410 @@
+#include "generators/util/json.hpp"
+
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "generators/util/numbers.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace sgai::json {
+
+namespace {
+
+std::string place_of(const std::string& pointer)
+{
+  return pointer.empty() ? std::string("at (root)") : "at " + pointer;
+}
+
+std::string escape_token(std::string_view key)
+{
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+/** Tracks the position inside the document while nlohmann parses it, to reject duplicate keys. */
+class DuplicateKeyCheck {
+public:
+  explicit DuplicateKeyCheck(std::shared_ptr<const std::string> file)
+      : file_(std::move(file))
+  {
+  }
+
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, const nlohmann::json& parsed)
+  {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+    case E::object_start:
+    case E::array_start:
+      frames_.push_back(Frame{event == E::array_start, child_token(), {}, {}, 0});
+      break;
+    case E::key: {
+      Frame& f = frames_.back();
+      auto key = parsed.get<std::string>();
+      if (not f.keys.insert(key).second)
+        throw InputError(*file_, place_of(current_pointer() + "/" + escape_token(key)),
+                         "duplicate key " + quote(key) + " in the same object (each key may appear once)");
+      f.pending_key = key;
+      break;
+    }
+    case E::object_end:
+    case E::array_end:
+      frames_.pop_back();
+      element_done();
+      break;
+    case E::value:
+      element_done();
+      break;
+    }
+    return true;
+  }
+
+private:
+  struct Frame {
+    bool is_array;
+    std::string token; // this frame's token in its parent's pointer
+    std::set<std::string> keys;
+    std::string pending_key;
+    size_t count;
+  };
+
+  std::string child_token() const
+  {
+    if (frames_.empty())
+      return "";
+    const Frame& p = frames_.back();
+    return p.is_array ? std::to_string(p.count) : escape_token(p.pending_key);
+  }
+  void element_done()
+  {
+    if (not frames_.empty() && frames_.back().is_array)
+      frames_.back().count++;
+  }
+  std::string current_pointer() const
+  {
+    std::string out;
+    for (size_t i = 1; i < frames_.size(); i++)
+      out += "/" + frames_[i].token;
+    return out;
+  }
+
+  std::shared_ptr<const std::string> file_;
+  std::vector<Frame> frames_;
+};
+
+std::string strip_nlohmann_prefix(const std::string& what)
+{
+  // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..." -> "syntax error ..."
+  auto pos = what.find(": ");
+  if (what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
+    return what.substr(pos + 2);
+  return what;
+}
+
+std::pair<size_t, size_t> line_column(const std::string& text, size_t byte)
+{
+  size_t line = 1;
+  size_t col  = 1;
+  for (size_t i = 0; i < byte && i < text.size(); i++) {
+    if (text[i] == '\n') {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+  }
+  return {line, col};
+}
+
+} // namespace
+
+Value Document::value() const
+{
+  return Value(*root, "", file);
+}
+
+Object Document::object() const
+{
+  return value().object();
+}
+
+Document parse(const std::string& text, const std::string& file)
+{
+  Document doc;
+  doc.file = std::make_shared<const std::string>(file);
+  try {
+    DuplicateKeyCheck check(doc.file);
+    doc.root = std::make_shared<nlohmann::json>(
+        nlohmann::json::parse(text, [&check](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          return check(depth, event, parsed);
+        }));
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character
+    auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
+                     "invalid JSON: " + strip_nlohmann_prefix(e.what()));
+  }
+  return doc;
+}
+
+Document load(const std::filesystem::path& path)
+{
+  return parse(read_text_file(path), path.string());
+}
+
+std::string child_pointer(const std::string& parent, std::string_view key)
+{
+  return parent + "/" + escape_token(key);
+}
+
+std::string child_pointer(const std::string& parent, size_t index)
+{
+  return parent + "/" + std::to_string(index);
+}
+
+std::string list_names(const std::vector<std::string>& names, size_t limit)
+{
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < limit; i++)
+    out += (i ? ", " : "") + quote(names[i]);
+  if (names.size() > limit)
+    out += ", ... (" + std::to_string(names.size()) + " in all)";
+  if (names.empty())
+    out = "none";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------- Object
+
+Object::Object(const nlohmann::json& node, std::string pointer, std::shared_ptr<const std::string> file)
+    : node_(&node)
+    , pointer_(std::move(pointer))
+    , file_(std::move(file))
+{
+  if (not node.is_object())
+    throw InputError(*file_, place_of(pointer_), "expected an object, got " + Value(node, pointer_, file_).shown());
+}
+
+bool Object::has(std::string_view key) const
+{
+  auto it = node_->find(key);
+  return it != node_->end() && not it->is_null();
+}
+
+Value Object::required(std::string_view key)
+{
+  used_.emplace(key);
+  auto it = node_->find(key);
+  if (it == node_->end() || it->is_null())
+    fail("missing field " + quote(std::string(key)));
+  return Value(*it, child_pointer(pointer_, key), file_);
+}
+
+std::optional<Value> Object::optional(std::string_view key)
+{
+  used_.emplace(key);
+  auto it = node_->find(key);
+  if (it == node_->end() || it->is_null())
+    return std::nullopt;
+  return Value(*it, child_pointer(pointer_, key), file_);
+}
+
+std::vector<std::string> Object::keys() const
+{
+  std::vector<std::string> out;
+  for (auto it = node_->begin(); it != node_->end(); ++it)
+    if (not it.key().empty() && it.key()[0] != '_')
+      out.push_back(it.key());
+  return out;
+}
+
+std::vector<std::string> Object::take_all_keys()
+{
+  auto out = keys();
+  for (const auto& k : out)
+    used_.insert(k);
+  return out;
+}
+
+void Object::finish(const std::vector<std::string>& accepted) const
+{
+  for (auto it = node_->begin(); it != node_->end(); ++it) {
+    const std::string& key = it.key();
+    if (key.empty() || key[0] == '_' || used_.count(key))
+      continue;
+    std::vector<std::string> known = accepted;
+    if (known.empty())
+      known.assign(used_.begin(), used_.end());
+    fail_at(key, "unknown key " + quote(key) + " (accepted keys here: " + list_names(known) + ")");
+  }
+}
+
+void Object::fail(const std::string& message) const
+{
+  throw InputError(*file_, place_of(pointer_), message);
+}
+
+void Object::fail_at(std::string_view key, const std::string& message) const
+{
+  throw InputError(*file_, place_of(child_pointer(pointer_, key)), message);
+}
+
+// ---------------------------------------------------------------------------------------------- Value
+
+Value::Value(const nlohmann::json& node, std::string pointer, std::shared_ptr<const std::string> file)
+    : node_(&node)
+    , pointer_(std::move(pointer))
+    , file_(std::move(file))
+{
+}
+
+bool Value::is_string() const
+{
+  return node_->is_string();
+}
+bool Value::is_number() const
+{
+  return node_->is_number();
+}
+bool Value::is_object() const
+{
+  return node_->is_object();
+}
+bool Value::is_array() const
+{
+  return node_->is_array();
+}
+bool Value::is_null() const
+{
+  return node_->is_null();
+}
+
+std::string Value::shown() const
+{
+  if (node_->is_string()) {
+    auto s = node_->get<std::string>();
+    if (s.size() > 60)
+      s = s.substr(0, 57) + "...";
+    return quote(s);
+  }
+  if (node_->is_object())
+    return "an object";
+  if (node_->is_array())
+    return "an array";
+  if (node_->is_null())
+    return "null";
+  return node_->dump();
+}
+
+void Value::fail(const std::string& message) const
+{
+  throw InputError(*file_, place_of(pointer_), message);
+}
+
+Object Value::object() const
+{
+  return Object(*node_, pointer_, file_);
+}
+
+std::vector<Value> Value::array() const
+{
+  if (not node_->is_array())
+    fail("expected an array, got " + shown());
+  std::vector<Value> out;
+  out.reserve(node_->size());
+  for (size_t i = 0; i < node_->size(); i++)
+    out.emplace_back((*node_)[i], child_pointer(pointer_, i), file_);
+  return out;
+}
+
+std::string Value::string() const
+{
+  if (not node_->is_string())
+    fail("expected a string, got " + shown());
+  return node_->get<std::string>();
+}
+
+bool Value::boolean() const
+{
+  if (not node_->is_boolean())
+    fail("expected true or false, got " + shown());
+  return node_->get<bool>();
+}
+
+double Value::number() const
+{
+  if (not node_->is_number())
+    fail("expected a number, got " + shown());
+  return node_->get<double>();
+}
+
+int64_t Value::integer(int64_t min, int64_t max) const
+{
+  if (not node_->is_number())
+    fail("expected a whole number, got " + shown());
+  double d = node_->get<double>();
+  if (node_->is_number_integer()) {
+    auto v = node_->is_number_unsigned() ? static_cast<int64_t>(node_->get<uint64_t>()) : node_->get<int64_t>();
+    if (v < min || v > max)
+      fail("value " + shown() + " out of range: expected a whole number between " + std::to_string(min) + " and " +
+           std::to_string(max));
+    return v;
+  }
+  if (std::floor(d) != d)
+    fail("value " + shown() + " is not a whole number");
+  if (d < static_cast<double>(min) || d > static_cast<double>(max))
+    fail("value " + shown() + " out of range: expected a whole number between " + std::to_string(min) + " and " +
+         std::to_string(max));
+  return static_cast<int64_t>(d);
+}
+
+double Value::positive() const
+{
+  double d = number();
+  if (not(d > 0) || not std::isfinite(d))
+    fail("value " + shown() + " must be positive");
+  return d;
+}
+
+double Value::non_negative() const
+{
+  double d = number();
+  if (not(d >= 0) || not std::isfinite(d))
+    fail("value " + shown() + " must not be negative");
+  return d;
+}
+
+double Value::quantity(units::Quantity q, std::optional<double> bare_unit_factor) const
+{
+  if (node_->is_number()) {
+    if (not bare_unit_factor)
+      fail("value " + shown() + " has no unit: expected " + units::expected(q));
+    return node_->get<double>() * *bare_unit_factor;
+  }
+  if (not node_->is_string())
+    fail("expected " + units::expected(q) + ", got " + shown());
+  auto parsed = units::parse(node_->get<std::string>(), q);
+  if (not parsed)
+    fail("malformed " + std::string(units::name(q)) + " " + shown() + ": expected " + units::expected(q));
+  return *parsed;
+}
+
+std::string Value::choice(const std::vector<std::string>& allowed) const
+{
+  std::string s = string();
+  for (const auto& a : allowed)
+    if (a == s)
+      return s;
+  fail("unknown value " + shown() + " (expected one of: " + list_names(allowed) + ")");
+}
+
+} // namespace sgai::json

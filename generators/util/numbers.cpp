@@ -1,0 +1,22 @@
+#include "generators/util/numbers.hpp"
+
+#include <array>
+#include <charconv>
+
+namespace sgai {
+
+std::string format_number(double value)
+{
+  std::array<char, 64> buffer{};
+  auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return std::string(buffer.data(), result.ptr);
+}
+
+std::string format_fixed(double value, int decimals)
+{
+  std::array<char, 128> buffer{};
+  auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, decimals);
+  return std::string(buffer.data(), result.ptr);
+}
+
+} // namespace sgai

@@ -1,0 +1,17 @@
+/* Deterministic, shortest round-trip formatting of numbers for generated files. */
+#ifndef SGAI_UTIL_NUMBERS_HPP
+#define SGAI_UTIL_NUMBERS_HPP
+
+#include <string>
+
+namespace sgai {
+
+/** Shortest decimal text that reads back to exactly the same double ("1.25e+09", "0.5", "3"). */
+std::string format_number(double value);
+
+/** Fixed-point text with the given number of decimals, for human-oriented reports. */
+std::string format_fixed(double value, int decimals);
+
+} // namespace sgai
+
+#endif

@@ -1,0 +1,78 @@
+/* Components of an experiment: named, registered in a table, configured from the experiment
+ * file before the simulation starts, given the Engine to add their actors, asked for their
+ * outputs once it ends. */
+#ifndef SGAI_EXPERIMENT_COMPONENT_HPP
+#define SGAI_EXPERIMENT_COMPONENT_HPP
+
+#include "generators/platform/model.hpp"
+#include "generators/util/json.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgai::sim {
+class Simulation;
+}
+
+namespace sgai::experiment {
+
+/** A file a component produced, for the run's summary. */
+struct OutputFile {
+  std::string path;
+  std::string what;
+};
+
+/** What every component sees of the run. */
+struct RunContext {
+  sim::Simulation* simulation        = nullptr;
+  const platform::Platform* platform = nullptr; ///< set for JSON platforms, null for SimGrid XML
+  std::filesystem::path output_dir;
+  std::filesystem::path base_dir; ///< relative input paths in the experiment resolve against it
+  uint64_t seed = 0;
+};
+
+/** One (key, number) figure of a component's summary. */
+using Figures = std::vector<std::pair<std::string, double>>;
+
+class Component {
+public:
+  virtual ~Component() = default;
+  /** Creates the component's actors in the Engine (the platform is loaded). */
+  virtual void setup(RunContext& ctx) = 0;
+  /** After the run: writes the component's files (atomically) and returns its figures. */
+  virtual Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) = 0;
+};
+
+/** Reads a component's options (strictly: unknown keys are errors) and returns it, configured. */
+using ComponentFactory = std::function<std::unique_ptr<Component>(json::Object& options, const RunContext& ctx)>;
+
+class ComponentRegistry {
+public:
+  void add(const std::string& type, const std::string& description, ComponentFactory factory);
+  /** InputError at `where` listing the known types when `type` is unknown. */
+  std::unique_ptr<Component> create(const json::Value& type, json::Object& options, const RunContext& ctx) const;
+  std::vector<std::pair<std::string, std::string>> describe() const;
+
+private:
+  struct Entry {
+    std::string description;
+    ComponentFactory factory;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+/** The registry with every component built into sgai. */
+const ComponentRegistry& builtin_components();
+
+/** Registration of the built-in components, one function per component file. */
+void register_jobs_component(ComponentRegistry& registry);
+
+} // namespace sgai::experiment
+
+#endif

@@ -1,0 +1,34 @@
+/* Experiment files: a JSON naming the platform, the SimGrid options, the seed, the output folder
+ * and the components with their options. `sgai run` executes them. */
+#ifndef SGAI_EXPERIMENT_EXPERIMENT_HPP
+#define SGAI_EXPERIMENT_EXPERIMENT_HPP
+
+#include "plugins/experiment/component.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgai::experiment {
+
+struct Overrides {
+  std::optional<std::filesystem::path> output;
+  std::optional<uint64_t> seed;
+  std::vector<std::string> simgrid_args; ///< from the command line, after the file's own
+};
+
+struct Result {
+  std::filesystem::path output_dir;
+  std::vector<OutputFile> outputs;
+  double simulated_time_s = 0;
+};
+
+/** Parses and runs an experiment file. Inputs are all checked before the simulation starts;
+ *  outputs are written only when it succeeded. InputError / RunError otherwise. */
+Result run_experiment(const std::filesystem::path& file, const Overrides& overrides);
+
+} // namespace sgai::experiment
+
+#endif

@@ -1,0 +1,152 @@
+#include "plugins/sim/simulation.hpp"
+
+#include "generators/platform/sim/builder.hpp"
+#include "generators/util/error.hpp"
+
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+XBT_LOG_NEW_CATEGORY(sgai, "sgai: simulation of HPC and AI machines");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_sim, sgai, "sgai engine set-up");
+
+namespace sgai::sim {
+
+namespace {
+
+/** SimGrid aborts on some XML errors (xbt_assert); while loading a user's XML, an abort becomes
+ *  one error line and exit status 1 instead of a core dump. */
+const char* g_loading_file = nullptr;
+
+void abort_while_loading(int)
+{
+  const char* prefix = "sgai: error: SimGrid rejected the platform file ";
+  ssize_t ignored    = ::write(2, prefix, std::strlen(prefix));
+  if (g_loading_file)
+    ignored = ::write(2, g_loading_file, std::strlen(g_loading_file));
+  const char* suffix = " (see SimGrid's message above)\n";
+  ignored            = ::write(2, suffix, std::strlen(suffix));
+  (void)ignored;
+  ::_exit(1);
+}
+
+class AbortGuard {
+public:
+  explicit AbortGuard(const std::string& file)
+      : file_(file)
+  {
+    g_loading_file = file_.c_str();
+    struct sigaction sa {};
+    sa.sa_handler = abort_while_loading;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGABRT, &sa, &previous_);
+  }
+  AbortGuard(const AbortGuard&)            = delete;
+  AbortGuard& operator=(const AbortGuard&) = delete;
+  ~AbortGuard()
+  {
+    sigaction(SIGABRT, &previous_, nullptr);
+    g_loading_file = nullptr;
+  }
+
+private:
+  std::string file_;
+  struct sigaction previous_ {};
+};
+
+} // namespace
+
+bool is_xml_platform(const std::filesystem::path& file)
+{
+  auto ext = file.extension().string();
+  if (ext == ".xml")
+    return true;
+  if (ext == ".json")
+    return false;
+  std::ifstream in(file);
+  char c = 0;
+  while (in.get(c))
+    if (not std::isspace(static_cast<unsigned char>(c)))
+      return c == '<';
+  return false;
+}
+
+Simulation::Simulation(const SimulationOptions& options)
+{
+  argv_storage_.emplace_back("sgai");
+  // The energy plugins report every host and link at the end at INFO level; sgai writes these
+  // figures to files instead. Users can turn the reports back on with --log=host_energy.thres:info.
+  argv_storage_.emplace_back("--log=host_energy.thres:warning");
+  argv_storage_.emplace_back("--log=link_energy.thres:warning");
+  for (const auto& a : options.simgrid_args)
+    argv_storage_.push_back(a);
+  for (auto& s : argv_storage_)
+    argv_.push_back(s.data());
+  argv_.push_back(nullptr);
+  argc_ = static_cast<int>(argv_storage_.size());
+  try {
+    engine_ = std::make_unique<simgrid::s4u::Engine>(&argc_, argv_.data());
+  } catch (const std::exception& e) {
+    throw InputError("command line", "", std::string("bad SimGrid option: ") + e.what());
+  }
+  if (argc_ > 1)
+    throw InputError("command line", "", std::string("unknown SimGrid argument ") + quote(argv_[1]));
+  if (options.host_energy)
+    sg_host_energy_plugin_init();
+  if (options.link_energy)
+    sg_link_energy_plugin_init();
+  simgrid::s4u::Engine::on_deadlock_cb([this]() { deadlock_ = true; });
+}
+
+Simulation::~Simulation()
+{
+  if (broken_)
+    (void)engine_.release(); // destroying a half-loaded Engine crashes SimGrid 3.32; the process is ending
+}
+
+simgrid::s4u::Engine& Simulation::engine()
+{
+  return *engine_;
+}
+
+std::optional<platform::Platform> Simulation::load_platform(const std::filesystem::path& file,
+                                                            const platform::LoadOptions& options)
+{
+  std::error_code ec;
+  if (not std::filesystem::exists(file, ec))
+    throw InputError(file.string(), "", "no such platform file");
+  if (is_xml_platform(file)) {
+    AbortGuard guard(file.string());
+    try {
+      engine_->load_platform(file.string());
+    } catch (const std::exception& e) {
+      broken_ = true; // SimGrid's state is half-built: do not tear it down
+      throw InputError(file.string(), "", std::string("SimGrid cannot load this platform: ") + e.what());
+    }
+    return std::nullopt;
+  }
+  platform::Platform p = platform::generate(file, options);
+  build_platform(p);
+  return p;
+}
+
+void Simulation::build_platform(const platform::Platform& p)
+{
+  platform::build(p);
+}
+
+double Simulation::run()
+{
+  engine_->run();
+  if (deadlock_)
+    throw RunError("the simulation deadlocked: some actors are still blocked (see SimGrid's report above)");
+  return simgrid::s4u::Engine::get_clock();
+}
+
+} // namespace sgai::sim

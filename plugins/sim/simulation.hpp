@@ -1,0 +1,59 @@
+/* The SimGrid Engine of an sgai run: created once per process with the pass-through SimGrid
+ * options, energy plugins on, platform loaded from XML or built from a JSON hierarchy. */
+#ifndef SGAI_SIM_SIMULATION_HPP
+#define SGAI_SIM_SIMULATION_HPP
+
+#include "generators/platform/platform.hpp"
+
+#include <simgrid/forward.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgai::sim {
+
+struct SimulationOptions {
+  /** SimGrid options given on the command line, "--cfg=network/model:CM02", "--log=...". */
+  std::vector<std::string> simgrid_args;
+  bool host_energy = true;
+  bool link_energy = true;
+};
+
+/** Whether a platform file is SimGrid XML (by extension, else by its first character). */
+bool is_xml_platform(const std::filesystem::path& file);
+
+class Simulation {
+public:
+  explicit Simulation(const SimulationOptions& options = {});
+  Simulation(const Simulation&)            = delete;
+  Simulation& operator=(const Simulation&) = delete;
+  ~Simulation();
+
+  simgrid::s4u::Engine& engine();
+
+  /** Loads SimGrid XML as is, or generates a JSON hierarchy and builds it through S4U. Returns the
+   *  expanded platform for JSON inputs, nothing for XML. InputError on bad input (SimGrid's own
+   *  XML errors included: they are turned into one message instead of an abort). */
+  std::optional<platform::Platform> load_platform(const std::filesystem::path& file,
+                                                  const platform::LoadOptions& options = {});
+  /** Builds an already expanded platform. */
+  void build_platform(const platform::Platform& p);
+
+  /** Runs the simulation to its end; RunError when actors are left blocked (deadlock). */
+  double run();
+
+private:
+  std::vector<std::string> argv_storage_;
+  std::vector<char*> argv_;
+  int argc_ = 0;
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  bool deadlock_ = false;
+  bool broken_   = false;
+};
+
+} // namespace sgai::sim
+
+#endif

@@ -1,0 +1,28 @@
+/* The subcommands of the sgai binary: each registers its options on the CLI11 app and returns
+ * the function that runs it once the command line is parsed. */
+#ifndef SGAI_TOOLS_COMMANDS_HPP
+#define SGAI_TOOLS_COMMANDS_HPP
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sgai::cli {
+
+/** Shared by every subcommand: SimGrid options taken off the command line (--cfg=, --log=). */
+struct Globals {
+  std::vector<std::string> simgrid_args;
+};
+
+using Action = std::function<int()>;
+
+/** Adds "platform generate|inspect|convert|import-machines". */
+void add_platform_commands(CLI::App& app, const Globals& globals, Action& action);
+/** Adds "run". */
+void add_run_command(CLI::App& app, const Globals& globals, Action& action);
+
+} // namespace sgai::cli
+
+#endif

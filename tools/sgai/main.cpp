@@ -1,0 +1,65 @@
+/* sgai: one binary, git-style subcommands. Exit status: 0 success, 2 usage error, 1 bad input or
+ * failed run; errors are one line on stderr. SimGrid's --cfg=... and --log=... pass through. */
+#include "generators/util/error.hpp"
+#include "tools/sgai/commands.hpp"
+
+#include <cstring>
+#include <iostream>
+
+namespace {
+
+bool is_simgrid_arg(const char* a)
+{
+  return std::strncmp(a, "--cfg=", 6) == 0 || std::strncmp(a, "--log=", 6) == 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  sgai::cli::Globals globals;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; i++) {
+    if (i > 0 && is_simgrid_arg(argv[i]))
+      globals.simgrid_args.emplace_back(argv[i]);
+    else
+      args.push_back(argv[i]);
+  }
+
+  CLI::App app{"sgai: simulate the machines that run HPC and AI work, on SimGrid.\n"
+               "SimGrid options (--cfg=name:value, --log=category.thres:level) may appear anywhere.",
+               "sgai"};
+  app.set_version_flag("--version", std::string("sgai ") + SGAI_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  sgai::cli::Action action;
+  sgai::cli::add_platform_commands(app, globals, action);
+  sgai::cli::add_run_command(app, globals, action);
+
+  try {
+    app.parse(static_cast<int>(args.size()), args.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "sgai: error: " << e.what() << " (see sgai --help)\n";
+    return 2;
+  }
+
+  try {
+    return action ? action() : 2;
+  } catch (const sgai::InputError& e) {
+    std::cerr << "sgai: error: " << e.what() << "\n";
+    return 1;
+  } catch (const sgai::RunError& e) {
+    std::cerr << "sgai: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "sgai: error: " << e.what() << "\n";
+    return 1;
+  }
+}
