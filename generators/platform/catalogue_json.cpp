@@ -218,7 +218,10 @@ NodeType parse_node(Object o, const std::string& name)
   n.origin            = origin_of(o);
   if (n.processors.empty() && n.gpus.empty())
     o.fail("node type " + quote(name) + " has neither processors nor gpus");
-  if (not n.gpus.empty() && n.host_interconnect.empty())
+  int gpu_count = 0;
+  for (const auto& g : n.gpus)
+    gpu_count += g.count;
+  if (n.host_interconnect.empty() && (gpu_count > 1 || (gpu_count > 0 && not n.processors.empty())))
     o.fail("node type " + quote(name) +
            " has GPUs but no host_interconnect (the PCIe type linking GPUs to CPUs and NICs)");
   o.finish({"id", "processors", "memory", "gpus", "gpu_interconnect", "host_interconnect"});

@@ -135,3 +135,124 @@ std::string simgrid_topology_parameters(const Topology& t)
 }
 
 } // namespace sgai::platform
+
+namespace sgai::platform {
+
+namespace {
+
+std::vector<Hop> reversed(const std::vector<Hop>& hops)
+{
+  std::vector<Hop> out;
+  for (auto it = hops.rbegin(); it != hops.rend(); ++it)
+    out.push_back({it->link, not it->up});
+  return out;
+}
+
+void append(std::vector<Hop>& to, const std::vector<Hop>& more)
+{
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+/** Hops from a host to its node's port (the node router, or nothing for hosts without a node zone). */
+std::vector<Hop> to_port(const Platform& p, uint32_t host)
+{
+  const NodeDesc& nd = p.nodes[p.hosts[host].node];
+  if (not nd.zoned)
+    return {};
+  return hops_to_router(p, nd, host - nd.first_cpu_host);
+}
+
+/** Hops between the ports of two nodes of the same cluster; nothing for SimGrid's topologies. */
+std::optional<std::vector<Hop>> between_nodes(const Platform& p, uint32_t node_a, uint32_t node_b)
+{
+  const NodeDesc& na   = p.nodes[node_a];
+  const NodeDesc& nb   = p.nodes[node_b];
+  const ClusterDesc& c = p.clusters[na.cluster];
+  if (c.topology.kind == TopologyKind::flat)
+    return std::vector<Hop>{{na.nic_link, true}, {nb.nic_link, false}};
+  if (c.topology.kind == TopologyKind::full) {
+    uint32_t a = na.index_in_cluster, b = nb.index_in_cluster;
+    if (a < b)
+      return std::vector<Hop>{{c.pair_links[static_cast<size_t>(a) * c.node_count + b], true}};
+    return std::vector<Hop>{{c.pair_links[static_cast<size_t>(b) * c.node_count + a], false}};
+  }
+  return std::nullopt;
+}
+
+/** Hops from a host to its cluster's gateway. */
+std::optional<std::vector<Hop>> to_gateway(const Platform& p, uint32_t host)
+{
+  const NodeDesc& nd   = p.nodes[p.hosts[host].node];
+  const ClusterDesc& c = p.clusters[nd.cluster];
+  std::vector<Hop> out = to_port(p, host);
+  if (c.topology.kind == TopologyKind::flat) {
+    out.push_back({nd.nic_link, true});
+    if (global_link_inside_cluster(p, nd.cluster))
+      out.push_back({c.global_link, true});
+    return out;
+  }
+  if (nd.index_in_cluster == 0) {
+    if (not nd.zoned)
+      return std::nullopt; // the gateway is this very host
+    return out;
+  }
+  auto between = between_nodes(p, p.hosts[host].node, c.first_node);
+  if (not between)
+    return std::nullopt;
+  append(out, *between);
+  return out;
+}
+
+} // namespace
+
+std::string simgrid_link_name(const Platform& p, const Hop& hop)
+{
+  const LinkDesc& l = p.links[static_cast<size_t>(hop.link)];
+  if (l.sharing != Sharing::splitduplex)
+    return l.name;
+  return l.name + (hop.up ? "_UP" : "_DOWN");
+}
+
+std::optional<std::vector<std::string>> expected_route(const Platform& p, uint32_t from, uint32_t to)
+{
+  if (from == to)
+    return std::nullopt;
+  const HostDesc& a  = p.hosts[from];
+  const HostDesc& b  = p.hosts[to];
+  const NodeDesc& na = p.nodes[a.node];
+  const NodeDesc& nb = p.nodes[b.node];
+  std::vector<Hop> hops;
+  if (a.node == b.node) {
+    if (na.zoned) {
+      for (const auto& r : node_routes(p, na)) {
+        if (r.src == a.name && r.dst == b.name)
+          hops = r.hops;
+        else if (r.src == b.name && r.dst == a.name)
+          hops = reversed(r.hops);
+      }
+    } else {
+      hops = {{na.nic_link, true}, {na.nic_link, false}};
+    }
+  } else if (na.cluster == nb.cluster) {
+    auto between = between_nodes(p, a.node, b.node);
+    if (not between)
+      return std::nullopt;
+    hops = to_port(p, from);
+    append(hops, *between);
+    append(hops, reversed(to_port(p, to)));
+  } else {
+    auto up   = to_gateway(p, from);
+    auto down = to_gateway(p, to);
+    if (not up || not down)
+      return std::nullopt;
+    hops = *up;
+    append(hops, inter_cluster_hops(p, na.cluster, nb.cluster));
+    append(hops, reversed(*down));
+  }
+  std::vector<std::string> names;
+  for (const auto& h : hops)
+    names.push_back(simgrid_link_name(p, h));
+  return names;
+}
+
+} // namespace sgai::platform

@@ -5,6 +5,7 @@
 
 #include "generators/platform/model.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ bool global_link_inside_cluster(const Platform& p, uint32_t cluster);
 /** Links between the gateways of two clusters: their global links (unless on the gateways' own
  *  routes) around the central switch. */
 std::vector<Hop> inter_cluster_hops(const Platform& p, uint32_t from, uint32_t to);
+
+/** SimGrid's name of one hop ("x" or "x_UP" / "x_DOWN" for split-duplex links). */
+std::string simgrid_link_name(const Platform& p, const Hop& hop);
+/** The links SimGrid must put on the route between two hosts (by index in p.hosts), derived from
+ *  the model alone; nothing for routes through SimGrid's fat-tree, torus or dragonfly zones, whose
+ *  inner links SimGrid names itself. Used to check both builders against the description. */
+std::optional<std::vector<std::string>> expected_route(const Platform& p, uint32_t from, uint32_t to);
 
 /** SimGrid's topology name and topo_parameters string for a fat-tree, torus or dragonfly. */
 const char* simgrid_topology_name(TopologyKind k);

@@ -35,6 +35,12 @@ public:
     claim(p_.name, Origin{spec_.source_file, ""});
     for (size_t c = 0; c < spec_.clusters.size(); c++)
       add_cluster(static_cast<uint32_t>(c));
+    size_t dragonflies = 0;
+    for (const auto& c : spec_.clusters)
+      if (c.topology.kind == TopologyKind::dragonfly && ++dragonflies > 1)
+        throw InputError(c.topology.origin.file, "at " + c.topology.origin.pointer,
+                         "a platform holds at most one dragonfly cluster (SimGrid 3.32 gives the links of every "
+                         "dragonfly zone the same names)");
     if (spec_.clusters.size() > 1)
       p_.switch_link = add_link(p_.name + "-switch", spec_.global_link->bandwidth_Bps, 0, Sharing::fatpipe,
                                 std::nullopt, std::nullopt, spec_.global_link->origin);
@@ -164,7 +170,7 @@ private:
     zone_all_ = false;
     for (const auto& g : cs.nodes) {
       const NodeType& nt = spec_.catalogue.nodes.at(g.type);
-      if (cs.topology.kind == TopologyKind::flat && not nt.gpus.empty())
+      if (cs.topology.kind == TopologyKind::flat && not nt.gpus.empty() && hosts_per_node(nt) > 1)
         zone_all_ = true;
       if (cs.topology.kind == TopologyKind::full && hosts_per_node(nt) > 1)
         zone_all_ = true;
@@ -254,7 +260,6 @@ private:
     nd.first_processor  = static_cast<uint32_t>(p_.processors.size());
     nd.first_gpu        = static_cast<uint32_t>(p_.gpus.size());
     nd.first_cpu_host   = static_cast<uint32_t>(p_.hosts.size());
-    claim(nd.name, g.origin);
     if (not nt.memory_type.empty()) {
       auto m = spec_.catalogue.memories.find(nt.memory_type);
       if (m != spec_.catalogue.memories.end())
@@ -342,6 +347,7 @@ private:
   void add_node_fabric(NodeDesc& nd, const NodeType& nt, double node_mem_bw, const Origin& origin)
   {
     nd.router = nd.name + "-router";
+    claim(nd.name, origin); // the node zone
     claim(nd.router, origin);
     if (nd.cpu_host_count > 0) {
       double lat = 0;
@@ -353,6 +359,10 @@ private:
     }
     if (nd.gpu_count == 0)
       return;
+    if (nt.host_interconnect.empty())
+      throw InputError(nt.origin.file, "at " + nt.origin.pointer,
+                       "node type " + quote(nt.name) +
+                           " needs a host_interconnect: its GPU sits behind a node router in this cluster");
     const InterconnectType& host_ic = spec_.catalogue.interconnects.at(nt.host_interconnect);
     p_.catalogue.interconnects.emplace(host_ic.name, host_ic);
     const InterconnectType* gpu_ic = nullptr;

@@ -278,8 +278,10 @@ private:
     const HostDesc& h0 = p_.hosts[p_.nodes[c.first_node].first_cpu_host];
     const HostClass& k = p_.class_of(h0);
     const LinkSpec& l  = t.kind == TopologyKind::fat_tree ? t.levels.front().link : t.link;
-    out_ << pad(depth) << "<cluster id=\"" << esc(c.id) << "\" prefix=\"" << esc(c.id)
-         << "-n\" suffix=\"\" radical=\"0-" << (c.node_count - 1) << "\" speed=\"" << speeds_text(k) << "\"";
+    // Host names are <cluster>-n<i><suffix>, the suffix naming the node's only host ("", "-p0", "-gpu0").
+    std::string suffix = h0.name.substr(p_.nodes[c.first_node].name.size());
+    out_ << pad(depth) << "<cluster id=\"" << esc(c.id) << "\" prefix=\"" << esc(c.id) << "-n\" suffix=\""
+         << esc(suffix) << "\" radical=\"0-" << (c.node_count - 1) << "\" speed=\"" << speeds_text(k) << "\"";
     if (k.cores > 1)
       out_ << " core=\"" << k.cores << "\"";
     out_ << " bw=\"" << format_number(l.bandwidth_Bps) << "Bps\" lat=\"" << format_number(l.latency_s)

@@ -11,15 +11,33 @@ namespace sgai::units {
 
 namespace {
 
+/** value_in_base = value * mul / div: dividing by powers of ten keeps "700ns" exactly 7e-07. */
+struct Scale {
+  double mul = 1;
+  double div = 1;
+};
+
+Scale scale_of(double factor)
+{
+  return {factor, 1};
+}
+
 struct UnitTable {
-  std::map<std::string, double, std::less<>> factor; // unit symbol -> multiplier to the SI base unit
+  std::map<std::string, Scale, std::less<>> factor; // unit symbol -> conversion to the SI base unit
   std::vector<std::string> listed;                   // symbols shown in error messages
   std::string example;
 };
 
+void add(UnitTable& table, const std::string& symbol, Scale scale, bool listed = true)
+{
+  table.factor.emplace(symbol, scale);
+  if (listed)
+    table.listed.push_back(symbol);
+}
+
 void add(UnitTable& table, const std::string& symbol, double factor, bool listed = true)
 {
-  table.factor.emplace(symbol, factor);
+  table.factor.emplace(symbol, scale_of(factor));
   if (listed)
     table.listed.push_back(symbol);
 }
@@ -36,20 +54,20 @@ UnitTable make_bandwidth()
 {
   UnitTable t;
   t.example = "'10Gbps' or '1.25GBps'";
-  for (const auto& [base, scale] : std::vector<std::pair<std::string, double>>{{"bps", 1.0 / 8}, {"Bps", 1.0}}) {
-    add(t, base, scale);
+  for (const auto& [base, bits] : std::vector<std::pair<std::string, double>>{{"bps", 8.0}, {"Bps", 1.0}}) {
+    add(t, base, Scale{1, bits});
     for (const auto& [p, f] : kDecimal)
-      add(t, p + base, f * scale);
-    add(t, "K" + base, 1e3 * scale, false); // SimGrid accepts both k and K for kilo
+      add(t, p + base, Scale{f, bits});
+    add(t, "K" + base, Scale{1e3, bits}, false); // SimGrid accepts both k and K for kilo
     for (const auto& [p, f] : kBinary)
-      add(t, p + base, f * scale);
+      add(t, p + base, Scale{f, bits});
     // "GB/s" and "Gb/s" spellings
     std::string slash = base.substr(0, 1) + "/s";
-    add(t, slash, scale, false);
+    add(t, slash, Scale{1, bits}, false);
     for (const auto& [p, f] : kDecimal)
-      add(t, p + slash, f * scale, false);
+      add(t, p + slash, Scale{f, bits}, false);
     for (const auto& [p, f] : kBinary)
-      add(t, p + slash, f * scale, false);
+      add(t, p + slash, Scale{f, bits}, false);
   }
   return t;
 }
@@ -63,10 +81,10 @@ UnitTable make_time()
   add(t, "h", 3600.0);
   add(t, "m", 60.0);
   add(t, "s", 1.0);
-  add(t, "ms", 1e-3);
-  add(t, "us", 1e-6);
-  add(t, "ns", 1e-9);
-  add(t, "ps", 1e-12);
+  add(t, "ms", Scale{1, 1e3});
+  add(t, "us", Scale{1, 1e6});
+  add(t, "ns", Scale{1, 1e9});
+  add(t, "ps", Scale{1, 1e12});
   return t;
 }
 
@@ -89,13 +107,13 @@ UnitTable make_size()
 {
   UnitTable t;
   t.example = "'80GiB' or '512MB'";
-  for (const auto& [base, scale] : std::vector<std::pair<std::string, double>>{{"B", 1.0}, {"b", 1.0 / 8}}) {
-    add(t, base, scale);
+  for (const auto& [base, bits] : std::vector<std::pair<std::string, double>>{{"B", 1.0}, {"b", 8.0}}) {
+    add(t, base, Scale{1, bits});
     for (const auto& [p, f] : kDecimal)
-      add(t, p + base, f * scale);
-    add(t, "K" + base, 1e3 * scale, false);
+      add(t, p + base, Scale{f, bits});
+    add(t, "K" + base, Scale{1e3, bits}, false);
     for (const auto& [p, f] : kBinary)
-      add(t, p + base, f * scale);
+      add(t, p + base, Scale{f, bits});
   }
   return t;
 }
@@ -104,7 +122,7 @@ UnitTable make_power()
 {
   UnitTable t;
   t.example = "'700W' or '1.2kW'";
-  add(t, "mW", 1e-3);
+  add(t, "mW", Scale{1, 1e3});
   add(t, "W", 1.0);
   add(t, "kW", 1e3);
   add(t, "MW", 1e6);
@@ -171,7 +189,7 @@ std::optional<double> parse(std::string_view text, Quantity quantity)
   auto it               = factors.find(unit);
   if (it == factors.end())
     return std::nullopt;
-  return value * it->second;
+  return value * it->second.mul / it->second.div;
 }
 
 std::string_view name(Quantity quantity)

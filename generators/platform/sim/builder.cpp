@@ -157,7 +157,8 @@ private:
   {
     const bool full = nd.gpu_count > 0;
     sg4::NetZone* z = full ? sg4::create_full_zone(nd.name) : sg4::create_star_zone(nd.name);
-    z->set_parent(parent);
+    if (parent)
+      z->set_parent(parent);
     for (uint32_t i = 0; i < nd.host_count(); i++)
       host(z, p_.hosts[nd.first_cpu_host + i]);
     NetPoint* r = router(z, nd.router);
@@ -203,7 +204,8 @@ private:
   sg4::NetZone* flat_cluster(const ClusterDesc& c, const sg4::NetZone* parent)
   {
     sg4::NetZone* z = sg4::create_star_zone(c.id);
-    z->set_parent(parent);
+    if (parent)
+      z->set_parent(parent);
     const bool zoned = p_.nodes[c.first_node].zoned;
     for (uint32_t n = c.first_node; n < c.first_node + c.node_count; n++) {
       const NodeDesc& nd = p_.nodes[n];
@@ -232,7 +234,8 @@ private:
   sg4::NetZone* full_cluster(const ClusterDesc& c, const sg4::NetZone* parent)
   {
     sg4::NetZone* z = sg4::create_full_zone(c.id);
-    z->set_parent(parent);
+    if (parent)
+      z->set_parent(parent);
     std::vector<std::pair<NetPoint*, NetPoint*>> points;
     for (uint32_t n = c.first_node; n < c.first_node + c.node_count; n++)
       points.push_back(node(p_.nodes[n], z));

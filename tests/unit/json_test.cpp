@@ -1,0 +1,67 @@
+#include "generators/util/error.hpp"
+#include "generators/util/json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+using sgai::InputError;
+namespace json = sgai::json;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f)
+{
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST(Json, SyntaxErrorNamesLineAndColumn)
+{
+  auto msg = error_of([] { json::parse("{\n  \"a\": 1,\n  \"b\": }\n", "f.json"); });
+  EXPECT_NE(msg.find("f.json: line 3, column 8: invalid JSON"), std::string::npos) << msg;
+}
+
+TEST(Json, DuplicateKeysAreErrorsWithTheirPointer)
+{
+  auto msg = error_of([] { json::parse(R"({"a": [{"x": 1}, {"x": 1, "x": 2}]})", "f.json"); });
+  EXPECT_NE(msg.find("f.json: at /a/1/x: duplicate key 'x'"), std::string::npos) << msg;
+  msg = error_of([] { json::parse(R"({"a": 1, "b": {"c/d": {"e": 1, "e": 2}}})", "f.json"); });
+  EXPECT_NE(msg.find("at /b/c~1d/e: duplicate key 'e'"), std::string::npos) << msg;
+}
+
+TEST(Json, UnknownKeysListTheAcceptedOnes)
+{
+  auto doc = json::parse(R"({"name": "x", "nmae": "y", "_doc": "comments are fine"})", "f.json");
+  auto o   = doc.object();
+  EXPECT_EQ(o.required("name").string(), "x");
+  auto msg = error_of([&] { o.finish({"name", "seed"}); });
+  EXPECT_NE(msg.find("f.json: at /nmae: unknown key 'nmae' (accepted keys here: 'name', 'seed')"), std::string::npos)
+      << msg;
+}
+
+TEST(Json, TypedAccessorsCheckValues)
+{
+  auto doc = json::parse(R"({"n": 1.5, "s": "a", "neg": -2, "bw": "10Gbps", "bad": "10Gbsp", "bare": 3})", "f.json");
+  auto o   = doc.object();
+  EXPECT_NE(error_of([&] { o.required("n").integer(); }).find("at /n: value 1.5 is not a whole number"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { o.required("s").number(); }).find("at /s: expected a number, got 'a'"), std::string::npos);
+  EXPECT_NE(error_of([&] { o.required("neg").positive(); }).find("at /neg: value -2 must be positive"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(o.required("bw").quantity(sgai::units::Quantity::bandwidth), 1.25e9);
+  auto msg = error_of([&] { o.required("bad").quantity(sgai::units::Quantity::bandwidth); });
+  EXPECT_NE(msg.find("at /bad: malformed bandwidth '10Gbsp': expected a bandwidth such as"), std::string::npos) << msg;
+  EXPECT_NE(error_of([&] { o.required("bare").quantity(sgai::units::Quantity::time); }).find("has no unit"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(o.required("bare").quantity(sgai::units::Quantity::time, 1.0), 3.0);
+  EXPECT_NE(error_of([&] { o.required("missing"); }).find("at (root): missing field 'missing'"), std::string::npos);
+  EXPECT_NE(error_of([&] { o.required("s").choice({"x", "y"}); }).find("unknown value 'a' (expected one of: 'x', 'y')"),
+            std::string::npos);
+}
