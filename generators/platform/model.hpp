@@ -16,11 +16,13 @@ namespace sgai::platform {
 
 inline constexpr int32_t kNone = -1;
 
-/** Speed and power of a host in one P-state (SimGrid's wattage_per_state "idle:one_core:all_cores"). */
+/** Speed and power of a host in one P-state, as SimGrid's wattage_per_state "idle:epsilon:all_cores":
+ *  an idle host draws idle_w; at load l in (0, 1] (the fraction of its cores busy) it draws
+ *  epsilon_w + l * (all_cores_w - epsilon_w). */
 struct PStateDesc {
   double speed_flops = 0; ///< per core
   double idle_w      = 0;
-  double one_core_w  = 0;
+  double epsilon_w   = 0;
   double all_cores_w = 0;
 };
 
@@ -28,7 +30,7 @@ struct PStateDesc {
 struct HostClass {
   int cores = 1;
   std::vector<PStateDesc> pstates;
-  int initial_pstate = 0;
+  int initial_pstate = 0; ///< always 0 for generated platforms (see Resolver)
   double off_w       = 0;
   std::vector<std::pair<std::string, std::string>> properties; ///< extra properties (GPU figures)
 };

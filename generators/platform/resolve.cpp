@@ -27,11 +27,16 @@ public:
     p_.source_file     = spec_.source_file;
     p_.granularity     = spec_.granularity;
     p_.job_limits_json = spec_.job_limits_json;
-    for (size_t i = 0; i < spec_.energy.cpu_pstates.size(); i++) {
-      p_.cpu_pstate_names.push_back(spec_.energy.cpu_pstates[i].name);
-      if (spec_.energy.cpu_pstates[i].name == spec_.energy.initial_pstate)
-        initial_pstate_ = static_cast<int>(i);
-    }
+    // The initial P-state comes first: SimGrid 3.32's host_energy plugin ignores a P-state set
+    // before the simulation starts, so P-state 0 must be the state hosts start in.
+    for (const auto& s : spec_.energy.cpu_pstates)
+      if (s.name == spec_.energy.initial_pstate)
+        pstates_.push_back(s);
+    for (const auto& s : spec_.energy.cpu_pstates)
+      if (s.name != spec_.energy.initial_pstate)
+        pstates_.push_back(s);
+    for (const auto& s : pstates_)
+      p_.cpu_pstate_names.push_back(s.name);
     claim(p_.name, Origin{spec_.source_file, ""});
     for (size_t c = 0; c < spec_.clusters.size(); c++)
       add_cluster(static_cast<uint32_t>(c));
@@ -50,7 +55,7 @@ public:
 private:
   const PlatformSpec& spec_;
   Platform p_;
-  int initial_pstate_ = 0;
+  std::vector<CpuPState> pstates_; ///< emitted order: the initial state first
   std::unordered_set<std::string> names_;
   std::map<std::string, uint32_t> class_index_;
   bool zone_all_ = false;
@@ -100,16 +105,17 @@ private:
       return it->second;
     HostClass hc;
     hc.cores          = cores;
-    hc.initial_pstate = initial_pstate_;
+    hc.initial_pstate = 0;
     hc.off_w          = spec_.energy.off_fraction * full_power_w;
-    for (const auto& s : spec_.energy.cpu_pstates) {
+    for (const auto& s : pstates_) {
       PStateDesc d;
       d.speed_flops = s.speed * flops_per_core;
       d.idle_w      = s.idle * full_power_w;
       d.all_cores_w = s.busy * full_power_w;
-      // SimGrid interpolates linearly between one busy core and all cores busy: with one core
-      // busy the others draw the idle share, which reproduces HDeepRM's per-core accounting.
-      d.one_core_w = cores == 1 ? d.all_cores_w : d.idle_w + (d.all_cores_w - d.idle_w) / cores;
+      // SimGrid draws epsilon + load x (all - epsilon) at load > 0, load being the fraction of busy
+      // cores. With epsilon = idle, k busy cores of n draw idle + k/n (all - idle): each busy core
+      // its busy share and each idle core its idle share, HDeepRM's per-core accounting.
+      d.epsilon_w = d.idle_w;
       hc.pstates.push_back(d);
     }
     p_.host_classes.push_back(std::move(hc));
@@ -130,7 +136,7 @@ private:
     if (states.empty())
       states.push_back(GpuPState{1.0, g.max_w});
     for (const auto& s : states)
-      hc.pstates.push_back(PStateDesc{s.speed_factor * peak, g.idle_w, s.max_w, s.max_w});
+      hc.pstates.push_back(PStateDesc{s.speed_factor * peak, g.idle_w, g.idle_w, s.max_w});
     hc.off_w = spec_.energy.off_fraction * g.max_w;
     hc.properties.emplace_back("sgai_gpu_type", g.name);
     hc.properties.emplace_back("sgai_gpu_precision", g.default_precision);
@@ -159,6 +165,7 @@ private:
     cd.router     = cs.id + "-gw";
     claim(cd.id, cs.origin);
     claim(cd.router, cs.origin);
+    claim(cd.id + "-gwzone", cs.origin); // the gateway zone of flat clusters of node zones
 
     uint64_t count = 0;
     for (const auto& g : cs.nodes)

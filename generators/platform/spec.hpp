@@ -79,8 +79,9 @@ struct CpuPState {
 };
 
 struct EnergySpec {
-  /** HDeepRM's states by default: active (100% speed; idle core 15%, busy core 100% power),
-   *  membw_limited (75% speed at full power), idle (processor idle: 5%). */
+  /** HDeepRM's states by default: idle (processor idle: 5%), active (100% speed; idle core 15%,
+   *  busy core 100% power), membw_limited (75% speed at full power). The initial state is
+   *  emitted as SimGrid P-state 0. */
   std::vector<CpuPState> cpu_pstates;
   std::string initial_pstate = "idle";
   double off_fraction        = 0; ///< wattage_off as a fraction of full power

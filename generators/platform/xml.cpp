@@ -63,6 +63,9 @@ public:
       out_ << "<zone id=\"" << esc(p_.name) << "\" routing=\"Full\">\n";
       for (uint32_t c = 0; c < p_.clusters.size(); c++)
         cluster(c, 1);
+      for (uint32_t c = 0; c < p_.clusters.size(); c++)
+        if (not global_link_inside_cluster(p_, c))
+          link(p_.links[static_cast<size_t>(p_.clusters[c].global_link)], 1);
       link(p_.links[static_cast<size_t>(p_.switch_link)], 1);
       top_routes();
       out_ << "</zone>\n";
@@ -324,8 +327,8 @@ std::string wattage_text(const HostClass& c)
   for (size_t i = 0; i < c.pstates.size(); i++) {
     const auto& s = c.pstates[i];
     out += (i ? ", " : "") + format_number(s.idle_w) + ":";
-    if (c.cores > 1)
-      out += format_number(s.one_core_w) + ":";
+    if (s.epsilon_w != s.idle_w)
+      out += format_number(s.epsilon_w) + ":";
     out += format_number(s.all_cores_w);
   }
   return out;

@@ -24,7 +24,7 @@ Scale scale_of(double factor)
 
 struct UnitTable {
   std::map<std::string, Scale, std::less<>> factor; // unit symbol -> conversion to the SI base unit
-  std::vector<std::string> listed;                   // symbols shown in error messages
+  std::vector<std::string> listed;                  // symbols shown in error messages
   std::string example;
 };
 

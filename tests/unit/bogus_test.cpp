@@ -21,7 +21,8 @@ const std::vector<Bogus>& cases()
 {
   static const std::vector<Bogus> c = {
       {"bogus_unknown_key.json", {"at /clusters/0/nodez: unknown key 'nodez'", "accepted keys here: 'id', 'nodes'"}},
-      {"bogus_unknown_node_type.json", {"at /clusters/0/nodes/0/type: unknown node type 'Bullx X'", "known: 'Accel', 'Duo'"}},
+      {"bogus_unknown_node_type.json",
+       {"at /clusters/0/nodes/0/type: unknown node type 'Bullx X'", "known: 'Accel', 'Duo'"}},
       {"bogus_missing_field.json", {"at /clusters/0: missing field 'id'"}},
       {"bogus_zero_count.json", {"at /clusters/0/nodes/0/number: value 0 out of range", "between 1 and"}},
       {"bogus_node_count_type.json", {"at /clusters/0/nodes/0/number: expected a whole number, got 'two'"}},
@@ -39,7 +40,8 @@ const std::vector<Bogus>& cases()
       {"bogus_version.json", {"at /sgai_platform: unsupported platform version 2"}},
       {"bogus_syntax.json", {"line 4, column 74: invalid JSON"}},
       {"bogus_missing_catalogue.json", {"at /catalogues/0: catalogue 'no_such_types.json' not found"}},
-      {"bogus_unknown_network.json", {"at /clusters/0/local_links/type: unknown network type 'Myrinet'", "known: 'Net10'"}},
+      {"bogus_unknown_network.json",
+       {"at /clusters/0/local_links/type: unknown network type 'Myrinet'", "known: 'Net10'"}},
       {"bogus_zero_clock.json", {"at /types/processor_types/Slow/clock_rate: value 0 must be positive"}},
       {"bogus_unknown_processor.json",
        {"at /types/node_types/N/processors/0/type: unknown processor type 'Xeon Nope'"}},
@@ -68,7 +70,8 @@ TEST_P(BogusPlatform, IsRejectedWithItsMessage)
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
     for (const auto& part : GetParam().expected)
       EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' not in: " << msg;
-    bool names_file = msg.find(GetParam().file) != std::string::npos || msg.find("tiny_types.json") != std::string::npos;
+    bool names_file =
+        msg.find(GetParam().file) != std::string::npos || msg.find("tiny_types.json") != std::string::npos;
     EXPECT_TRUE(names_file) << msg;
   }
 }

@@ -62,6 +62,8 @@ TEST(Json, TypedAccessorsCheckValues)
             std::string::npos);
   EXPECT_DOUBLE_EQ(o.required("bare").quantity(sgai::units::Quantity::time, 1.0), 3.0);
   EXPECT_NE(error_of([&] { o.required("missing"); }).find("at (root): missing field 'missing'"), std::string::npos);
-  EXPECT_NE(error_of([&] { o.required("s").choice({"x", "y"}); }).find("unknown value 'a' (expected one of: 'x', 'y')"),
+  EXPECT_NE(error_of([&] {
+              o.required("s").choice({"x", "y"});
+            }).find("unknown value 'a' (expected one of: 'x', 'y')"),
             std::string::npos);
 }

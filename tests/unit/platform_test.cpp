@@ -24,9 +24,9 @@ std::pair<uint64_t, double> hdeeprm_expected(const std::string& name)
     std::ifstream in(p);
     return nlohmann::json::parse(in);
   };
-  auto plat  = load(hdeeprm_platform(name));
-  auto nodes = load(hdeeprm_types() / "node_types.json");
-  auto procs = load(hdeeprm_types() / "processor_types.json");
+  auto plat      = load(hdeeprm_platform(name));
+  auto nodes     = load(hdeeprm_types() / "node_types.json");
+  auto procs     = load(hdeeprm_types() / "processor_types.json");
   uint64_t cores = 0;
   double flops   = 0;
   for (const auto& c : plat["clusters"])
@@ -84,7 +84,8 @@ TEST(Platform, ShippedPlatformsMatchTheirSources)
 TEST(Platform, GranularityChangesHostsNotCores)
 {
   LoadOptions o;
-  for (auto [g, hosts] : {std::pair{Granularity::core, 2280U}, {Granularity::processor, 342U}, {Granularity::node, 153U}}) {
+  for (auto [g, hosts] :
+       {std::pair{Granularity::core, 2280U}, {Granularity::processor, 342U}, {Granularity::node, 153U}}) {
     o.granularity = g;
     Platform p    = generate(hdeeprm_platform("gaia"), o);
     EXPECT_EQ(p.hosts.size(), hosts);
@@ -99,15 +100,15 @@ TEST(Platform, CorePStatesFollowHDeepRM)
   Platform p         = generate(fixture("platforms/tiny_flat.json"));
   const HostClass& c = p.class_of(p.hosts[0]);
   ASSERT_EQ(c.pstates.size(), 3U);
-  EXPECT_EQ(p.cpu_pstate_names, (std::vector<std::string>{"active", "membw_limited", "idle"}));
-  EXPECT_EQ(c.initial_pstate, 2);
+  EXPECT_EQ(p.cpu_pstate_names, (std::vector<std::string>{"idle", "active", "membw_limited"}));
+  EXPECT_EQ(c.initial_pstate, 0);
   EXPECT_DOUBLE_EQ(c.pstates[0].speed_flops, 4e9);
-  EXPECT_DOUBLE_EQ(c.pstates[1].speed_flops, 3e9);
-  EXPECT_DOUBLE_EQ(c.pstates[2].speed_flops, 4e9);
-  EXPECT_DOUBLE_EQ(c.pstates[0].idle_w, 1.5);
-  EXPECT_DOUBLE_EQ(c.pstates[0].all_cores_w, 10);
+  EXPECT_DOUBLE_EQ(c.pstates[1].speed_flops, 4e9);
+  EXPECT_DOUBLE_EQ(c.pstates[2].speed_flops, 3e9);
+  EXPECT_DOUBLE_EQ(c.pstates[0].idle_w, 0.5);
+  EXPECT_DOUBLE_EQ(c.pstates[1].idle_w, 1.5);
   EXPECT_DOUBLE_EQ(c.pstates[1].all_cores_w, 10);
-  EXPECT_DOUBLE_EQ(c.pstates[2].idle_w, 0.5);
+  EXPECT_DOUBLE_EQ(c.pstates[2].all_cores_w, 10);
 }
 
 TEST(Platform, ProcessorHostsInterpolateBetweenIdleAndFull)
@@ -117,9 +118,9 @@ TEST(Platform, ProcessorHostsInterpolateBetweenIdleAndFull)
   Platform p         = generate(fixture("platforms/tiny_flat.json"), o);
   const HostClass& c = p.class_of(p.hosts[0]); // P2: 20 W for 2 cores
   EXPECT_EQ(c.cores, 2);
-  EXPECT_DOUBLE_EQ(c.pstates[0].idle_w, 3);
-  EXPECT_DOUBLE_EQ(c.pstates[0].one_core_w, 3 + (20 - 3) / 2.0);
-  EXPECT_DOUBLE_EQ(c.pstates[0].all_cores_w, 20);
+  EXPECT_DOUBLE_EQ(c.pstates[1].idle_w, 3);    // active
+  EXPECT_DOUBLE_EQ(c.pstates[1].epsilon_w, 3); // k busy cores of 2: 3 + k/2 x 17 W
+  EXPECT_DOUBLE_EQ(c.pstates[1].all_cores_w, 20);
 }
 
 TEST(Platform, GpuHostsCarryTheirFigures)

@@ -16,9 +16,9 @@ namespace {
 /** Compares with tests/fixtures/golden/<name>.xml; SGAI_UPDATE_GOLDEN=1 rewrites it. */
 void check_golden(const std::string& name)
 {
-  Platform p        = generate(sgai::test::fixture("platforms/" + name + ".json"));
-  std::string xml   = to_xml(p);
-  auto golden_path  = sgai::test::fixture("golden/" + name + ".xml");
+  Platform p       = generate(sgai::test::fixture("platforms/" + name + ".json"));
+  std::string xml  = to_xml(p);
+  auto golden_path = sgai::test::fixture("golden/" + name + ".xml");
   if (std::getenv("SGAI_UPDATE_GOLDEN"))
     sgai::write_file_atomically(golden_path, xml);
   std::string golden = sgai::read_text_file(golden_path);

@@ -220,12 +220,18 @@ private:
         }
       }
     }
-    if (c.global_link != kNone) {
+    if (c.global_link != kNone && zoned) {
+      // Beside node zones, the gateway gets a zone of its own: SimGrid 3.32 drops the route inside
+      // a node zone when the other end is a router placed directly in the star.
+      sg4::NetZone* gz = sg4::create_full_zone(c.id + "-gwzone");
+      gz->set_parent(z);
+      NetPoint* gw = router(gz, c.router);
+      gz->seal();
+      z->add_route(gz->get_netpoint(), nullptr, gw, nullptr, {}, true);
+    } else if (c.global_link != kNone) {
+      // The global link is on the gateway's own route, as in the XML star zone.
       NetPoint* gw = router(z, c.router);
-      std::vector<Hop> hops;
-      if (not zoned) // the global link is on the gateway's own route, as in the XML star zone
-        hops.push_back({c.global_link, false});
-      z->add_route(gw, nullptr, nullptr, nullptr, in_route(z, hops), true);
+      z->add_route(gw, nullptr, nullptr, nullptr, in_route(z, {{c.global_link, false}}), true);
     }
     z->seal();
     return z;
