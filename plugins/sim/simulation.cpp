@@ -60,6 +60,38 @@ private:
   struct sigaction previous_ {};
 };
 
+/** SimGrid aborts on unknown model names when the platform is built; check them up front. The
+ *  Constant and ns-3 network models are not usable with Debian's SimGrid 3.32. */
+void check_models(const std::vector<std::string>& args)
+{
+  const std::vector<std::pair<std::string, std::vector<std::string>>> allowed = {
+      {"network/model", {"LV08", "CM02", "SMPI", "IB"}},
+      {"cpu/model", {"Cas01"}},
+      {"host/model", {"default", "compound", "ptask_L07"}}};
+  for (const auto& a : args) {
+    if (a.rfind("--cfg=", 0) != 0)
+      continue;
+    auto colon = a.find(':');
+    if (colon == std::string::npos)
+      continue;
+    std::string key = a.substr(6, colon - 6);
+    std::string val = a.substr(colon + 1);
+    for (const auto& [k, values] : allowed) {
+      if (k != key)
+        continue;
+      bool ok = false;
+      std::string list;
+      for (const auto& v : values) {
+        ok = ok || v == val;
+        list += (list.empty() ? "" : ", ") + v;
+      }
+      if (not ok)
+        throw InputError("command line", "", "unknown " + key + " " + quote(val) + " in " + quote(a) +
+                                                 " (expected one of: " + list + ")");
+    }
+  }
+}
+
 } // namespace
 
 bool is_xml_platform(const std::filesystem::path& file)
@@ -79,6 +111,7 @@ bool is_xml_platform(const std::filesystem::path& file)
 
 Simulation::Simulation(const SimulationOptions& options)
 {
+  check_models(options.simgrid_args);
   argv_storage_.emplace_back("sgai");
   // The energy plugins report every host and link at the end at INFO level; sgai writes these
   // figures to files instead. Users can turn the reports back on with --log=host_energy.thres:info.
@@ -93,7 +126,9 @@ Simulation::Simulation(const SimulationOptions& options)
   try {
     engine_ = std::make_unique<simgrid::s4u::Engine>(&argc_, argv_.data());
   } catch (const std::exception& e) {
-    throw InputError("command line", "", std::string("bad SimGrid option: ") + e.what());
+    std::string what = e.what();
+    throw InputError("command line", "", "bad SimGrid option: " + what.substr(0, what.find('\n')) +
+                                             " (sgai ... --cfg=help lists SimGrid's options)");
   }
   if (argc_ > 1)
     throw InputError("command line", "", std::string("unknown SimGrid argument ") + quote(argv_[1]));
@@ -138,6 +173,7 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
 
 void Simulation::build_platform(const platform::Platform& p)
 {
+  AbortGuard guard(p.source_file);
   platform::build(p);
 }
 

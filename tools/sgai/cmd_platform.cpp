@@ -126,7 +126,7 @@ int inspect(const PlatformArgs& a, const Globals& globals, const std::vector<std
 void add_platform_commands(CLI::App& app, const Globals& globals, Action& action)
 {
   auto* platform = app.add_subcommand("platform", "Generate, inspect and convert platforms");
-  platform->require_subcommand(1);
+  platform->require_subcommand(0, 1);
 
   {
     auto a      = std::make_shared<PlatformArgs>();

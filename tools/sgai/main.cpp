@@ -30,7 +30,7 @@ int main(int argc, char** argv)
                "SimGrid options (--cfg=name:value, --log=category.thres:level) may appear anywhere.",
                "sgai"};
   app.set_version_flag("--version", std::string("sgai ") + SGAI_VERSION);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   app.fallthrough(false);
 
   sgai::cli::Action action;
@@ -50,8 +50,21 @@ int main(int argc, char** argv)
     return 2;
   }
 
+  if (not action) {
+    // A command group without its command ("sgai", "sgai platform"): name the choices.
+    const CLI::App* group = &app;
+    while (not group->get_subcommands().empty())
+      group = group->get_subcommands().front();
+    std::string names;
+    for (const auto* s : group->get_subcommands({}))
+      names += (names.empty() ? "" : ", ") + s->get_name();
+    std::cerr << "sgai: error: a command is required after '" << group->get_name() << "' (" << names
+              << "; see sgai --help)\n";
+    return 2;
+  }
+
   try {
-    return action ? action() : 2;
+    return action();
   } catch (const sgai::InputError& e) {
     std::cerr << "sgai: error: " << e.what() << "\n";
     return 1;

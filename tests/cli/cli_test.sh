@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Golden command-line tests of the sgai binary: exit status, one error line on stderr, outputs.
+# Usage: cli_test.sh CASE   (run from the repository root; $SGAI is the binary)
+set -uo pipefail
+SGAI=${SGAI:?set SGAI to the sgai binary}
+case_name=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# run CMD...: sets rc, out (stdout) and err (stderr)
+run() {
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1; stderr: $err"; }
+# The sgai error is exactly one line, starting with 'sgai: error:'.
+expect_one_error_line() {
+  local n
+  n=$(grep -c '^sgai: error:' "$tmp/err")
+  [ "$n" -eq 1 ] || fail "expected one 'sgai: error:' line, got $n: $err"
+  grep '^sgai: error:' "$tmp/err" | grep -qF -- "$1" || fail "error line lacks '$1': $err"
+}
+shared_or_skip() { [ -d ../shared/data ] || { echo "no ../shared/data: skipped"; exit 77; }; }
+
+case "$case_name" in
+  version)
+    run "$SGAI" --version; expect_rc 0
+    [[ "$out" =~ ^sgai\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "version output: $out" ;;
+  help)
+    run "$SGAI" --help; expect_rc 0
+    for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "run"; do
+      run "$SGAI" $sub --help; expect_rc 0
+    done ;;
+  usage_errors)
+    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, run"
+    run "$SGAI" platform; expect_rc 2; expect_one_error_line "a command is required after 'platform' (generate, inspect"
+    run "$SGAI" platform generate; expect_rc 2; expect_one_error_line "platform is required"
+    run "$SGAI" platform generate platforms/gaia.json --bogus; expect_rc 2; expect_one_error_line "--bogus"
+    run "$SGAI" platform generate platforms/gaia.json --granularity socket; expect_rc 2; expect_one_error_line "socket"
+    run "$SGAI" frobnicate; expect_rc 2; expect_one_error_line "frobnicate" ;;
+  bogus_platforms)
+    n=0
+    for f in tests/fixtures/platforms/bogus_*.json; do
+      [[ $f == *hdeeprm* ]] && continue
+      run "$SGAI" platform generate "$f" --out "$tmp/gen"; expect_rc 1; expect_one_error_line "$f"
+      [ -z "$(ls -A "$tmp/gen" 2>/dev/null)" ] || fail "$f left files: $(ls "$tmp/gen")"
+      n=$((n + 1))
+    done
+    [ "$n" -ge 10 ] || fail "only $n bogus fixtures" ;;
+  generate_hdeeprm_unchanged)
+    shared_or_skip
+    for p in gaia mc2 learning das2 pik ricc; do
+      run "$SGAI" platform generate "../shared/data/platforms/hdeeprm/platform_examples/$p.json" --out "$tmp/gen"
+      expect_rc 0
+      [ -s "$tmp/gen/$p.xml" ] && [ -s "$tmp/gen/$p.hierarchy.json" ] || fail "$p outputs missing"
+      grep -q watt_per_state "$tmp/gen/$p.xml" && fail "$p.xml uses watt_per_state"
+      run "$SGAI" platform inspect "$tmp/gen/$p.xml"; expect_rc 0
+    done
+    run "$SGAI" platform inspect "$tmp/gen/gaia.xml"; grep -q "hosts: 2280" "$tmp/out" || fail "gaia: $out" ;;
+  generate_outputs)
+    run "$SGAI" platform generate platforms/hgx-h100.json --out "$tmp/gen" --deployment worker; expect_rc 0
+    for f in hgx-h100.xml hgx-h100.hierarchy.json hgx-h100.deployment.xml; do [ -s "$tmp/gen/$f" ] || fail "missing $f"; done
+    [ "$(grep -c '<actor ' "$tmp/gen/hgx-h100.deployment.xml")" -eq 10 ] || fail "deployment actors"
+    run "$SGAI" platform generate platforms/hgx-h100-cluster.json --out "$tmp/gen2"; expect_rc 0
+    grep -q "no SimGrid XML" "$tmp/out" || fail "expected the XML limitation note: $out"
+    [ -s "$tmp/gen2/hgx-h100-cluster.hierarchy.json" ] || fail "hierarchy missing" ;;
+  inspect_route)
+    run "$SGAI" platform inspect platforms/gaia.json --route gaia_cluster-n0-p0-c0 gaia_cluster-n1-p0-c0; expect_rc 0
+    grep -q "gaia_cluster-n0-nic_UP" "$tmp/out" || fail "route: $out"
+    grep -q "hosts: 2280" "$tmp/out" || fail "hosts: $out"
+    grep -q "power range" "$tmp/out" || fail "power: $out"
+    run "$SGAI" platform inspect platforms/gaia.json --route nowhere gaia_cluster-n1-p0-c0; expect_rc 1
+    expect_one_error_line "unknown host 'nowhere'" ;;
+  bad_xml)
+    printf "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"h\" speed=\"1f\"><prop id=\"wattage_per_state\" value=\"1:2:3:4\"/></host></zone></platform>\n" >"$tmp/b.xml"
+    run "$SGAI" platform inspect "$tmp/b.xml"; expect_rc 1; expect_one_error_line "$tmp/b.xml"
+    printf "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"h\" speed=\"fast\"/></zone></platform>\n" >"$tmp/c.xml"
+    run "$SGAI" platform inspect "$tmp/c.xml"; expect_rc 1; expect_one_error_line "cannot parse number"
+    run "$SGAI" platform inspect "$tmp/missing.xml"; expect_rc 1; expect_one_error_line "no such platform file" ;;
+  simgrid_passthrough)
+    run "$SGAI" platform inspect platforms/learning.json --cfg=network/model:CM02 --log=root.thres:warning; expect_rc 0
+    run "$SGAI" --cfg=network/model:Bogus platform inspect platforms/learning.json; expect_rc 1
+    expect_one_error_line "unknown network/model 'Bogus'"
+    run "$SGAI" platform inspect platforms/learning.json --cfg=no/such:key; expect_rc 1; expect_one_error_line "Bad config key" ;;
+  run_default)
+    run "$SGAI" run --out "$tmp/r"; expect_rc 0
+    grep -q "Results in $tmp/r" "$tmp/out" || fail "where are the results: $out"
+    for f in summary.json config.json jobs.csv energy_hosts.csv energy_links.csv hierarchy.json platform.xml; do
+      [ -s "$tmp/r/$f" ] || fail "missing $f"
+    done ;;
+  run_deterministic)
+    run "$SGAI" run deploy/experiments/quickstart.json --out "$tmp/a"; expect_rc 0
+    run "$SGAI" run deploy/experiments/quickstart.json --out "$tmp/b"; expect_rc 0
+    for f in jobs.csv energy_hosts.csv energy_links.csv hierarchy.json platform.xml; do
+      cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "$f differs between two runs with the same seed"
+    done
+    run "$SGAI" run deploy/experiments/quickstart.json --out "$tmp/c" --seed 7; expect_rc 0
+    cmp -s "$tmp/a/jobs.csv" "$tmp/c/jobs.csv" && fail "another seed gave the same jobs"
+    grep -q '"seed": 7' "$tmp/c/config.json" || fail "seed not recorded" ;;
+  bad_experiment)
+    cat >"$tmp/e.json" <<'JSON'
+{ "sgai_experiment": 1, "name": "x", "platform": { "file": "PLATFORM" },
+  "components": [ { "type": "jobs", "options": { "jobs": [ { "id": "a", "submit": 0, "cores": 1, "work": "1Gf", "wrok": 1 } ] } } ] }
+JSON
+    sed -i "s|PLATFORM|$PWD/platforms/learning.json|" "$tmp/e.json"
+    run "$SGAI" run "$tmp/e.json" --out "$tmp/r"; expect_rc 1
+    expect_one_error_line "at /components/0/options/jobs/0/wrok: unknown key 'wrok'"
+    [ ! -e "$tmp/r" ] || fail "output folder created for a bad experiment"
+    sed -i 's/"type": "jobs"/"type": "jobz"/' "$tmp/e.json"
+    run "$SGAI" run "$tmp/e.json" --out "$tmp/r"; expect_rc 1; expect_one_error_line "unknown component type 'jobz'"
+    cat >"$tmp/f.json" <<JSON
+{ "sgai_experiment": 1, "name": "x", "platform": { "file": "$PWD/platforms/learning.json" },
+  "components": [ { "type": "jobs", "options": { "jobs": [ { "id": "a", "submit": 0, "cores": 5, "work": "1Gf" } ] } } ] }
+JSON
+    run "$SGAI" run "$tmp/f.json" --out "$tmp/r"; expect_rc 1; expect_one_error_line "needs 5 cores but the platform has 4"
+    [ ! -e "$tmp/r" ] || fail "output folder created for a failed experiment" ;;
+  platforms_up_to_date)
+    shared_or_skip
+    SGAI="$SGAI" platforms/make-platforms.sh "$tmp" >/dev/null || fail "make-platforms.sh failed"
+    for p in gaia mc2 learning metacentrum2013; do
+      cmp -s "$tmp/$p.json" "platforms/$p.json" || fail "platforms/$p.json is stale: run platforms/make-platforms.sh"
+    done ;;
+  convert_roundtrip)
+    shared_or_skip
+    run "$SGAI" platform convert ../shared/data/platforms/hdeeprm/platform_examples/gaia.json --out "$tmp/g.json"; expect_rc 0
+    run "$SGAI" platform convert "$tmp/g.json" --out "$tmp/h.json"; expect_rc 1; expect_one_error_line "already an sgai platform"
+    [ ! -e "$tmp/h.json" ] || fail "output written on error"
+    run "$SGAI" platform import-machines ../shared/data/platforms/machines/mc.config --processors tests/fixtures/platforms/tiny_types.json --out "$tmp/m.json"
+    expect_rc 1; [ ! -e "$tmp/m.json" ] || fail "output written on error" ;;
+  *)
+    fail "unknown case $case_name" ;;
+esac
+echo "ok: $case_name"
