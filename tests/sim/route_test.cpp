@@ -15,6 +15,11 @@ struct Case {
   bool xml;
 };
 
+void PrintTo(const Case& c, std::ostream* os)
+{
+  *os << c.fixture << (c.xml ? " (XML)" : " (JSON)");
+}
+
 platform::Platform load(sim::Simulation& s, const std::string& file, bool xml)
 {
   platform::Platform p = platform::generate(file);

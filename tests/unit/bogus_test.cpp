@@ -17,6 +17,11 @@ struct Bogus {
   std::vector<std::string> expected; ///< substrings of the message, after "<file>: "
 };
 
+void PrintTo(const Bogus& b, std::ostream* os)
+{
+  *os << b.file;
+}
+
 const std::vector<Bogus>& cases()
 {
   static const std::vector<Bogus> c = {

@@ -49,6 +49,8 @@ TEST(Xml, RefusesWhatSimGridXmlCannotDescribe)
 {
   Platform gpu_tree = generate(sgai::test::fixture("platforms/tiny_fattree_gpu.json"));
   EXPECT_NE(xml_limitation(gpu_tree).find("has nodes of several hosts"), std::string::npos);
+  EXPECT_NE(xml_limitation(generate("platforms/hgx-h100-cluster.json")).find("has nodes of several hosts"),
+            std::string::npos);
   Platform levels = generate(sgai::test::fixture("platforms/tiny_fattree.json"));
   EXPECT_NE(xml_limitation(levels).find("levels with different links"), std::string::npos);
   std::ostringstream out;
