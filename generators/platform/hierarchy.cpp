@@ -1,8 +1,8 @@
 /* The resource hierarchy JSON: what actors need to reason about a platform (clusters, nodes,
- * processors with their core ranges, GPUs) and the SimGrid host behind each resource. */
+ * processors with their core ranges, GPUs) and the SimGrid host behind each resource. Written
+ * as a stream (one record per line) so that million-core platforms stay cheap. */
 #include "generators/platform/platform.hpp"
-
-#include <nlohmann/json.hpp>
+#include "generators/util/json_writer.hpp"
 
 #include <ostream>
 
@@ -10,136 +10,150 @@ namespace sgai::platform {
 
 namespace {
 
-using nlohmann::ordered_json;
-
-ordered_json range(uint64_t first, uint64_t count)
+void range(json::Writer& w, std::string_view key, uint64_t first, uint64_t count)
 {
-  return ordered_json::array({first, count});
+  w.key(key).begin_array(true).value(first).value(count).end_array();
 }
 
-ordered_json catalogue_json(const Catalogue& c)
+void write_types(json::Writer& w, const Catalogue& c)
 {
-  ordered_json out;
-  ordered_json procs = ordered_json::object();
+  w.key("types").begin_object();
+  w.key("processor_types").begin_object();
   for (const auto& [name, p] : c.processors)
-    procs[name] = {{"id", p.id},
-                   {"uarch", p.uarch},
-                   {"cores", p.cores},
-                   {"clock_hz", p.clock_hz},
-                   {"flops_per_cycle", p.flops_per_cycle},
-                   {"flops_per_core", p.flops_per_core()},
-                   {"mem_bw_Bps", p.mem_bw_Bps},
-                   {"llc_bytes", p.llc_bytes},
-                   {"tdp_w", p.tdp_w}};
-  out["processor_types"] = procs;
-  ordered_json gpus      = ordered_json::object();
+    w.key(name)
+        .begin_object(true)
+        .field("id", p.id)
+        .field("uarch", p.uarch)
+        .field("cores", p.cores)
+        .field("clock_hz", p.clock_hz)
+        .field("flops_per_cycle", p.flops_per_cycle)
+        .field("flops_per_core", p.flops_per_core())
+        .field("mem_bw_Bps", p.mem_bw_Bps)
+        .field("llc_bytes", p.llc_bytes)
+        .field("tdp_w", p.tdp_w)
+        .end_object();
+  w.end_object();
+  w.key("gpu_types").begin_object();
   for (const auto& [name, g] : c.gpus) {
-    ordered_json peaks = ordered_json::object();
+    w.key(name).begin_object(true).field("id", g.id).key("peak_flops").begin_object();
     for (const auto& [prec, f] : g.peak_flops)
-      peaks[prec] = f;
-    ordered_json states = ordered_json::array();
+      w.field(prec, f);
+    w.end_object()
+        .field("default_precision", g.default_precision)
+        .field("memory_bytes", g.memory_bytes)
+        .field("mem_bw_Bps", g.mem_bw_Bps)
+        .field("idle_w", g.idle_w)
+        .field("max_w", g.max_w)
+        .key("pstates")
+        .begin_array();
     for (const auto& s : g.pstates)
-      states.push_back({{"speed", s.speed_factor}, {"max_w", s.max_w}});
-    gpus[name] = {{"id", g.id},
-                  {"peak_flops", peaks},
-                  {"default_precision", g.default_precision},
-                  {"memory_bytes", g.memory_bytes},
-                  {"mem_bw_Bps", g.mem_bw_Bps},
-                  {"idle_w", g.idle_w},
-                  {"max_w", g.max_w},
-                  {"pstates", states}};
+      w.begin_object().field("speed", s.speed_factor).field("max_w", s.max_w).end_object();
+    w.end_array().end_object();
   }
-  out["gpu_types"]   = gpus;
-  ordered_json nodes = ordered_json::object();
+  w.end_object();
+  w.key("node_types").begin_object();
   for (const auto& [name, n] : c.nodes)
-    nodes[name] = {{"id", n.id}, {"memory_type", n.memory_type}, {"memory_bytes", n.memory_bytes}};
-  out["node_types"] = nodes;
-  ordered_json mems = ordered_json::object();
+    w.key(name)
+        .begin_object(true)
+        .field("id", n.id)
+        .field("memory_type", n.memory_type)
+        .field("memory_bytes", n.memory_bytes)
+        .end_object();
+  w.end_object();
+  w.key("memory_types").begin_object();
   for (const auto& [name, m] : c.memories)
-    mems[name] = {{"latency_s", m.latency_s}};
-  out["memory_types"] = mems;
-  ordered_json nets   = ordered_json::object();
+    w.key(name).begin_object(true).field("latency_s", m.latency_s).end_object();
+  w.end_object();
+  w.key("network_types").begin_object();
   for (const auto& [name, n] : c.networks)
-    nets[name] = {{"bandwidth_Bps", n.bandwidth_Bps}};
-  out["network_types"] = nets;
-  return out;
+    w.key(name).begin_object(true).field("bandwidth_Bps", n.bandwidth_Bps).end_object();
+  w.end_object();
+  w.end_object();
 }
 
 } // namespace
 
 void write_hierarchy_json(const Platform& p, std::ostream& out)
 {
-  ordered_json j;
-  j["sgai_hierarchy"] = 1;
-  j["platform"]       = p.name;
-  j["source"]         = p.source_file;
-  j["granularity"]    = to_string(p.granularity);
-  j["cpu_pstates"]    = p.cpu_pstate_names;
-  auto [idle, full]   = p.power_range_w();
-  j["totals"]         = {{"clusters", p.clusters.size()},
-                         {"nodes", p.nodes.size()},
-                         {"processors", p.processors.size()},
-                         {"cores", p.core_count()},
-                         {"gpus", p.gpus.size()},
-                         {"hosts", p.hosts.size()},
-                         {"links", p.links.size()},
-                         {"flops", p.total_flops()},
-                         {"power_idle_w", idle},
-                         {"power_max_w", full}};
-  j["job_limits"]     = p.job_limits_json.empty() ? ordered_json() : ordered_json::parse(p.job_limits_json);
-  j["types"]          = catalogue_json(p.catalogue);
+  json::Writer w(out);
+  w.begin_object();
+  w.field("sgai_hierarchy", 1).field("platform", p.name).field("source", p.source_file);
+  w.field("granularity", to_string(p.granularity));
+  w.key("cpu_pstates").begin_array(true);
+  for (const auto& n : p.cpu_pstate_names)
+    w.value(n);
+  w.end_array();
+  auto [idle, full] = p.power_range_w();
+  w.key("totals")
+      .begin_object(true)
+      .field("clusters", static_cast<uint64_t>(p.clusters.size()))
+      .field("nodes", static_cast<uint64_t>(p.nodes.size()))
+      .field("processors", static_cast<uint64_t>(p.processors.size()))
+      .field("cores", p.core_count())
+      .field("gpus", static_cast<uint64_t>(p.gpus.size()))
+      .field("hosts", static_cast<uint64_t>(p.hosts.size()))
+      .field("links", static_cast<uint64_t>(p.links.size()))
+      .field("flops", p.total_flops())
+      .field("power_idle_w", idle)
+      .field("power_max_w", full)
+      .end_object();
+  w.key("job_limits");
+  if (p.job_limits_json.empty())
+    w.null();
+  else
+    w.raw(p.job_limits_json);
+  write_types(w, p.catalogue);
 
-  ordered_json clusters = ordered_json::array();
+  w.key("clusters").begin_array();
   for (const auto& c : p.clusters) {
-    ordered_json cj = {{"id", c.id},
-                       {"topology", to_string(c.topology.kind)},
-                       {"router", c.router},
-                       {"nodes", range(c.first_node, c.node_count)}};
+    w.begin_object(true).field("id", c.id).field("topology", to_string(c.topology.kind)).field("router", c.router);
+    range(w, "nodes", c.first_node, c.node_count);
     if (c.global_link != kNone)
-      cj["global_link"] = p.links[static_cast<size_t>(c.global_link)].name;
-    clusters.push_back(cj);
+      w.field("global_link", p.links[static_cast<size_t>(c.global_link)].name);
+    w.end_object();
   }
-  j["clusters"] = clusters;
+  w.end_array();
 
-  ordered_json nodes = ordered_json::array();
+  w.key("nodes").begin_array();
   for (const auto& n : p.nodes) {
-    ordered_json nj = {{"name", n.name},
-                       {"cluster", n.cluster},
-                       {"type", n.type},
-                       {"memory_bytes", n.memory_bytes},
-                       {"processors", range(n.first_processor, n.processor_count)},
-                       {"gpus", range(n.first_gpu, n.gpu_count)},
-                       {"cpu_hosts", range(n.first_cpu_host, n.cpu_host_count)}};
+    w.begin_object(true)
+        .field("name", n.name)
+        .field("cluster", n.cluster)
+        .field("type", n.type)
+        .field("memory_bytes", n.memory_bytes);
+    range(w, "processors", n.first_processor, n.processor_count);
+    range(w, "gpus", n.first_gpu, n.gpu_count);
+    range(w, "cpu_hosts", n.first_cpu_host, n.cpu_host_count);
     if (n.nic_link != kNone)
-      nj["nic"] = p.links[static_cast<size_t>(n.nic_link)].name;
+      w.field("nic", p.links[static_cast<size_t>(n.nic_link)].name);
     if (n.zoned)
-      nj["router"] = n.router;
-    nodes.push_back(nj);
+      w.field("router", n.router);
+    w.end_object();
   }
-  j["nodes"] = nodes;
+  w.end_array();
 
-  ordered_json procs = ordered_json::array();
-  for (const auto& pr : p.processors)
-    procs.push_back({{"node", pr.node},
-                     {"type", pr.type},
-                     {"cores", range(pr.first_core, pr.cores)},
-                     {"hosts", range(pr.first_host, pr.host_per_core ? pr.cores : 1)},
-                     {"flops_per_core", pr.flops_per_core},
-                     {"mem_bw_Bps", pr.mem_bw_Bps},
-                     {"tdp_w", pr.tdp_w}});
-  j["processors"] = procs;
+  w.key("processors").begin_array();
+  for (const auto& pr : p.processors) {
+    w.begin_object(true).field("node", pr.node).field("type", pr.type);
+    range(w, "cores", pr.first_core, pr.cores);
+    range(w, "hosts", pr.first_host, pr.host_per_core ? pr.cores : 1);
+    w.field("flops_per_core", pr.flops_per_core)
+        .field("mem_bw_Bps", pr.mem_bw_Bps)
+        .field("tdp_w", pr.tdp_w)
+        .end_object();
+  }
+  w.end_array();
 
-  ordered_json gpus = ordered_json::array();
+  w.key("gpus").begin_array();
   for (const auto& g : p.gpus)
-    gpus.push_back({{"node", g.node}, {"type", g.type}, {"host", g.host}});
-  j["gpus"] = gpus;
+    w.begin_object(true).field("node", g.node).field("type", g.type).field("host", g.host).end_object();
+  w.end_array();
 
-  ordered_json hosts = ordered_json::array();
+  w.key("hosts").begin_array();
   for (const auto& h : p.hosts)
-    hosts.push_back(h.name);
-  j["hosts"] = hosts;
-
-  out << j.dump(1) << "\n";
+    w.value(h.name);
+  w.end_array();
+  w.end_object();
 }
 
 } // namespace sgai::platform

@@ -7,6 +7,7 @@
 #include "generators/util/error.hpp"
 #include "generators/util/numbers.hpp"
 
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -16,6 +17,8 @@ namespace {
 
 std::string esc(const std::string& s)
 {
+  if (s.find_first_of("&<>\"'") == std::string::npos)
+    return s;
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -48,6 +51,9 @@ public:
       : p_(p)
       , out_(out)
   {
+    for (const auto& c : p.host_classes)
+      speeds_.push_back(speeds_text(c));
+    props_.resize(p.host_classes.size());
   }
 
   void run()
@@ -76,28 +82,36 @@ public:
 private:
   const Platform& p_;
   std::ostream& out_;
+  std::vector<std::string> speeds_;               ///< per host class
+  std::vector<std::map<int, std::string>> props_; ///< per host class and depth
 
   static std::string pad(int depth) { return std::string(static_cast<size_t>(depth) * 2, ' '); }
 
   void host(const HostDesc& h, int depth)
   {
     const HostClass& c = p_.class_of(h);
-    out_ << pad(depth) << "<host id=\"" << esc(h.name) << "\" speed=\"" << speeds_text(c) << "\"";
+    out_ << pad(depth) << "<host id=\"" << esc(h.name) << "\" speed=\"" << speeds_[h.host_class] << "\"";
     if (c.cores > 1)
       out_ << " core=\"" << c.cores << "\"";
     if (c.initial_pstate != 0)
       out_ << " pstate=\"" << c.initial_pstate << "\"";
     out_ << ">\n";
-    host_props(c, depth + 1);
+    std::string& props = props_[h.host_class][depth];
+    if (props.empty()) {
+      std::ostringstream ss;
+      host_props(c, ss, depth + 1);
+      props = ss.str();
+    }
+    out_ << props;
     out_ << pad(depth) << "</host>\n";
   }
 
-  void host_props(const HostClass& c, int depth)
+  static void host_props(const HostClass& c, std::ostream& out, int depth)
   {
-    out_ << pad(depth) << "<prop id=\"wattage_per_state\" value=\"" << wattage_text(c) << "\"/>\n"
-         << pad(depth) << "<prop id=\"wattage_off\" value=\"" << format_number(c.off_w) << "\"/>\n";
+    out << pad(depth) << "<prop id=\"wattage_per_state\" value=\"" << wattage_text(c) << "\"/>\n"
+        << pad(depth) << "<prop id=\"wattage_off\" value=\"" << format_number(c.off_w) << "\"/>\n";
     for (const auto& [k, v] : c.properties)
-      out_ << pad(depth) << "<prop id=\"" << esc(k) << "\" value=\"" << esc(v) << "\"/>\n";
+      out << pad(depth) << "<prop id=\"" << esc(k) << "\" value=\"" << esc(v) << "\"/>\n";
   }
 
   void link(const LinkDesc& l, int depth)
@@ -290,7 +304,7 @@ private:
     out_ << " bw=\"" << format_number(l.bandwidth_Bps) << "Bps\" lat=\"" << format_number(l.latency_s)
          << "s\" sharing_policy=\"" << to_string(t.sharing) << "\" topology=\"" << simgrid_topology_name(t.kind)
          << "\" topo_parameters=\"" << simgrid_topology_parameters(t) << "\" router_id=\"" << esc(c.router) << "\">\n";
-    host_props(k, depth + 1);
+    host_props(k, out_, depth + 1);
     out_ << pad(depth) << "</cluster>\n";
   }
 
