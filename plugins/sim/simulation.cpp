@@ -86,8 +86,8 @@ void check_models(const std::vector<std::string>& args)
         list += (list.empty() ? "" : ", ") + v;
       }
       if (not ok)
-        throw InputError("command line", "", "unknown " + key + " " + quote(val) + " in " + quote(a) +
-                                                 " (expected one of: " + list + ")");
+        throw InputError("command line", "",
+                         "unknown " + key + " " + quote(val) + " in " + quote(a) + " (expected one of: " + list + ")");
     }
   }
 }
@@ -127,8 +127,9 @@ Simulation::Simulation(const SimulationOptions& options)
     engine_ = std::make_unique<simgrid::s4u::Engine>(&argc_, argv_.data());
   } catch (const std::exception& e) {
     std::string what = e.what();
-    throw InputError("command line", "", "bad SimGrid option: " + what.substr(0, what.find('\n')) +
-                                             " (sgai ... --cfg=help lists SimGrid's options)");
+    throw InputError("command line", "",
+                     "bad SimGrid option: " + what.substr(0, what.find('\n')) +
+                         " (sgai ... --cfg=help lists SimGrid's options)");
   }
   if (argc_ > 1)
     throw InputError("command line", "", std::string("unknown SimGrid argument ") + quote(argv_[1]));
