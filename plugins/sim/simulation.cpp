@@ -163,7 +163,8 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
       engine_->load_platform(file.string());
     } catch (const std::exception& e) {
       broken_ = true; // SimGrid's state is half-built: do not tear it down
-      throw InputError(file.string(), "", std::string("SimGrid cannot load this platform: ") + e.what());
+      std::string what = e.what();
+      throw InputError(file.string(), "", "SimGrid cannot load this platform: " + what.substr(0, what.find('\n')));
     }
     return std::nullopt;
   }
