@@ -3,10 +3,17 @@
 # Compiler flags applied to every sgai target (not to third-party code).
 add_library(sgai_flags INTERFACE)
 target_compile_options(sgai_flags INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
-                                            -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wformat=2
-                                            -Wno-restrict) # GCC 12 false positives in std::string concatenation
+                                            -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wformat=2)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  # GCC 12 false positives in std::string concatenation
+  target_compile_options(sgai_flags INTERFACE -Wno-restrict)
+endif()
 if(SGAI_WERROR)
   target_compile_options(sgai_flags INTERFACE -Werror)
+endif()
+if(SGAI_FUZZ)
+  target_compile_options(sgai_flags INTERFACE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  target_link_options(sgai_flags INTERFACE -fsanitize=address,undefined)
 endif()
 if(SGAI_SANITIZE)
   target_compile_options(sgai_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer

@@ -13,6 +13,15 @@ namespace sgai::platform {
 namespace {
 
 constexpr size_t kMaxFullMeshNodes = 256;
+constexpr uint64_t kMaxHosts       = 10'000'000; // beyond, use a coarser granularity
+constexpr uint64_t kMaxCores       = 4'000'000'000;
+
+/** a x b, saturating at UINT64_MAX / 2 so that products of user counts cannot wrap. */
+uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+  constexpr uint64_t cap = UINT64_MAX / 2;
+  return (a != 0 && b > cap / a) ? cap : a * b;
+}
 
 class Resolver {
 public:
@@ -38,6 +47,7 @@ public:
     for (const auto& s : pstates_)
       p_.cpu_pstate_names.push_back(s.name);
     claim(p_.name, Origin{spec_.source_file, ""});
+    check_size();
     for (size_t c = 0; c < spec_.clusters.size(); c++)
       add_cluster(static_cast<uint32_t>(c));
     size_t dragonflies = 0;
@@ -60,20 +70,42 @@ private:
   std::map<std::string, uint32_t> class_index_;
   bool zone_all_ = false;
 
-  uint32_t hosts_per_node(const NodeType& nt) const
+  /** Refuses, before expanding anything, platforms too large to hold in memory. */
+  void check_size() const
   {
-    uint32_t cpu = 0;
+    uint64_t hosts = 0, cores = 0;
+    for (const auto& c : spec_.clusters)
+      for (const auto& g : c.nodes) {
+        const NodeType& nt  = spec_.catalogue.nodes.at(g.type);
+        uint64_t node_cores = 0;
+        for (const auto& tc : nt.processors)
+          node_cores += mul_sat(static_cast<uint64_t>(tc.count),
+                                static_cast<uint64_t>(spec_.catalogue.processors.at(tc.type).cores));
+        hosts += mul_sat(static_cast<uint64_t>(g.count), hosts_per_node(nt));
+        cores += mul_sat(static_cast<uint64_t>(g.count), node_cores);
+        if (hosts > kMaxHosts || cores > kMaxCores)
+          throw InputError(g.origin.file, "at " + g.origin.pointer + "/number",
+                           "the platform grows beyond " + std::to_string(kMaxHosts) + " SimGrid hosts or " +
+                               std::to_string(kMaxCores) + " cores at this node group (" + std::to_string(g.count) +
+                               " nodes of type " + quote(g.type) +
+                               "): use granularity 'node' or 'processor' for machines this large");
+      }
+  }
+
+  uint64_t hosts_per_node(const NodeType& nt) const
+  {
+    uint64_t cpu = 0;
     for (const auto& tc : nt.processors) {
       const ProcessorType& pt = spec_.catalogue.processors.at(tc.type);
-      cpu += spec_.granularity == Granularity::core        ? static_cast<uint32_t>(tc.count * pt.cores)
-             : spec_.granularity == Granularity::processor ? static_cast<uint32_t>(tc.count)
-                                                           : 1U;
+      cpu += spec_.granularity == Granularity::core
+                 ? mul_sat(static_cast<uint64_t>(tc.count), static_cast<uint64_t>(pt.cores))
+                 : static_cast<uint64_t>(tc.count);
     }
     if (spec_.granularity == Granularity::node && not nt.processors.empty())
       cpu = 1;
-    uint32_t gpus = 0;
+    uint64_t gpus = 0;
     for (const auto& tc : nt.gpus)
-      gpus += static_cast<uint32_t>(tc.count);
+      gpus += static_cast<uint64_t>(tc.count);
     return cpu + gpus;
   }
 
@@ -220,7 +252,7 @@ private:
       uint64_t leaves = 1;
       std::string expr;
       for (const auto& l : t.levels) {
-        leaves *= l.down;
+        leaves = mul_sat(leaves, l.down);
         expr += (expr.empty() ? "" : " x ") + std::to_string(l.down);
       }
       if (leaves != nodes)
@@ -232,7 +264,7 @@ private:
       uint64_t prod = 1;
       std::string expr;
       for (auto d : t.dimensions) {
-        prod *= d;
+        prod = mul_sat(prod, d);
         expr += (expr.empty() ? "" : " x ") + std::to_string(d);
       }
       if (prod != nodes)
@@ -242,7 +274,7 @@ private:
     }
     case TopologyKind::dragonfly: {
       const auto& d = t.dragonfly;
-      uint64_t prod = static_cast<uint64_t>(d.groups) * d.chassis * d.routers * d.nodes_per_router;
+      uint64_t prod = mul_sat(mul_sat(d.groups, d.chassis), mul_sat(d.routers, d.nodes_per_router));
       if (prod != nodes)
         fail("", "the dragonfly holds " + std::to_string(d.groups) + " groups x " + std::to_string(d.chassis) +
                      " chassis x " + std::to_string(d.routers) + " routers x " + std::to_string(d.nodes_per_router) +

@@ -152,6 +152,9 @@ Document parse(const std::string& text, const std::string& file)
     auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
     throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
                      "invalid JSON: " + strip_nlohmann_prefix(e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. a number too large for a double (out_of_range 406)
+    throw InputError(file, "", "invalid JSON: " + strip_nlohmann_prefix(e.what()));
   }
   return doc;
 }

@@ -53,6 +53,8 @@ const std::vector<Bogus>& cases()
       {"bogus_gpu_precision.json", {"at /types/gpu_types/G/peak_flops/fp4: unknown precision 'fp4'", "'fp16'"}},
       {"bogus_initial_pstate.json", {"at /energy/initial_pstate: unknown P-state 'turbo'", "'active'", "'idle'"}},
       {"bogus_hdeeprm_extra_key.json", {"at /granularity: unknown key 'granularity'", "'clusters', 'global_links'"}},
+      {"bogus_too_large.json",
+       {"at /clusters/0/nodes/0/number: the platform grows beyond 10000000 SimGrid hosts", "16000000 nodes"}},
   };
   return c;
 }
