@@ -247,30 +247,18 @@ const std::vector<std::string>& known_precisions()
 
 void parse_catalogue_sections(json::Object& o, Catalogue& cat)
 {
-  if (auto s = o.optional("processor_types")) {
-    auto so = s->object();
-    parse_section(so, cat.processors, parse_processor);
-  }
-  if (auto s = o.optional("node_types")) {
-    auto so = s->object();
-    parse_section(so, cat.nodes, parse_node);
-  }
-  if (auto s = o.optional("network_types")) {
-    auto so = s->object();
-    parse_section(so, cat.networks, parse_network);
-  }
-  if (auto s = o.optional("memory_types")) {
-    auto so = s->object();
-    parse_section(so, cat.memories, parse_memory);
-  }
-  if (auto s = o.optional("gpu_types")) {
-    auto so = s->object();
-    parse_section(so, cat.gpus, parse_gpu);
-  }
-  if (auto s = o.optional("interconnect_types")) {
-    auto so = s->object();
-    parse_section(so, cat.interconnects, parse_interconnect);
-  }
+  auto section = [&o](const char* key, auto& into, auto parse_one) {
+    if (auto s = o.optional(key)) {
+      auto so = s->object();
+      parse_section(so, into, parse_one);
+    }
+  };
+  section("processor_types", cat.processors, parse_processor);
+  section("node_types", cat.nodes, parse_node);
+  section("network_types", cat.networks, parse_network);
+  section("memory_types", cat.memories, parse_memory);
+  section("gpu_types", cat.gpus, parse_gpu);
+  section("interconnect_types", cat.interconnects, parse_interconnect);
 }
 
 const std::vector<std::string>& catalogue_section_keys()

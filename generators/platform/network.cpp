@@ -89,6 +89,17 @@ std::vector<Hop> inter_cluster_hops(const Platform& p, uint32_t from, uint32_t t
   return out;
 }
 
+FatTreeColumns fat_tree_columns(const Topology& t)
+{
+  FatTreeColumns f;
+  for (const auto& l : t.levels) {
+    f.down.push_back(l.down);
+    f.up.push_back(l.up);
+    f.links.push_back(l.links);
+  }
+  return f;
+}
+
 const char* simgrid_topology_name(TopologyKind k)
 {
   switch (k) {
@@ -113,13 +124,8 @@ std::string simgrid_topology_parameters(const Topology& t)
   };
   switch (t.kind) {
   case TopologyKind::fat_tree: {
-    std::vector<unsigned> down, up, links;
-    for (const auto& l : t.levels) {
-      down.push_back(l.down);
-      up.push_back(l.up);
-      links.push_back(l.links);
-    }
-    return std::to_string(t.levels.size()) + ";" + join(down) + ";" + join(up) + ";" + join(links);
+    auto f = fat_tree_columns(t);
+    return std::to_string(t.levels.size()) + ";" + join(f.down) + ";" + join(f.up) + ";" + join(f.links);
   }
   case TopologyKind::torus:
     return join(t.dimensions);

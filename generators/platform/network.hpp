@@ -51,6 +51,12 @@ std::string simgrid_link_name(const Platform& p, const Hop& hop);
  *  inner links SimGrid names itself. Used to check both builders against the description. */
 std::optional<std::vector<std::string>> expected_route(const Platform& p, uint32_t from, uint32_t to);
 
+/** A fat tree's per-level counts in SimGrid's order: down (m_i), up (w_i), parallel links (p_i). */
+struct FatTreeColumns {
+  std::vector<unsigned> down, up, links;
+};
+FatTreeColumns fat_tree_columns(const Topology& t);
+
 /** SimGrid's topology name and topo_parameters string for a fat-tree, torus or dragonfly. */
 const char* simgrid_topology_name(TopologyKind k);
 std::string simgrid_topology_parameters(const Topology& t);

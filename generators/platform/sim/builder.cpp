@@ -270,15 +270,10 @@ private:
     sg4::NetZone* z = nullptr;
     switch (t.kind) {
     case TopologyKind::fat_tree: {
-      std::vector<unsigned> down, up, count;
-      for (const auto& lv : t.levels) {
-        down.push_back(lv.down);
-        up.push_back(lv.up);
-        count.push_back(lv.links);
-      }
-      z = sg4::create_fatTree_zone(c.id, parent,
-                                   sg4::FatTreeParams(static_cast<unsigned>(t.levels.size()), down, up, count),
-                                   callbacks, l.bandwidth_Bps, l.latency_s, simgrid_sharing(t.sharing));
+      auto f = fat_tree_columns(t);
+      z      = sg4::create_fatTree_zone(c.id, parent,
+                                        sg4::FatTreeParams(static_cast<unsigned>(t.levels.size()), f.down, f.up, f.links),
+                                        callbacks, l.bandwidth_Bps, l.latency_s, simgrid_sharing(t.sharing));
       break;
     }
     case TopologyKind::torus: {
