@@ -162,7 +162,7 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     try {
       engine_->load_platform(file.string());
     } catch (const std::exception& e) {
-      broken_ = true; // SimGrid's state is half-built: do not tear it down
+      broken_          = true; // SimGrid's state is half-built: do not tear it down
       std::string what = e.what();
       throw InputError(file.string(), "", "SimGrid cannot load this platform: " + what.substr(0, what.find('\n')));
     }
