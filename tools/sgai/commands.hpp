@@ -20,6 +20,8 @@ using Action = std::function<int()>;
 
 /** Adds "platform generate|inspect|convert|import-machines". */
 void add_platform_commands(CLI::App& app, const Globals& globals, Action& action);
+/** Adds "workload swf2json|stats". */
+void add_workload_commands(CLI::App& app, Action& action);
 /** Adds "run". */
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 

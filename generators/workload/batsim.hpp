@@ -1,0 +1,64 @@
+/* Batsim JSON workloads (jobs + profiles), with HDeepRM's extra profile fields, and the SWF to
+ * Batsim conversion the HDeepRM thesis describes. */
+#ifndef SGAI_WORKLOAD_BATSIM_HPP
+#define SGAI_WORKLOAD_BATSIM_HPP
+
+#include "generators/workload/swf.hpp"
+#include "generators/workload/workload.hpp"
+
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+
+namespace sgai::workload {
+
+/** Reads a Batsim workload: `jobs` (id, subtime, res, walltime, profile), `profiles` of type
+ *  delay, parallel_homogeneous or parallel, with HDeepRM's req_time, req_ops, mem, mem_bw. Extra
+ *  profile fields (Batsim allows them: command, np, ...) are kept verbatim. */
+Workload read_batsim(const std::filesystem::path& file);
+
+/** Reads a workload by its format: SWF (.swf, .swf.gz: all jobs, cleaned, converted with default
+ *  options) or Batsim JSON. */
+Workload read_workload(const std::filesystem::path& file);
+
+/** Writes a workload as Batsim JSON (deterministic; one job or profile per line). */
+void write_batsim(const Workload& w, std::ostream& out);
+
+/** How swf2json builds jobs, after the HDeepRM thesis. */
+struct SwfConversion {
+  double reference_speed = 22e9; ///< flop/s of the reference machine (HDeepRM: 2.75 GHz x 8 flops/cycle)
+  double mem_bw_min_gbps = 4;    ///< memory bandwidth per core: uniform in [min, max] ...
+  double mem_bw_max_gbps = 24;
+  std::vector<double> mem_bw_values; ///< ... or a uniform choice among these values when given
+  uint64_t seed         = 1;
+  bool walltime         = false; ///< set each job's walltime to its requested time (Batsim kills overruns)
+  double default_mem_mb = 0;     ///< memory when the log gives neither requested nor used memory
+};
+
+struct SwfConversionReport {
+  uint64_t requested_time_unknown        = 0; ///< jobs whose requested time was -1 (run time used instead)
+  uint64_t memory_unknown                = 0; ///< jobs with neither requested nor used memory
+  uint64_t requested_time_below_run_time = 0;
+};
+
+/** Jobs of parallel_homogeneous profiles: res = processors; cpu = run time x reference speed (the
+ *  real operations per core); req_time = the SWF requested time; req_ops = req_time x reference
+ *  speed; mem = requested memory, else used memory, KB -> MB; mem_bw drawn from the seeded
+ *  distribution; com = 0. Adds HDeepRM's job_limits (max time, cores, memory, bandwidth). */
+Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const SwfConversion& options,
+                         SwfConversionReport* report = nullptr);
+
+/** Fields `sgai workload stats` summarizes: req_time, size, mem, mem_bw, subtime, walltime. */
+std::vector<double> field_values(const Workload& w, const std::string& field);
+const std::vector<std::string>& stats_fields();
+
+struct Summary {
+  size_t count = 0;
+  double min = 0, q1 = 0, median = 0, q3 = 0, p95 = 0, p99 = 0, max = 0, mean = 0;
+};
+/** Quantiles by linear interpolation between order statistics (numpy's default). */
+Summary summarize(std::vector<double> values);
+
+} // namespace sgai::workload
+
+#endif

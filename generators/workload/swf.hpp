@@ -1,0 +1,77 @@
+/* The Standard Workload Format of the Parallel Workloads Archive: 18 whitespace-separated fields
+ * per job, header comments starting with ';', -1 meaning "unknown". Plain or gzip files. */
+#ifndef SGAI_WORKLOAD_SWF_HPP
+#define SGAI_WORKLOAD_SWF_HPP
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sgai::workload {
+
+/** One job line. Every field as written (-1: unknown); times in seconds, memory in KB per processor. */
+struct SwfRecord {
+  double job_number          = -1; ///< 1
+  double submit_time         = -1; ///< 2
+  double wait_time           = -1; ///< 3
+  double run_time            = -1; ///< 4
+  double allocated_procs     = -1; ///< 5
+  double avg_cpu_time        = -1; ///< 6
+  double used_memory_kb      = -1; ///< 7 (per processor)
+  double requested_procs     = -1; ///< 8
+  double requested_time      = -1; ///< 9
+  double requested_memory_kb = -1; ///< 10 (per processor)
+  double status              = -1; ///< 11
+  double user_id             = -1; ///< 12
+  double group_id            = -1; ///< 13
+  double executable          = -1; ///< 14
+  double queue               = -1; ///< 15
+  double partition           = -1; ///< 16
+  double preceding_job       = -1; ///< 17
+  double think_time          = -1; ///< 18
+  uint64_t line              = 0;  ///< line number in the file
+
+  /** Requested processors, else allocated ones; -1 when both are unknown. */
+  double processors() const { return requested_procs > 0 ? requested_procs : allocated_procs; }
+};
+
+/** Names of the 18 fields, in order, for messages. */
+const std::vector<std::string>& swf_field_names();
+
+struct SwfLog {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> header; ///< "; Key: value" comments, in order
+  std::vector<SwfRecord> records;
+
+  /** A header value ("MaxProcs"), if present. */
+  std::optional<std::string> header_value(const std::string& key) const;
+};
+
+/** Reads a log (gzip-compressed or not). InputError with the line number on a line that does not
+ *  have 18 numeric fields. */
+SwfLog read_swf(const std::filesystem::path& file);
+
+/** Which jobs to keep: cleaning drops jobs with a non-positive run time or processor count;
+ *  then `count` jobs from `offset` are kept, with submission times shifted to start at 0. */
+struct SwfSelection {
+  uint64_t offset = 0;
+  std::optional<uint64_t> count;
+  bool clean = true;
+};
+
+struct SwfSelected {
+  std::vector<SwfRecord> records;          ///< shifted submission times
+  uint64_t read = 0;                       ///< job lines in the log
+  std::map<std::string, uint64_t> dropped; ///< reason -> jobs dropped by the cleaning
+  double time_shift_s = 0;                 ///< subtracted from every submission time
+};
+
+SwfSelected select_swf(const SwfLog& log, const SwfSelection& selection);
+
+} // namespace sgai::workload
+
+#endif

@@ -1,0 +1,288 @@
+#include "plugins/batch/policies.hpp"
+
+#include <algorithm>
+#include <queue>
+#include <stdexcept>
+
+namespace sgai::batch {
+
+// ------------------------------------------------------------------------------------------ CoreSet
+
+CoreSet::CoreSet(uint32_t size, bool all)
+    : size_(size)
+    , words_((size + 63) / 64, all ? ~uint64_t{0} : 0)
+{
+  if (all && size % 64 != 0)
+    words_.back() = (uint64_t{1} << (size % 64)) - 1;
+}
+
+void CoreSet::intersect(const CoreSet& other)
+{
+  for (size_t i = 0; i < words_.size(); i++)
+    words_[i] &= other.words_[i];
+}
+
+uint32_t CoreSet::count() const
+{
+  uint32_t n = 0;
+  for (uint64_t w : words_)
+    n += static_cast<uint32_t>(__builtin_popcountll(w));
+  return n;
+}
+
+std::vector<uint32_t> CoreSet::lowest(uint32_t n) const
+{
+  std::vector<uint32_t> out;
+  for (size_t w = 0; w < words_.size() && out.size() < n; w++)
+    for (uint64_t bits = words_[w]; bits != 0 && out.size() < n; bits &= bits - 1)
+      out.push_back(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
+  return out;
+}
+
+namespace {
+
+// -------------------------------------------------------------------------------------- job policies
+
+/** The job with the smallest key; ties go to the earliest arrival (HDeepRM's stable sort). */
+class KeyedJobPolicy : public JobPolicy {
+public:
+  using Key = double (*)(const QueuedJob&);
+  explicit KeyedJobPolicy(Key key)
+      : key_(key)
+  {
+  }
+  size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& /*rng*/) const override
+  {
+    size_t best = 0;
+    for (size_t i = 1; i < queue.size(); i++)
+      if (key_(queue[i]) < key_(queue[best]) ||
+          (key_(queue[i]) == key_(queue[best]) && queue[i].arrival < queue[best].arrival))
+        best = i;
+    return best;
+  }
+
+private:
+  Key key_;
+};
+
+class RandomJobPolicy : public JobPolicy {
+public:
+  size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const override
+  {
+    return std::uniform_int_distribution<size_t>(0, queue.size() - 1)(rng);
+  }
+};
+
+struct JobPolicyEntry {
+  PolicyInfo info;
+  std::function<std::unique_ptr<JobPolicy>()> make;
+};
+
+const std::vector<JobPolicyEntry>& job_table()
+{
+  auto keyed = [](KeyedJobPolicy::Key k) {
+    return [k]() -> std::unique_ptr<JobPolicy> { return std::make_unique<KeyedJobPolicy>(k); };
+  };
+  static const std::vector<JobPolicyEntry> table = {
+      {{"first", "first arrived (earliest submission)"}, keyed([](const QueuedJob& j) { return j.submit_s; })},
+      {{"random", "uniformly at random (seeded)"},
+       []() -> std::unique_ptr<JobPolicy> { return std::make_unique<RandomJobPolicy>(); }},
+      {{"shortest", "shortest requested time"}, keyed([](const QueuedJob& j) { return j.requested_time_s; })},
+      {{"smallest", "fewest requested cores"},
+       keyed([](const QueuedJob& j) { return static_cast<double>(j.demand.cores); })},
+      {{"low_mem", "lowest memory per core"}, keyed([](const QueuedJob& j) { return j.demand.mem_mb; })},
+      {{"low_mem_bw", "lowest memory bandwidth per core"},
+       keyed([](const QueuedJob& j) { return j.demand.mem_bw_gbps; })},
+  };
+  return table;
+}
+
+// --------------------------------------------------------------------------------- resource policies
+
+/** Greedy selection by a per-processor key (smaller is better). */
+class KeyedResourcePolicy : public ResourcePolicy {
+public:
+  enum class Scope { none, node, processor }; ///< what changes the key when a core is taken
+  using Key = double (*)(const ClusterState&, uint32_t processor);
+
+  KeyedResourcePolicy(Key key, Scope scope)
+      : key_(key)
+      , scope_(scope)
+  {
+  }
+
+  std::vector<uint32_t> select(ClusterState& state, uint32_t job, const Demand& d, std::mt19937_64& /*rng*/,
+                               const CoreSet* allowed) const override
+  {
+    const Resources& r = state.resources();
+    struct Entry {
+      double key;
+      uint32_t core; // lowest eligible free core of the processor
+      uint32_t proc;
+      uint32_t version;
+      bool operator>(const Entry& o) const { return key > o.key || (key == o.key && core > o.core); }
+    };
+    std::vector<uint32_t> version(r.processors.size(), 0);
+    auto first_eligible = [&](uint32_t p) -> int64_t {
+      const Processor& pr = r.processors[p];
+      if (state.processor_busy_cores(p) == pr.cores || not state.fits_memory(pr.first_core, d))
+        return -1;
+      for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
+        if (state.is_free(c) && (allowed == nullptr || allowed->test(c)))
+          return c;
+      return -1;
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    auto push = [&](uint32_t p) {
+      version[p]++;
+      int64_t c = first_eligible(p);
+      if (c >= 0)
+        heap.push({key_(state, p), static_cast<uint32_t>(c), p, version[p]});
+    };
+    for (uint32_t p = 0; p < r.processors.size(); p++)
+      push(p);
+
+    std::vector<uint32_t> taken;
+    while (taken.size() < d.cores) {
+      while (not heap.empty() && heap.top().version != version[heap.top().proc])
+        heap.pop();
+      if (heap.empty())
+        break;
+      Entry e = heap.top();
+      heap.pop();
+      state.take(e.core, job, d);
+      taken.push_back(e.core);
+      if (scope_ == Scope::node || d.mem_mb > 0) {
+        const Node& n = r.nodes[r.processors[e.proc].node];
+        for (uint32_t q = n.first_processor; q < n.first_processor + n.processors; q++)
+          push(q);
+      } else {
+        push(e.proc);
+      }
+    }
+    if (taken.size() < d.cores) {
+      for (uint32_t c : taken)
+        state.release(c, d);
+      return {};
+    }
+    return taken;
+  }
+
+private:
+  Key key_;
+  Scope scope_;
+};
+
+class RandomResourcePolicy : public ResourcePolicy {
+public:
+  std::vector<uint32_t> select(ClusterState& state, uint32_t job, const Demand& d, std::mt19937_64& rng,
+                               const CoreSet* allowed) const override
+  {
+    std::vector<uint32_t> eligible;
+    for (uint32_t c = 0; c < state.resources().core_count(); c++)
+      if (state.is_free(c) && (allowed == nullptr || allowed->test(c)) && state.fits_memory(c, d))
+        eligible.push_back(c);
+    std::vector<uint32_t> taken;
+    while (taken.size() < d.cores && not eligible.empty()) {
+      size_t i    = std::uniform_int_distribution<size_t>(0, eligible.size() - 1)(rng);
+      uint32_t c  = eligible[i];
+      eligible[i] = eligible.back();
+      eligible.pop_back();
+      if (not state.fits_memory(c, d)) // memory taken by this job's previous cores
+        continue;
+      state.take(c, job, d);
+      taken.push_back(c);
+    }
+    if (taken.size() < d.cores) {
+      for (uint32_t c : taken)
+        state.release(c, d);
+      return {};
+    }
+    return taken;
+  }
+};
+
+struct ResourcePolicyEntry {
+  PolicyInfo info;
+  std::function<std::unique_ptr<ResourcePolicy>()> make;
+};
+
+const std::vector<ResourcePolicyEntry>& resource_table()
+{
+  using S    = KeyedResourcePolicy::Scope;
+  auto keyed = [](KeyedResourcePolicy::Key k, S scope) {
+    return [k, scope]() -> std::unique_ptr<ResourcePolicy> { return std::make_unique<KeyedResourcePolicy>(k, scope); };
+  };
+  static const std::vector<ResourcePolicyEntry> table = {
+      {{"first", "lowest-numbered free cores (Batsim's default)"},
+       keyed([](const ClusterState&, uint32_t) { return 0.0; }, S::none)},
+      {{"random", "uniformly at random among the free cores (seeded)"},
+       []() -> std::unique_ptr<ResourcePolicy> { return std::make_unique<RandomResourcePolicy>(); }},
+      {{"high_gflops", "highest flop/s per core"},
+       keyed([](const ClusterState& s, uint32_t p) { return -s.resources().processors[p].flops_per_core; }, S::none)},
+      {{"high_cores", "most free cores in the node"},
+       keyed([](const ClusterState& s,
+                uint32_t p) { return -static_cast<double>(s.node_free_cores(s.resources().processors[p].node)); },
+             S::node)},
+      {{"high_mem", "most free memory in the node"},
+       keyed([](const ClusterState& s, uint32_t p) { return -s.node_free_memory_mb(s.resources().processors[p].node); },
+             S::node)},
+      {{"high_mem_bw", "most free memory bandwidth in the processor"},
+       keyed([](const ClusterState& s, uint32_t p) { return -s.processor_free_bw_gbps(p); }, S::processor)},
+      {{"low_power", "lowest power per core"},
+       keyed([](const ClusterState& s, uint32_t p) { return s.resources().processors[p].power_per_core_w; }, S::none)},
+  };
+  return table;
+}
+
+template <typename Table>
+std::string known(const Table& t)
+{
+  std::string out;
+  for (const auto& e : t)
+    out += (out.empty() ? "" : ", ") + e.info.name;
+  return out;
+}
+
+} // namespace
+
+const std::vector<PolicyInfo>& job_policies()
+{
+  static const std::vector<PolicyInfo> v = [] {
+    std::vector<PolicyInfo> out;
+    for (const auto& e : job_table())
+      out.push_back(e.info);
+    return out;
+  }();
+  return v;
+}
+
+const std::vector<PolicyInfo>& resource_policies()
+{
+  static const std::vector<PolicyInfo> v = [] {
+    std::vector<PolicyInfo> out;
+    for (const auto& e : resource_table())
+      out.push_back(e.info);
+    return out;
+  }();
+  return v;
+}
+
+std::unique_ptr<JobPolicy> make_job_policy(const std::string& name)
+{
+  for (const auto& e : job_table())
+    if (e.info.name == name)
+      return e.make();
+  throw std::invalid_argument("unknown job selection policy '" + name + "' (known: " + known(job_table()) + ")");
+}
+
+std::unique_ptr<ResourcePolicy> make_resource_policy(const std::string& name)
+{
+  for (const auto& e : resource_table())
+    if (e.info.name == name)
+      return e.make();
+  throw std::invalid_argument("unknown resource selection policy '" + name + "' (known: " + known(resource_table()) +
+                              ")");
+}
+
+} // namespace sgai::batch

@@ -1,0 +1,86 @@
+/* Job selection and resource selection policies, pluggable by name through registries. Plain C++. */
+#ifndef SGAI_BATCH_POLICIES_HPP
+#define SGAI_BATCH_POLICIES_HPP
+
+#include "plugins/batch/resources.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sgai::batch {
+
+/** A set of cores (bits), for masks and backfilling windows. */
+class CoreSet {
+public:
+  CoreSet() = default;
+  explicit CoreSet(uint32_t size, bool all = false);
+  uint32_t size() const { return size_; }
+  bool test(uint32_t i) const { return (words_[i >> 6] >> (i & 63)) & 1U; }
+  void set(uint32_t i) { words_[i >> 6] |= uint64_t{1} << (i & 63); }
+  void reset(uint32_t i) { words_[i >> 6] &= ~(uint64_t{1} << (i & 63)); }
+  void intersect(const CoreSet& other);
+  uint32_t count() const;
+  /** The `n` lowest members (fewer if the set is smaller). */
+  std::vector<uint32_t> lowest(uint32_t n) const;
+  /** Calls f(i) for every member, in increasing order. */
+  template <typename F>
+  void for_each(F f) const
+  {
+    for (size_t w = 0; w < words_.size(); w++)
+      for (uint64_t bits = words_[w]; bits != 0; bits &= bits - 1)
+        f(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
+  }
+
+private:
+  uint32_t size_ = 0;
+  std::vector<uint64_t> words_;
+};
+
+/** A job waiting in the queue, as policies see it. */
+struct QueuedJob {
+  uint32_t job            = 0; ///< index in the workload
+  double submit_s         = 0;
+  uint64_t arrival        = 0; ///< order of arrival (ties of submission times)
+  double requested_time_s = 0; ///< walltime or requested time; infinity when unknown
+  Demand demand;
+};
+
+/** Chooses the next job of the queue. */
+class JobPolicy {
+public:
+  virtual ~JobPolicy() = default;
+  /** Index in `queue` (non-empty, in arrival order) of the job to consider next. */
+  virtual size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const = 0;
+};
+
+/** Chooses cores for a job, one at a time: each choice sees the state the previous ones left
+ *  (HDeepRM's greedy selection). Ties go to the lowest core id. */
+class ResourcePolicy {
+public:
+  virtual ~ResourcePolicy() = default;
+  /** Takes d.cores cores for `job` in `state` (memory permitting), among `allowed` when given.
+   *  Returns them, or nothing (state unchanged) when they do not all fit. */
+  virtual std::vector<uint32_t> select(ClusterState& state, uint32_t job, const Demand& d, std::mt19937_64& rng,
+                                       const CoreSet* allowed = nullptr) const = 0;
+};
+
+struct PolicyInfo {
+  std::string name;
+  std::string description;
+};
+
+/** Known policies, for help texts and error messages. */
+const std::vector<PolicyInfo>& job_policies();
+const std::vector<PolicyInfo>& resource_policies();
+
+/** The policy of that name; std::invalid_argument listing the known ones otherwise. */
+std::unique_ptr<JobPolicy> make_job_policy(const std::string& name);
+std::unique_ptr<ResourcePolicy> make_resource_policy(const std::string& name);
+
+} // namespace sgai::batch
+
+#endif

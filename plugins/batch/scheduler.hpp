@@ -1,0 +1,105 @@
+/* The scheduling step of the workload manager: which queued jobs start now, on which cores.
+ * Without backfilling it is HDeepRM's greedy loop (pick a job by the job policy, give it cores by
+ * the resource policy, stop at the first job that does not fit). EASY and conservative
+ * backfilling work on a first-arrived queue with an availability profile of the cores over time
+ * (running jobs hold their cores until their requested time ends), as batsched does. Plain C++. */
+#ifndef SGAI_BATCH_SCHEDULER_HPP
+#define SGAI_BATCH_SCHEDULER_HPP
+
+#include "plugins/batch/policies.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sgai::batch {
+
+enum class Backfill { none, easy, conservative };
+std::optional<Backfill> backfill_from_string(const std::string& s);
+const char* to_string(Backfill b);
+
+/** Cores of a platform over time: which are available in each time slice. */
+class AvailabilityProfile {
+public:
+  /** From `now` on, every core available except those not in `free_now`... */
+  AvailabilityProfile(uint32_t cores, double now);
+  /** ... Marks cores unavailable over [start, end) (end may be infinity). */
+  void occupy(const std::vector<uint32_t>& cores, double start, double end);
+
+  struct Fit {
+    double start = 0;
+    CoreSet candidates; ///< cores available over the whole window
+  };
+  /** Earliest slice start at which `cores` cores stay available for `duration` (infinity allowed). */
+  std::optional<Fit> first_fit(uint32_t cores, double duration) const;
+  size_t slice_count() const { return slices_.size(); }
+
+private:
+  struct Slice {
+    double begin;
+    double end;
+    CoreSet available;
+  };
+  std::vector<Slice> slices_;
+  size_t split_at(double t); ///< index of the slice beginning at t
+};
+
+struct Decision {
+  uint32_t job = 0;
+  std::vector<uint32_t> cores;
+};
+
+struct SchedulerConfig {
+  std::string job_policy      = "first";
+  std::string resource_policy = "first";
+  Backfill backfill           = Backfill::none;
+  uint64_t seed               = 1;
+};
+
+class Scheduler {
+public:
+  /** std::invalid_argument for unknown policy names. */
+  Scheduler(ClusterState& state, const SchedulerConfig& config);
+
+  /** Queues a job; false (the job is rejected) when it can never fit on the platform: more cores
+   *  than there are, or more memory per core than nodes can give to that many cores. */
+  bool submit(const QueuedJob& job);
+  /** Frees the cores of a finished (or killed) job. */
+  void release(uint32_t job);
+  /** Starts what can start now; the cores are taken in the cluster state. */
+  std::vector<Decision> step(double now);
+
+  size_t queue_size() const { return queue_.size(); }
+  size_t running() const { return running_.size(); }
+  const std::vector<uint32_t>& cores_of(uint32_t job) const { return running_.at(job).cores; }
+  /** Changes the policies between steps (a learning agent's action). */
+  void set_policies(const std::string& job_policy, const std::string& resource_policy);
+
+private:
+  struct Running {
+    std::vector<uint32_t> cores;
+    Demand demand;
+    double start_s;
+    double requested_time_s;
+  };
+
+  ClusterState& state_;
+  Backfill backfill_;
+  std::unique_ptr<JobPolicy> job_policy_;
+  std::unique_ptr<ResourcePolicy> resource_policy_;
+  std::mt19937_64 rng_;
+  std::vector<QueuedJob> queue_; ///< arrival order
+  std::map<uint32_t, Running> running_;
+
+  bool never_fits(const Demand& d) const;
+  void start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out);
+  std::vector<Decision> greedy_step(double now);
+  std::vector<Decision> backfill_step(double now);
+};
+
+} // namespace sgai::batch
+
+#endif
