@@ -43,6 +43,9 @@ using Figures = std::vector<std::pair<std::string, double>>;
 class Component {
 public:
   virtual ~Component() = default;
+  /** SimGrid options the component needs, set before the platform is built
+   *  (e.g. --cfg=host/model:ptask_L07 for parallel tasks). */
+  virtual std::vector<std::string> simgrid_args() const { return {}; }
   /** Creates the component's actors in the Engine (the platform is loaded). */
   virtual void setup(RunContext& ctx) = 0;
   /** After the run: writes the component's files (atomically) and returns its figures. */
@@ -72,6 +75,7 @@ const ComponentRegistry& builtin_components();
 
 /** Registration of the built-in components, one function per component file. */
 void register_jobs_component(ComponentRegistry& registry);
+void register_batch_component(ComponentRegistry& registry);
 
 } // namespace sgai::experiment
 

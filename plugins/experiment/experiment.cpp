@@ -107,9 +107,15 @@ void write_energy_csv(const std::filesystem::path& path, const std::vector<sim::
 
 Result run_experiment(const std::filesystem::path& file, const Overrides& overrides)
 {
-  auto doc     = json::load(file);
+  auto base = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  return run_experiment_text(read_text_file(file), file.string(), base, overrides);
+}
+
+Result run_experiment_text(const std::string& text, const std::string& file, const std::filesystem::path& base,
+                           const Overrides& overrides)
+{
+  auto doc     = json::parse(text, file);
   auto o       = doc.object();
-  auto base    = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
   Experiment e = parse_header(o, base);
   if (overrides.output)
     e.output = *overrides.output;
@@ -145,7 +151,10 @@ Result run_experiment(const std::filesystem::path& file, const Overrides& overri
 
   sim::SimulationOptions so;
   so.simgrid_args = e.simgrid_args;
-  so.link_energy  = e.link_energy;
+  for (auto& c : components) // components' needs first: the user's own options still win
+    for (const auto& a : c.component->simgrid_args())
+      so.simgrid_args.insert(so.simgrid_args.begin(), a);
+  so.link_energy = e.link_energy;
   sim::Simulation simulation(so);
   ctx.simulation = &simulation;
   auto platform  = simulation.load_platform(e.platform_file, e.platform_options);
@@ -195,13 +204,13 @@ Result run_experiment(const std::filesystem::path& file, const Overrides& overri
   }
 
   nlohmann::ordered_json config;
-  config["experiment_file"] = file.string();
+  config["experiment_file"] = file;
   config["name"]            = e.name;
   config["description"]     = e.description;
   config["seed"]            = e.seed;
   config["platform"]        = e.platform_file.string();
   config["simgrid_args"]    = e.simgrid_args;
-  config["input"]           = nlohmann::json::parse(read_text_file(file));
+  config["input"]           = nlohmann::json::parse(text);
   write_file_atomically(e.output / "config.json", config.dump(2) + "\n");
   result.outputs.push_back({(e.output / "config.json").string(), "the full configuration and seed"});
 

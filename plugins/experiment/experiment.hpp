@@ -28,6 +28,10 @@ struct Result {
 /** Parses and runs an experiment file. Inputs are all checked before the simulation starts;
  *  outputs are written only when it succeeded. InputError / RunError otherwise. */
 Result run_experiment(const std::filesystem::path& file, const Overrides& overrides);
+/** Same, for an experiment given as JSON text; relative paths resolve against `base_dir`, and
+ *  `name` labels it in messages and in config.json. */
+Result run_experiment_text(const std::string& text, const std::string& name, const std::filesystem::path& base_dir,
+                           const Overrides& overrides);
 
 } // namespace sgai::experiment
 

@@ -36,6 +36,7 @@ const ComponentRegistry& builtin_components()
   static const ComponentRegistry registry = [] {
     ComponentRegistry r;
     register_jobs_component(r);
+    register_batch_component(r);
     return r;
   }();
   return registry;

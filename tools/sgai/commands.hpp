@@ -22,6 +22,8 @@ using Action = std::function<int()>;
 void add_platform_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "workload swf2json|stats". */
 void add_workload_commands(CLI::App& app, Action& action);
+/** Adds "batch run|plot". */
+void add_batch_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "run". */
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 

@@ -36,6 +36,7 @@ int main(int argc, char** argv)
   sgai::cli::Action action;
   sgai::cli::add_platform_commands(app, globals, action);
   sgai::cli::add_workload_commands(app, action);
+  sgai::cli::add_batch_commands(app, globals, action);
   sgai::cli::add_run_command(app, globals, action);
 
   try {

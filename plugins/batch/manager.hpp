@@ -1,0 +1,90 @@
+/* The workload manager: it receives job submissions at their submission times and completions of
+ * the jobs it started, and at each such instant runs the scheduling step (in SimGrid's maestro,
+ * woken by kernel timers and activity completions). Jobs run
+ * as S4U executions on the hosts of their cores (parallel tasks when they communicate), delay jobs
+ * just hold their cores; processors' memory-bandwidth interference drives host P-states; energy
+ * comes from SimGrid's host_energy plugin, attributed to jobs. No actor per job. */
+#ifndef SGAI_BATCH_MANAGER_HPP
+#define SGAI_BATCH_MANAGER_HPP
+
+#include "generators/platform/model.hpp"
+#include "generators/workload/workload.hpp"
+#include "plugins/batch/scheduler.hpp"
+
+#include <simgrid/forward.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgai::batch {
+
+/** Batsim's final states. */
+enum class FinalState { pending, running, success, walltime_reached, failed, rejected };
+const char* to_string(FinalState s);
+
+struct JobRecord {
+  FinalState state = FinalState::pending;
+  double start_s   = -1;
+  double finish_s  = -1;
+  std::vector<uint32_t> cores;
+  double energy_j = 0; ///< its cores' energy while it ran, with shared processor power split
+};
+
+struct ManagerConfig {
+  SchedulerConfig scheduler;
+  /** P-states from memory-bandwidth interference (platforms built from JSON with the P-states
+   *  named idle, active and membw_limited). */
+  bool interference = true;
+  /** Use only the first N cores (Batsim's --mmax); 0: all. */
+  uint32_t max_resources = 0;
+  /** Energy time series: at most one sample of all hosts per this many simulated seconds. */
+  double energy_period_s = 60;
+};
+
+/** Builds the resources of a platform expanded from JSON (cores, processors, nodes, hosts). */
+Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores = 0);
+/** Builds resources from the hosts of the loaded Engine (SimGrid XML): each compute host is a
+ *  node of one processor with the host's cores; Batsim's master_host and sgai gateways are left out. */
+Resources resources_from_engine(uint32_t max_cores = 0);
+
+class WorkloadManager {
+public:
+  /** `platform` may be null (SimGrid XML platform: no interference, no P-state changes). */
+  WorkloadManager(const workload::Workload& w, Resources resources, const platform::Platform* platform,
+                  const ManagerConfig& config);
+  ~WorkloadManager();
+  WorkloadManager(const WorkloadManager&)            = delete;
+  WorkloadManager& operator=(const WorkloadManager&) = delete;
+
+  /** Hooks the manager into the Engine (call after the platform is loaded, before Engine::run).
+   *  It runs in SimGrid's maestro, driven by kernel timers and activity completions: no actor. */
+  void start();
+  /** Why the manager could not finish its workload (empty when it did). */
+  const std::string& error() const;
+
+  const workload::Workload& workload() const;
+  const Resources& resources() const;
+  const std::vector<JobRecord>& jobs() const;
+  /** Energy of hosts while no job used them or their processor. */
+  double idle_energy_j() const;
+  /** Writes jobs.csv, schedule.json/.csv, machine_states.csv, energy.csv, pstate_changes.csv,
+   *  overutilization.csv into `dir` (atomically); returns the files with what they hold. */
+  std::vector<std::pair<std::string, std::string>> write_outputs(const std::filesystem::path& dir) const;
+
+  /** Figures of the schedule (also in schedule.json). */
+  std::vector<std::pair<std::string, double>> figures() const;
+
+  /** Whether a workload needs SimGrid's ptask_L07 host model (jobs that communicate). */
+  static bool needs_ptask_model(const workload::Workload& w);
+
+private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sgai::batch
+
+#endif

@@ -1,0 +1,105 @@
+/* Component "batch": the workload manager on a workload (Batsim JSON or SWF), with a job policy,
+ * a resource policy, optional backfilling, memory-bandwidth interference and energy. */
+#include "generators/util/error.hpp"
+#include "generators/util/units.hpp"
+#include "generators/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "plugins/experiment/component.hpp"
+
+namespace sgai::experiment {
+
+namespace {
+
+class BatchComponent : public Component {
+public:
+  BatchComponent(workload::Workload w, batch::ManagerConfig config)
+      : workload_(std::move(w))
+      , config_(config)
+  {
+  }
+
+  std::vector<std::string> simgrid_args() const override
+  {
+    if (batch::WorkloadManager::needs_ptask_model(workload_))
+      return {"--cfg=host/model:ptask_L07"};
+    return {};
+  }
+
+  void setup(RunContext& ctx) override
+  {
+    config_.scheduler.seed = ctx.seed;
+    auto resources         = ctx.platform ? batch::resources_from_platform(*ctx.platform, config_.max_resources)
+                                          : batch::resources_from_engine(config_.max_resources);
+    manager_ = std::make_unique<batch::WorkloadManager>(workload_, std::move(resources), ctx.platform, config_);
+    manager_->start();
+  }
+
+  Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) override
+  {
+    if (not manager_->error().empty())
+      throw RunError(manager_->error());
+    for (const auto& [path, what] : manager_->write_outputs(ctx.output_dir))
+      outputs.push_back({path, what});
+    return manager_->figures();
+  }
+
+private:
+  workload::Workload workload_;
+  batch::ManagerConfig config_;
+  std::unique_ptr<batch::WorkloadManager> manager_;
+};
+
+std::string policy_name(const json::Value& v, bool job)
+{
+  std::string name = v.string();
+  try {
+    if (job)
+      batch::make_job_policy(name);
+    else
+      batch::make_resource_policy(name);
+  } catch (const std::invalid_argument& e) {
+    v.fail(e.what());
+  }
+  return name;
+}
+
+std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& ctx)
+{
+  batch::ManagerConfig config;
+  auto wv                 = options.required("workload");
+  std::filesystem::path p = wv.string();
+  if (p.is_relative())
+    p = ctx.base_dir / p;
+  std::error_code ec;
+  if (not std::filesystem::exists(p, ec))
+    wv.fail("workload file " + wv.shown() + " not found (looked for " + p.string() + ")");
+  auto w = workload::read_workload(p);
+  if (auto v = options.optional("jobs"))
+    config.scheduler.job_policy = policy_name(*v, true);
+  if (auto v = options.optional("resources"))
+    config.scheduler.resource_policy = policy_name(*v, false);
+  if (auto v = options.optional("backfill"))
+    config.scheduler.backfill = *batch::backfill_from_string(v->choice({"none", "easy", "conservative"}));
+  if (auto v = options.optional("interference"))
+    config.interference = v->boolean();
+  if (auto v = options.optional("max_resources"))
+    config.max_resources = static_cast<uint32_t>(v->integer(0, UINT32_MAX));
+  if (auto v = options.optional("energy_period")) {
+    config.energy_period_s = v->quantity(units::Quantity::time, 1.0);
+    if (not(config.energy_period_s >= 0))
+      v->fail("energy_period must not be negative");
+  }
+  options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period"});
+  return std::make_unique<BatchComponent>(std::move(w), config);
+}
+
+} // namespace
+
+void register_batch_component(ComponentRegistry& registry)
+{
+  registry.add("batch",
+               "workload manager: job x resource policy pairs, backfilling, memory-bandwidth interference, energy",
+               make_batch);
+}
+
+} // namespace sgai::experiment

@@ -1,0 +1,124 @@
+#include "generators/util/error.hpp"
+#include "plugins/batch/policies.hpp"
+#include "plugins/experiment/experiment.hpp"
+#include "tools/sgai/commands.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace sgai::cli {
+
+namespace {
+
+struct BatchArgs {
+  std::string platform;
+  std::vector<std::string> types;
+  std::string granularity;
+  std::string workload;
+  std::string jobs      = "first";
+  std::string resources = "first";
+  std::string backfill  = "none";
+  std::string out;
+  int64_t seed          = 1;
+  int64_t max_resources = 0;
+  bool no_interference  = false;
+};
+
+std::string absolute(const std::string& p)
+{
+  return std::filesystem::absolute(p).lexically_normal().string();
+}
+
+int batch_run(const BatchArgs& a, const Globals& globals)
+{
+  nlohmann::ordered_json e;
+  e["sgai_experiment"]            = 1;
+  e["name"]                       = "batch";
+  e["seed"]                       = a.seed;
+  nlohmann::ordered_json platform = {{"file", absolute(a.platform)}};
+  if (not a.types.empty()) {
+    nlohmann::ordered_json cats = nlohmann::ordered_json::array();
+    for (const auto& t : a.types)
+      cats.push_back(absolute(t));
+    platform["catalogues"] = cats;
+  }
+  if (not a.granularity.empty())
+    platform["granularity"] = a.granularity;
+  e["platform"]                  = platform;
+  nlohmann::ordered_json options = {{"workload", absolute(a.workload)},
+                                    {"jobs", a.jobs},
+                                    {"resources", a.resources},
+                                    {"backfill", a.backfill},
+                                    {"interference", not a.no_interference},
+                                    {"max_resources", a.max_resources}};
+  e["components"]                = nlohmann::ordered_json::array({{{"type", "batch"}, {"options", options}}});
+  experiment::Overrides o;
+  o.output       = a.out;
+  o.simgrid_args = globals.simgrid_args;
+  auto result    = experiment::run_experiment_text(e.dump(2), "sgai batch run", ".", o);
+  std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
+  for (const auto& f : result.outputs)
+    std::cout << "  " << f.path << "  (" << f.what << ")\n";
+  return 0;
+}
+
+int batch_plot(const std::string& dir)
+{
+  std::error_code ec;
+  if (not std::filesystem::exists(std::filesystem::path(dir) / "jobs.csv", ec))
+    throw InputError(dir, "", "no jobs.csv here: expected the output folder of sgai batch run");
+  std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / "batch_plot.py";
+  if (const char* home = std::getenv("SGAI_HOME"))
+    script = std::filesystem::path(home) / "tools" / "plot" / "batch_plot.py";
+  std::string cmd = "python3 '" + script.string() + "' '" + dir + "'";
+  int rc          = std::system(cmd.c_str());
+  if (rc != 0)
+    throw RunError("plotting failed (" + cmd + "): is python3-matplotlib installed?");
+  return 0;
+}
+
+std::vector<std::string> names(const std::vector<batch::PolicyInfo>& infos)
+{
+  std::vector<std::string> out;
+  for (const auto& i : infos)
+    out.push_back(i.name);
+  return out;
+}
+
+} // namespace
+
+void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
+{
+  auto* batch = app.add_subcommand("batch", "Run the workload manager on a platform and a workload, plot its results");
+  {
+    auto a    = std::make_shared<BatchArgs>();
+    auto* cmd = batch->add_subcommand("run", "Simulate a batch workload (Batsim JSON or SWF) on a platform");
+    cmd->add_option("--platform", a->platform, "Platform: JSON hierarchy or SimGrid XML")->required();
+    cmd->add_option("--types", a->types, "Type catalogues of an HDeepRM platform (repeatable)");
+    cmd->add_option("--granularity", a->granularity, "core, processor or node (JSON platforms)")
+        ->check(CLI::IsMember({"core", "processor", "node"}));
+    cmd->add_option("--workload", a->workload, "Workload: Batsim JSON or SWF (.swf, .swf.gz)")->required();
+    cmd->add_option("--jobs", a->jobs, "Job selection policy")->check(CLI::IsMember(names(batch::job_policies())));
+    cmd->add_option("--resources", a->resources, "Resource selection policy")
+        ->check(CLI::IsMember(names(batch::resource_policies())));
+    cmd->add_option("--backfill", a->backfill, "none, easy or conservative (first-arrived queue)")
+        ->check(CLI::IsMember({"none", "easy", "conservative"}));
+    cmd->add_option("--out", a->out, "Output folder")->required();
+    cmd->add_option("--seed", a->seed, "Seed of the random policies")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--max-resources", a->max_resources, "Use only the first N cores (Batsim's --mmax)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--no-interference", a->no_interference, "No memory-bandwidth interference (no P-state changes)");
+    cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
+  }
+  {
+    auto dir = std::make_shared<std::string>();
+    auto* cmd =
+        batch->add_subcommand("plot", "Gantt chart, utilization, queue, job life cycles and over-utilization as PNG");
+    cmd->add_option("outdir", *dir, "Output folder of sgai batch run")->required();
+    cmd->callback([dir, &action]() { action = [dir]() { return batch_plot(*dir); }; });
+  }
+}
+
+} // namespace sgai::cli
