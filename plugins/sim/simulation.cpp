@@ -1,7 +1,9 @@
 #include "plugins/sim/simulation.hpp"
 
+#include "generators/platform/legacy_xml.hpp"
 #include "generators/platform/sim/builder.hpp"
 #include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -158,9 +160,30 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
   if (not std::filesystem::exists(file, ec))
     throw InputError(file.string(), "", "no such platform file");
   if (is_xml_platform(file)) {
+    // Older Batsim/SimGrid XML is translated to a temporary file first.
+    std::filesystem::path to_load = file;
+    std::vector<std::string> notes;
+    auto translated = platform::translate_legacy_xml(read_text_file(file), notes);
+    if (translated) {
+      to_load = std::filesystem::temp_directory_path() /
+                ("sgai-" + std::to_string(::getpid()) + "-" + file.filename().string());
+      write_file_atomically(to_load, *translated);
+      for (const auto& n : notes)
+        XBT_INFO("%s: legacy XML translated: %s", file.string().c_str(), n.c_str());
+    }
     AbortGuard guard(file.string());
+    struct Cleanup {
+      std::filesystem::path path;
+      bool active;
+      ~Cleanup()
+      {
+        std::error_code ec;
+        if (active)
+          std::filesystem::remove(path, ec);
+      }
+    } cleanup{to_load, translated.has_value()};
     try {
-      engine_->load_platform(file.string());
+      engine_->load_platform(to_load.string());
     } catch (const std::exception& e) {
       broken_          = true; // SimGrid's state is half-built: do not tear it down
       std::string what = e.what();
