@@ -79,7 +79,7 @@ struct CpuPState {
 };
 
 struct EnergySpec {
-  /** HDeepRM's states by default: idle (processor idle: 5%), active (100% speed; idle core 15%,
+  /** HDeepRM's states by default: idle (processor idle: 5%), active (100% speed; idle core 25%,
    *  busy core 100% power), membw_limited (75% speed at full power). The initial state is
    *  emitted as SimGrid P-state 0. */
   std::vector<CpuPState> cpu_pstates;

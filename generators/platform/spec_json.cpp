@@ -292,8 +292,9 @@ EnergySpec default_energy()
 {
   EnergySpec e;
   // HDeepRM: a busy core draws its TDP share at 100% or 75% speed (memory-bandwidth limited); an idle
-  // core of an active processor 15%; a core of an idle processor 5%.
-  e.cpu_pstates    = {{"idle", 1.0, 0.05, 1.0}, {"active", 1.0, 0.15, 1.0}, {"membw_limited", 0.75, 0.15, 1.0}};
+  // core of an active processor 25% (the figure of sgai's specification; HDeepRM's released code uses
+  // 15%); a core of an idle processor 5%.
+  e.cpu_pstates    = {{"idle", 1.0, 0.05, 1.0}, {"active", 1.0, 0.25, 1.0}, {"membw_limited", 0.75, 0.25, 1.0}};
   e.initial_pstate = "idle";
   e.off_fraction   = 0;
   return e;

@@ -1,7 +1,7 @@
 /* P-states change speed and power as derived; energy of fixed executions equals hand-computed
  * values (SimGrid's host_energy and link_energy plugins). Figures from tiny_types.json:
  * P2 processors: 2 cores x 4 Gflop/s, 20 W TDP (10 W per core); P-states 0 idle (5%), 1 active
- * (idle core 15%), 2 membw_limited (75% speed). */
+ * (idle core 25%), 2 membw_limited (75% speed). */
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -39,13 +39,13 @@ TEST(Energy, CoreHostMatchesHandComputedValue)
   sg4::Actor::create("worker", h, [h]() {
     h->set_pstate(1);
     sg4::this_actor::execute(8e9); // 2 s at 4 Gflop/s, 10 W
-    sg4::this_actor::sleep_for(2); // idle core of an active processor: 1.5 W
+    sg4::this_actor::sleep_for(2); // idle core of an active processor: 2.5 W
     h->set_pstate(0);
     sg4::this_actor::sleep_for(1); // idle processor: 0.5 W
   });
   s->run();
   EXPECT_DOUBLE_EQ(sg4::Engine::get_clock(), 5.0);
-  EXPECT_NEAR(sg_host_get_consumed_energy(h), 2 * 10 + 2 * 1.5 + 1 * 0.5, 1e-9);
+  EXPECT_NEAR(sg_host_get_consumed_energy(h), 2 * 10 + 2 * 2.5 + 1 * 0.5, 1e-9);
   EXPECT_NEAR(sg_host_get_consumed_energy(off), 5 * 0.5, 1e-9);
 }
 
@@ -56,7 +56,7 @@ TEST(Energy, PStateSwitchChangesSpeedAndPower)
   sg4::Actor::create("worker", h, [h]() {
     h->set_pstate(2); // membw_limited: 75% speed at full power
     EXPECT_DOUBLE_EQ(h->get_speed(), 6e9);
-    EXPECT_DOUBLE_EQ(sg_host_get_current_consumption(h), 3.0); // idle in this state: 15% of 20 W
+    EXPECT_DOUBLE_EQ(sg_host_get_current_consumption(h), 5.0); // idle in this state: 25% of 20 W
     double t0 = sg4::Engine::get_clock();
     sg4::this_actor::execute(12e9);
     EXPECT_DOUBLE_EQ(sg4::Engine::get_clock() - t0, 2.0);
@@ -75,7 +75,7 @@ TEST(Energy, ProcessorHostInterpolatesBetweenOneCoreAndAll)
   sg4::Host* h = sg4::Host::by_name("alpha-n0-p0"); // 2 cores, 20 W
   sg4::Actor::create("worker", h, [h]() {
     h->set_pstate(1);
-    sg4::this_actor::execute(4e9); // one core of two busy for 1 s: 3 + 1/2 x (20 - 3) = 11.5 W
+    sg4::this_actor::execute(4e9); // one core of two busy for 1 s: 5 + 1/2 x (20 - 5) = 12.5 W
     auto a = sg4::this_actor::exec_async(4e9);
     auto b = sg4::this_actor::exec_async(4e9);
     a->wait();
@@ -83,7 +83,7 @@ TEST(Energy, ProcessorHostInterpolatesBetweenOneCoreAndAll)
   });
   s->run();
   EXPECT_DOUBLE_EQ(sg4::Engine::get_clock(), 2.0);
-  EXPECT_NEAR(sg_host_get_consumed_energy(h), 11.5 + 20, 1e-9);
+  EXPECT_NEAR(sg_host_get_consumed_energy(h), 12.5 + 20, 1e-9);
 }
 
 TEST(Energy, GpuPStatesCapPower)

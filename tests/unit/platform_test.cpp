@@ -106,7 +106,7 @@ TEST(Platform, CorePStatesFollowHDeepRM)
   EXPECT_DOUBLE_EQ(c.pstates[1].speed_flops, 4e9);
   EXPECT_DOUBLE_EQ(c.pstates[2].speed_flops, 3e9);
   EXPECT_DOUBLE_EQ(c.pstates[0].idle_w, 0.5);
-  EXPECT_DOUBLE_EQ(c.pstates[1].idle_w, 1.5);
+  EXPECT_DOUBLE_EQ(c.pstates[1].idle_w, 2.5);
   EXPECT_DOUBLE_EQ(c.pstates[1].all_cores_w, 10);
   EXPECT_DOUBLE_EQ(c.pstates[2].all_cores_w, 10);
 }
@@ -118,8 +118,8 @@ TEST(Platform, ProcessorHostsInterpolateBetweenIdleAndFull)
   Platform p         = generate(fixture("platforms/tiny_flat.json"), o);
   const HostClass& c = p.class_of(p.hosts[0]); // P2: 20 W for 2 cores
   EXPECT_EQ(c.cores, 2);
-  EXPECT_DOUBLE_EQ(c.pstates[1].idle_w, 3);    // active
-  EXPECT_DOUBLE_EQ(c.pstates[1].epsilon_w, 3); // k busy cores of 2: 3 + k/2 x 17 W
+  EXPECT_DOUBLE_EQ(c.pstates[1].idle_w, 5);    // active: 25% of 20 W
+  EXPECT_DOUBLE_EQ(c.pstates[1].epsilon_w, 5); // k busy cores of 2: 5 + k/2 x 15 W
   EXPECT_DOUBLE_EQ(c.pstates[1].all_cores_w, 20);
 }
 
