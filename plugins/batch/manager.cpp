@@ -242,6 +242,10 @@ public:
   std::unordered_map<uint32_t, Running> running_;
   std::unordered_map<const sg4::Activity*, uint32_t> exec_job_;
   std::vector<std::pair<uint32_t, bool>> completed_; ///< (job, ok) reported by SimGrid, not handled yet
+  // Executions canceled in maestro stay referenced until SimGrid has processed their failed action
+  // (dropping the last reference at once frees the activity that the engine still walks to).
+  std::vector<sg4::ExecPtr> canceled_;
+  double canceled_at_ = -1;
 
   // Everything runs in SimGrid's maestro: activities started there report their completion through
   // Activity::on_completion (activities started by an actor do not, in 3.32), and kernel timers
@@ -506,8 +510,11 @@ public:
     if (it == running_.end())
       return;
     for (auto& e : it->second.execs) {
-      if (exec_job_.erase(e.get()) > 0)
+      if (exec_job_.erase(e.get()) > 0) {
         e->cancel();
+        canceled_.push_back(e);
+        canceled_at_ = now;
+      }
     }
     running_.erase(it);
     records_[job].state    = final_state;
@@ -566,6 +573,8 @@ public:
       return;
     double now     = sg4::Engine::get_clock();
     const size_t n = w_.jobs.size();
+    if (canceled_at_ < now)
+      canceled_.clear(); // SimGrid has processed their actions at an earlier instant
     std::vector<uint32_t> ending;
     std::vector<FinalState> ending_state;
     for (auto [job, ok] : completed_) {

@@ -10,9 +10,12 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <unistd.h>
 
 XBT_LOG_NEW_CATEGORY(sgai, "sgai: simulation of HPC and AI machines");
@@ -111,16 +114,56 @@ bool is_xml_platform(const std::filesystem::path& file)
   return false;
 }
 
+/** SimGrid aborts on a malformed --log; sgai checks the syntax first (category.option:value). */
+static void check_log_setting(const std::string& setting)
+{
+  static const std::set<std::string> options    = {"thres", "threshold", "add", "additivity",
+                                                   "app",   "appender",  "fmt", "format"};
+  static const std::set<std::string> priorities = {"trace", "debug", "verbose", "info", "warning", "error", "critical"};
+  std::istringstream in(setting);
+  std::string token;
+  bool any = false;
+  while (in >> token) {
+    any         = true;
+    auto colon  = token.find(':');
+    auto dot    = token.substr(0, colon).rfind('.');
+    auto reject = [&](const std::string& why) {
+      throw InputError("command line", "",
+                       "bad --log setting " + quote(token) + ": " + why +
+                           " (expected category.thres:priority, e.g. sgai_batch.thres:debug)");
+    };
+    if (colon == std::string::npos || dot == std::string::npos || dot == 0 || colon + 1 == token.size())
+      reject("not of the form category.option:value");
+    std::string option = token.substr(dot + 1, colon - dot - 1);
+    if (options.count(option) == 0)
+      reject("unknown option " + quote(option));
+    if (option.rfind("thres", 0) == 0) {
+      std::string value = token.substr(colon + 1);
+      std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (priorities.count(value) == 0)
+        reject("unknown priority (trace, debug, verbose, info, warning, error, critical)");
+    }
+  }
+  if (not any)
+    throw InputError("command line", "", "empty --log setting");
+}
+
 Simulation::Simulation(const SimulationOptions& options)
 {
   check_models(options.simgrid_args);
   argv_storage_.emplace_back("sgai");
   // The energy plugins report every host and link at the end at INFO level; sgai writes these
   // figures to files instead. Users can turn the reports back on with --log=host_energy.thres:info.
-  argv_storage_.emplace_back("--log=host_energy.thres:warning");
-  argv_storage_.emplace_back("--log=link_energy.thres:warning");
-  for (const auto& a : options.simgrid_args)
-    argv_storage_.push_back(a);
+  // SimGrid parses --log only when the first engine of a process starts, so sgai applies them
+  // itself (the settings stay for the process, as in SimGrid).
+  std::vector<std::string> logs = {"host_energy.thres:warning", "link_energy.thres:warning"};
+  for (const auto& a : options.simgrid_args) {
+    if (a.rfind("--log=", 0) == 0) {
+      check_log_setting(a.substr(6));
+      logs.push_back(a.substr(6));
+    } else
+      argv_storage_.push_back(a);
+  }
   for (auto& s : argv_storage_)
     argv_.push_back(s.data());
   argv_.push_back(nullptr);
@@ -135,6 +178,8 @@ Simulation::Simulation(const SimulationOptions& options)
   }
   if (argc_ > 1)
     throw InputError("command line", "", std::string("unknown SimGrid argument ") + quote(argv_[1]));
+  for (const auto& l : logs)
+    xbt_log_control_set(l.c_str());
   if (options.host_energy)
     sg_host_energy_plugin_init();
   if (options.link_energy)

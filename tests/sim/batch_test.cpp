@@ -1,0 +1,206 @@
+/* The workload manager in SimGrid: energy adds up, HDeepRM's learning scenario, Batsim's EASY
+ * schedule of medium_late, walltime kills, rejections, communicating jobs. */
+#include "generators/util/files.hpp"
+#include "generators/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "sim_helpers.hpp"
+
+#include <simgrid/plugins/energy.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+using namespace sgai;
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+double plugin_host_energy()
+{
+  double total = 0;
+  for (const sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts())
+    if (h->get_property("wattage_per_state"))
+      total += sg_host_get_consumed_energy(h);
+  return total;
+}
+
+struct Run {
+  std::unique_ptr<sim::Simulation> sim;
+  std::optional<platform::Platform> platform;
+  workload::Workload workload;
+  std::unique_ptr<batch::WorkloadManager> manager;
+};
+
+std::unique_ptr<Run> run(const std::string& platform, const std::string& workload, batch::ManagerConfig cfg,
+                         std::optional<platform::Granularity> g = {}, std::vector<std::string> args = {})
+{
+  auto r      = std::make_unique<Run>();
+  r->workload = workload::read_workload(workload);
+  if (batch::WorkloadManager::needs_ptask_model(r->workload))
+    args.insert(args.begin(), "--cfg=host/model:ptask_L07");
+  sim::SimulationOptions o;
+  o.simgrid_args = args;
+  r->sim         = std::make_unique<sim::Simulation>(o);
+  platform::LoadOptions lo;
+  lo.granularity = g;
+  r->platform    = r->sim->load_platform(platform, lo);
+  auto res       = r->platform ? batch::resources_from_platform(*r->platform, cfg.max_resources)
+                               : batch::resources_from_engine(cfg.max_resources);
+  r->manager =
+      std::make_unique<batch::WorkloadManager>(r->workload, std::move(res), r->platform ? &*r->platform : nullptr, cfg);
+  r->manager->start();
+  r->sim->run();
+  EXPECT_EQ(r->manager->error(), "");
+  return r;
+}
+
+double figure(const batch::WorkloadManager& m, const std::string& key)
+{
+  for (const auto& [k, v] : m.figures())
+    if (k == key)
+      return v;
+  throw std::runtime_error("no figure " + key);
+}
+
+batch::ManagerConfig config(const std::string& jobs, const std::string& resources,
+                            batch::Backfill b = batch::Backfill::none)
+{
+  batch::ManagerConfig c;
+  c.scheduler.job_policy      = jobs;
+  c.scheduler.resource_policy = resources;
+  c.scheduler.backfill        = b;
+  return c;
+}
+
+} // namespace
+
+class EnergyInvariant : public ::testing::TestWithParam<platform::Granularity> {};
+
+TEST_P(EnergyInvariant, JobsPlusIdleEqualThePluginTotal)
+{
+  auto r        = run("tests/fixtures/platforms/tiny_nodes.json", "tests/fixtures/workloads/interference.json",
+                      config("first", "first"), GetParam());
+  const auto& m = *r->manager;
+  double jobs   = 0;
+  for (const auto& j : m.jobs())
+    jobs += j.energy_j;
+  double total = plugin_host_energy();
+  EXPECT_GT(total, 0);
+  EXPECT_NEAR(jobs + m.idle_energy_j(), total, 1e-6 * total);
+  EXPECT_NEAR(figure(m, "energy_j"), total, 1e-6 * total);
+  EXPECT_GT(figure(m, "overutilization_spans"), 0);
+  EXPECT_GT(figure(m, "pstate_changes"), 0);
+  // job e ran past its 2 s walltime; job f asks for 11 of 10 cores
+  const auto& w = r->workload;
+  for (size_t i = 0; i < w.jobs.size(); i++) {
+    if (w.jobs[i].id == "e") {
+      EXPECT_EQ(m.jobs()[i].state, batch::FinalState::walltime_reached);
+      EXPECT_DOUBLE_EQ(m.jobs()[i].finish_s - m.jobs()[i].start_s, 2);
+    } else if (w.jobs[i].id == "f") {
+      EXPECT_EQ(m.jobs()[i].state, batch::FinalState::rejected);
+    } else if (w.jobs[i].id == "g") {
+      EXPECT_EQ(m.jobs()[i].state, batch::FinalState::success);
+      EXPECT_DOUBLE_EQ(m.jobs()[i].finish_s - m.jobs()[i].start_s, 3);
+    } else {
+      EXPECT_EQ(m.jobs()[i].state, batch::FinalState::success) << w.jobs[i].id;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Granularities, EnergyInvariant,
+                         ::testing::Values(platform::Granularity::core, platform::Granularity::processor,
+                                           platform::Granularity::node),
+                         [](const ::testing::TestParamInfo<platform::Granularity>& param_info) {
+                           return std::string(platform::to_string(param_info.param));
+                         });
+
+TEST(EnergyInvariant, HoldsOnSimGridXml)
+{
+  auto r =
+      run("../shared/data/batsim/medium_late/platform.xml", "../shared/data/batsim/medium_late/medium_late.json", [] {
+        auto c          = config("first", "first", batch::Backfill::easy);
+        c.max_resources = 32;
+        return c;
+      }());
+  double jobs = 0;
+  for (const auto& j : r->manager->jobs())
+    jobs += j.energy_j;
+  double total = plugin_host_energy() - sg_host_get_consumed_energy(sg4::Host::by_name("master_host"));
+  // hosts beyond the first 32 stay idle and are not the manager's
+  double used = figure(*r->manager, "energy_j");
+  EXPECT_NEAR(jobs + r->manager->idle_energy_j(), used, 1e-6 * used);
+  EXPECT_LE(used, total);
+}
+
+class LearningScenario : public ::testing::TestWithParam<std::tuple<const char*, double, double>> {};
+
+TEST_P(LearningScenario, ReproducesTheThesisRewards)
+{
+  // platforms/learning: one node, processors of 2 x 4 and 2 x 4.4 Gflop/s at 32 GB/s; two jobs at
+  // t=0 of one core, 24 GB/s and 21 Gflop. The makespan reward is the flop/s in use after the decision.
+  auto [resources, reward, makespan] = GetParam();
+  auto r   = run("platforms/learning.json", "../shared/data/platforms/hdeeprm/workload_examples/learning.json",
+                 config("shortest", resources));
+  auto dir = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid()));
+  r->manager->write_outputs(dir);
+  std::ifstream in(dir / "machine_states.csv");
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_EQ(header.substr(0, 18), "time,flops_in_use,");
+  EXPECT_DOUBLE_EQ(std::stod(first.substr(first.find(',') + 1)), reward);
+  EXPECT_NEAR(figure(*r->manager, "makespan_s"), makespan, 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(PolicyPairs, LearningScenario,
+                         ::testing::Values(std::tuple{"low_power", 6e9, 7.0},          // both on the slow processor
+                                           std::tuple{"high_gflops", 6.6e9, 21 / 3.3}, // both on the fast one
+                                           std::tuple{"high_mem_bw", 8.4e9, 5.25}),    // spread: shortest
+                         [](const auto& param_info) { return std::string(std::get<0>(param_info.param)); });
+
+TEST(BatsimEquivalence, EasyBackfillingOnMediumLate)
+{
+  auto cfg          = config("first", "first", batch::Backfill::easy);
+  cfg.max_resources = 32; // Batsim ran it on 32 machines
+  auto r =
+      run("../shared/data/batsim/medium_late/platform.xml", "../shared/data/batsim/medium_late/medium_late.json", cfg);
+  std::ifstream in(test::shared_data("batsim/medium_late/easy/out_jobs.csv"));
+  std::string line;
+  std::getline(in, line); // job_id,hacky_job_id,workload_name,submission_time,...,starting_time(7),...,finish_time(9)
+  std::map<std::string, std::pair<double, double>> batsim;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');)
+      f.push_back(x);
+    batsim[f[0]] = {std::stod(f[7]), std::stod(f[9])};
+  }
+  const auto& w = r->workload;
+  ASSERT_EQ(batsim.size(), w.jobs.size());
+  size_t same        = 0;
+  double makespan_bs = 0, makespan = 0;
+  for (size_t i = 0; i < w.jobs.size(); i++) {
+    auto [start, finish] = batsim.at(w.jobs[i].id);
+    same += std::abs(r->manager->jobs()[i].start_s - start) < 1e-4;
+    makespan_bs = std::max(makespan_bs, finish);
+    makespan    = std::max(makespan, r->manager->jobs()[i].finish_s);
+  }
+  EXPECT_GE(static_cast<double>(same) / static_cast<double>(w.jobs.size()), 0.99);
+  EXPECT_NEAR(makespan, makespan_bs, 1e-3 * makespan_bs);
+  RecordProperty("same_starting_time", static_cast<int>(same));
+}
+
+TEST(Communication, ParallelTasksCrossTheNetwork)
+{
+  auto r =
+      run("tests/fixtures/platforms/tiny_flat.json", "tests/fixtures/workloads/tiny.json", config("first", "first"));
+  for (const auto& j : r->manager->jobs())
+    EXPECT_EQ(j.state, batch::FinalState::success);
+  // job 3: 1 and 2 Gflop on two cores with 1 MB each way: longer than its computation alone
+  const auto& j3 = r->manager->jobs()[2];
+  EXPECT_GT(j3.finish_s - j3.start_s, 2e9 / 4e9);
+}
