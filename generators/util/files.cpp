@@ -74,4 +74,40 @@ void ensure_directory(const std::filesystem::path& dir)
     throw RunError("cannot create folder " + dir.string() + (ec ? ": " + ec.message() : ""));
 }
 
+StagingDir::StagingDir(std::filesystem::path target)
+    : target_(std::move(target))
+{
+  auto parent = target_.parent_path();
+  if (parent.empty())
+    parent = ".";
+  auto name = target_.filename().string();
+  if (name.empty()) // "results/" names the folder "results"
+    name = target_.parent_path().filename().string();
+  staging_ = parent / ("." + name + ".sgai-tmp-" + std::to_string(::getpid()));
+  std::error_code ec;
+  std::filesystem::remove_all(staging_, ec);
+  ensure_directory(staging_);
+}
+
+StagingDir::~StagingDir()
+{
+  std::error_code ec;
+  std::filesystem::remove_all(staging_, ec);
+}
+
+void StagingDir::publish()
+{
+  ensure_directory(target_);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(staging_)) {
+    auto dest = target_ / entry.path().filename();
+    if (entry.is_directory() && std::filesystem::is_directory(dest, ec))
+      std::filesystem::remove_all(dest, ec);
+    std::filesystem::rename(entry.path(), dest, ec);
+    if (ec)
+      throw RunError("cannot move " + entry.path().string() + " to " + dest.string() + ": " + ec.message());
+  }
+  std::filesystem::remove_all(staging_, ec);
+}
+
 } // namespace sgai

@@ -39,6 +39,24 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
 /** Creates the folder (and parents); RunError when impossible. */
 void ensure_directory(const std::filesystem::path& dir);
 
+/** A folder of outputs built under a hidden name beside its target (".<name>.sgai-tmp-<pid>") and
+ *  moved into the target by publish(), file by file (files already in the target and not produced
+ *  again stay). Destroyed without publish(), it removes everything it holds. */
+class StagingDir {
+public:
+  explicit StagingDir(std::filesystem::path target);
+  StagingDir(const StagingDir&)            = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+  ~StagingDir();
+
+  const std::filesystem::path& path() const { return staging_; }
+  void publish();
+
+private:
+  std::filesystem::path target_;
+  std::filesystem::path staging_;
+};
+
 } // namespace sgai
 
 #endif

@@ -13,6 +13,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
+#include <cmath>
 #include <sstream>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_experiment, sgai, "sgai experiment runner");
@@ -167,7 +168,11 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   result.simulated_time_s = simulation.run();
   result.output_dir       = e.output;
 
-  ensure_directory(e.output);
+  // Outputs go to a staging folder beside the output folder and move in only when all are written:
+  // a run that fails on the way leaves no half-written results.
+  StagingDir staging(e.output);
+  const auto& out = staging.path();
+  ctx.output_dir  = out;
   nlohmann::ordered_json summary;
   summary["experiment"]        = e.name;
   summary["seed"]              = e.seed;
@@ -175,31 +180,35 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   nlohmann::ordered_json comps = nlohmann::ordered_json::object();
   for (auto& c : components) {
     nlohmann::ordered_json figures = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : c.component->finish(ctx, result.outputs))
-      figures[k] = v;
+    for (const auto& [k, v] : c.component->finish(ctx, result.outputs)) {
+      if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+        figures[k] = static_cast<int64_t>(v); // counts read as counts
+      else
+        figures[k] = v;
+    }
     comps[c.type] = figures;
   }
   summary["components"] = comps;
 
   auto energy = sim::collect_energy(e.link_energy);
-  write_energy_csv(e.output / "energy_hosts.csv", energy.hosts, "host");
-  result.outputs.push_back({(e.output / "energy_hosts.csv").string(), "energy per host (host_energy plugin)"});
+  write_energy_csv(out / "energy_hosts.csv", energy.hosts, "host");
+  result.outputs.push_back({(out / "energy_hosts.csv").string(), "energy per host (host_energy plugin)"});
   if (e.link_energy) {
-    write_energy_csv(e.output / "energy_links.csv", energy.links, "link");
-    result.outputs.push_back({(e.output / "energy_links.csv").string(), "energy per link (link_energy plugin)"});
+    write_energy_csv(out / "energy_links.csv", energy.links, "link");
+    result.outputs.push_back({(out / "energy_links.csv").string(), "energy per link (link_energy plugin)"});
   }
   summary["energy"] = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
 
   if (platform) {
-    AtomicFile h(e.output / "hierarchy.json");
+    AtomicFile h(out / "hierarchy.json");
     platform::write_hierarchy_json(*platform, h.stream());
     h.commit();
-    result.outputs.push_back({(e.output / "hierarchy.json").string(), "resource hierarchy of the platform"});
+    result.outputs.push_back({(out / "hierarchy.json").string(), "resource hierarchy of the platform"});
     if (platform::xml_limitation(*platform).empty()) {
-      AtomicFile x(e.output / "platform.xml");
+      AtomicFile x(out / "platform.xml");
       platform::write_xml(*platform, x.stream());
       x.commit();
-      result.outputs.push_back({(e.output / "platform.xml").string(), "the platform as SimGrid XML"});
+      result.outputs.push_back({(out / "platform.xml").string(), "the platform as SimGrid XML"});
     }
   }
 
@@ -211,15 +220,18 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   config["platform"]        = e.platform_file.string();
   config["simgrid_args"]    = e.simgrid_args;
   config["input"]           = nlohmann::json::parse(text);
-  write_file_atomically(e.output / "config.json", config.dump(2) + "\n");
-  result.outputs.push_back({(e.output / "config.json").string(), "the full configuration and seed"});
+  write_file_atomically(out / "config.json", config.dump(2) + "\n");
+  result.outputs.push_back({(out / "config.json").string(), "the full configuration and seed"});
 
+  result.outputs.push_back({(out / "summary.json").string(), "figures of the run"});
+  for (auto& of : result.outputs) // the paths they will have once in place
+    of.path = (e.output / std::filesystem::path(of.path).lexically_relative(out)).string();
   nlohmann::ordered_json outs = nlohmann::ordered_json::array();
   for (const auto& of : result.outputs)
     outs.push_back({{"path", of.path}, {"what", of.what}});
   summary["outputs"] = outs;
-  write_file_atomically(e.output / "summary.json", summary.dump(2) + "\n");
-  result.outputs.push_back({(e.output / "summary.json").string(), "figures of the run"});
+  write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
+  staging.publish();
   return result;
 }
 

@@ -91,18 +91,76 @@ case "$case_name" in
   run_default)
     run "$SGAI" run --out "$tmp/r"; expect_rc 0
     grep -q "Results in $tmp/r" "$tmp/out" || fail "where are the results: $out"
-    for f in summary.json config.json jobs.csv energy_hosts.csv energy_links.csv hierarchy.json platform.xml; do
+    for f in summary.json config.json jobs.csv schedule.json schedule.csv machine_states.csv energy.csv \
+             pstate_changes.csv overutilization.csv energy_hosts.csv energy_links.csv hierarchy.json platform.xml; do
       [ -s "$tmp/r/$f" ] || fail "missing $f"
-    done ;;
-  run_deterministic)
-    run "$SGAI" run deploy/experiments/quickstart.json --out "$tmp/a"; expect_rc 0
-    run "$SGAI" run deploy/experiments/quickstart.json --out "$tmp/b"; expect_rc 0
-    for f in jobs.csv energy_hosts.csv energy_links.csv hierarchy.json platform.xml; do
-      cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "$f differs between two runs with the same seed"
     done
-    run "$SGAI" run deploy/experiments/quickstart.json --out "$tmp/c" --seed 7; expect_rc 0
+    grep -q '"batch"' "$tmp/r/summary.json" || fail "the default experiment is not a batch run"
+    [ "$(wc -l <"$tmp/r/jobs.csv")" -eq 501 ] || fail "jobs.csv: $(wc -l <"$tmp/r/jobs.csv") lines" ;;
+  run_deterministic)
+    for x in quickstart rigid-jobs; do
+      run "$SGAI" run deploy/experiments/$x.json --out "$tmp/a"; expect_rc 0
+      run "$SGAI" run deploy/experiments/$x.json --out "$tmp/b"; expect_rc 0
+      for f in "$tmp"/a/*; do
+        f=$(basename "$f")
+        [ "$f" = summary.json ] || [ "$f" = config.json ] && continue
+        cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "$x: $f differs between two runs with the same seed"
+      done
+      rm -rf "$tmp/a" "$tmp/b"
+    done
+    run "$SGAI" run deploy/experiments/rigid-jobs.json --out "$tmp/a"; expect_rc 0
+    run "$SGAI" run deploy/experiments/rigid-jobs.json --out "$tmp/c" --seed 7; expect_rc 0
     cmp -s "$tmp/a/jobs.csv" "$tmp/c/jobs.csv" && fail "another seed gave the same jobs"
     grep -q '"seed": 7' "$tmp/c/config.json" || fail "seed not recorded" ;;
+  batch_run)
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json \
+      --jobs first --resources first --out "$tmp/b"; expect_rc 0
+    head -1 "$tmp/b/jobs.csv" | grep -qx "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata" || fail "jobs.csv header"
+    grep -q '^f,.*,REJECTED,' "$tmp/b/jobs.csv" || fail "job f (11 cores of 10) not rejected"
+    grep -q '^e,.*,COMPLETED_WALLTIME_REACHED,' "$tmp/b/jobs.csv" || fail "job e not killed at its walltime"
+    grep -q '"jobs_rejected": 1' "$tmp/b/schedule.json" || fail "schedule.json"
+    [ "$(wc -l <"$tmp/b/schedule.csv")" -eq 2 ] || fail "schedule.csv is not one row"
+    [ "$(wc -l <"$tmp/b/overutilization.csv")" -gt 1 ] || fail "no over-utilization span"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/tiny.swf --backfill conservative --out "$tmp/s"
+    expect_rc 0; [ -s "$tmp/s/jobs.csv" ] || fail "SWF workload run" ;;
+  batch_plot)
+    /usr/bin/python3 -c "import matplotlib" 2>/dev/null || { echo "no python3-matplotlib: skipped"; exit 77; }
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json --out "$tmp/b"
+    expect_rc 0
+    run "$SGAI" batch plot "$tmp/b"; expect_rc 0
+    for f in gantt utilization queue lifecycles overutilization; do
+      [ "$(head -c 4 "$tmp/b/$f.png" | tail -c 3)" = PNG ] || fail "$f.png is not a PNG"
+    done
+    run "$SGAI" batch plot "$tmp/nowhere"; expect_rc 1; expect_one_error_line "no jobs.csv here"
+    printf 'job_id,submission_time,final_state,starting_time,finish_time,allocated_resources\n1,0,COMPLETED_SUCCESSFULLY,zero,1,0\n' >"$tmp/b/jobs.csv"
+    run "$SGAI" batch plot "$tmp/b"; expect_rc 1; expect_one_error_line "jobs.csv: line 2: column starting_time: 'zero' is not a number" ;;
+  bad_workloads)
+    for f in tests/fixtures/workloads/bogus_*; do
+      run "$SGAI" batch run --platform platforms/learning.json --workload "$f" --out "$tmp/o"; expect_rc 1
+      expect_one_error_line "$(basename "$f")"
+      [ ! -e "$tmp/o" ] || fail "$f: output folder written"
+    done
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_fields.swf --out "$tmp/o"
+    expect_one_error_line "line 3: expected the 18 fields"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_number.swf --out "$tmp/o"
+    expect_one_error_line "line 2: field 4 (run time) '4x0' is not a number"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_missing_profile.json --out "$tmp/o"
+    expect_one_error_line "names profile 'nope', which is not in 'profiles'"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_negative_subtime.json --out "$tmp/o"
+    expect_one_error_line "submission time -5 must be >= 0"
+    run "$SGAI" workload swf2json tests/fixtures/workloads/bogus_fields.swf --out "$tmp/w.json"; expect_rc 1
+    expect_one_error_line "bogus_fields.swf: line 3"; [ ! -e "$tmp/w.json" ] || fail "swf2json wrote a half output"
+    run "$SGAI" workload stats tests/fixtures/workloads/bogus_number.swf size; expect_rc 1; expect_one_error_line "line 2"
+    run "$SGAI" workload stats tests/fixtures/workloads/tiny.json height; expect_rc 2; expect_one_error_line "height"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/tiny.json --jobs bogus --out "$tmp/o"
+    expect_rc 1; expect_one_error_line "unknown job selection policy 'bogus' (known: first, random, shortest, smallest, low_mem, low_mem_bw)"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/tiny.json --resources fastest --out "$tmp/o"
+    expect_rc 1; expect_one_error_line "unknown resource selection policy 'fastest' (known: first, random, high_gflops, high_cores, high_mem, high_mem_bw, low_power)"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/tiny.json --backfill aggressive --out "$tmp/o"
+    expect_rc 1; expect_one_error_line "unknown backfilling 'aggressive'"
+    [ ! -e "$tmp/o" ] || fail "output folder written for bad input"
+    ls -a "$tmp" | grep -q sgai-tmp && fail "staging folder left behind"
+    true ;;
   bad_experiment)
     cat >"$tmp/e.json" <<'JSON'
 { "sgai_experiment": 1, "name": "x", "platform": { "file": "PLATFORM" },
@@ -125,6 +183,12 @@ JSON
     SGAI="$SGAI" platforms/make-platforms.sh "$tmp" >/dev/null || fail "make-platforms.sh failed"
     for p in gaia mc2 learning metacentrum2013; do
       cmp -s "$tmp/$p.json" "platforms/$p.json" || fail "platforms/$p.json is stale: run platforms/make-platforms.sh"
+    done ;;
+  workloads_up_to_date)
+    shared_or_skip
+    SGAI="$SGAI" workloads/make-workloads.sh "$tmp" >/dev/null || fail "make-workloads.sh failed"
+    for f in "$tmp"/*.json; do
+      cmp -s "$f" "workloads/$(basename "$f")" || fail "workloads/$(basename "$f") is stale: run workloads/make-workloads.sh"
     done ;;
   convert_roundtrip)
     shared_or_skip

@@ -11,15 +11,15 @@
 
 using namespace sgai;
 
-TEST(Experiment, QuickstartWritesItsResults)
+TEST(Experiment, RigidJobsWritesItsResults)
 {
-  auto out = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid())) / "quickstart";
+  auto out = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid())) / "rigid";
   experiment::Overrides o;
   o.output    = out;
-  auto result = experiment::run_experiment("deploy/experiments/quickstart.json", o);
+  auto result = experiment::run_experiment("deploy/experiments/rigid-jobs.json", o);
   EXPECT_GT(result.simulated_time_s, 0);
   auto summary = nlohmann::json::parse(read_text_file(out / "summary.json"));
-  EXPECT_EQ(summary["components"]["jobs"]["jobs"].get<double>(), 40);
+  EXPECT_EQ(summary["components"]["jobs"]["jobs"].get<int>(), 40);
   EXPECT_EQ(summary["seed"].get<int>(), 42);
   // energy_hosts.csv adds up to the plugin's total
   std::ifstream in(out / "energy_hosts.csv");
@@ -39,4 +39,34 @@ TEST(Experiment, QuickstartWritesItsResults)
   while (std::getline(jobs, line))
     n++;
   EXPECT_EQ(n, 40);
+  std::filesystem::remove_all(out.parent_path());
+}
+
+TEST(Experiment, QuickstartIsABatchRun)
+{
+  auto out = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid())) / "quickstart";
+  experiment::Overrides o;
+  o.output      = out;
+  auto result   = experiment::run_experiment("deploy/experiments/quickstart.json", o);
+  auto summary  = nlohmann::json::parse(read_text_file(out / "summary.json"));
+  const auto& b = summary["components"]["batch"];
+  EXPECT_EQ(b["jobs"].get<int>(), 500);
+  EXPECT_EQ(b["jobs_success"].get<int>(), 500);
+  EXPECT_EQ(b["cores"].get<int>(), 100);
+  EXPECT_DOUBLE_EQ(b["makespan_s"].get<double>(), result.simulated_time_s);
+  // EASY backfilling on an overloaded 100-core machine: jobs wait, the machine is mostly busy
+  EXPECT_GT(b["mean_waiting_time_s"].get<double>(), 0);
+  EXPECT_GT(b["utilization"].get<double>(), 0.5);
+  EXPECT_LE(b["utilization"].get<double>(), 1.0);
+  double e = b["energy_j"].get<double>();
+  EXPECT_NEAR(b["jobs_energy_j"].get<double>() + b["idle_energy_j"].get<double>(), e, 1e-6 * e);
+  // the manager's 100 cores are part of gaia's 2,280 hosts
+  EXPECT_LT(e, summary["energy"]["hosts_j"].get<double>());
+  for (const char* f : {"jobs.csv", "schedule.json", "schedule.csv", "machine_states.csv", "energy.csv",
+                        "pstate_changes.csv", "overutilization.csv"})
+    EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
+  // nothing left of the staging folder
+  for (const auto& entry : std::filesystem::directory_iterator(out.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find(".sgai-tmp"), std::string::npos) << entry.path();
+  std::filesystem::remove_all(out.parent_path());
 }

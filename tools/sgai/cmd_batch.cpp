@@ -1,12 +1,16 @@
 #include "generators/util/error.hpp"
 #include "plugins/batch/policies.hpp"
+#include "plugins/batch/scheduler.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
+#include <spawn.h>
+#include <sys/wait.h>
 
 namespace sgai::cli {
 
@@ -31,8 +35,27 @@ std::string absolute(const std::string& p)
   return std::filesystem::absolute(p).lexically_normal().string();
 }
 
+/** Unknown policy names are bad input (exit 1), reported with the known names. */
+void check_policies(const BatchArgs& a)
+{
+  try {
+    batch::make_job_policy(a.jobs);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "--jobs", e.what());
+  }
+  try {
+    batch::make_resource_policy(a.resources);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "--resources", e.what());
+  }
+  if (not batch::backfill_from_string(a.backfill))
+    throw InputError("command line", "--backfill",
+                     "unknown backfilling " + quote(a.backfill) + " (known: none, easy, conservative)");
+}
+
 int batch_run(const BatchArgs& a, const Globals& globals)
 {
+  check_policies(a);
   nlohmann::ordered_json e;
   e["sgai_experiment"]            = 1;
   e["name"]                       = "batch";
@@ -72,18 +95,31 @@ int batch_plot(const std::string& dir)
   std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / "batch_plot.py";
   if (const char* home = std::getenv("SGAI_HOME"))
     script = std::filesystem::path(home) / "tools" / "plot" / "batch_plot.py";
-  std::string cmd = "python3 '" + script.string() + "' '" + dir + "'";
-  int rc          = std::system(cmd.c_str());
-  if (rc != 0)
-    throw RunError("plotting failed (" + cmd + "): is python3-matplotlib installed?");
+  if (not std::filesystem::exists(script, ec))
+    throw RunError("the plotting script " + script.string() + " is missing (set SGAI_HOME to the sgai source tree)");
+  // Debian's interpreter first: its python3-matplotlib is what the set-up installs.
+  std::string python      = std::filesystem::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
+  std::string script_s    = script.string();
+  std::vector<char*> argv = {python.data(), script_s.data(), const_cast<char*>(dir.c_str()), nullptr};
+  pid_t pid               = 0;
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+    throw RunError("cannot start " + python + " to plot (is python3 installed?)");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      throw RunError("waiting for the plotting script failed");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+    return 1; // the script printed its one error line
+  if (not WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw RunError("the plotting script " + script.string() + " failed");
   return 0;
 }
 
-std::vector<std::string> names(const std::vector<batch::PolicyInfo>& infos)
+std::string names(const std::vector<batch::PolicyInfo>& infos)
 {
-  std::vector<std::string> out;
+  std::string out;
   for (const auto& i : infos)
-    out.push_back(i.name);
+    out += (out.empty() ? "" : ", ") + i.name;
   return out;
 }
 
@@ -100,11 +136,9 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     cmd->add_option("--granularity", a->granularity, "core, processor or node (JSON platforms)")
         ->check(CLI::IsMember({"core", "processor", "node"}));
     cmd->add_option("--workload", a->workload, "Workload: Batsim JSON or SWF (.swf, .swf.gz)")->required();
-    cmd->add_option("--jobs", a->jobs, "Job selection policy")->check(CLI::IsMember(names(batch::job_policies())));
-    cmd->add_option("--resources", a->resources, "Resource selection policy")
-        ->check(CLI::IsMember(names(batch::resource_policies())));
-    cmd->add_option("--backfill", a->backfill, "none, easy or conservative (first-arrived queue)")
-        ->check(CLI::IsMember({"none", "easy", "conservative"}));
+    cmd->add_option("--jobs", a->jobs, "Job selection policy: " + names(batch::job_policies()));
+    cmd->add_option("--resources", a->resources, "Resource selection policy: " + names(batch::resource_policies()));
+    cmd->add_option("--backfill", a->backfill, "none, easy or conservative (first-arrived queue)");
     cmd->add_option("--out", a->out, "Output folder")->required();
     cmd->add_option("--seed", a->seed, "Seed of the random policies")->check(CLI::NonNegativeNumber);
     cmd->add_option("--max-resources", a->max_resources, "Use only the first N cores (Batsim's --mmax)")

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Plots the output folder of `sgai batch run` (or of an experiment with a batch component).
+
+Writes, beside the CSV files:
+  gantt.png            jobs on cores (allocated_resources) over time, coloured by final state
+  utilization.png      busy cores and flop/s in use over time (machine_states.csv)
+  queue.png            queued and running jobs over time (machine_states.csv)
+  lifecycles.png       each job's waiting and running spans, in submission order
+  overutilization.png  memory-bandwidth over-utilization spans per processor
+
+Usage: batch_plot.py OUTDIR
+"""
+import csv
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
+except ImportError:
+    print("sgai: error: batch plot needs matplotlib (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+    sys.exit(1)
+
+STATE_COLOURS = {
+    "COMPLETED_SUCCESSFULLY": "#4c72b0",
+    "COMPLETED_WALLTIME_REACHED": "#dd8452",
+    "COMPLETED_FAILED": "#c44e52",
+    "COMPLETED_KILLED": "#8172b3",
+}
+
+
+def fail(msg):
+    print(f"sgai: error: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def read_csv(path, required):
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    if rows:
+        missing = [c for c in required if c not in rows[0]]
+        if missing:
+            fail(f"{path}: missing columns {', '.join(missing)}")
+    return rows
+
+
+def number(path, line, row, key):
+    try:
+        return float(row[key])
+    except (TypeError, ValueError):
+        fail(f"{path}: line {line}: column {key}: {row[key]!r} is not a number")
+
+
+def intervals(text):
+    """'1-3 5' -> [(1, 3), (5, 5)]"""
+    out = []
+    for part in text.split():
+        a, _, b = part.partition("-")
+        out.append((int(a), int(b or a)))
+    return out
+
+
+def save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
+def gantt(jobs, path_csv, out):
+    fig, ax = plt.subplots(figsize=(12, 6))
+    polys, colours = [], []
+    max_core = 0
+    for i, j in enumerate(jobs, start=2):
+        if not j["allocated_resources"] or j["starting_time"] in ("", "-1"):
+            continue
+        s = number(path_csv, i, j, "starting_time")
+        f = number(path_csv, i, j, "finish_time")
+        try:
+            spans = intervals(j["allocated_resources"])
+        except ValueError:
+            fail(f"{path_csv}: line {i}: allocated_resources {j['allocated_resources']!r} are not intervals")
+        for a, b in spans:
+            polys.append([(s, a), (f, a), (f, b + 1), (s, b + 1)])
+            colours.append(STATE_COLOURS.get(j["final_state"], "#937860"))
+            max_core = max(max_core, b + 1)
+    ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="black", linewidths=0.2))
+    ax.autoscale()
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("core")
+    ax.set_ylim(0, max(max_core, 1))
+    ax.set_title(f"Gantt chart: {len(polys)} allocations")
+    used = sorted({c for c in colours})
+    names = {v: k for k, v in STATE_COLOURS.items()}
+    ax.legend(handles=[Patch(color=c, label=names.get(c, "other")) for c in used], loc="upper right", fontsize=8)
+    save(fig, out)
+
+
+def machine(states, path_csv, outdir):
+    t = [number(path_csv, i, r, "time") for i, r in enumerate(states, start=2)]
+    busy = [number(path_csv, i, r, "busy_cores") for i, r in enumerate(states, start=2)]
+    idle = [number(path_csv, i, r, "idle_cores") for i, r in enumerate(states, start=2)]
+    flops = [number(path_csv, i, r, "flops_in_use") for i, r in enumerate(states, start=2)]
+    queued = [number(path_csv, i, r, "queued_jobs") for i, r in enumerate(states, start=2)]
+    running = [number(path_csv, i, r, "running_jobs") for i, r in enumerate(states, start=2)]
+
+    fig, ax = plt.subplots(figsize=(12, 4))
+    total = [b + i for b, i in zip(busy, idle)]
+    ax.step(t, [100 * b / n if n else 0 for b, n in zip(busy, total)], where="post", color="#4c72b0")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("busy cores (%)", color="#4c72b0")
+    ax.set_ylim(0, 105)
+    ax2 = ax.twinx()
+    ax2.step(t, [f / 1e9 for f in flops], where="post", color="#dd8452", alpha=0.7)
+    ax2.set_ylabel("Gflop/s in use", color="#dd8452")
+    ax.set_title("Utilization")
+    save(fig, os.path.join(outdir, "utilization.png"))
+
+    fig, ax = plt.subplots(figsize=(12, 4))
+    ax.step(t, queued, where="post", label="queued jobs")
+    ax.step(t, running, where="post", label="running jobs")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("jobs")
+    ax.legend(loc="upper right")
+    ax.set_title("Queue")
+    save(fig, os.path.join(outdir, "queue.png"))
+
+
+def lifecycles(jobs, path_csv, out):
+    rows = []
+    for i, j in enumerate(jobs, start=2):
+        sub = number(path_csv, i, j, "submission_time")
+        if j["final_state"] == "REJECTED" or j["starting_time"] in ("", "-1"):
+            rows.append((sub, sub, sub))
+            continue
+        rows.append((sub, number(path_csv, i, j, "starting_time"), number(path_csv, i, j, "finish_time")))
+    rows.sort()
+    fig, ax = plt.subplots(figsize=(12, 6))
+    y = list(range(len(rows)))
+    ax.hlines(y, [r[0] for r in rows], [r[1] for r in rows], color="#c44e52", linewidth=1, label="waiting")
+    ax.hlines(y, [r[1] for r in rows], [r[2] for r in rows], color="#4c72b0", linewidth=1, label="running")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("job (submission order)")
+    ax.legend(loc="lower right")
+    ax.set_title("Job life cycles")
+    save(fig, out)
+
+
+def overutilization(spans, path_csv, out):
+    fig, ax = plt.subplots(figsize=(12, 4))
+    procs = sorted({int(number(path_csv, i, s, "processor")) for i, s in enumerate(spans, start=2)})
+    row = {p: k for k, p in enumerate(procs)}
+    cmap = plt.get_cmap("inferno_r")
+    for i, s in enumerate(spans, start=2):
+        start = number(path_csv, i, s, "start")
+        end = number(path_csv, i, s, "end")
+        ratio = number(path_csv, i, s, "peak_demand_gbps") / max(number(path_csv, i, s, "capacity_gbps"), 1e-300)
+        ax.broken_barh([(start, end - start)], (row[int(s["processor"])], 0.8),
+                       facecolors=cmap(min(ratio / 3, 1.0)))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("processor (over-utilized ones)")
+    ax.set_yticks([k + 0.4 for k in range(len(procs))] if len(procs) <= 40 else [])
+    if len(procs) <= 40:
+        ax.set_yticklabels([str(p) for p in procs], fontsize=7)
+    ax.set_title(f"Memory-bandwidth over-utilization: {len(spans)} spans on {len(procs)} processors "
+                 "(darker: higher demand / capacity)")
+    if not spans:
+        ax.text(0.5, 0.5, "no over-utilization", transform=ax.transAxes, ha="center")
+    ax.autoscale()
+    save(fig, out)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    outdir = sys.argv[1]
+    jobs_csv = os.path.join(outdir, "jobs.csv")
+    jobs = read_csv(jobs_csv, ["job_id", "submission_time", "final_state", "starting_time", "finish_time",
+                               "allocated_resources"])
+    gantt(jobs, jobs_csv, os.path.join(outdir, "gantt.png"))
+    lifecycles(jobs, jobs_csv, os.path.join(outdir, "lifecycles.png"))
+    states_csv = os.path.join(outdir, "machine_states.csv")
+    machine(read_csv(states_csv, ["time", "flops_in_use", "busy_cores", "idle_cores", "queued_jobs", "running_jobs"]),
+            states_csv, outdir)
+    over_csv = os.path.join(outdir, "overutilization.csv")
+    overutilization(read_csv(over_csv, ["processor", "start", "end", "peak_demand_gbps", "capacity_gbps"]),
+                    over_csv, os.path.join(outdir, "overutilization.png"))
+
+
+if __name__ == "__main__":
+    main()
