@@ -31,41 +31,40 @@ std::string escape_token(std::string_view key)
   return out;
 }
 
-/** Tracks the position inside the document while nlohmann parses it, to reject duplicate keys. */
-class DuplicateKeyCheck {
+/** A SAX pass over a document that nlohmann has already parsed, to reject duplicate keys with
+ *  their JSON pointer. (nlohmann's parser callbacks would do it in one pass, but its callback
+ *  parser walks the parent container at every object end: quadratic for large objects.) */
+class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
 public:
   explicit DuplicateKeyCheck(std::shared_ptr<const std::string> file)
       : file_(std::move(file))
   {
   }
 
-  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, const nlohmann::json& parsed)
+  bool null() override { return scalar(); }
+  bool boolean(bool /*val*/) override { return scalar(); }
+  bool number_integer(number_integer_t /*val*/) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t /*val*/) override { return scalar(); }
+  bool number_float(number_float_t /*val*/, const string_t& /*s*/) override { return scalar(); }
+  bool string(string_t& /*val*/) override { return scalar(); }
+  bool binary(binary_t& /*val*/) override { return scalar(); }
+  bool start_object(std::size_t /*elements*/) override { return open(false); }
+  bool start_array(std::size_t /*elements*/) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& key) override
   {
-    using E = nlohmann::json::parse_event_t;
-    switch (event) {
-    case E::object_start:
-    case E::array_start:
-      frames_.push_back(Frame{event == E::array_start, child_token(), {}, {}, 0});
-      break;
-    case E::key: {
-      Frame& f = frames_.back();
-      auto key = parsed.get<std::string>();
-      if (not f.keys.insert(key).second)
-        throw InputError(*file_, place_of(current_pointer() + "/" + escape_token(key)),
-                         "duplicate key " + quote(key) + " in the same object (each key may appear once)");
-      f.pending_key = key;
-      break;
-    }
-    case E::object_end:
-    case E::array_end:
-      frames_.pop_back();
-      element_done();
-      break;
-    case E::value:
-      element_done();
-      break;
-    }
+    Frame& f = frames_.back();
+    if (not f.keys.insert(key).second)
+      throw InputError(*file_, place_of(current_pointer() + "/" + escape_token(key)),
+                       "duplicate key " + quote(key) + " in the same object (each key may appear once)");
+    f.pending_key = key;
     return true;
+  }
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& /*ex*/) override
+  {
+    return false; // not reached: the document parsed before
   }
 
 private:
@@ -84,17 +83,29 @@ private:
     const Frame& p = frames_.back();
     return p.is_array ? std::to_string(p.count) : escape_token(p.pending_key);
   }
-  void element_done()
-  {
-    if (not frames_.empty() && frames_.back().is_array)
-      frames_.back().count++;
-  }
   std::string current_pointer() const
   {
     std::string out;
     for (size_t i = 1; i < frames_.size(); i++)
       out += "/" + frames_[i].token;
     return out;
+  }
+
+  bool open(bool is_array)
+  {
+    frames_.push_back(Frame{is_array, child_token(), {}, {}, 0});
+    return true;
+  }
+  bool close()
+  {
+    frames_.pop_back();
+    return scalar();
+  }
+  bool scalar()
+  {
+    if (not frames_.empty() && frames_.back().is_array)
+      frames_.back().count++;
+    return true;
   }
 
   std::shared_ptr<const std::string> file_;
@@ -142,11 +153,9 @@ Document parse(const std::string& text, const std::string& file)
   Document doc;
   doc.file = std::make_shared<const std::string>(file);
   try {
+    doc.root = std::make_shared<nlohmann::json>(nlohmann::json::parse(text));
     DuplicateKeyCheck check(doc.file);
-    doc.root = std::make_shared<nlohmann::json>(
-        nlohmann::json::parse(text, [&check](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-          return check(depth, event, parsed);
-        }));
+    nlohmann::json::sax_parse(text, &check);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character
     auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);

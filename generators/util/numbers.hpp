@@ -9,6 +9,10 @@ namespace sgai {
 /** Shortest decimal text that reads back to exactly the same double ("1.25e+09", "0.5", "3"). */
 std::string format_number(double value);
 
+/** As format_number, but whole numbers below 2^53 as integers ("100000", not "1e+05"): for
+ *  tables that people and spreadsheets read (times, counts, joules). */
+std::string format_plain(double value);
+
 /** Fixed-point text with the given number of decimals, for human-oriented reports. */
 std::string format_fixed(double value, int decimals);
 

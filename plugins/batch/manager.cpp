@@ -6,8 +6,10 @@
 #include "generators/util/json_writer.hpp"
 #include "generators/util/numbers.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/plugins/energy.h>
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -215,6 +218,7 @@ public:
       if (not interference_)
         XBT_WARN("The platform's CPU P-states are not named idle, active and membw_limited: no interference model");
     }
+    energy_period_ = cfg_.energy_period_s;
     over_since_.assign(r_.processors.size(), -1);
     proc_flops_.assign(r_.processors.size(), 0);
     peak_demand_.assign(r_.processors.size(), 0);
@@ -234,22 +238,26 @@ public:
   std::vector<std::vector<uint32_t>> processor_hosts_;
   std::vector<uint32_t> used_hosts_;
 
-  // running jobs and their executions
-  struct Running {
-    std::vector<sg4::ExecPtr> execs;
-    uint32_t remaining = 0;
+  // Running jobs and their executions. Each job with executions gets a short-lived actor that
+  // starts and waits for them: SimGrid 3.32 keeps the activities an actor started in a list that
+  // it searches linearly at every completion, so thousands of executions started from maestro
+  // cost quadratic time. With one actor per running job, each list holds one job's executions.
+  struct ExecSpec {
+    std::vector<uint32_t> hosts; ///< indices in hosts_
+    std::vector<double> flops;
+    std::vector<double> bytes; ///< empty: a plain execution on hosts[0]
   };
-  std::unordered_map<uint32_t, Running> running_;
-  std::unordered_map<const sg4::Activity*, uint32_t> exec_job_;
+  struct Run {
+    std::vector<ExecSpec> specs;     ///< what to execute, created by the actor (an execution belongs
+    std::vector<sg4::ExecPtr> execs; ///< to the actor calling Exec::init, so not from maestro)
+    bool started  = false;           ///< the actor started the executions
+    bool canceled = false;           ///< the manager ended the job (walltime): the actor must not report
+  };
+  std::unordered_map<uint32_t, std::shared_ptr<Run>> running_;
   std::vector<std::pair<uint32_t, bool>> completed_; ///< (job, ok) reported by SimGrid, not handled yet
-  // Executions canceled in maestro stay referenced until SimGrid has processed their failed action
-  // (dropping the last reference at once frees the activity that the engine still walks to).
-  std::vector<sg4::ExecPtr> canceled_;
-  double canceled_at_ = -1;
 
-  // Everything runs in SimGrid's maestro: activities started there report their completion through
-  // Activity::on_completion (activities started by an actor do not, in 3.32), and kernel timers
-  // bring the manager back at submission times, delay ends and walltimes. No actor at all.
+  // Everything else runs in SimGrid's maestro: kernel timers bring the manager back at submission
+  // times, delay ends and walltimes, and the job actors report their end through a simcall.
   using Timer         = simgrid::kernel::timer::Timer;
   Timer* wakeup_      = nullptr;
   double wakeup_date_ = kInf;
@@ -272,10 +280,22 @@ public:
   // energy attribution
   bool energy_ = true;
   std::vector<double> energy_read_;
+  // Running total of the hosts' energy without reading them all at every sample. A clean host
+  // draws a known power P since its last reading E at t_read: the sum over clean hosts is
+  // sum(E - P t_read) + sum(P) x t. A host whose load or P-state changed is dirty: SimGrid solves
+  // its new share only after the change, so it is read at each sample until one falls strictly
+  // after the change, when its power is read and it turns clean again.
+  std::vector<double> power_, read_t_, changed_at_;
+  std::vector<char> dirty_flag_;
+  std::vector<uint32_t> dirty_;
+  double sum_a_ = 0, sum_b_ = 0;
+  double series_estimate_ = 0; ///< the running total at the end, before the final reading
+  double series_error_    = 0; ///< largest gap between the running total and a full reading
   std::vector<std::vector<std::pair<uint32_t, double>>> context_; ///< per host: (job, weight)
   double idle_energy_        = 0;
   double plugin_total_       = 0;
   double next_energy_sample_ = 0;
+  double energy_period_      = 0; ///< cfg_.energy_period_s
 
   // P-states and interference
   bool interference_ = false;
@@ -306,6 +326,10 @@ public:
     if (not energy_)
       XBT_WARN("Some hosts have no wattage_per_state: no energy accounting");
     energy_read_.assign(hosts_.size(), 0);
+    power_.assign(hosts_.size(), 0);
+    read_t_.assign(hosts_.size(), sg4::Engine::get_clock());
+    changed_at_.assign(hosts_.size(), sg4::Engine::get_clock());
+    dirty_flag_.assign(hosts_.size(), 0);
     context_.resize(hosts_.size());
     host_pstate_.assign(hosts_.size(), 0);
     for (uint32_t h : used_hosts_)
@@ -325,10 +349,14 @@ public:
       for (size_t i = 0; i < hosts.size(); i++)
         now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
     });
+    double t = sg4::Engine::get_clock();
     for (size_t i = 0; i < hosts.size(); i++) {
-      uint32_t h      = hosts[i];
-      double delta    = now[i] - energy_read_[h];
+      uint32_t h   = hosts[i];
+      double delta = now[i] - energy_read_[h];
+      if (not dirty_flag_[h])
+        sum_a_ += (now[i] - power_[h] * t) - (energy_read_[h] - power_[h] * read_t_[h]);
       energy_read_[h] = now[i];
+      read_t_[h]      = t;
       const auto& ctx = context_[h];
       if (ctx.empty()) {
         idle_energy_ += delta;
@@ -340,6 +368,49 @@ public:
       for (const auto& [job, weight] : ctx)
         records_[job].energy_j += delta * weight / total;
     }
+  }
+
+  /** Settles these hosts after a change of their load or P-state; they are dirty until a sample
+   *  reads their new power. */
+  void observe(const std::vector<uint32_t>& hosts)
+  {
+    if (not energy_ || hosts.empty())
+      return;
+    settle(hosts);
+    double t = sg4::Engine::get_clock();
+    for (uint32_t h : hosts) {
+      changed_at_[h] = t;
+      if (dirty_flag_[h])
+        continue;
+      sum_a_ -= energy_read_[h] - power_[h] * read_t_[h];
+      sum_b_ -= power_[h];
+      dirty_flag_[h] = 1;
+      dirty_.push_back(h);
+    }
+  }
+
+  /** Energy of the manager's hosts now: the clean ones from their power, the dirty ones read. */
+  double total_energy()
+  {
+    double t = sg4::Engine::get_clock();
+    settle(dirty_);
+    double dirty_sum = 0;
+    std::vector<uint32_t> still;
+    simgrid::kernel::actor::simcall_answered([this, t, &dirty_sum, &still]() {
+      for (uint32_t h : dirty_) {
+        if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
+          power_[h] = sg_host_get_current_consumption(hosts_[h]);
+          sum_a_ += energy_read_[h] - power_[h] * read_t_[h];
+          sum_b_ += power_[h];
+          dirty_flag_[h] = 0;
+        } else {
+          dirty_sum += energy_read_[h];
+          still.push_back(h);
+        }
+      }
+    });
+    dirty_.swap(still);
+    return sum_a_ + sum_b_ * t + dirty_sum;
   }
 
   /** Who shares a host's energy: the jobs on its cores, else the jobs on its processors' other cores. */
@@ -436,14 +507,8 @@ public:
     rec.cores      = d.cores;
     const auto& j  = w_.jobs[d.job];
     const auto& p  = w_.profile_of(j);
-    Running run;
-    auto exec_on = [&](uint32_t host, double flops) {
-      sg4::ExecPtr e = sg4::Exec::init();
-      e->set_host(hosts_[host]);
-      e->set_flops_amount(flops);
-      exec_job_[e.get()] = d.job;
-      run.execs.push_back(e);
-    };
+    auto run       = std::make_shared<Run>();
+    auto exec_on   = [&](uint32_t host, double flops) { run->specs.push_back({{host}, {flops}, {}}); };
     switch (p.type) {
     case workload::ProfileType::delay:
       timed_.push({now + p.delay_s, seq_++, d.job, false});
@@ -479,28 +544,78 @@ public:
               bytes[slot[i] * n + slot[k]] += b;
           }
         }
-        std::vector<sg4::Host*> hs;
-        for (uint32_t h : hosts)
-          hs.push_back(hosts_[h]);
-        sg4::ExecPtr e = sg4::Exec::init();
-        e->set_hosts(hs);
-        e->set_flops_amounts(flops);
-        e->set_bytes_amounts(bytes);
-        exec_job_[e.get()] = d.job;
-        run.execs.push_back(e);
+        run->specs.push_back({std::move(hosts), std::move(flops), std::move(bytes)});
       }
       break;
     }
     }
-    run.remaining = static_cast<uint32_t>(run.execs.size());
     if (j.walltime_s)
       timed_.push({now + *j.walltime_s, seq_++, d.job, true});
-    bool instant = run.execs.empty() && p.type != workload::ProfileType::delay;
-    auto& stored = running_[d.job] = std::move(run);
-    for (auto& e : stored.execs)
+    if (run->specs.empty()) {
+      if (p.type != workload::ProfileType::delay)
+        completed_.emplace_back(d.job, true); // nothing to compute: done at once
+    } else {
+      sg4::Actor::create(j.id, hosts_[r_.cores[d.cores.front()].host],
+                         [this, job = d.job, run]() { run_job(job, run); });
+    }
+    running_[d.job] = std::move(run);
+  }
+
+  /** The body of a job's actor: starts its executions, waits for them, reports. */
+  void run_job(uint32_t job, const std::shared_ptr<Run>& run)
+  {
+    if (run->canceled)
+      return;
+    std::vector<std::vector<uint32_t>> exec_hosts;
+    std::vector<uint32_t> all_hosts;
+    for (auto& spec : run->specs) {
+      sg4::ExecPtr e = sg4::Exec::init();
+      if (spec.bytes.empty()) {
+        e->set_host(hosts_[spec.hosts[0]]);
+        e->set_flops_amount(spec.flops[0]);
+      } else {
+        std::vector<sg4::Host*> hs;
+        for (uint32_t h : spec.hosts)
+          hs.push_back(hosts_[h]);
+        e->set_hosts(hs);
+        e->set_flops_amounts(spec.flops);
+        e->set_bytes_amounts(spec.bytes);
+      }
+      run->execs.push_back(e);
+      all_hosts.insert(all_hosts.end(), spec.hosts.begin(), spec.hosts.end());
+      exec_hosts.push_back(std::move(spec.hosts));
+    }
+    run->specs.clear();
+    for (auto& e : run->execs)
       e->start();
-    if (instant)
-      completed_.emplace_back(d.job, true);
+    run->started = true;
+    // The hosts draw more from now on (the running total of energy follows every power change).
+    simgrid::kernel::actor::simcall_answered([this, &all_hosts]() { observe(all_hosts); });
+    bool ok                           = true;
+    std::vector<sg4::ExecPtr> pending = run->execs;
+    try {
+      while (not pending.empty()) {
+        auto i = static_cast<size_t>(sg4::Exec::wait_any(pending));
+        if (run->canceled)
+          return;
+        // this execution's hosts idle now while the job holds them
+        simgrid::kernel::actor::simcall_answered([this, &exec_hosts, i]() { observe(exec_hosts[i]); });
+        pending[i]    = pending.back();
+        exec_hosts[i] = std::move(exec_hosts.back());
+        pending.pop_back();
+        exec_hosts.pop_back();
+      }
+    } catch (const simgrid::CancelException&) {
+      return; // the manager ended it
+    } catch (const simgrid::Exception&) {
+      ok = false; // a host failed under it
+    }
+    if (run->canceled)
+      return;
+    simgrid::kernel::actor::simcall_answered([this, job, ok]() {
+      completed_.emplace_back(job, ok);
+      request_step();
+    });
   }
 
   /** Ends a job (finished, killed or failed): cancels what still runs, frees its cores. */
@@ -509,37 +624,19 @@ public:
     auto it = running_.find(job);
     if (it == running_.end())
       return;
-    for (auto& e : it->second.execs) {
-      if (exec_job_.erase(e.get()) > 0) {
-        e->cancel();
-        canceled_.push_back(e);
-        canceled_at_ = now;
-      }
-    }
+    Run& run     = *it->second;
+    run.canceled = true;
+    if (run.started)
+      for (auto& e : run.execs)
+        if (e->get_state() == sg4::Activity::State::STARTED)
+          e->cancel();
     running_.erase(it);
     records_[job].state    = final_state;
     records_[job].finish_s = now;
     sched_.release(job);
   }
 
-  void on_completion(const sg4::Activity& a)
-  {
-    auto it = exec_job_.find(&a);
-    if (it == exec_job_.end())
-      return;
-    uint32_t job = it->second;
-    exec_job_.erase(it);
-    bool ok = a.get_state() == sg4::Activity::State::FINISHED;
-    auto r  = running_.find(job);
-    if (r == running_.end())
-      return;
-    if (not ok || --r->second.remaining == 0) {
-      completed_.emplace_back(job, ok);
-      request_step();
-    }
-  }
-
-  // ------------------------------------------------------------------------------ the actor
+  // ------------------------------------------------------------------------------ the scheduling step
 
   /** Runs the scheduling step once everything happening at this instant is known. */
   void request_step()
@@ -573,8 +670,6 @@ public:
       return;
     double now     = sg4::Engine::get_clock();
     const size_t n = w_.jobs.size();
-    if (canceled_at_ < now)
-      canceled_.clear(); // SimGrid has processed their actions at an earlier instant
     std::vector<uint32_t> ending;
     std::vector<FinalState> ending_state;
     for (auto [job, ok] : completed_) {
@@ -644,6 +739,7 @@ public:
     for (uint32_t h : hosts_before)
       recompute_context(h);
     update_processors(touched_procs, now);
+    observe(hosts_before); // ended jobs, P-state changes (started jobs' actors report their own)
     for (const auto& d : decisions)
       launch(d, now);
 
@@ -679,20 +775,23 @@ public:
       machine_.back() = s;
     else
       machine_.push_back(s);
-    if (energy_ && now >= next_energy_sample_) {
-      energy_series_.push_back({now, total_energy()});
-      next_energy_sample_ = now + cfg_.energy_period_s;
+    bool again = energy_ && not energy_series_.empty() && energy_series_.back().t == now;
+    if (energy_ && (again || now >= next_energy_sample_)) {
+      double total = total_energy();
+      if (cfg_.check_energy_series) { // read every host: the slow way the running total replaces
+        double read = 0;
+        simgrid::kernel::actor::simcall_answered([this, &read]() {
+          for (uint32_t h : used_hosts_)
+            read += sg_host_get_consumed_energy(hosts_[h]);
+        });
+        series_error_ = std::max(series_error_, std::fabs(read - total));
+      }
+      if (again)
+        energy_series_.back().joules = total;
+      else
+        energy_series_.push_back({now, total});
+      next_energy_sample_ = now + energy_period_;
     }
-  }
-
-  double total_energy()
-  {
-    double total = 0;
-    simgrid::kernel::actor::simcall_answered([this, &total]() {
-      for (uint32_t h : used_hosts_)
-        total += sg_host_get_consumed_energy(hosts_[h]);
-    });
-    return total;
   }
 
   void finish()
@@ -703,10 +802,16 @@ public:
         spans_.push_back({p, over_since_[p], now, peak_demand_[p]});
     if (not energy_)
       return;
+    series_estimate_ = total_energy();
     settle(used_hosts_);
     plugin_total_ = 0;
     for (uint32_t h : used_hosts_)
       plugin_total_ += energy_read_[h];
+    if (std::fabs(series_estimate_ - plugin_total_) > 1e-6 * std::max(1.0, plugin_total_))
+      XBT_WARN("energy time series drifted from the host_energy plugin: %.17g J estimated, %.17g J read",
+               series_estimate_, plugin_total_);
+    if (not energy_series_.empty() && energy_series_.back().t == now)
+      energy_series_.back().joules = plugin_total_;
     if (energy_series_.empty() || energy_series_.back().t != now)
       energy_series_.push_back({now, plugin_total_});
   }
@@ -726,7 +831,7 @@ void WorkloadManager::start()
 {
   Impl* impl = impl_.get();
   impl->bind_hosts();
-  sg4::Activity::on_completion_cb([impl](const sg4::Activity& a) { impl->on_completion(a); });
+  impl->observe(impl->used_hosts_); // their power is known once SimGrid has solved the first instant
   impl->arm_wakeup(impl->w_.jobs.empty() ? 0 : impl->w_.jobs.front().submit_s);
   if (impl->w_.jobs.empty())
     impl->request_step();
@@ -768,6 +873,16 @@ const std::string& WorkloadManager::error() const
 double WorkloadManager::idle_energy_j() const
 {
   return impl_->idle_energy_;
+}
+
+double WorkloadManager::series_energy_j() const
+{
+  return impl_->series_estimate_;
+}
+
+double WorkloadManager::series_error_j() const
+{
+  return impl_->series_error_;
 }
 
 std::vector<std::pair<std::string, double>> WorkloadManager::figures() const
@@ -848,13 +963,12 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
       double exec   = started ? r.finish_s - r.start_s : 0;
       double turn   = started ? r.finish_s - j.submit_s : 0;
       o << csv_field(j.id) << "," << csv_field(m.w_.name) << "," << csv_field(m.w_.profile_of(j).name) << ","
-        << format_number(j.submit_s) << "," << j.resources << "," << (req ? format_number(*req) : "-1") << ","
+        << format_plain(j.submit_s) << "," << j.resources << "," << (req ? format_plain(*req) : "-1") << ","
         << (r.state == FinalState::success ? 1 : 0) << "," << to_string(r.state) << ","
-        << (started ? format_number(r.start_s) : "-1") << "," << format_number(exec) << ","
-        << (started ? format_number(r.finish_s) : "-1") << ","
-        << (started ? format_number(r.start_s - j.submit_s) : "-1") << "," << format_number(turn) << ","
-        << (exec > 0 ? format_number(turn / exec) : "-1") << "," << intervals(r.cores) << ","
-        << format_number(r.energy_j) << ",\n";
+        << (started ? format_plain(r.start_s) : "-1") << "," << format_plain(exec) << ","
+        << (started ? format_plain(r.finish_s) : "-1") << "," << (started ? format_plain(r.start_s - j.submit_s) : "-1")
+        << "," << format_plain(turn) << "," << (exec > 0 ? format_plain(turn / exec) : "-1") << ","
+        << intervals(r.cores) << "," << format_plain(r.energy_j) << ",\n";
     }
     f.commit();
     out.emplace_back((dir / "jobs.csv").string(), "one line per job, Batsim v4 out_jobs.csv columns");
@@ -864,14 +978,18 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
     std::ostringstream ss;
     json::Writer w(ss);
     w.begin_object();
-    for (const auto& [k, v] : figures)
-      w.field(k, v);
+    for (const auto& [k, v] : figures) {
+      if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+        w.field(k, static_cast<int64_t>(v)); // counts read as counts
+      else
+        w.field(k, v);
+    }
     w.end_object();
     write_file_atomically(dir / "schedule.json", ss.str());
     std::string header, row;
     for (const auto& [k, v] : figures) {
       header += (header.empty() ? "" : ",") + k;
-      row += (row.empty() ? "" : ",") + format_number(v);
+      row += (row.empty() ? "" : ",") + format_plain(v);
     }
     write_file_atomically(dir / "schedule.csv", header + "\n" + row + "\n");
     out.emplace_back((dir / "schedule.json").string(), "schedule summary (also schedule.csv, one row)");
@@ -880,7 +998,7 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
     AtomicFile f(dir / "machine_states.csv");
     f.stream() << "time,flops_in_use,busy_cores,idle_cores,queued_jobs,running_jobs\n";
     for (const auto& s : m.machine_)
-      f.stream() << format_number(s.t) << "," << format_number(s.flops_in_use) << "," << s.busy_cores << ","
+      f.stream() << format_plain(s.t) << "," << format_plain(s.flops_in_use) << "," << s.busy_cores << ","
                  << s.free_cores << "," << s.queued << "," << s.running << "\n";
     f.commit();
     out.emplace_back((dir / "machine_states.csv").string(), "cores in use and queue size after every event");
@@ -889,7 +1007,7 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
     AtomicFile f(dir / "energy.csv");
     f.stream() << "time,energy_j\n";
     for (const auto& s : m.energy_series_)
-      f.stream() << format_number(s.t) << "," << format_number(s.joules) << "\n";
+      f.stream() << format_plain(s.t) << "," << format_plain(s.joules) << "\n";
     f.commit();
     out.emplace_back((dir / "energy.csv").string(), "energy consumed by the cores' hosts over time");
   }
@@ -898,7 +1016,7 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
     f.stream() << "time,host,new_pstate,pstate_name\n";
     for (const auto& c : m.pstate_changes_) {
       std::string name = m.platform_ ? m.platform_->cpu_pstate_names[static_cast<size_t>(c.pstate)] : "";
-      f.stream() << format_number(c.t) << "," << m.r_.host_names[c.host] << "," << c.pstate << "," << name << "\n";
+      f.stream() << format_plain(c.t) << "," << m.r_.host_names[c.host] << "," << c.pstate << "," << name << "\n";
     }
     f.commit();
     out.emplace_back((dir / "pstate_changes.csv").string(), "host P-state changes");
@@ -907,9 +1025,9 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
     AtomicFile f(dir / "overutilization.csv");
     f.stream() << "processor,first_core,start,end,peak_demand_gbps,capacity_gbps\n";
     for (const auto& s : m.spans_)
-      f.stream() << s.processor << "," << m.r_.processors[s.processor].first_core << "," << format_number(s.start)
-                 << "," << format_number(s.end) << "," << format_number(s.peak_demand_gbps) << ","
-                 << format_number(m.r_.processors[s.processor].mem_bw_gbps) << "\n";
+      f.stream() << s.processor << "," << m.r_.processors[s.processor].first_core << "," << format_plain(s.start) << ","
+                 << format_plain(s.end) << "," << format_plain(s.peak_demand_gbps) << ","
+                 << format_plain(m.r_.processors[s.processor].mem_bw_gbps) << "\n";
     f.commit();
     out.emplace_back((dir / "overutilization.csv").string(), "memory-bandwidth over-utilization spans per processor");
   }

@@ -40,8 +40,10 @@ struct ManagerConfig {
   bool interference = true;
   /** Use only the first N cores (Batsim's --mmax); 0: all. */
   uint32_t max_resources = 0;
-  /** Energy time series: at most one sample of all hosts per this many simulated seconds. */
-  double energy_period_s = 60;
+  /** Energy time series: at most one sample per this many simulated seconds; 0: at every event. */
+  double energy_period_s = 0;
+  /** Also read every host at each sample and record the largest gap (tests; slow). */
+  bool check_energy_series = false;
 };
 
 /** Builds the resources of a platform expanded from JSON (cores, processors, nodes, hosts). */
@@ -70,6 +72,12 @@ public:
   const std::vector<JobRecord>& jobs() const;
   /** Energy of hosts while no job used them or their processor. */
   double idle_energy_j() const;
+  /** The running total of the hosts' energy (energy.csv) at the end, before the final reading of
+   *  every host: equal to energy_j when every power change was seen. */
+  double series_energy_j() const;
+  /** With ManagerConfig::check_energy_series: the largest gap between energy.csv's running total
+   *  and a reading of every host, over all samples. */
+  double series_error_j() const;
   /** Writes jobs.csv, schedule.json/.csv, machine_states.csv, energy.csv, pstate_changes.csv,
    *  overutilization.csv into `dir` (atomically); returns the files with what they hold. */
   std::vector<std::pair<std::string, std::string>> write_outputs(const std::filesystem::path& dir) const;

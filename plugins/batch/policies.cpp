@@ -25,8 +25,12 @@ void CoreSet::intersect(const CoreSet& other)
 uint32_t CoreSet::count() const
 {
   uint32_t n = 0;
-  for (uint64_t w : words_)
-    n += static_cast<uint32_t>(__builtin_popcountll(w));
+  for (uint64_t w : words_) { // SWAR popcount: without -mpopcnt, the builtin is a libgcc call
+    w = w - ((w >> 1) & 0x5555555555555555ULL);
+    w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
+    w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    n += static_cast<uint32_t>((w * 0x0101010101010101ULL) >> 56);
+  }
   return n;
 }
 
@@ -65,6 +69,12 @@ private:
   Key key_;
 };
 
+/** The queue is kept in arrival order: the first arrived is at its front. */
+class FirstJobPolicy : public JobPolicy {
+public:
+  size_t pick(const std::vector<QueuedJob>& /*queue*/, std::mt19937_64& /*rng*/) const override { return 0; }
+};
+
 class RandomJobPolicy : public JobPolicy {
 public:
   size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const override
@@ -84,7 +94,8 @@ const std::vector<JobPolicyEntry>& job_table()
     return [k]() -> std::unique_ptr<JobPolicy> { return std::make_unique<KeyedJobPolicy>(k); };
   };
   static const std::vector<JobPolicyEntry> table = {
-      {{"first", "first arrived (earliest submission)"}, keyed([](const QueuedJob& j) { return j.submit_s; })},
+      {{"first", "first arrived (earliest submission)"},
+       []() -> std::unique_ptr<JobPolicy> { return std::make_unique<FirstJobPolicy>(); }},
       {{"random", "uniformly at random (seeded)"},
        []() -> std::unique_ptr<JobPolicy> { return std::make_unique<RandomJobPolicy>(); }},
       {{"shortest", "shortest requested time"}, keyed([](const QueuedJob& j) { return j.requested_time_s; })},

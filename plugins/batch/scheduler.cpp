@@ -1,5 +1,6 @@
 #include "plugins/batch/scheduler.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -38,23 +39,52 @@ const char* to_string(Backfill b)
 
 AvailabilityProfile::AvailabilityProfile(uint32_t cores, double now)
 {
-  slices_.push_back({now, kInf, CoreSet(cores, true)});
+  slices_.push_back({now, kInf, CoreSet(cores, true), cores});
+}
+
+AvailabilityProfile::AvailabilityProfile(uint32_t cores, double now,
+                                         std::vector<std::pair<double, const std::vector<uint32_t>*>> busy)
+{
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  CoreSet available(cores, true);
+  uint32_t count = cores;
+  for (const auto& [end, list] : busy)
+    for (uint32_t c : *list) {
+      available.reset(c);
+      count--;
+    }
+  slices_.push_back({now, kInf, available, count});
+  for (const auto& [end, list] : busy) {
+    if (end == kInf)
+      break;
+    if (end > slices_.back().begin) {
+      slices_.back().end = end;
+      slices_.push_back({end, kInf, slices_.back().available, slices_.back().count});
+    }
+    for (uint32_t c : *list) {
+      slices_.back().available.set(c);
+      slices_.back().count++;
+    }
+  }
 }
 
 size_t AvailabilityProfile::split_at(double t)
 {
   if (t == kInf)
     return slices_.size();
-  for (size_t i = 0; i < slices_.size(); i++) {
-    Slice& s = slices_[i];
-    if (s.begin == t)
-      return i;
-    if (s.begin < t && t < s.end) {
-      Slice tail{t, s.end, s.available};
-      s.end = t;
-      slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(tail));
-      return i + 1;
-    }
+  // the slice containing t: the last one beginning at or before t
+  auto it  = std::upper_bound(slices_.begin(), slices_.end(), t, [](double v, const Slice& s) { return v < s.begin; });
+  size_t i = static_cast<size_t>(it - slices_.begin());
+  if (i == 0)
+    return 0;
+  Slice& s = slices_[i - 1];
+  if (s.begin == t)
+    return i - 1;
+  if (t < s.end) {
+    Slice tail{t, s.end, s.available, s.count};
+    s.end = t;
+    slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i), std::move(tail));
+    return i;
   }
   return slices_.size();
 }
@@ -68,28 +98,43 @@ void AvailabilityProfile::occupy(const std::vector<uint32_t>& cores, double star
   size_t last  = split_at(end);
   for (size_t i = first; i < last; i++)
     for (uint32_t c : cores)
-      slices_[i].available.reset(c);
+      if (slices_[i].available.test(c)) {
+        slices_[i].available.reset(c);
+        slices_[i].count--;
+      }
+}
+
+std::optional<AvailabilityProfile::Fit> AvailabilityProfile::fit_from(size_t i, uint32_t cores, double duration) const
+{
+  if (slices_[i].count < cores)
+    return std::nullopt;
+  double window_end = slices_[i].begin + duration;
+  size_t j          = i + 1;
+  // Windows within the first slice need no intersection.
+  if (j == slices_.size() || not(slices_[j].begin < window_end))
+    return Fit{slices_[i].begin, slices_[i].available};
+  CoreSet candidates = slices_[i].available;
+  for (; j < slices_.size() && slices_[j].begin < window_end; j++) {
+    if (slices_[j].count < cores)
+      return std::nullopt;
+    candidates.intersect(slices_[j].available);
+    if (candidates.count() < cores)
+      return std::nullopt;
+  }
+  return Fit{slices_[i].begin, std::move(candidates)};
 }
 
 std::optional<AvailabilityProfile::Fit> AvailabilityProfile::first_fit(uint32_t cores, double duration) const
 {
-  for (size_t i = 0; i < slices_.size(); i++) {
-    if (slices_[i].available.count() < cores)
-      continue;
-    double window_end  = slices_[i].begin + duration;
-    CoreSet candidates = slices_[i].available;
-    bool enough        = true;
-    for (size_t j = i + 1; j < slices_.size() && slices_[j].begin < window_end; j++) {
-      candidates.intersect(slices_[j].available);
-      if (candidates.count() < cores) {
-        enough = false;
-        break;
-      }
-    }
-    if (enough)
-      return Fit{slices_[i].begin, std::move(candidates)};
-  }
+  for (size_t i = 0; i < slices_.size(); i++)
+    if (auto fit = fit_from(i, cores, duration))
+      return fit;
   return std::nullopt;
+}
+
+std::optional<AvailabilityProfile::Fit> AvailabilityProfile::fit_now(uint32_t cores, double duration) const
+{
+  return fit_from(0, cores, duration);
 }
 
 // ------------------------------------------------------------------------------------------ Scheduler
@@ -171,17 +216,25 @@ std::vector<Decision> Scheduler::backfill_step(double now)
   std::vector<Decision> out;
   if (queue_.empty())
     return out;
-  AvailabilityProfile profile(state_.resources().core_count(), now);
+  std::vector<std::pair<double, const std::vector<uint32_t>*>> busy;
+  busy.reserve(running_.size());
   for (const auto& [job, r] : running_) {
     double end = r.start_s + r.requested_time_s;
     if (not(end > now))
       end = kInf; // it outlived its request: its end is unknown
-    profile.occupy(r.cores, now, end);
+    busy.emplace_back(end, &r.cores);
   }
+  AvailabilityProfile profile(state_.resources().core_count(), now, std::move(busy));
   bool reserved = false;
   for (size_t i = 0; i < queue_.size();) {
+    // Nothing more can start now: the later jobs' reservations would not change this step.
+    if (profile.available_now() == 0)
+      break;
     const QueuedJob& q = queue_[i];
-    auto fit           = profile.first_fit(q.demand.cores, q.requested_time_s);
+    bool reserve       = backfill_ == Backfill::conservative || not reserved;
+    // Without a reservation to make, only a start now matters.
+    auto fit = reserve ? profile.first_fit(q.demand.cores, q.requested_time_s)
+                       : profile.fit_now(q.demand.cores, q.requested_time_s);
     if (fit && fit->start == now) {
       auto cores = resource_policy_->select(state_, q.job, q.demand, rng_, &fit->candidates);
       if (not cores.empty()) {
@@ -190,7 +243,6 @@ std::vector<Decision> Scheduler::backfill_step(double now)
         continue;
       }
     }
-    bool reserve = backfill_ == Backfill::conservative || not reserved;
     if (fit && reserve && fit->start > now) {
       profile.occupy(fit->candidates.lowest(q.demand.cores), fit->start, fit->start + q.requested_time_s);
       reserved = true;

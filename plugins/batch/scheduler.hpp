@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sgai::batch {
@@ -24,8 +25,11 @@ const char* to_string(Backfill b);
 /** Cores of a platform over time: which are available in each time slice. */
 class AvailabilityProfile {
 public:
-  /** From `now` on, every core available except those not in `free_now`... */
+  /** From `now` on, every core available... */
   AvailabilityProfile(uint32_t cores, double now);
+  /** From `now` on, the cores of each (end, cores) busy until that end (infinity: unknown), all
+   *  others available: built in one sweep over the ends. */
+  AvailabilityProfile(uint32_t cores, double now, std::vector<std::pair<double, const std::vector<uint32_t>*>> busy);
   /** ... Marks cores unavailable over [start, end) (end may be infinity). */
   void occupy(const std::vector<uint32_t>& cores, double start, double end);
 
@@ -35,6 +39,10 @@ public:
   };
   /** Earliest slice start at which `cores` cores stay available for `duration` (infinity allowed). */
   std::optional<Fit> first_fit(uint32_t cores, double duration) const;
+  /** The fit starting now, if there is one (cheaper than first_fit). */
+  std::optional<Fit> fit_now(uint32_t cores, double duration) const;
+  /** Cores available at the first instant. */
+  uint32_t available_now() const { return slices_.front().count; }
   size_t slice_count() const { return slices_.size(); }
 
 private:
@@ -42,9 +50,11 @@ private:
     double begin;
     double end;
     CoreSet available;
+    uint32_t count; ///< available.count()
   };
   std::vector<Slice> slices_;
   size_t split_at(double t); ///< index of the slice beginning at t
+  std::optional<Fit> fit_from(size_t i, uint32_t cores, double duration) const;
 };
 
 struct Decision {

@@ -160,6 +160,13 @@ case "$case_name" in
     expect_rc 1; expect_one_error_line "unknown backfilling 'aggressive'"
     [ ! -e "$tmp/o" ] || fail "output folder written for bad input"
     ls -a "$tmp" | grep -q sgai-tmp && fail "staging folder left behind"
+    run "$SGAI" workload generate --jobs 10 --run-time 0:10 --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "shortest run time must be > 0"
+    run "$SGAI" workload generate --jobs 10 --load 0.5 --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "--load needs --cores"
+    run "$SGAI" workload generate --jobs 10 --mem-bw 5:2 --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "--mem-bw: bad range '5:2'"
+    run "$SGAI" workload generate --jobs 10 --interarrival fast --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "malformed time 'fast'"
+    [ ! -e "$tmp/g.json" ] || fail "generate wrote a file on bad input"
+    run "$SGAI" workload generate --jobs 50 --load 0.8 --cores 64 --seed 3 --out "$tmp/g.json"; expect_rc 0
+    run "$SGAI" workload stats "$tmp/g.json" size; expect_rc 0; grep -q "size over 50 of 50 jobs" "$tmp/out" || fail "stats: $out"
     true ;;
   bad_experiment)
     cat >"$tmp/e.json" <<'JSON'

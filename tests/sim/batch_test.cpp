@@ -82,8 +82,10 @@ class EnergyInvariant : public ::testing::TestWithParam<platform::Granularity> {
 
 TEST_P(EnergyInvariant, JobsPlusIdleEqualThePluginTotal)
 {
-  auto r        = run("tests/fixtures/platforms/tiny_nodes.json", "tests/fixtures/workloads/interference.json",
-                      config("first", "first"), GetParam());
+  auto cfg                = config("first", "first");
+  cfg.check_energy_series = true;
+  auto r =
+      run("tests/fixtures/platforms/tiny_nodes.json", "tests/fixtures/workloads/interference.json", cfg, GetParam());
   const auto& m = *r->manager;
   double jobs   = 0;
   for (const auto& j : m.jobs())
@@ -92,6 +94,9 @@ TEST_P(EnergyInvariant, JobsPlusIdleEqualThePluginTotal)
   EXPECT_GT(total, 0);
   EXPECT_NEAR(jobs + m.idle_energy_j(), total, 1e-6 * total);
   EXPECT_NEAR(figure(m, "energy_j"), total, 1e-6 * total);
+  // energy.csv's running total matches a reading of every host at every sample
+  EXPECT_LE(m.series_error_j(), 1e-9 * total);
+  EXPECT_NEAR(m.series_energy_j(), total, 1e-9 * total);
   EXPECT_GT(figure(m, "overutilization_spans"), 0);
   EXPECT_GT(figure(m, "pstate_changes"), 0);
   // job e ran past its 2 s walltime; job f asks for 11 of 10 cores
@@ -122,8 +127,9 @@ TEST(EnergyInvariant, HoldsOnSimGridXml)
 {
   auto r =
       run("../shared/data/batsim/medium_late/platform.xml", "../shared/data/batsim/medium_late/medium_late.json", [] {
-        auto c          = config("first", "first", batch::Backfill::easy);
-        c.max_resources = 32;
+        auto c                = config("first", "first", batch::Backfill::easy);
+        c.max_resources       = 32;
+        c.check_energy_series = true;
         return c;
       }());
   double jobs = 0;
@@ -134,6 +140,7 @@ TEST(EnergyInvariant, HoldsOnSimGridXml)
   double used = figure(*r->manager, "energy_j");
   EXPECT_NEAR(jobs + r->manager->idle_energy_j(), used, 1e-6 * used);
   EXPECT_LE(used, total);
+  EXPECT_LE(r->manager->series_error_j(), 1e-9 * used);
 }
 
 class LearningScenario : public ::testing::TestWithParam<std::tuple<const char*, double, double>> {};

@@ -3,10 +3,12 @@
 #include "generators/util/files.hpp"
 #include "generators/util/json.hpp"
 #include "generators/workload/batsim.hpp"
+#include "generators/workload/synthetic.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 using namespace sgai::workload;
@@ -197,4 +199,64 @@ TEST(Stats, QuantilesInterpolateLikeNumpy)
   Workload w = read_batsim(fixture("workloads/tiny.json"));
   EXPECT_EQ(field_values(w, "size"), (std::vector<double>{2, 1, 2}));
   EXPECT_EQ(field_values(w, "mem_bw"), (std::vector<double>{8}));
+}
+
+TEST(Synthetic, DrawsWithinTheirRangesAndRepeatWithTheSeed)
+{
+  SyntheticSpec s;
+  s.jobs         = 5000;
+  s.max_cores    = 64;
+  s.min_run_s    = 60;
+  s.max_run_s    = 3600;
+  s.overestimate = 2;
+  s.mem_min_mb   = 100;
+  s.mem_max_mb   = 200;
+  s.seed         = 3;
+  auto w         = generate_workload(s);
+  ASSERT_EQ(w.jobs.size(), 5000U);
+  size_t serial = 0;
+  double last   = 0;
+  for (const auto& j : w.jobs) {
+    const auto& p = w.profile_of(j);
+    EXPECT_GE(j.submit_s, last);
+    last = j.submit_s;
+    serial += j.resources == 1;
+    EXPECT_TRUE(j.resources == 1 || (j.resources >= 2 && j.resources <= 64 && (j.resources & (j.resources - 1)) == 0))
+        << j.resources;
+    double run = p.cpu / s.reference_speed;
+    EXPECT_GE(run, 60 * (1 - 1e-12));
+    EXPECT_LE(run, 3600 * (1 + 1e-12));
+    EXPECT_GE(*p.req_time_s, run * (1 - 1e-12));
+    EXPECT_LE(*p.req_time_s, 2 * run * (1 + 1e-12));
+    EXPECT_GE(*p.mem_mb, 100);
+    EXPECT_LE(*p.mem_mb, 200);
+    EXPECT_GE(*p.mem_bw_gbps, 4);
+    EXPECT_LE(*p.mem_bw_gbps, 24);
+  }
+  EXPECT_EQ(w.jobs.front().submit_s, 0);
+  // 25% one-core jobs, mean inter-arrival 60 s: within 4 standard deviations
+  EXPECT_NEAR(static_cast<double>(serial) / 5000, 0.25, 4 * std::sqrt(0.25 * 0.75 / 5000));
+  EXPECT_NEAR(last / 4999, 60, 4 * 60 / std::sqrt(4999.0));
+  auto again = generate_workload(s);
+  for (size_t i = 0; i < w.jobs.size(); i++) {
+    EXPECT_EQ(w.jobs[i].submit_s, again.jobs[i].submit_s);
+    EXPECT_EQ(w.profiles[i].cpu, again.profiles[i].cpu);
+  }
+  s.seed = 4;
+  EXPECT_NE(generate_workload(s).jobs[1].submit_s, w.jobs[1].submit_s);
+}
+
+TEST(Synthetic, InterarrivalForALoad)
+{
+  SyntheticSpec s;
+  s.max_cores       = 8; // sizes 1 (25%), 2, 4, 8 (25% each of the rest): mean 1/4 + 3/4 x 14/3 = 3.75
+  s.serial_fraction = 0.25;
+  s.min_run_s       = 100;
+  s.max_run_s       = 100;
+  EXPECT_DOUBLE_EQ(interarrival_for_load(s, 10, 0.5), 3.75 * 100 / 5);
+  s.max_run_s = 100 * std::exp(1.0); // log-uniform mean: (max - min) / ln(max / min)
+  EXPECT_NEAR(interarrival_for_load(s, 10, 0.5), 3.75 * 100 * (std::exp(1.0) - 1) / 5, 1e-9);
+  EXPECT_THROW(interarrival_for_load(s, 0, 0.5), std::invalid_argument);
+  s.overestimate = 0.5;
+  EXPECT_THROW(generate_workload(s), std::invalid_argument);
 }

@@ -3,9 +3,13 @@
 #include "generators/util/numbers.hpp"
 #include "generators/util/units.hpp"
 #include "generators/workload/batsim.hpp"
+#include "generators/workload/synthetic.hpp"
 #include "tools/sgai/commands.hpp"
 
+#include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace sgai::cli {
@@ -26,21 +30,32 @@ struct Swf2JsonArgs {
   double default_mem = 0;
 };
 
-/** "4:24" -> (4, 24) */
-std::pair<double, double> parse_range(const std::string& text)
+/** "4:24" -> (4, 24); each side a plain number, or a quantity when `q` is given ("1m:1d"). */
+std::pair<double, double> parse_range(const std::string& text, const std::string& option, const std::string& expected,
+                                      std::optional<units::Quantity> q = {})
 {
+  auto number = [&](const std::string& part) -> std::optional<double> {
+    if (q)
+      if (auto v = units::parse(part, *q))
+        return v;
+    try { // a plain number: seconds, MB or GB/s
+      size_t used = 0;
+      double v    = std::stod(part, &used);
+      if (used == part.size())
+        return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  };
   auto colon = text.find(':');
-  try {
-    if (colon == std::string::npos)
-      throw std::invalid_argument(text);
-    double a = std::stod(text.substr(0, colon));
-    double b = std::stod(text.substr(colon + 1));
-    if (not(a >= 0) || b < a)
-      throw std::invalid_argument(text);
-    return {a, b};
-  } catch (const std::exception&) {
-    throw InputError("--mem-bw", "", "bad range " + quote(text) + ": expected MIN:MAX in GB/s with 0 <= MIN <= MAX");
+  std::optional<double> a, b;
+  if (colon != std::string::npos) {
+    a = number(text.substr(0, colon));
+    b = number(text.substr(colon + 1));
   }
+  if (not a || not b || not(*a >= 0) || not(*b >= *a) || not std::isfinite(*b))
+    throw InputError("command line", option, "bad range " + quote(text) + ": expected " + expected);
+  return {*a, *b};
 }
 
 std::vector<double> parse_values(const std::string& text)
@@ -80,8 +95,9 @@ int swf2json(const Swf2JsonArgs& a)
     throw InputError("--reference-speed", "",
                      "malformed speed " + quote(a.reference_speed) + ": expected " +
                          units::expected(units::Quantity::speed));
-  conv.reference_speed                                 = *speed;
-  std::tie(conv.mem_bw_min_gbps, conv.mem_bw_max_gbps) = parse_range(a.mem_bw);
+  conv.reference_speed = *speed;
+  std::tie(conv.mem_bw_min_gbps, conv.mem_bw_max_gbps) =
+      parse_range(a.mem_bw, "--mem-bw", "MIN:MAX in GB/s with 0 <= MIN <= MAX");
   if (not a.mem_bw_values.empty())
     conv.mem_bw_values = parse_values(a.mem_bw_values);
   conv.seed           = static_cast<uint64_t>(a.seed);
@@ -106,6 +122,71 @@ int swf2json(const Swf2JsonArgs& a)
     std::cout << "  " << report.memory_unknown
               << " jobs without requested or used memory: " << format_number(conv.default_mem_mb) << " MB per core\n";
   std::cout << "Wrote " << a.out << "\n";
+  return 0;
+}
+
+struct GenerateArgs {
+  std::string out;
+  int64_t jobs      = 0;
+  int64_t max_cores = 64;
+  double serial     = 0.25;
+  std::string interarrival;
+  double load                 = 0;
+  int64_t cores               = 0;
+  std::string run_time        = "1m:1d";
+  double overestimate         = 3;
+  std::string mem             = "0:0";
+  std::string mem_bw          = "4:24";
+  std::string reference_speed = "22Gf";
+  int64_t seed                = 1;
+};
+
+int generate(const GenerateArgs& a)
+{
+  workload::SyntheticSpec s;
+  s.jobs                             = static_cast<uint64_t>(a.jobs);
+  s.max_cores                        = static_cast<uint32_t>(a.max_cores);
+  s.serial_fraction                  = a.serial;
+  std::tie(s.min_run_s, s.max_run_s) = parse_range(
+      a.run_time, "--run-time", "MIN:MAX times with 0 < MIN <= MAX, e.g. 1m:1d or 60:86400", units::Quantity::time);
+  if (not(s.min_run_s > 0))
+    throw InputError("command line", "--run-time", "the shortest run time must be > 0");
+  s.overestimate                       = a.overestimate;
+  std::tie(s.mem_min_mb, s.mem_max_mb) = parse_range(a.mem, "--mem", "MIN:MAX in MB per core with 0 <= MIN <= MAX");
+  std::tie(s.mem_bw_min_gbps, s.mem_bw_max_gbps) =
+      parse_range(a.mem_bw, "--mem-bw", "MIN:MAX in GB/s with 0 <= MIN <= MAX");
+  auto speed = units::parse(a.reference_speed, units::Quantity::speed);
+  if (not speed || not(*speed > 0))
+    throw InputError("command line", "--reference-speed",
+                     "malformed speed " + quote(a.reference_speed) + ": expected " +
+                         units::expected(units::Quantity::speed));
+  s.reference_speed = *speed;
+  s.seed            = static_cast<uint64_t>(a.seed);
+  s.name            = std::filesystem::path(a.out).stem().string();
+  if (not a.interarrival.empty() && a.load > 0)
+    throw InputError("command line", "--interarrival", "give --interarrival or --load, not both");
+  try {
+    if (a.load > 0) {
+      if (a.cores <= 0)
+        throw InputError("command line", "--load", "--load needs --cores, the platform's core count");
+      s.mean_interarrival_s = workload::interarrival_for_load(s, static_cast<uint64_t>(a.cores), a.load);
+    } else if (not a.interarrival.empty()) {
+      auto gap = units::parse(a.interarrival, units::Quantity::time);
+      if (not gap || not(*gap >= 0))
+        throw InputError("command line", "--interarrival",
+                         "malformed time " + quote(a.interarrival) + ": expected " +
+                             units::expected(units::Quantity::time));
+      s.mean_interarrival_s = *gap;
+    }
+    auto w = workload::generate_workload(s);
+    std::ostringstream text;
+    workload::write_batsim(w, text);
+    write_file_atomically(a.out, text.str());
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "", e.what());
+  }
+  std::cout << "Wrote " << a.jobs << " jobs to " << a.out << " (mean inter-arrival "
+            << format_number(s.mean_interarrival_s) << " s, seed " << a.seed << ")\n";
   return 0;
 }
 
@@ -150,6 +231,28 @@ void add_workload_commands(CLI::App& app, Action& action)
     cmd->add_option("--default-mem", a->default_mem, "Memory (MB per core) of jobs whose log gives none")
         ->check(CLI::NonNegativeNumber);
     cmd->callback([a, &action]() { action = [a]() { return swf2json(*a); }; });
+  }
+  {
+    auto a    = std::make_shared<GenerateArgs>();
+    auto* cmd = wl->add_subcommand("generate", "Seeded synthetic rigid jobs -> Batsim JSON with HDeepRM's fields");
+    cmd->add_option("--out", a->out, "Output Batsim JSON workload")->required();
+    cmd->add_option("--jobs", a->jobs, "Number of jobs")->required()->check(CLI::PositiveNumber);
+    cmd->add_option("--max-cores", a->max_cores, "Largest job: sizes are 1 or powers of two up to this (default 64)")
+        ->check(CLI::Range(int64_t{1}, int64_t{UINT32_MAX}));
+    cmd->add_option("--serial-fraction", a->serial, "Fraction of one-core jobs (default 0.25)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--interarrival", a->interarrival, "Mean inter-arrival time, exponential (default 1m)");
+    cmd->add_option("--load", a->load, "... or the offered load of --cores cores (0.9: 90% busy)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--cores", a->cores, "Cores of the target platform, for --load")->check(CLI::PositiveNumber);
+    cmd->add_option("--run-time", a->run_time, "Run times, log-uniform in MIN:MAX (default 1m:1d)");
+    cmd->add_option("--overestimate", a->overestimate, "Requested time = run time x uniform in [1, this] (default 3)")
+        ->check(CLI::Range(1.0, 1e6));
+    cmd->add_option("--mem", a->mem, "Memory per core, uniform in MIN:MAX MB (default 0:0)");
+    cmd->add_option("--mem-bw", a->mem_bw, "Memory bandwidth per core, uniform in MIN:MAX GB/s (default 4:24)");
+    cmd->add_option("--reference-speed", a->reference_speed, "Operations = run time x this speed (default 22Gf)");
+    cmd->add_option("--seed", a->seed, "Seed of every draw")->check(CLI::NonNegativeNumber);
+    cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
   }
   {
     auto file  = std::make_shared<std::string>();
