@@ -1,6 +1,7 @@
 #include "plugins/batch/policies.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <queue>
 #include <stdexcept>
 
@@ -64,15 +65,49 @@ public:
         best = i;
     return best;
   }
+  std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& /*rng*/) const override
+  {
+    std::vector<size_t> order(queue.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      double ka = key_(queue[a]), kb = key_(queue[b]);
+      return ka < kb || (ka == kb && queue[a].arrival < queue[b].arrival);
+    });
+    return order;
+  }
 
 private:
   Key key_;
 };
 
+} // namespace
+
+std::vector<size_t> JobPolicy::rank(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const
+{
+  std::vector<QueuedJob> rest = queue;
+  std::vector<size_t> index(queue.size()), order;
+  std::iota(index.begin(), index.end(), size_t{0});
+  while (not rest.empty()) {
+    size_t i = pick(rest, rng);
+    order.push_back(index[i]);
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+    index.erase(index.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return order;
+}
+
+namespace {
+
 /** The queue is kept in arrival order: the first arrived is at its front. */
 class FirstJobPolicy : public JobPolicy {
 public:
   size_t pick(const std::vector<QueuedJob>& /*queue*/, std::mt19937_64& /*rng*/) const override { return 0; }
+  std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& /*rng*/) const override
+  {
+    std::vector<size_t> order(queue.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    return order;
+  }
 };
 
 class RandomJobPolicy : public JobPolicy {
@@ -80,6 +115,14 @@ public:
   size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const override
   {
     return std::uniform_int_distribution<size_t>(0, queue.size() - 1)(rng);
+  }
+  std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const override
+  {
+    std::vector<size_t> order(queue.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    for (size_t i = order.size(); i > 1; i--) // Fisher-Yates: each order equally likely
+      std::swap(order[i - 1], order[std::uniform_int_distribution<size_t>(0, i - 1)(rng)]);
+    return order;
   }
 };
 

@@ -55,6 +55,9 @@ public:
   virtual ~JobPolicy() = default;
   /** Index in `queue` (non-empty, in arrival order) of the job to consider next. */
   virtual size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const = 0;
+  /** Indices of the whole queue in the order the policy ranks them (backfilling walks it).
+   *  By default, repeated picks. */
+  virtual std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const;
 };
 
 /** Chooses cores for a job, one at a time: each choice sees the state the previous ones left

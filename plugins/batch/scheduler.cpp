@@ -225,8 +225,12 @@ std::vector<Decision> Scheduler::backfill_step(double now)
     busy.emplace_back(end, &r.cores);
   }
   AvailabilityProfile profile(state_.resources().core_count(), now, std::move(busy));
+  // The queue in the job policy's order: first-arrived for classic EASY and conservative
+  // backfilling, shortest first for EASY-SJF, and so on.
+  std::vector<size_t> order = job_policy_->rank(queue_, rng_);
+  std::vector<char> started(queue_.size(), 0);
   bool reserved = false;
-  for (size_t i = 0; i < queue_.size();) {
+  for (size_t i : order) {
     // Nothing more can start now: the later jobs' reservations would not change this step.
     if (profile.available_now() == 0)
       break;
@@ -239,7 +243,9 @@ std::vector<Decision> Scheduler::backfill_step(double now)
       auto cores = resource_policy_->select(state_, q.job, q.demand, rng_, &fit->candidates);
       if (not cores.empty()) {
         profile.occupy(cores, now, now + q.requested_time_s);
-        start(i, std::move(cores), now, out);
+        running_[q.job] = Running{cores, q.demand, now, q.requested_time_s};
+        out.push_back({q.job, std::move(cores)});
+        started[i] = 1;
         continue;
       }
     }
@@ -247,8 +253,12 @@ std::vector<Decision> Scheduler::backfill_step(double now)
       profile.occupy(fit->candidates.lowest(q.demand.cores), fit->start, fit->start + q.requested_time_s);
       reserved = true;
     }
-    i++;
   }
+  size_t kept = 0;
+  for (size_t i = 0; i < queue_.size(); i++)
+    if (not started[i])
+      queue_[kept++] = queue_[i];
+  queue_.resize(kept);
   return out;
 }
 

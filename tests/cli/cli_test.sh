@@ -112,6 +112,13 @@ case "$case_name" in
     run "$SGAI" run deploy/experiments/rigid-jobs.json --out "$tmp/c" --seed 7; expect_rc 0
     cmp -s "$tmp/a/jobs.csv" "$tmp/c/jobs.csv" && fail "another seed gave the same jobs"
     grep -q '"seed": 7' "$tmp/c/config.json" || fail "seed not recorded" ;;
+  shipped_experiments)
+    shared_or_skip
+    for e in deploy/experiments/*.json; do
+      run "$SGAI" run "$e" --out "$tmp/x"; expect_rc 0
+      [ -s "$tmp/x/summary.json" ] || fail "$e: no summary"
+      rm -rf "$tmp/x"
+    done ;;
   batch_run)
     run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json \
       --jobs first --resources first --out "$tmp/b"; expect_rc 0

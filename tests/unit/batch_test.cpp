@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <limits>
 #include <set>
 
@@ -214,6 +216,44 @@ TEST(Backfilling, EasyProtectsOnlyTheHeadConservativeProtectsAll)
       EXPECT_TRUE(d.empty());
     }
   }
+}
+
+TEST(Backfilling, FollowsTheJobPolicysOrder)
+{
+  // 8 cores; job 0 holds 6 until t=10. Queue (arrival order): job 1 (8 cores, 50 s), job 2 (4
+  // cores, 5 s), job 3 (2 cores, 30 s). first + EASY: job 1 is the head (reserved at t=10); job 3
+  // would run past t=10 on cores it needs, so nothing starts. shortest + EASY: job 2 is the head
+  // (reserved at t=10 on 4 cores); job 3 fits on the 2 free cores outside that reservation.
+  for (const char* policy : {"first", "shortest"}) {
+    Resources r = small_platform();
+    ClusterState s(r);
+    Scheduler sched(s, {policy, "first", Backfill::easy, 1});
+    sched.submit(job(0, 6, 10));
+    sched.step(0);
+    sched.submit(job(1, 8, 50));
+    sched.submit(job(2, 4, 5));
+    sched.submit(job(3, 2, 30));
+    auto d = sched.step(0);
+    if (std::string(policy) == "first") {
+      EXPECT_TRUE(d.empty());
+    } else {
+      ASSERT_EQ(d.size(), 1U);
+      EXPECT_EQ(d[0].job, 3U);
+      EXPECT_EQ(sched.queue_size(), 2U);
+    }
+  }
+}
+
+TEST(JobPolicies, RankIsAPermutationInPickOrder)
+{
+  std::vector<QueuedJob> q = {job(0, 4, 30), job(1, 1, 10), job(2, 2, 10), job(3, 8, 5)};
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(make_job_policy("first")->rank(q, rng), (std::vector<size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(make_job_policy("shortest")->rank(q, rng), (std::vector<size_t>{3, 1, 2, 0}));
+  EXPECT_EQ(make_job_policy("smallest")->rank(q, rng), (std::vector<size_t>{1, 2, 0, 3}));
+  auto shuffled = make_job_policy("random")->rank(q, rng);
+  std::sort(shuffled.begin(), shuffled.end());
+  EXPECT_EQ(shuffled, (std::vector<size_t>{0, 1, 2, 3}));
 }
 
 TEST(Backfilling, ReservationsMoveWhenJobsEndEarly)
