@@ -1,5 +1,6 @@
 #include "generators/util/numbers.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -22,6 +23,20 @@ std::string format_plain(double value)
     return std::string(buffer.data(), result.ptr);
   }
   return format_number(value);
+}
+
+std::string format_intervals(std::vector<uint32_t> ids)
+{
+  std::sort(ids.begin(), ids.end());
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
+      j++;
+    out += (out.empty() ? "" : " ") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
+    i = j + 1;
+  }
+  return out;
 }
 
 std::string format_fixed(double value, int decimals)

@@ -2,7 +2,9 @@
 #ifndef SGAI_UTIL_NUMBERS_HPP
 #define SGAI_UTIL_NUMBERS_HPP
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sgai {
 
@@ -12,6 +14,9 @@ std::string format_number(double value);
 /** As format_number, but whole numbers below 2^53 as integers ("100000", not "1e+05"): for
  *  tables that people and spreadsheets read (times, counts, joules). */
 std::string format_plain(double value);
+
+/** "0-3 5 8-9": ids, sorted, as Batsim's intervals (allocated resources in out_jobs.csv). */
+std::string format_intervals(std::vector<uint32_t> ids);
 
 /** Fixed-point text with the given number of decimals, for human-oriented reports. */
 std::string format_fixed(double value, int decimals);

@@ -329,14 +329,20 @@ Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const S
   } else {
     w.nb_res = max_core;
   }
-  nlohmann::ordered_json limits;
-  limits["max_time"]          = max_time;
-  limits["max_core"]          = max_core;
-  limits["max_mem"]           = max_mem;
-  limits["max_mem_bw"]        = max_bw;
-  limits["reference_machine"] = {{"speed_flops", options.reference_speed}};
-  w.job_limits_json           = limits.dump();
+  w.job_limits_json = job_limits_json(max_time, max_core, max_mem, max_bw, options.reference_speed);
   return w;
+}
+
+std::string job_limits_json(double max_time_s, uint64_t max_cores, double max_mem_mb, double max_mem_bw_gbps,
+                            double reference_speed)
+{
+  nlohmann::ordered_json limits;
+  limits["max_time"]          = max_time_s;
+  limits["max_core"]          = max_cores;
+  limits["max_mem"]           = max_mem_mb;
+  limits["max_mem_bw"]        = max_mem_bw_gbps;
+  limits["reference_machine"] = {{"speed_flops", reference_speed}};
+  return limits.dump();
 }
 
 const std::vector<std::string>& stats_fields()

@@ -48,6 +48,10 @@ struct SwfConversionReport {
 Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const SwfConversion& options,
                          SwfConversionReport* report = nullptr);
 
+/** HDeepRM's job_limits object (max time, cores, memory, bandwidth, reference machine), as JSON text. */
+std::string job_limits_json(double max_time_s, uint64_t max_cores, double max_mem_mb, double max_mem_bw_gbps,
+                            double reference_speed);
+
 /** Fields `sgai workload stats` summarizes: req_time, size, mem, mem_bw, subtime, walltime. */
 std::vector<double> field_values(const Workload& w, const std::string& field);
 const std::vector<std::string>& stats_fields();

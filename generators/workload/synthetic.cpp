@@ -1,6 +1,6 @@
 #include "generators/workload/synthetic.hpp"
 
-#include <nlohmann/json.hpp>
+#include "generators/workload/batsim.hpp"
 
 #include <cmath>
 #include <random>
@@ -95,13 +95,7 @@ Workload generate_workload(const SyntheticSpec& s)
     max_mem  = std::max(max_mem, mem);
     max_bw   = std::max(max_bw, bw);
   }
-  nlohmann::ordered_json limits;
-  limits["max_time"]          = max_time;
-  limits["max_core"]          = max_core;
-  limits["max_mem"]           = max_mem;
-  limits["max_mem_bw"]        = max_bw;
-  limits["reference_machine"] = {{"speed_flops", s.reference_speed}};
-  w.job_limits_json           = limits.dump();
+  w.job_limits_json = job_limits_json(max_time, max_core, max_mem, max_bw, s.reference_speed);
   return w;
 }
 

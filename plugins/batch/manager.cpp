@@ -968,7 +968,7 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
         << (started ? format_plain(r.start_s) : "-1") << "," << format_plain(exec) << ","
         << (started ? format_plain(r.finish_s) : "-1") << "," << (started ? format_plain(r.start_s - j.submit_s) : "-1")
         << "," << format_plain(turn) << "," << (exec > 0 ? format_plain(turn / exec) : "-1") << ","
-        << intervals(r.cores) << "," << format_plain(r.energy_j) << ",\n";
+        << format_intervals(r.cores) << "," << format_plain(r.energy_j) << ",\n";
     }
     f.commit();
     out.emplace_back((dir / "jobs.csv").string(), "one line per job, Batsim v4 out_jobs.csv columns");

@@ -57,18 +57,4 @@ void ClusterState::release(uint32_t core, const Demand& d)
   free_total_++;
 }
 
-std::string intervals(std::vector<uint32_t> ids)
-{
-  std::sort(ids.begin(), ids.end());
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
-      j++;
-    out += (out.empty() ? "" : " ") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
-    i = j + 1;
-  }
-  return out;
-}
-
 } // namespace sgai::batch

@@ -85,9 +85,6 @@ private:
   uint32_t free_total_ = 0;
 };
 
-/** "0-3 5 8-9": sorted core ids as Batsim's intervals. */
-std::string intervals(std::vector<uint32_t> ids);
-
 } // namespace sgai::batch
 
 #endif

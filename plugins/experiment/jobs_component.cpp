@@ -83,7 +83,7 @@ public:
     for (const auto& j : jobs_) {
       f.stream() << j.id << "," << format_number(j.submit_s) << "," << j.cores << "," << format_number(j.work_flops)
                  << "," << format_number(j.start_s) << "," << format_number(j.finish_s) << ","
-                 << format_number(j.start_s - j.submit_s) << "," << intervals(j.allocated) << "\n";
+                 << format_number(j.start_s - j.submit_s) << "," << format_intervals(j.allocated) << "\n";
       makespan = std::max(makespan, j.finish_s);
       total_wait += j.start_s - j.submit_s;
     }
@@ -141,19 +141,6 @@ private:
       if (generate_->mean_interarrival_s > 0)
         t += gap(rng);
     }
-  }
-
-  static std::string intervals(const std::vector<uint32_t>& ids)
-  {
-    std::string out;
-    for (size_t i = 0; i < ids.size();) {
-      size_t j = i;
-      while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
-        j++;
-      out += (out.empty() ? "" : " ") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
-      i = j + 1;
-    }
-    return out;
   }
 
   /** The scheduler actor: FCFS without backfilling, lowest-numbered free cores first. */

@@ -1,3 +1,4 @@
+#include "generators/util/numbers.hpp"
 #include "generators/util/units.hpp"
 
 #include <gtest/gtest.h>
@@ -60,4 +61,17 @@ TEST(Units, ExpectedTextListsUnits)
   EXPECT_NE(e.find("Gbps"), std::string::npos);
   EXPECT_NE(e.find("GBps"), std::string::npos);
   EXPECT_NE(sgai::units::expected(Quantity::time).find("us"), std::string::npos);
+}
+
+TEST(Numbers, FormattingForFilesAndTables)
+{
+  EXPECT_EQ(sgai::format_number(0.1), "0.1");
+  EXPECT_EQ(sgai::format_number(100000), "1e+05"); // shortest round trip
+  EXPECT_EQ(sgai::format_plain(100000), "100000");
+  EXPECT_EQ(sgai::format_plain(-3), "-3");
+  EXPECT_EQ(sgai::format_plain(2.5), "2.5");
+  EXPECT_EQ(sgai::format_plain(1e300), "1e+300");
+  EXPECT_EQ(sgai::format_intervals({5, 1, 2, 3, 9, 8}), "1-3 5 8-9");
+  EXPECT_EQ(sgai::format_intervals({}), "");
+  EXPECT_EQ(sgai::format_intervals({7}), "7");
 }

@@ -58,6 +58,15 @@ std::pair<double, double> parse_range(const std::string& text, const std::string
   return {*a, *b};
 }
 
+double reference_speed(const std::string& text)
+{
+  auto speed = units::parse(text, units::Quantity::speed);
+  if (not speed || not(*speed > 0))
+    throw InputError("command line", "--reference-speed",
+                     "malformed speed " + quote(text) + ": expected " + units::expected(units::Quantity::speed));
+  return *speed;
+}
+
 std::vector<double> parse_values(const std::string& text)
 {
   std::vector<double> out;
@@ -90,12 +99,7 @@ int swf2json(const Swf2JsonArgs& a)
   sel.clean   = not a.no_clean;
   auto chosen = workload::select_swf(log, sel);
   workload::SwfConversion conv;
-  auto speed = units::parse(a.reference_speed, units::Quantity::speed);
-  if (not speed || not(*speed > 0))
-    throw InputError("--reference-speed", "",
-                     "malformed speed " + quote(a.reference_speed) + ": expected " +
-                         units::expected(units::Quantity::speed));
-  conv.reference_speed = *speed;
+  conv.reference_speed = reference_speed(a.reference_speed);
   std::tie(conv.mem_bw_min_gbps, conv.mem_bw_max_gbps) =
       parse_range(a.mem_bw, "--mem-bw", "MIN:MAX in GB/s with 0 <= MIN <= MAX");
   if (not a.mem_bw_values.empty())
@@ -155,12 +159,7 @@ int generate(const GenerateArgs& a)
   std::tie(s.mem_min_mb, s.mem_max_mb) = parse_range(a.mem, "--mem", "MIN:MAX in MB per core with 0 <= MIN <= MAX");
   std::tie(s.mem_bw_min_gbps, s.mem_bw_max_gbps) =
       parse_range(a.mem_bw, "--mem-bw", "MIN:MAX in GB/s with 0 <= MIN <= MAX");
-  auto speed = units::parse(a.reference_speed, units::Quantity::speed);
-  if (not speed || not(*speed > 0))
-    throw InputError("command line", "--reference-speed",
-                     "malformed speed " + quote(a.reference_speed) + ": expected " +
-                         units::expected(units::Quantity::speed));
-  s.reference_speed = *speed;
+  s.reference_speed = reference_speed(a.reference_speed);
   s.seed            = static_cast<uint64_t>(a.seed);
   s.name            = std::filesystem::path(a.out).stem().string();
   if (not a.interarrival.empty() && a.load > 0)
