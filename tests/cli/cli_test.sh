@@ -112,6 +112,16 @@ case "$case_name" in
     run "$SGAI" run deploy/experiments/rigid-jobs.json --out "$tmp/c" --seed 7; expect_rc 0
     cmp -s "$tmp/a/jobs.csv" "$tmp/c/jobs.csv" && fail "another seed gave the same jobs"
     grep -q '"seed": 7' "$tmp/c/config.json" || fail "seed not recorded" ;;
+  batch_validation)
+    shared_or_skip
+    run env SGAI="$SGAI" tools/validate/batch.sh; expect_rc 0
+    grep -q "same starting time: 801 (100.00%)" "$tmp/out" || fail "medium_late: $out"
+    for r in "low_power    6 .* 6 " "high_gflops  6.6 .* 6.6 " "high_mem_bw  8.4 .* 8.4 "; do
+      grep -Eq "$r" "$tmp/out" || fail "learning scenario ($r): $out"
+    done
+    # consolidation uses less energy than spreading on every log
+    n=$(awk '/^== 3/{on=1; next} on && $4 ~ /^-[0-9.]+%$/ {n++} END {print n+0}' "$tmp/out")
+    [ "$n" -eq 4 ] || fail "consolidation saved energy on $n of 4 logs: $out" ;;
   shipped_experiments)
     shared_or_skip
     for e in deploy/experiments/*.json; do

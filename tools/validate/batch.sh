@@ -9,7 +9,7 @@
 # Usage: tools/validate/batch.sh [build dir]   (default: build; needs ../shared/data)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-sgai=${1:-$root/build}/tools/sgai
+sgai=${SGAI:-${1:-$root/build}/tools/sgai}
 data=$root/../shared/data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
