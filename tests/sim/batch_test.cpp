@@ -125,6 +125,7 @@ INSTANTIATE_TEST_SUITE_P(Granularities, EnergyInvariant,
 
 TEST(EnergyInvariant, HoldsOnSimGridXml)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   auto r =
       run("../shared/data/batsim/medium_late/platform.xml", "../shared/data/batsim/medium_late/medium_late.json", [] {
         auto c                = config("first", "first", batch::Backfill::easy);
@@ -147,12 +148,13 @@ class LearningScenario : public ::testing::TestWithParam<std::tuple<const char*,
 
 TEST_P(LearningScenario, ReproducesTheThesisRewards)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   // platforms/learning: one node, processors of 2 x 4 and 2 x 4.4 Gflop/s at 32 GB/s; two jobs at
   // t=0 of one core, 24 GB/s and 21 Gflop. The makespan reward is the flop/s in use after the decision.
   auto [resources, reward, makespan] = GetParam();
-  auto r   = run("platforms/learning.json", "../shared/data/platforms/hdeeprm/workload_examples/learning.json",
-                 config("shortest", resources));
-  auto dir = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid()));
+  auto r          = run("platforms/learning.json", "../shared/data/platforms/hdeeprm/workload_examples/learning.json",
+                        config("shortest", resources));
+  const auto& dir = test::temp_dir();
   r->manager->write_outputs(dir);
   std::ifstream in(dir / "machine_states.csv");
   std::string header, first;
@@ -171,6 +173,7 @@ INSTANTIATE_TEST_SUITE_P(PolicyPairs, LearningScenario,
 
 TEST(BatsimEquivalence, EasyBackfillingOnMediumLate)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   auto cfg          = config("first", "first", batch::Backfill::easy);
   cfg.max_resources = 32; // Batsim ran it on 32 machines
   auto r =

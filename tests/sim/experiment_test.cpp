@@ -1,4 +1,5 @@
 /* The experiment runner end to end, in process: the quick-start experiment and its outputs. */
+#include "../unit/test_paths.hpp"
 #include "generators/util/files.hpp"
 #include "plugins/experiment/experiment.hpp"
 
@@ -13,7 +14,7 @@ using namespace sgai;
 
 TEST(Experiment, RigidJobsWritesItsResults)
 {
-  auto out = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid())) / "rigid";
+  auto out = test::temp_dir() / "rigid";
   experiment::Overrides o;
   o.output    = out;
   auto result = experiment::run_experiment("deploy/experiments/rigid-jobs.json", o);
@@ -39,12 +40,12 @@ TEST(Experiment, RigidJobsWritesItsResults)
   while (std::getline(jobs, line))
     n++;
   EXPECT_EQ(n, 40);
-  std::filesystem::remove_all(out.parent_path());
+  std::filesystem::remove_all(out);
 }
 
 TEST(Experiment, QuickstartIsABatchRun)
 {
-  auto out = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid())) / "quickstart";
+  auto out = test::temp_dir() / "quickstart";
   experiment::Overrides o;
   o.output      = out;
   auto result   = experiment::run_experiment("deploy/experiments/quickstart.json", o);
@@ -68,5 +69,5 @@ TEST(Experiment, QuickstartIsABatchRun)
   // nothing left of the staging folder
   for (const auto& entry : std::filesystem::directory_iterator(out.parent_path()))
     EXPECT_EQ(entry.path().filename().string().find(".sgai-tmp"), std::string::npos) << entry.path();
-  std::filesystem::remove_all(out.parent_path());
+  std::filesystem::remove_all(out);
 }

@@ -97,9 +97,8 @@ TEST(LoadPlatform, HDeepRMFileUnchanged)
 TEST(LoadPlatform, BadXmlIsAnInputError)
 {
   sim::Simulation s;
-  auto dir = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto file = dir / "broken.xml";
+  const auto& dir = test::temp_dir();
+  auto file       = dir / "broken.xml";
   write_file_atomically(file, "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"
                               "<host id=\"h\" speed=\"fast\"/></zone></platform>\n");
   EXPECT_THROW(s.load_platform(file), InputError);

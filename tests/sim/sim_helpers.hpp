@@ -18,9 +18,8 @@ namespace sgai::test {
 /** Writes the platform's XML to a temporary file and returns its path. */
 inline std::filesystem::path write_temp_xml(const platform::Platform& p)
 {
-  auto dir = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto file = dir / (p.name + ".xml");
+  const auto& dir = test::temp_dir();
+  auto file       = dir / (p.name + ".xml");
   AtomicFile f(file);
   platform::write_xml(p, f.stream());
   f.commit();

@@ -2,8 +2,14 @@
 #ifndef SGAI_TESTS_PATHS_HPP
 #define SGAI_TESTS_PATHS_HPP
 
+#define SGAI_REQUIRE_SHARED_DATA()                                                                                     \
+  if (not ::sgai::test::have_shared_data())                                                                            \
+  GTEST_SKIP() << "no ../shared/data beside the checkout"
+
 #include <filesystem>
 #include <string>
+#include <system_error>
+#include <unistd.h>
 
 namespace sgai::test {
 
@@ -16,6 +22,29 @@ inline std::filesystem::path fixture(const std::string& name)
 inline std::filesystem::path shared_data(const std::string& name)
 {
   return std::filesystem::path("../shared/data") / name;
+}
+
+/** True when ../shared/data is there; tests of third-party data skip without it. */
+inline bool have_shared_data()
+{
+  std::error_code ec;
+  return std::filesystem::is_directory("../shared/data", ec);
+}
+
+/** A folder for this test process's files, removed when the process exits. */
+inline const std::filesystem::path& temp_dir()
+{
+  struct Dir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() / ("sgai-test-" + std::to_string(::getpid()));
+    Dir() { std::filesystem::create_directories(path); }
+    ~Dir()
+    {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
 }
 
 inline std::filesystem::path hdeeprm_platform(const std::string& name)

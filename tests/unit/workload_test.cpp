@@ -44,6 +44,7 @@ TEST(Swf, ReadsAllFieldsAndTheHeader)
 
 TEST(Swf, GzipIsReadTransparently)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   EXPECT_EQ(read_swf(fixture("workloads/tiny.swf.gz")).records.size(), 5U);
   auto real = read_swf(sgai::test::shared_data("swf/NASA-iPSC-1993-3.1-cln.swf.gz"));
   EXPECT_EQ(real.records.size(), 18239U); // SOURCES.md: 18,239 jobs
@@ -152,6 +153,7 @@ TEST(Batsim, ReadsJobsAndProfiles)
 
 TEST(Batsim, ReadsBatsimsOwnWorkloads)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   Workload w = read_batsim(sgai::test::shared_data("batsim/medium_late/medium_late.json"));
   EXPECT_EQ(w.jobs.size(), 801U);
   EXPECT_EQ(*w.nb_res, 32U);
