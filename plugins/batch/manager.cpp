@@ -17,13 +17,16 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
 #include <queue>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 #include <unordered_map>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_batch, sgai, "sgai workload manager");
@@ -291,6 +294,9 @@ public:
   double sum_a_ = 0, sum_b_ = 0;
   double series_estimate_ = 0; ///< the running total at the end, before the final reading
   double series_error_    = 0; ///< largest gap between the running total and a full reading
+  bool progress_          = ::isatty(STDERR_FILENO) != 0;
+  bool progress_shown_    = false;
+  std::chrono::steady_clock::time_point next_progress_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   std::vector<std::vector<std::pair<uint32_t, double>>> context_; ///< per host: (job, weight)
   double idle_energy_        = 0;
   double plugin_total_       = 0;
@@ -744,6 +750,7 @@ public:
       launch(d, now);
 
     sample(now);
+    progress(now, false);
     if (done_ == n && running_.empty()) {
       finish();
       return;
@@ -761,6 +768,21 @@ public:
       error_ = "the workload manager is stuck: " + std::to_string(sched_.queue_size()) +
                " jobs wait but nothing runs and nothing will happen";
     arm_wakeup(next);
+  }
+
+  /** On a terminal, one line of progress at most twice a second (nothing when not a terminal). */
+  void progress(double now, bool last)
+  {
+    if (not progress_ || (last && not progress_shown_))
+      return;
+    auto wall = std::chrono::steady_clock::now();
+    if (not last && wall < next_progress_)
+      return;
+    next_progress_  = wall + std::chrono::milliseconds(500);
+    progress_shown_ = true;
+    std::fprintf(stderr, "\r[batch] simulated %.0f s, %zu/%zu jobs done, %zu running, %zu queued   %s", now, done_,
+                 w_.jobs.size(), running_.size(), sched_.queue_size(), last ? "\n" : "");
+    std::fflush(stderr);
   }
 
   void sample(double now)
@@ -797,6 +819,7 @@ public:
   void finish()
   {
     double now = sg4::Engine::get_clock();
+    progress(now, true);
     for (uint32_t p = 0; p < r_.processors.size(); p++)
       if (over_since_[p] >= 0)
         spans_.push_back({p, over_since_[p], now, peak_demand_[p]});
