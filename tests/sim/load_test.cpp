@@ -88,6 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, LoadPlatform, ::testing::ValuesIn(cases()), ca
 
 TEST(LoadPlatform, HDeepRMFileUnchanged)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   sim::Simulation s;
   auto p = s.load_platform(test::hdeeprm_platform("gaia"));
   ASSERT_TRUE(p);

@@ -67,8 +67,10 @@ TEST_P(BogusPlatform, IsRejectedWithItsMessage)
 {
   auto path = sgai::test::fixture("platforms") / GetParam().file;
   LoadOptions o;
-  if (std::string(GetParam().file).find("hdeeprm") != std::string::npos)
+  if (std::string(GetParam().file).find("hdeeprm") != std::string::npos) {
+    SGAI_REQUIRE_SHARED_DATA();
     o.catalogues.push_back(sgai::test::hdeeprm_types());
+  }
   try {
     generate(path, o);
     FAIL() << GetParam().file << " was accepted";

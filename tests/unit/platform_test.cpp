@@ -46,6 +46,7 @@ class HDeepRMPlatforms : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HDeepRMPlatforms, ReadUnchangedAndMatchTheirHierarchy)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   Platform p          = generate(hdeeprm_platform(GetParam()));
   auto [cores, flops] = hdeeprm_expected(GetParam());
   EXPECT_EQ(p.core_count(), cores);
@@ -58,6 +59,7 @@ INSTANTIATE_TEST_SUITE_P(All, HDeepRMPlatforms, ::testing::Values("gaia", "mc2",
 
 TEST(Platform, GaiaHas2280CoreHosts)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   Platform p = generate(hdeeprm_platform("gaia"));
   EXPECT_EQ(p.hosts.size(), 2280U);
   EXPECT_EQ(p.nodes.size(), 153U);
@@ -66,6 +68,7 @@ TEST(Platform, GaiaHas2280CoreHosts)
 
 TEST(Platform, ShippedPlatformsMatchTheirSources)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   // The converted copies in platforms/ expand exactly like HDeepRM's originals.
   for (const char* name : {"gaia", "mc2", "learning"}) {
     Platform a = generate(std::filesystem::path("platforms") / (std::string(name) + ".json"));
@@ -83,6 +86,7 @@ TEST(Platform, ShippedPlatformsMatchTheirSources)
 
 TEST(Platform, GranularityChangesHostsNotCores)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   LoadOptions o;
   for (auto [g, hosts] :
        {std::pair{Granularity::core, 2280U}, {Granularity::processor, 342U}, {Granularity::node, 153U}}) {
@@ -143,6 +147,7 @@ TEST(Platform, GpuHostsCarryTheirFigures)
 
 TEST(Platform, NodeGranularityRejectsMixedSpeeds)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   LoadOptions o;
   o.granularity = Granularity::node;
   try {

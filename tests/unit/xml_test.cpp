@@ -40,6 +40,7 @@ TEST(XmlGolden, TinyGpu)
 
 TEST(Xml, IsDeterministic)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   Platform a = generate(sgai::test::hdeeprm_platform("mc2"));
   Platform b = generate(sgai::test::hdeeprm_platform("mc2"));
   EXPECT_EQ(to_xml(a), to_xml(b));
@@ -61,6 +62,7 @@ TEST(Xml, RefusesWhatSimGridXmlCannotDescribe)
 
 TEST(Xml, NoLegacyWattPerState)
 {
+  SGAI_REQUIRE_SHARED_DATA();
   std::string xml = to_xml(generate(sgai::test::hdeeprm_platform("learning")));
   EXPECT_EQ(xml.find("watt_per_state"), std::string::npos);
   EXPECT_NE(xml.find("wattage_per_state"), std::string::npos);
