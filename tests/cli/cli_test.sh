@@ -32,11 +32,11 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "batch run" "batch plot" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
-    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, workload, batch, run"
+    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, workload, batch, chakra, run"
     run "$SGAI" platform; expect_rc 2; expect_one_error_line "a command is required after 'platform' (generate, inspect"
     run "$SGAI" platform generate; expect_rc 2; expect_one_error_line "platform is required"
     run "$SGAI" platform generate platforms/gaia.json --bogus; expect_rc 2; expect_one_error_line "--bogus"

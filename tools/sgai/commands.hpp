@@ -24,6 +24,8 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
 void add_workload_commands(CLI::App& app, Action& action);
 /** Adds "batch run|plot". */
 void add_batch_commands(CLI::App& app, const Globals& globals, Action& action);
+/** Adds "chakra jsonize|dejsonize|...". */
+void add_chakra_commands(CLI::App& app, Action& action);
 /** Adds "run". */
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 
