@@ -6,6 +6,7 @@
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -40,13 +41,17 @@ std::vector<Out> list_of(const List& l)
   return std::vector<Out>(l.values().begin(), l.values().end());
 }
 
-Attribute from_proto(const pb::AttributeProto& a)
+/** Fills `out` from the protobuf attribute, reusing its strings' capacity. */
+void read_attr(Attribute& out, const pb::AttributeProto& a)
 {
-  Attribute out;
-  out.name           = a.name();
-  out.doc_string     = a.doc_string();
-  out.unknown_fields = unknown_of(a);
-  using C            = pb::AttributeProto;
+  out.name       = a.name();
+  out.doc_string = a.doc_string();
+  if (a.GetReflection()->GetUnknownFields(a).empty())
+    out.unknown_fields.clear();
+  else
+    out.unknown_fields = unknown_of(a);
+  out.value = std::monostate{};
+  using C   = pb::AttributeProto;
   switch (a.value_case()) {
   case C::VALUE_NOT_SET:
     break;
@@ -142,6 +147,12 @@ Attribute from_proto(const pb::AttributeProto& a)
     break;
   }
   out.kind = static_cast<AttrKind>(a.value_case());
+}
+
+Attribute from_proto(const pb::AttributeProto& a)
+{
+  Attribute out;
+  read_attr(out, a);
   return out;
 }
 
@@ -469,10 +480,13 @@ bool EtReader::next(Node& node)
     node.inputs = from_proto(p.inputs());
   if (p.has_outputs())
     node.outputs = from_proto(p.outputs());
-  node.attrs.clear();
-  for (const auto& a : p.attr())
-    node.attrs.push_back(from_proto(a));
-  node.unknown_fields = unknown_of(p);
+  node.attrs.resize(static_cast<size_t>(p.attr_size()));
+  for (int i = 0; i < p.attr_size(); i++)
+    read_attr(node.attrs[static_cast<size_t>(i)], p.attr(i));
+  if (p.GetReflection()->GetUnknownFields(p).empty())
+    node.unknown_fields.clear();
+  else
+    node.unknown_fields = unknown_of(p);
   m.nodes++;
   return true;
 }
@@ -559,6 +573,42 @@ std::string encode_node(const Node& n)
   to_proto(n, p);
   std::string out;
   append_message(out, p);
+  return out;
+}
+
+std::vector<std::filesystem::path> workload_files(const std::string& arg)
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> out;
+  if (fs::is_regular_file(arg, ec))
+    return {fs::path(arg)};
+  auto by_rank = [](const fs::path& a, const fs::path& b) {
+    auto ra = rank_of_file(a.filename().string()), rb = rank_of_file(b.filename().string());
+    if (ra && rb && *ra != *rb)
+      return *ra < *rb;
+    return a < b;
+  };
+  if (fs::is_directory(arg, ec)) {
+    for (const auto& e : fs::directory_iterator(arg, ec))
+      if (e.is_regular_file() && e.path().extension() == ".et")
+        out.push_back(e.path());
+    if (out.empty())
+      throw InputError(arg, "", "no .et file in this folder");
+  } else {
+    fs::path prefix(arg);
+    fs::path dir     = prefix.parent_path().empty() ? fs::path(".") : prefix.parent_path();
+    std::string stem = prefix.filename().string() + ".";
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string name = e.path().filename().string();
+      if (e.is_regular_file() && name.rfind(stem, 0) == 0 && rank_of_file(name) &&
+          name.size() == stem.size() + std::to_string(*rank_of_file(name)).size() + 3)
+        out.push_back(e.path());
+    }
+    if (out.empty())
+      throw InputError(arg, "", "no such ET file, folder or workload prefix (expected " + arg + ".0.et, ...)");
+  }
+  std::sort(out.begin(), out.end(), by_rank);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace sgai::chakra {
 
@@ -58,6 +59,10 @@ private:
 /** Serialized forms, for tests and the JSON tools. */
 std::string encode_metadata(const GlobalMetadata& m);
 std::string encode_node(const Node& n);
+
+/** The ET files a user names: a file; a folder (its *.et); or a workload prefix "dir/name" for
+ *  dir/name.0.et, dir/name.1.et, ... Sorted by rank where names have one. InputError when none. */
+std::vector<std::filesystem::path> workload_files(const std::string& arg);
 
 /** The whole trace in memory; duplicate node ids are an error. */
 Trace read_trace(const std::filesystem::path& file);

@@ -1,13 +1,18 @@
 /* Chakra ET reading and writing: real traces round-trip byte for byte, attributes of every
  * encoding, and every kind of bad input gives its error. */
+#include "chakra/builder.hpp"
 #include "chakra/et_io.hpp"
 #include "chakra/et_json.hpp"
+#include "chakra/feeder.hpp"
+#include "chakra/generate.hpp"
+#include "chakra/stats.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -303,4 +308,222 @@ TEST(ChakraJson, MatchesThePublishedJsonTwinNodeForNode)
     checked++;
   }
   EXPECT_EQ(checked, 3664U);
+}
+
+// ------------------------------------------------------------------------------------- feeder
+
+namespace {
+
+/** Replays a trace through a Feeder, completing issued nodes in issue order; returns the order. */
+std::vector<uint64_t> replay(const Trace& t, Feeder::Options o = {}, size_t concurrency = 4)
+{
+  Feeder f(EtReader(encode(t), "t.et"), o);
+  std::vector<uint64_t> order;
+  std::deque<uint64_t> running;
+  for (;;) {
+    while (running.size() < concurrency)
+      if (const Node* n = f.next_issuable()) {
+        // every parent completed before
+        for (uint64_t p : n->data_deps)
+          EXPECT_NE(std::find(order.begin(), order.end(), p), order.end()) << n->id << " before " << p;
+        running.push_back(n->id);
+        EXPECT_EQ(f.lookup(n->id), n);
+      } else {
+        break;
+      }
+    if (running.empty())
+      break;
+    order.push_back(running.front());
+    f.complete(running.front());
+    running.pop_front();
+  }
+  EXPECT_TRUE(f.finished());
+  return order;
+}
+
+Trace chain_with_forward_refs()
+{
+  // file order 0, 3, 1, 2: node 3 depends on 2, read before it; 1 and 2 depend on 0
+  Trace t;
+  t.metadata.version = "0.0.4";
+  auto node          = [](uint64_t id, std::vector<uint64_t> deps) {
+    Node n;
+    n.id        = id;
+    n.type      = NodeType::comp;
+    n.data_deps = std::move(deps);
+    return n;
+  };
+  t.nodes = {node(0, {}), node(3, {2}), node(1, {0}), node(2, {0, 1})};
+  return t;
+}
+
+} // namespace
+
+TEST(ChakraFeeder, IssuesNodesOnlyAfterTheirParents)
+{
+  auto order = replay(chain_with_forward_refs());
+  EXPECT_EQ(order, (std::vector<uint64_t>{0, 1, 2, 3}));
+  TraceBuilder b;
+  uint64_t a = b.compute("a", 10);
+  uint64_t c = b.collective("c", CollectiveType::all_reduce, 100, {a});
+  uint64_t d = b.compute("d", 10);
+  b.control_dep(d, c); // d waits on c by control only
+  order = replay(b.trace());
+  EXPECT_EQ(order, (std::vector<uint64_t>{a, c, d}));
+  Feeder::Options data_only;
+  data_only.control = false;
+  order             = replay(b.trace(), data_only);
+  EXPECT_EQ(order, (std::vector<uint64_t>{a, d, c})); // d no longer waits
+}
+
+TEST(ChakraFeeder, WindowStaysBoundedOnALongTrace)
+{
+  auto dir  = sgai::test::temp_dir();
+  auto file = dir / "dag.0.et";
+  GlobalMetadata m;
+  {
+    EtWriter w(file, m);
+    random_dag(w, 200000, 32, 5);
+    w.commit();
+  }
+  Feeder::Options o;
+  o.window = 4096;
+  Feeder f(EtReader(file), o);
+  std::deque<uint64_t> running;
+  uint64_t done = 0;
+  size_t most   = 0;
+  for (;;) {
+    while (running.size() < 8)
+      if (const Node* n = f.next_issuable())
+        running.push_back(n->id);
+      else
+        break;
+    most = std::max(most, f.nodes_in_window());
+    if (running.empty())
+      break;
+    f.complete(running.front());
+    running.pop_front();
+    done++;
+  }
+  EXPECT_EQ(done, 200000U);
+  EXPECT_EQ(f.nodes_completed(), 200000U);
+  EXPECT_LE(most, o.lookahead + 8 + 1);
+  EXPECT_EQ(f.completed_intervals(), 1U); // ids 0..199999 collapse into one interval
+}
+
+TEST(ChakraFeeder, ReportsCyclesDanglingParentsAndDuplicates)
+{
+  auto node = [](uint64_t id, std::vector<uint64_t> data, std::vector<uint64_t> ctrl = {}) {
+    Node n;
+    n.id        = id;
+    n.type      = NodeType::comp;
+    n.data_deps = std::move(data);
+    n.ctrl_deps = std::move(ctrl);
+    return n;
+  };
+  auto run = [&](std::vector<Node> nodes, Feeder::Options o = {}) {
+    Trace t;
+    t.nodes = std::move(nodes);
+    return error_of([&]() { replay(t, o); });
+  };
+  auto msg = run({node(0, {}), node(1, {2}), node(2, {1})});
+  EXPECT_NE(msg.find("t.et: node 1: dependency cycle: 1 -> 2 -> 1"), std::string::npos) << msg;
+  msg = run({node(0, {}), node(1, {7})});
+  EXPECT_NE(msg.find("node 1 depends on node 7, which is not in the trace"), std::string::npos) << msg;
+  msg = run({node(0, {}), node(0, {})});
+  EXPECT_NE(msg.find("duplicate node id 0"), std::string::npos) << msg;
+  msg = run({node(0, {0})});
+  EXPECT_NE(msg.find("has itself as a data dependency"), std::string::npos) << msg;
+  // a cycle through a control dependency says how to replay such a trace
+  msg = run({node(0, {}, {1}), node(1, {0})});
+  EXPECT_NE(msg.find("through control dependencies"), std::string::npos) << msg;
+  // window too small for a parent far ahead
+  std::vector<Node> far;
+  for (uint64_t i = 0; i < 10; i++)
+    far.push_back(node(i, {50}));
+  for (uint64_t i = 10; i <= 50; i++)
+    far.push_back(node(i, {}));
+  Feeder::Options tiny;
+  tiny.window = 10;
+  msg         = run(far, tiny);
+  EXPECT_NE(msg.find("t.et: byte "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no node is issuable among the 10 read ahead"), std::string::npos) << msg;
+  tiny.window = 64; // the same trace replays with a larger window
+  EXPECT_EQ(run(far, tiny), "no error");
+}
+
+TEST(ChakraFeeder, MissingOrSelfControlParentsAreDroppedAndCounted)
+{
+  // converted PyTorch traces: control parents on host ops that are not in the trace, or on itself
+  Trace t;
+  Node a;
+  a.id        = 10;
+  a.type      = NodeType::comp;
+  a.ctrl_deps = {3, 10};
+  Node b;
+  b.id        = 11;
+  b.type      = NodeType::comp;
+  b.data_deps = {10};
+  b.ctrl_deps = {3};
+  t.nodes     = {a, b};
+  Feeder f(EtReader(encode(t), "t.et"));
+  const Node* n = f.next_issuable();
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->id, 10U);
+  f.complete(10);
+  n = f.next_issuable();
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->id, 11U);
+  f.complete(11);
+  EXPECT_TRUE(f.finished());
+  EXPECT_EQ(f.control_deps_ignored(), 3U);
+}
+
+TEST(ChakraStats, CountsAndCriticalPath)
+{
+  TraceBuilder b;
+  uint64_t x                = b.compute("x", 1000, 0, {}, 10);
+  uint64_t y                = b.compute("y", 500, 0, {}, 3);
+  uint64_t r                = b.collective("ar", CollectiveType::all_reduce, 4096, {x, y}, "dp");
+  b.node(r).duration_micros = 7;
+  b.send("s", 1, 256, 0, {r});
+  auto file = sgai::test::temp_dir() / "s.3.et";
+  write_trace(file, b.trace());
+  auto s = trace_stats(file);
+  EXPECT_EQ(s.rank, 3U);
+  EXPECT_EQ(s.nodes, 4U);
+  EXPECT_EQ(s.by_type[NodeType::comp], 2U);
+  EXPECT_EQ(s.collectives[CollectiveType::all_reduce].count, 1U);
+  EXPECT_EQ(s.collectives[CollectiveType::all_reduce].bytes, 4096U);
+  EXPECT_EQ(s.sends.bytes, 256U);
+  EXPECT_DOUBLE_EQ(s.compute_ops, 1500);
+  EXPECT_EQ(s.total_duration_us, 20U);
+  EXPECT_EQ(s.critical_path_us, 17U); // x (10) then the all-reduce (7)
+  EXPECT_EQ(s.process_groups["dp"], 1U);
+}
+
+TEST(ChakraGenerate, MicrobenchmarksAreAstraSims)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  // the generated files are byte for byte those ASTRA-sim ships
+  size_t compared = 0;
+  for (auto [name, type] :
+       {std::pair{"all_reduce", CollectiveType::all_reduce}, std::pair{"all_gather", CollectiveType::all_gather},
+        std::pair{"reduce_scatter", CollectiveType::reduce_scatter},
+        std::pair{"all_to_all", CollectiveType::all_to_all}})
+    for (uint32_t npus : {4U, 8U, 16U}) {
+      auto ours = microbenchmark(type, npus, 1 << 20);
+      ASSERT_EQ(ours.size(), npus);
+      for (uint32_t r = 0; r < npus; r++) {
+        auto theirs =
+            sgai::test::shared_data("astra-sim/examples/workload/microbenchmarks/" + std::string(name) + "/" +
+                                    std::to_string(npus) + "npus_1MB/" + name + "." + std::to_string(r) + ".et");
+        EXPECT_TRUE(encode(ours[r]) == sgai::read_text_file(theirs)) << theirs;
+        compared++;
+      }
+    }
+  EXPECT_EQ(compared, 4U * (4 + 8 + 16));
+  EXPECT_EQ(size_label(1 << 20), "1MB");
+  EXPECT_EQ(size_label(3 << 10), "3KB");
+  EXPECT_EQ(size_label(1000), "1000B");
 }

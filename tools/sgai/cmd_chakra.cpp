@@ -1,7 +1,19 @@
+#include "chakra/et_io.hpp"
 #include "chakra/et_json.hpp"
+#include "chakra/generate.hpp"
+#include "chakra/stats.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "generators/util/json_writer.hpp"
+#include "generators/util/numbers.hpp"
+#include "generators/util/units.hpp"
 #include "tools/sgai/commands.hpp"
 
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace sgai::cli {
 
@@ -11,6 +23,178 @@ struct ConvertArgs {
   std::string in;
   std::string out;
 };
+
+struct StatsArgs {
+  std::vector<std::string> inputs;
+  std::string json;
+  int64_t window   = 1 << 16;
+  std::string deps = "all";
+};
+
+std::string bytes_text(uint64_t b)
+{
+  return format_fixed(static_cast<double>(b) / (1 << 20), 3) + " MiB";
+}
+
+void print_stats(const chakra::TraceStats& s, std::ostream& o)
+{
+  o << "  nodes " << s.nodes << " (";
+  bool first = true;
+  for (const auto& [t, n] : s.by_type) {
+    o << (first ? "" : ", ") << chakra::to_string(t) << " " << n;
+    first = false;
+  }
+  o << ")\n";
+  for (const auto& [t, c] : s.collectives)
+    o << "  " << chakra::to_string(t) << ": " << c.count << " collectives, " << bytes_text(c.bytes) << "\n";
+  if (s.collectives_without_type)
+    o << "  collectives without a known comm_type: " << s.collectives_without_type << "\n";
+  if (s.sends.count || s.recvs.count)
+    o << "  point to point: " << s.sends.count << " sends (" << bytes_text(s.sends.bytes) << "), " << s.recvs.count
+      << " receives (" << bytes_text(s.recvs.bytes) << ")\n";
+  o << "  compute: " << format_number(s.compute_ops) << " operations";
+  if (s.compute_without_ops)
+    o << " (" << s.compute_without_ops << " compute nodes without num_ops)";
+  o << "; CPU ops " << s.cpu_ops << "\n";
+  o << "  durations: total " << s.total_duration_us << " us, critical path " << s.critical_path_us << " us\n";
+  if (s.control_deps_ignored)
+    o << "  control dependencies ignored (on the node itself or on nodes not in the trace): " << s.control_deps_ignored
+      << "\n";
+  if (not s.process_groups.empty()) {
+    o << "  process groups:";
+    for (const auto& [g, n] : s.process_groups)
+      o << " " << g << " (" << n << ")";
+    o << "\n";
+  }
+}
+
+void json_stats(json::Writer& w, const chakra::TraceStats& s)
+{
+  w.begin_object();
+  if (not s.file.empty())
+    w.field("file", s.file);
+  if (s.rank)
+    w.field("rank", uint64_t{*s.rank});
+  w.field("nodes", s.nodes);
+  w.key("nodes_by_type").begin_object(true);
+  for (const auto& [t, n] : s.by_type)
+    w.field(chakra::to_string(t), n);
+  w.end_object();
+  w.key("collectives").begin_object();
+  for (const auto& [t, c] : s.collectives) {
+    w.key(chakra::to_string(t)).begin_object(true);
+    w.field("count", c.count).field("bytes", c.bytes);
+    w.end_object();
+  }
+  w.end_object();
+  w.field("collectives_without_type", s.collectives_without_type);
+  w.field("sends", s.sends.count).field("send_bytes", s.sends.bytes);
+  w.field("recvs", s.recvs.count).field("recv_bytes", s.recvs.bytes);
+  w.field("compute_ops", s.compute_ops).field("compute_without_ops", s.compute_without_ops);
+  w.field("cpu_ops", s.cpu_ops);
+  w.field("total_duration_us", s.total_duration_us).field("critical_path_us", s.critical_path_us);
+  w.field("control_deps_ignored", s.control_deps_ignored);
+  w.key("process_groups").begin_object(true);
+  for (const auto& [g, n] : s.process_groups)
+    w.field(g, n);
+  w.end_object();
+  w.end_object();
+}
+
+int stats(const StatsArgs& a)
+{
+  std::vector<std::filesystem::path> files;
+  for (const auto& in : a.inputs)
+    for (auto& f : chakra::workload_files(in))
+      files.push_back(std::move(f));
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<chakra::TraceStats> per_file;
+  chakra::TraceStats total;
+  for (const auto& f : files) {
+    per_file.push_back(chakra::trace_stats(f, static_cast<size_t>(a.window), a.deps == "all"));
+    chakra::accumulate(total, per_file.back());
+  }
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& s : per_file) {
+    std::cout << s.file << (s.rank ? " (rank " + std::to_string(*s.rank) + ")" : "") << "\n";
+    print_stats(s, std::cout);
+  }
+  if (per_file.size() > 1) {
+    std::cout << "All " << per_file.size() << " ranks\n";
+    print_stats(total, std::cout);
+  }
+  std::cout << "Read and resolved " << total.nodes << " nodes in " << format_fixed(wall, 3) << " s ("
+            << format_fixed(wall > 0 ? static_cast<double>(total.nodes) / wall : 0, 0) << " nodes/s)\n";
+  if (not a.json.empty()) {
+    std::ostringstream text;
+    json::Writer w(text);
+    w.begin_object();
+    w.field("ranks", static_cast<uint64_t>(per_file.size()));
+    w.key("total");
+    json_stats(w, total);
+    w.key("files").begin_array();
+    for (const auto& s : per_file)
+      json_stats(w, s);
+    w.end_array();
+    w.end_object();
+    write_file_atomically(a.json, text.str() + "\n");
+  }
+  return 0;
+}
+
+struct GenerateArgs {
+  std::string kind;
+  std::string collective = "all_reduce";
+  int64_t ranks          = 8;
+  std::string size       = "1MiB";
+  std::string out;
+  std::string prefix;
+  int64_t nodes = 1000;
+  int64_t width = 64;
+  int64_t seed  = 1;
+};
+
+uint64_t parse_bytes(const std::string& text)
+{
+  auto v = units::parse(text, units::Quantity::size);
+  if (not v || not(*v >= 1) || *v != std::floor(*v))
+    throw InputError("command line", "--size",
+                     "bad size " + quote(text) + ": expected a whole number of bytes such as 1MiB or 4096B");
+  return static_cast<uint64_t>(*v);
+}
+
+int generate(const GenerateArgs& a)
+{
+  if (a.kind == "microbenchmark") {
+    std::string upper = a.collective;
+    for (auto& c : upper)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    auto type = chakra::collective_from_string(upper);
+    if (not type)
+      throw InputError("command line", "--collective",
+                       "unknown collective " + quote(a.collective) +
+                           " (known: all_reduce, reduce, all_gather, gather, scatter, broadcast, all_to_all, "
+                           "reduce_scatter, reduce_scatter_block, barrier)");
+    uint64_t bytes     = parse_bytes(a.size);
+    auto traces        = chakra::microbenchmark(*type, static_cast<uint32_t>(a.ranks), bytes);
+    std::string prefix = a.prefix.empty() ? chakra::collective_file_name(*type) : a.prefix;
+    auto files         = chakra::write_workload(a.out, prefix, traces);
+    std::cout << "Wrote " << files.size() << " ranks: " << (std::filesystem::path(a.out) / prefix).string() << ".{0.."
+              << files.size() - 1 << "}.et\n";
+    return 0;
+  }
+  // a random DAG, streamed
+  std::filesystem::path file = a.out;
+  if (file.extension() != ".et")
+    throw InputError("command line", "--out", "a DAG is one ET file: give a name ending in .et, not " + quote(a.out));
+  chakra::GlobalMetadata m;
+  m.version = "0.0.4";
+  chakra::EtWriter w(file, m);
+  chakra::random_dag(w, static_cast<uint64_t>(a.nodes), static_cast<uint32_t>(a.width), static_cast<uint64_t>(a.seed));
+  w.commit();
+  std::cout << "Wrote " << file.string() << " (" << a.nodes << " nodes)\n";
+  return 0;
+}
 
 } // namespace
 
@@ -42,6 +226,45 @@ void add_chakra_commands(CLI::App& app, Action& action)
         return 0;
       };
     });
+  }
+  {
+    auto a = std::make_shared<StatsArgs>();
+    auto* cmd =
+        chakra->add_subcommand("stats", "Node counts, collectives and bytes, compute operations, critical path of ETs");
+    cmd->add_option("inputs", a->inputs, "ET files, folders of ETs, or workload prefixes (dir/name for dir/name.N.et)")
+        ->required();
+    cmd->add_option("--json", a->json, "Also write the figures as JSON");
+    cmd->add_option("--window", a->window, "Nodes the feeder reads ahead (default 65536)")->check(CLI::PositiveNumber);
+    cmd->add_option("--deps", a->deps,
+                    "Dependencies to follow: all (data and control, default) or data (Chakra's own feeder; for "
+                    "traces converted from PyTorch)")
+        ->check(CLI::IsMember({"all", "data"}));
+    cmd->callback([a, &action]() { action = [a]() { return stats(*a); }; });
+  }
+  {
+    auto* gen = chakra->add_subcommand("generate", "Synthetic traces: collective microbenchmarks, random DAGs");
+    {
+      auto a    = std::make_shared<GenerateArgs>();
+      a->kind   = "microbenchmark";
+      auto* cmd = gen->add_subcommand("microbenchmark", "One collective per rank, as ASTRA-sim's microbenchmarks");
+      cmd->add_option("--collective", a->collective, "all_reduce, all_gather, reduce_scatter, all_to_all, ...");
+      cmd->add_option("--ranks", a->ranks, "Number of ranks (NPUs)")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+      cmd->add_option("--size", a->size, "Bytes per collective (default 1MiB)");
+      cmd->add_option("--out", a->out, "Output folder")->required();
+      cmd->add_option("--prefix", a->prefix, "File prefix (default: the collective's name)");
+      cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
+    }
+    {
+      auto a    = std::make_shared<GenerateArgs>();
+      a->kind   = "dag";
+      auto* cmd = gen->add_subcommand("dag", "A layered random DAG of compute nodes (benchmarks), streamed to disk");
+      cmd->add_option("--nodes", a->nodes, "Number of nodes")->check(CLI::PositiveNumber);
+      cmd->add_option("--width", a->width, "Parents are among the previous WIDTH nodes (default 64)")
+          ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+      cmd->add_option("--seed", a->seed, "Seed")->check(CLI::NonNegativeNumber);
+      cmd->add_option("--out", a->out, "Output ET file")->required();
+      cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
+    }
   }
 }
 

@@ -1,0 +1,46 @@
+/* Figures of a Chakra trace: node counts by type, collectives by type (count and bytes), point to
+ * point traffic, compute operations, and the critical path by recorded durations (the makespan of
+ * a replay with unlimited resources, computed through the Feeder in bounded memory). */
+#ifndef SGAI_CHAKRA_STATS_HPP
+#define SGAI_CHAKRA_STATS_HPP
+
+#include "chakra/trace.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace sgai::chakra {
+
+struct TraceStats {
+  std::string file;
+  std::optional<uint32_t> rank;
+  uint64_t nodes = 0;
+  std::map<NodeType, uint64_t> by_type;
+  struct Traffic {
+    uint64_t count = 0;
+    uint64_t bytes = 0;
+  };
+  std::map<CollectiveType, Traffic> collectives;
+  uint64_t collectives_without_type = 0; ///< COMM_COLL nodes whose comm_type is absent or unknown
+  Traffic sends, recvs;
+  double compute_ops            = 0; ///< sum of num_ops over compute nodes (FLOPs)
+  uint64_t compute_without_ops  = 0;
+  uint64_t cpu_ops              = 0; ///< nodes with is_cpu_op true
+  uint64_t total_duration_us    = 0;
+  uint64_t critical_path_us     = 0;
+  uint64_t control_deps_ignored = 0;              ///< on the node itself or on nodes not in the trace
+  std::map<std::string, uint64_t> process_groups; ///< pg_name -> collectives in it
+};
+
+/** Reads the file once through a Feeder (window of `window` nodes; control dependencies followed
+ *  or not, see Feeder::Options). */
+TraceStats trace_stats(const std::filesystem::path& et, size_t window = 1 << 16, bool control = true);
+
+/** Adds b's counts to a (critical path: the maximum). */
+void accumulate(TraceStats& a, const TraceStats& b);
+
+} // namespace sgai::chakra
+
+#endif
