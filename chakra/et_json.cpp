@@ -305,7 +305,9 @@ Attribute read_attr(json::Object o)
     a.kind = *kind;
     accepted.push_back(key);
     json::Value v    = o.required(key);
-    auto [lo, hi]    = range_of(*kind);
+    auto range       = range_of(*kind);
+    int64_t lo       = range.first;
+    uint64_t hi      = range.second;
     auto one_integer = [&](const json::Value& x) -> Attribute::Value {
       if (class_of(*kind) == Class::uint) {
         uint64_t u = read_uint(x);

@@ -3,7 +3,8 @@
 # configures and builds in build/), then:
 #   tools/setup.sh quickstart   runs the default experiment (sgai run) and says where the results are
 #   tools/setup.sh test         runs every check: formatting, sanitizer build of the unit and
-#                               simulation tests, then the whole test suite (ends with ctest's summary)
+#                               simulation tests, then the whole test suite (ends with ctest's summary);
+#                               with CI=true, a brief libFuzzer run of each fuzz target after it
 #   tools/setup.sh build        only sets up and builds
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +73,12 @@ case "$mode" in
     build build "${extra[@]}"
     sanitizer_tests
     say "the whole test suite"
-    ctest --test-dir build -j "$jobs" --output-on-failure ;;
+    ctest --test-dir build -j "$jobs" --output-on-failure
+    if [ "${CI:-}" = "true" ]; then
+      say "fuzzing briefly (longer runs: tools/fuzz.sh TARGET SECONDS)"
+      tools/fuzz.sh platform_json 30
+      tools/fuzz.sh chakra_et 60
+    fi ;;
   *)
     echo "usage: tools/setup.sh [quickstart|test|build]" >&2
     exit 2 ;;

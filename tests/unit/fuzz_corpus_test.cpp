@@ -1,5 +1,6 @@
 /* Replays the platform fuzz target's seeds (every platform fixture) and the inputs it once
  * crashed on (tests/fuzz/regressions), without libFuzzer. */
+#include "../fuzz/chakra_et_check.hpp"
 #include "../fuzz/platform_json_check.hpp"
 #include "generators/util/files.hpp"
 
@@ -18,4 +19,16 @@ TEST(FuzzCorpus, EveryInputIsAcceptedOrRejectedCleanly)
     }
   EXPECT_GE(accepted, 7U);
   EXPECT_GE(rejected, 10U);
+}
+
+TEST(FuzzCorpus, EveryChakraSeedIsReadOrRejectedCleanly)
+{
+  size_t accepted = 0, rejected = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("tests/fuzz/chakra_seeds")) {
+    bool ok = false;
+    EXPECT_NO_THROW(ok = sgai::test::check_et_bytes(sgai::read_text_file(entry.path()))) << entry.path();
+    (ok ? accepted : rejected)++;
+  }
+  EXPECT_GE(accepted, 4U);
+  EXPECT_GE(rejected, 1U); // truncated.0.et
 }
