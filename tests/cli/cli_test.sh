@@ -32,7 +32,7 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra generate" "chakra generate microbenchmark" "chakra generate dag" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
@@ -122,6 +122,35 @@ case "$case_name" in
     # consolidation uses less energy than spreading on every log
     n=$(awk '/^== 3/{on=1; next} on && $4 ~ /^-[0-9.]+%$/ {n++} END {print n+0}' "$tmp/out")
     [ "$n" -eq 4 ] || fail "consolidation saved energy on $n of 4 logs: $out" ;;
+  chakra_tools)
+    run "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 64KiB --out "$tmp/mb"; expect_rc 0
+    for r in 0 1 2 3; do [ -s "$tmp/mb/all_gather.$r.et" ] || fail "rank $r missing"; done
+    run "$SGAI" chakra stats "$tmp/mb/all_gather" --json "$tmp/s.json"; expect_rc 0
+    grep -q "All 4 ranks" "$tmp/out" || fail "stats over the ranks: $out"
+    grep -q "ALL_GATHER: 4 collectives, 0.250 MiB" "$tmp/out" || fail "stats: $out"
+    grep -q '"ranks": 4' "$tmp/s.json" || fail "stats json"
+    run "$SGAI" chakra jsonize "$tmp/mb/all_gather.2.et" --out "$tmp/a.json"; expect_rc 0
+    run "$SGAI" chakra dejsonize "$tmp/a.json" --out "$tmp/b.2.et"; expect_rc 0
+    cmp -s "$tmp/mb/all_gather.2.et" "$tmp/b.2.et" || fail "jsonize/dejsonize changed the bytes"
+    run "$SGAI" chakra generate dag --nodes 5000 --out "$tmp/d.0.et"; expect_rc 0
+    run "$SGAI" chakra stats "$tmp/d.0.et"; expect_rc 0; grep -q "nodes 5000 (COMP_NODE 5000)" "$tmp/out" || fail "$out"
+    # bad input: one error line naming the file and the place, nothing written
+    head -c 100 "$tmp/d.0.et" >"$tmp/cut.0.et"
+    run "$SGAI" chakra stats "$tmp/cut.0.et"; expect_rc 1; expect_one_error_line "$tmp/cut.0.et: byte "
+    run "$SGAI" chakra jsonize "$tmp/cut.0.et" --out "$tmp/cut.json"; expect_rc 1; expect_one_error_line "goes past the end"
+    [ ! -e "$tmp/cut.json" ] || fail "jsonize left a half-written file"
+    sed 's/"name": "all_gather_4npus_64KB"/"name": "x", "nmae": "y"/' "$tmp/a.json" >"$tmp/bad.json"
+    run "$SGAI" chakra dejsonize "$tmp/bad.json" --out "$tmp/bad.0.et"; expect_rc 1
+    expect_one_error_line "at /nodes/0/nmae: unknown key 'nmae'"
+    [ ! -e "$tmp/bad.0.et" ] || fail "dejsonize left a file"
+    run "$SGAI" chakra stats "$tmp/nothing"; expect_rc 1; expect_one_error_line "no such ET file, folder or workload prefix"
+    run "$SGAI" chakra generate microbenchmark --collective allreduce --out "$tmp/x"; expect_rc 1
+    expect_one_error_line "unknown collective 'allreduce'"
+    if [ -d ../shared/data/chakra ]; then
+      run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et; expect_rc 1; expect_one_error_line "through control dependencies"
+      run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et --deps data; expect_rc 0
+      grep -q "nodes 3664 (COMP_NODE 3643, COMM_COLL_NODE 21)" "$tmp/out" || fail "$out"
+    fi ;;
   shipped_experiments)
     shared_or_skip
     for e in deploy/experiments/*.json; do
