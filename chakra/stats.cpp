@@ -1,12 +1,13 @@
 #include "chakra/stats.hpp"
 
 #include "chakra/feeder.hpp"
+#include "chakra/visualize.hpp"
 
 #include <queue>
 
 namespace sgai::chakra {
 
-TraceStats trace_stats(const std::filesystem::path& et, size_t window, bool control)
+TraceStats trace_stats(const std::filesystem::path& et, size_t window, bool control, std::vector<ReplayEvent>* log)
 {
   TraceStats s;
   s.file = et.string();
@@ -59,12 +60,18 @@ TraceStats trace_stats(const std::filesystem::path& et, size_t window, bool cont
         break;
       }
       running.emplace(now + n->duration_micros, n->id);
+      if (log)
+        log->push_back({s.rank.value_or(0), n->id, true, static_cast<double>(now), n->type, n->name});
     }
     if (running.empty())
       break;
     auto [end, id] = running.top();
     running.pop();
     now = end;
+    if (log) {
+      const Node* done = feeder.lookup(id);
+      log->push_back({s.rank.value_or(0), id, false, static_cast<double>(now), done->type, done->name});
+    }
     feeder.complete(id);
   }
   s.critical_path_us     = now;

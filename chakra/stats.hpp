@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace sgai::chakra {
 
@@ -34,9 +35,13 @@ struct TraceStats {
   std::map<std::string, uint64_t> process_groups; ///< pg_name -> collectives in it
 };
 
+struct ReplayEvent;
+
 /** Reads the file once through a Feeder (window of `window` nodes; control dependencies followed
- *  or not, see Feeder::Options). */
-TraceStats trace_stats(const std::filesystem::path& et, size_t window = 1 << 16, bool control = true);
+ *  or not, see Feeder::Options). With `log`, also appends the issue and callback events of the
+ *  unlimited-resource replay (rank from the file name, else 0). */
+TraceStats trace_stats(const std::filesystem::path& et, size_t window = 1 << 16, bool control = true,
+                       std::vector<ReplayEvent>* log = nullptr);
 
 /** Adds b's counts to a (critical path: the maximum). */
 void accumulate(TraceStats& a, const TraceStats& b);

@@ -32,7 +32,7 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra generate" "chakra generate microbenchmark" "chakra generate dag" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra generate" "chakra generate microbenchmark" "chakra generate dag" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
@@ -143,6 +143,17 @@ case "$case_name" in
     run "$SGAI" chakra dejsonize "$tmp/bad.json" --out "$tmp/bad.0.et"; expect_rc 1
     expect_one_error_line "at /nodes/0/nmae: unknown key 'nmae'"
     [ ! -e "$tmp/bad.0.et" ] || fail "dejsonize left a file"
+    run "$SGAI" chakra stats "$tmp/mb/all_gather" --replay-log "$tmp/log.csv"; expect_rc 0
+    run "$SGAI" chakra timeline "$tmp/log.csv" --out "$tmp/tl.json"; expect_rc 0
+    grep -q '"traceEvents"' "$tmp/tl.json" || fail "timeline"
+    run "$SGAI" chakra visualize "$tmp/d.0.et" --out "$tmp/d.dot" --max-nodes 50; expect_rc 0
+    grep -q "truncated" "$tmp/out" || fail "visualize should say it truncated: $out"
+    [ "$(grep -c '\[label=' "$tmp/d.dot")" -eq 50 ] || fail "50 nodes expected in the dot file"
+    if command -v dot >/dev/null; then
+      run "$SGAI" chakra visualize "$tmp/d.0.et" --out "$tmp/d.svg" --max-nodes 20; expect_rc 0
+      grep -q "<svg" "$tmp/d.svg" || fail "no svg"
+    fi
+    run "$SGAI" chakra visualize "$tmp/d.0.et" --out "$tmp/e.dot" --type COMPUTE; expect_rc 1; expect_one_error_line "unknown node type 'COMPUTE'"
     run "$SGAI" chakra stats "$tmp/nothing"; expect_rc 1; expect_one_error_line "no such ET file, folder or workload prefix"
     run "$SGAI" chakra generate microbenchmark --collective allreduce --out "$tmp/x"; expect_rc 1
     expect_one_error_line "unknown collective 'allreduce'"

@@ -6,6 +6,7 @@
 #include "chakra/feeder.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/stats.hpp"
+#include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "test_paths.hpp"
@@ -17,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace sgai::chakra;
 
@@ -526,4 +528,78 @@ TEST(ChakraGenerate, MicrobenchmarksAreAstraSims)
   EXPECT_EQ(size_label(1 << 20), "1MB");
   EXPECT_EQ(size_label(3 << 10), "3KB");
   EXPECT_EQ(size_label(1000), "1000B");
+}
+
+TEST(ChakraVisualize, DotDrawsFilteredNodesAndTheirEdges)
+{
+  TraceBuilder b;
+  uint64_t x = b.compute("x", 1000);
+  uint64_t y = b.compute("y \"quoted\"", 10, 0, {x});
+  uint64_t r = b.collective("ar", CollectiveType::all_reduce, 1 << 20, {y});
+  b.control_dep(r, x);
+  auto file = sgai::test::temp_dir() / "v.0.et";
+  write_trace(file, b.trace());
+  std::ostringstream all;
+  auto s = write_dot(file, DotOptions{}, all);
+  EXPECT_EQ(s.nodes_drawn, 3U);
+  EXPECT_EQ(s.edges_drawn, 3U); // x->y, y->ar, x->ar (control, dashed)
+  EXPECT_NE(all.str().find("n0 -> n1;"), std::string::npos);
+  EXPECT_NE(all.str().find("n0 -> n2 [style=dashed"), std::string::npos);
+  EXPECT_NE(all.str().find("y \\\"quoted\\\""), std::string::npos);
+  EXPECT_NE(all.str().find("ALL_REDUCE 1.000 MiB"), std::string::npos);
+  DotOptions only_comp;
+  only_comp.types = {NodeType::comp};
+  std::ostringstream some;
+  s = write_dot(file, only_comp, some);
+  EXPECT_EQ(s.nodes_drawn, 2U);
+  EXPECT_EQ(s.edges_drawn, 1U);
+  DotOptions two;
+  two.max_nodes = 2;
+  std::ostringstream cut;
+  s = write_dot(file, two, cut);
+  EXPECT_TRUE(s.truncated);
+  EXPECT_EQ(s.nodes_drawn, 2U);
+}
+
+TEST(ChakraVisualize, ReplayLogBecomesAChromeTrace)
+{
+  TraceBuilder b;
+  uint64_t x                = b.compute("x", 1000, 0, {}, 10);
+  uint64_t c                = b.collective("c, with comma", CollectiveType::all_gather, 64, {x});
+  b.node(c).duration_micros = 5;
+  auto file                 = sgai::test::temp_dir() / "r.2.et";
+  write_trace(file, b.trace());
+  std::vector<ReplayEvent> log;
+  trace_stats(file, 64, true, &log);
+  ASSERT_EQ(log.size(), 4U);
+  std::ostringstream csv;
+  write_replay_log(log, csv);
+  auto path = sgai::test::temp_dir() / "r.csv";
+  sgai::write_file_atomically(path, csv.str());
+  auto back = read_replay_log(path);
+  ASSERT_EQ(back.size(), 4U);
+  EXPECT_EQ(back[2].name, "c, with comma");
+  EXPECT_EQ(back[2].rank, 2U);
+  std::ostringstream trace;
+  EXPECT_EQ(write_chrome_trace(back, trace), 2U);
+  auto j     = nlohmann::json::parse(trace.str());
+  bool found = false;
+  for (const auto& e : j.at("traceEvents"))
+    if (e.at("ph") == "X" && e.at("name") == "c, with comma") {
+      EXPECT_EQ(e.at("ts").get<double>(), 10);
+      EXPECT_EQ(e.at("dur").get<double>(), 5);
+      EXPECT_EQ(e.at("tid").get<int>(), 3); // communication track
+      EXPECT_EQ(e.at("pid").get<int>(), 2);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  // a callback without its issue
+  sgai::write_file_atomically(path, "rank,node_id,event,time_us,type,name\n0,1,callback,3,COMP_NODE,x\n");
+  EXPECT_NE(error_of([&]() {
+              std::ostringstream o;
+              write_chrome_trace(read_replay_log(path), o);
+            }).find("callback of node 1 without an issue"),
+            std::string::npos);
+  sgai::write_file_atomically(path, "rank,node_id,event,time_us,type,name\n0,1,issue,soon,COMP_NODE,x\n");
+  EXPECT_NE(error_of([&]() { read_replay_log(path); }).find("line 2: time_us 'soon'"), std::string::npos);
 }

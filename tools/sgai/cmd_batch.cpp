@@ -3,14 +3,12 @@
 #include "plugins/batch/scheduler.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <cstdlib>
 #include <iostream>
-#include <spawn.h>
-#include <sys/wait.h>
 
 namespace sgai::cli {
 
@@ -98,19 +96,13 @@ int batch_plot(const std::string& dir)
   if (not std::filesystem::exists(script, ec))
     throw RunError("the plotting script " + script.string() + " is missing (set SGAI_HOME to the sgai source tree)");
   // Debian's interpreter first: its python3-matplotlib is what the set-up installs.
-  std::string python      = std::filesystem::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
-  std::string script_s    = script.string();
-  std::vector<char*> argv = {python.data(), script_s.data(), const_cast<char*>(dir.c_str()), nullptr};
-  pid_t pid               = 0;
-  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-    throw RunError("cannot start " + python + " to plot (is python3 installed?)");
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      throw RunError("waiting for the plotting script failed");
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+  std::string python = std::filesystem::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
+  auto status        = run_process({python, script.string(), dir});
+  if (not status)
+    throw RunError("cannot run " + python + " to plot (is python3 installed?)");
+  if (*status == 1)
     return 1; // the script printed its one error line
-  if (not WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (*status != 0)
     throw RunError("the plotting script " + script.string() + " failed");
   return 0;
 }

@@ -2,12 +2,14 @@
 #include "chakra/et_json.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/stats.hpp"
+#include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "generators/util/json_writer.hpp"
 #include "generators/util/numbers.hpp"
 #include "generators/util/units.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -27,6 +29,7 @@ struct ConvertArgs {
 struct StatsArgs {
   std::vector<std::string> inputs;
   std::string json;
+  std::string replay_log;
   int64_t window   = 1 << 16;
   std::string deps = "all";
 };
@@ -110,8 +113,10 @@ int stats(const StatsArgs& a)
   auto t0 = std::chrono::steady_clock::now();
   std::vector<chakra::TraceStats> per_file;
   chakra::TraceStats total;
+  std::vector<chakra::ReplayEvent> log;
   for (const auto& f : files) {
-    per_file.push_back(chakra::trace_stats(f, static_cast<size_t>(a.window), a.deps == "all"));
+    per_file.push_back(
+        chakra::trace_stats(f, static_cast<size_t>(a.window), a.deps == "all", a.replay_log.empty() ? nullptr : &log));
     chakra::accumulate(total, per_file.back());
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -139,6 +144,88 @@ int stats(const StatsArgs& a)
     w.end_object();
     write_file_atomically(a.json, text.str() + "\n");
   }
+  if (not a.replay_log.empty()) {
+    std::ostringstream text;
+    chakra::write_replay_log(log, text);
+    write_file_atomically(a.replay_log, text.str());
+  }
+  return 0;
+}
+
+struct VisualizeArgs {
+  std::string et;
+  std::string out;
+  std::string format;
+  int64_t max_nodes = 500;
+  std::vector<std::string> types;
+  std::string name;
+  std::string ids;
+  bool no_control = false;
+};
+
+int visualize(const VisualizeArgs& a)
+{
+  chakra::DotOptions o;
+  o.max_nodes     = static_cast<uint64_t>(a.max_nodes);
+  o.name_contains = a.name;
+  o.control_edges = not a.no_control;
+  for (const auto& t : a.types) {
+    auto type = chakra::node_type_from_string(t);
+    if (not type)
+      throw InputError("command line", "--type", "unknown node type " + quote(t) + " (COMP_NODE, COMM_COLL_NODE, ...)");
+    o.types.insert(*type);
+  }
+  if (not a.ids.empty()) {
+    auto colon = a.ids.find(':');
+    try {
+      if (colon == std::string::npos)
+        throw std::invalid_argument(a.ids);
+      if (colon > 0)
+        o.min_id = std::stoull(a.ids.substr(0, colon));
+      if (colon + 1 < a.ids.size())
+        o.max_id = std::stoull(a.ids.substr(colon + 1));
+    } catch (const std::exception&) {
+      throw InputError("command line", "--ids",
+                       "bad id range " + quote(a.ids) + ": expected FIRST:LAST (either may be empty)");
+    }
+  }
+  std::string format = a.format;
+  if (format.empty()) {
+    auto ext = std::filesystem::path(a.out).extension().string();
+    format   = ext == ".svg" ? "svg" : ext == ".pdf" ? "pdf" : ext == ".png" ? "png" : "dot";
+  }
+  std::filesystem::path out = a.out;
+  std::filesystem::path dot = format == "dot" ? out : std::filesystem::path(out.string() + ".tmp.dot");
+  chakra::DotSummary s;
+  {
+    AtomicFile f(dot);
+    s = chakra::write_dot(a.et, o, f.stream());
+    f.commit();
+  }
+  if (format != "dot") {
+    // Graphviz renders to a temporary name, renamed once complete
+    std::string tmp = out.string() + ".tmp." + format;
+    auto status     = run_process({"dot", "-T" + format, dot.string(), "-o", tmp});
+    std::error_code ec;
+    std::filesystem::remove(dot, ec);
+    if (not status || *status != 0) {
+      std::filesystem::remove(tmp, ec);
+      throw RunError("Graphviz's dot could not render " + format + " (is graphviz installed?)");
+    }
+    std::filesystem::rename(tmp, out);
+  }
+  std::cout << "Wrote " << out.string() << ": " << s.nodes_drawn << " nodes and " << s.edges_drawn << " edges of "
+            << s.nodes_read << " nodes" << (s.truncated ? " (truncated: raise --max-nodes or filter)" : "") << "\n";
+  return 0;
+}
+
+int timeline(const std::string& log, const std::string& out)
+{
+  auto events = chakra::read_replay_log(log);
+  AtomicFile f(out);
+  uint64_t n = chakra::write_chrome_trace(events, f.stream());
+  f.commit();
+  std::cout << "Wrote " << out << " (" << n << " events; open it in https://ui.perfetto.dev or chrome://tracing)\n";
   return 0;
 }
 
@@ -234,12 +321,38 @@ void add_chakra_commands(CLI::App& app, Action& action)
     cmd->add_option("inputs", a->inputs, "ET files, folders of ETs, or workload prefixes (dir/name for dir/name.N.et)")
         ->required();
     cmd->add_option("--json", a->json, "Also write the figures as JSON");
+    cmd->add_option("--replay-log", a->replay_log,
+                    "Also write the replay log (issue and callback of every node, unlimited resources) for timeline");
     cmd->add_option("--window", a->window, "Nodes the feeder reads ahead (default 65536)")->check(CLI::PositiveNumber);
     cmd->add_option("--deps", a->deps,
                     "Dependencies to follow: all (data and control, default) or data (Chakra's own feeder; for "
                     "traces converted from PyTorch)")
         ->check(CLI::IsMember({"all", "data"}));
     cmd->callback([a, &action]() { action = [a]() { return stats(*a); }; });
+  }
+  {
+    auto a = std::make_shared<VisualizeArgs>();
+    auto* cmd =
+        chakra->add_subcommand("visualize", "Graphviz drawing of an ET's dependency graph (dot, svg, pdf, png)");
+    cmd->add_option("et", a->et, "Chakra ET file")->required();
+    cmd->add_option("--out", a->out, "Output file (.dot, .svg, .pdf or .png)")->required();
+    cmd->add_option("--format", a->format, "dot, svg, pdf or png (default: from the file name)")
+        ->check(CLI::IsMember({"dot", "svg", "pdf", "png"}));
+    cmd->add_option("--max-nodes", a->max_nodes, "Draw at most this many nodes (default 500)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--type", a->types, "Only nodes of this type (repeatable): COMP_NODE, COMM_COLL_NODE, ...");
+    cmd->add_option("--name", a->name, "Only nodes whose name contains this text");
+    cmd->add_option("--ids", a->ids, "Only ids in FIRST:LAST");
+    cmd->add_flag("--no-control", a->no_control, "Do not draw control dependencies");
+    cmd->callback([a, &action]() { action = [a]() { return visualize(*a); }; });
+  }
+  {
+    auto log  = std::make_shared<std::string>();
+    auto out  = std::make_shared<std::string>();
+    auto* cmd = chakra->add_subcommand("timeline", "Replay log -> Chrome trace JSON (Perfetto, chrome://tracing)");
+    cmd->add_option("log", *log, "Replay log (CSV: rank,node_id,event,time_us,type,name)")->required();
+    cmd->add_option("--out", *out, "Chrome trace JSON to write")->required();
+    cmd->callback([log, out, &action]() { action = [log, out]() { return timeline(*log, *out); }; });
   }
   {
     auto* gen = chakra->add_subcommand("generate", "Synthetic traces: collective microbenchmarks, random DAGs");

@@ -1,0 +1,17 @@
+/* Running helper programs (python3 for plots, Graphviz's dot) without a shell. */
+#ifndef SGAI_TOOLS_PROCESS_HPP
+#define SGAI_TOOLS_PROCESS_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgai::cli {
+
+/** Runs argv[0] (searched in PATH) with its arguments and waits: its exit status, or nothing when
+ *  it could not start or did not exit normally. */
+std::optional<int> run_process(const std::vector<std::string>& argv);
+
+} // namespace sgai::cli
+
+#endif
