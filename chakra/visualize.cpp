@@ -44,7 +44,7 @@ std::string dot_escape(const std::string& s)
 
 std::string label_of(const Node& n)
 {
-  std::string name = n.name.size() > 48 ? n.name.substr(0, 45) + "..." : n.name;
+  std::string name  = n.name.size() > 48 ? n.name.substr(0, 45) + "..." : n.name;
   std::string label = std::to_string(n.id) + ": " + name + "\n" + to_string(n.type);
   if (auto c = n.collective())
     label += std::string("\n") + to_string(*c);
@@ -198,7 +198,7 @@ std::vector<ReplayEvent> read_replay_log(const std::filesystem::path& log)
   std::vector<ReplayEvent> out;
   std::string line;
   size_t number = 0;
-  auto fail     = [&](const std::string& what) { throw InputError(log.string(), "line " + std::to_string(number), what); };
+  auto fail = [&](const std::string& what) { throw InputError(log.string(), "line " + std::to_string(number), what); };
   while (std::getline(in, line)) {
     number++;
     if (not line.empty() && line.back() == '\r')
@@ -247,8 +247,8 @@ void write_replay_log(const std::vector<ReplayEvent>& events, std::ostream& out)
 {
   out << "rank,node_id,event,time_us,type,name\n";
   for (const auto& e : events)
-    out << e.rank << "," << e.node << "," << (e.issue ? "issue" : "callback") << "," << format_number(e.time_us)
-        << "," << to_string(e.type) << "," << csv_quote(e.name) << "\n";
+    out << e.rank << "," << e.node << "," << (e.issue ? "issue" : "callback") << "," << format_number(e.time_us) << ","
+        << to_string(e.type) << "," << csv_quote(e.name) << "\n";
 }
 
 uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream& out)
@@ -285,7 +285,8 @@ uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream
     throw InputError("replay log", "rank " + std::to_string(open.begin()->first.first),
                      "node " + std::to_string(open.begin()->first.second) + " was issued but never called back");
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return std::tie(a.issue->rank, a.issue->time_us, a.issue->node) < std::tie(b.issue->rank, b.issue->time_us, b.issue->node);
+    return std::tie(a.issue->rank, a.issue->time_us, a.issue->node) <
+           std::tie(b.issue->rank, b.issue->time_us, b.issue->node);
   });
   json::Writer w(out);
   w.begin_object();

@@ -36,9 +36,9 @@ DotSummary write_dot(const std::filesystem::path& et, const DotOptions& options,
 
 /** One line of a replay log: a node issued or called back (completed) on a rank at a time. */
 struct ReplayEvent {
-  uint32_t rank = 0;
-  uint64_t node = 0;
-  bool issue    = true; ///< false: callback (completion)
+  uint32_t rank  = 0;
+  uint64_t node  = 0;
+  bool issue     = true; ///< false: callback (completion)
   double time_us = 0;
   NodeType type  = NodeType::invalid;
   std::string name;

@@ -2,10 +2,13 @@
 
 #include "generators/util/error.hpp"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstring>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 namespace sgai {
 
@@ -64,6 +67,29 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
   AtomicFile f(target);
   f.stream() << content;
   f.commit();
+}
+
+std::string read_maybe_gzip(const std::filesystem::path& file, const std::string& what)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw InputError(file.string(), "", "is a folder, expected " + what);
+  gzFile f = gzopen(file.string().c_str(), "rb");
+  if (f == nullptr)
+    throw InputError(file.string(), "", "cannot open file");
+  std::string out;
+  std::vector<char> buffer(1 << 16);
+  int n = 0;
+  while ((n = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0)
+    out.append(buffer.data(), static_cast<size_t>(n));
+  int err             = 0;
+  const char* em      = gzerror(f, &err);
+  bool failed         = n < 0 || (err != Z_OK && err != Z_STREAM_END);
+  std::string message = failed ? std::string(em) : "";
+  gzclose(f);
+  if (failed)
+    throw InputError(file.string(), "", "cannot read (corrupt gzip stream?): " + message);
+  return out;
 }
 
 void ensure_directory(const std::filesystem::path& dir)

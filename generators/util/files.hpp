@@ -12,6 +12,10 @@ namespace sgai {
 /** The whole content of a file; InputError naming the file when it cannot be read. */
 std::string read_text_file(const std::filesystem::path& path);
 
+/** The whole content of a plain or gzip-compressed file (zlib reads both); InputError naming the
+ *  file when it cannot be read. `what` names the expected content for the folder error. */
+std::string read_maybe_gzip(const std::filesystem::path& path, const std::string& what = "a file");
+
 /** An output file written under a temporary name in the same folder and renamed to its final
  *  name by commit(). Destroyed without commit() (an error was thrown), it removes the temporary. */
 class AtomicFile {

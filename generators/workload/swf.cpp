@@ -2,7 +2,7 @@
 
 #include "generators/util/error.hpp"
 
-#include <zlib.h>
+#include "generators/util/files.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,30 +11,6 @@
 namespace sgai::workload {
 
 namespace {
-
-/** Whole file content; gzread reads gzip and plain files alike. */
-std::string read_maybe_gzip(const std::filesystem::path& file)
-{
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw InputError(file.string(), "", "is a folder, expected an SWF file");
-  gzFile f = gzopen(file.string().c_str(), "rb");
-  if (f == nullptr)
-    throw InputError(file.string(), "", "cannot open file");
-  std::string out;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(f, buffer, sizeof buffer)) > 0)
-    out.append(buffer, static_cast<size_t>(n));
-  int err             = 0;
-  const char* em      = gzerror(f, &err);
-  bool failed         = n < 0 || (err != Z_OK && err != Z_STREAM_END);
-  std::string message = failed ? std::string(em) : "";
-  gzclose(f);
-  if (failed)
-    throw InputError(file.string(), "", "cannot read (corrupt gzip stream?): " + message);
-  return out;
-}
 
 std::string_view trim(std::string_view s)
 {
@@ -82,7 +58,7 @@ SwfLog read_swf(const std::filesystem::path& file)
 {
   SwfLog log;
   log.file         = file.string();
-  std::string text = read_maybe_gzip(file);
+  std::string text = read_maybe_gzip(file, "an SWF file");
   size_t pos       = 0;
   uint64_t line_no = 0;
   while (pos < text.size()) {

@@ -32,7 +32,7 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra generate" "chakra generate microbenchmark" "chakra generate dag" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate dag" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
@@ -157,6 +157,16 @@ case "$case_name" in
     run "$SGAI" chakra stats "$tmp/nothing"; expect_rc 1; expect_one_error_line "no such ET file, folder or workload prefix"
     run "$SGAI" chakra generate microbenchmark --collective allreduce --out "$tmp/x"; expect_rc 1
     expect_one_error_line "unknown collective 'allreduce'"
+    printf '{"nodes": [{"id": 1, "name": "x"}]}' >"$tmp/host.json"
+    run "$SGAI" chakra convert "$tmp/host.json" --out "$tmp/h.0.et"; expect_rc 1; expect_one_error_line "at /nodes/0: missing field 'parent'"
+    [ ! -e "$tmp/h.0.et" ] || fail "convert wrote a file on bad input"
+    if [ -d ../shared/data/pytorch-et/param ]; then
+      mkdir -p "$tmp/dlrm" && tar -xzf ../shared/data/pytorch-et/param/dlrm_pytorch_et.tar.gz -C "$tmp/dlrm" &&
+        tar -xzf ../shared/data/pytorch-et/param/dlrm_kineto.tar.gz -C "$tmp/dlrm"
+      run "$SGAI" chakra convert "$tmp/dlrm/dlrm_pytorch_et/dlrm_eg_2.json" --kineto "$tmp"/dlrm/dlrm_kineto/worker2_*.json --out "$tmp/dlrm.2.et"
+      expect_rc 0; grep -q "ALL_TO_ALL: 5" "$tmp/out" || fail "convert: $out"
+      grep -q "kept as INVALID_NODE" "$tmp/err" || fail "no warning about unknown operators: $err"
+    fi
     if [ -d ../shared/data/chakra ]; then
       run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et; expect_rc 1; expect_one_error_line "through control dependencies"
       run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et --deps data; expect_rc 0

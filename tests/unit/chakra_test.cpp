@@ -1,6 +1,7 @@
 /* Chakra ET reading and writing: real traces round-trip byte for byte, attributes of every
  * encoding, and every kind of bad input gives its error. */
 #include "chakra/builder.hpp"
+#include "chakra/convert.hpp"
 #include "chakra/et_io.hpp"
 #include "chakra/et_json.hpp"
 #include "chakra/feeder.hpp"
@@ -18,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 using namespace sgai::chakra;
@@ -602,4 +604,92 @@ TEST(ChakraVisualize, ReplayLogBecomesAChromeTrace)
             std::string::npos);
   sgai::write_file_atomically(path, "rank,node_id,event,time_us,type,name\n0,1,issue,soon,COMP_NODE,x\n");
   EXPECT_NE(error_of([&]() { read_replay_log(path); }).find("line 2: time_us 'soon'"), std::string::npos);
+}
+
+// ------------------------------------------------------------------------------- conversion
+
+TEST(ChakraConvert, DlrmCollectivesMatchTheNcclKernelsOfEveryRank)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  // the 8-rank DLRM pair of PARAM: PyTorch host execution traces + Kineto traces (tar.gz)
+  auto dir = sgai::test::temp_dir() / "dlrm";
+  std::filesystem::create_directories(dir);
+  for (const char* tarball : {"dlrm_pytorch_et.tar.gz", "dlrm_kineto.tar.gz"}) {
+    std::string cmd = "tar -xzf '" + sgai::test::shared_data(std::string("pytorch-et/param/") + tarball).string() +
+                      "' -C '" + dir.string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  for (int r = 0; r < 8; r++) {
+    std::filesystem::path kineto;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "dlrm_kineto"))
+      if (e.path().filename().string().rfind("worker" + std::to_string(r) + "_", 0) == 0)
+        kineto = e.path();
+    ASSERT_FALSE(kineto.empty()) << r;
+    ConversionReport report;
+    Trace t = convert_pytorch(dir / "dlrm_pytorch_et" / ("dlrm_eg_" + std::to_string(r) + ".json"), kineto, &report);
+    // NCCL kernels in the Kineto trace, by the collective their name denotes
+    std::map<CollectiveType, int> kernels;
+    auto k = nlohmann::json::parse(sgai::read_text_file(kineto));
+    for (const auto& e : k.at("traceEvents"))
+      if (e.value("cat", "") == "kernel" && e.value("name", "").rfind("nccl", 0) == 0)
+        kernels[*collective_of_name(e.at("name").get<std::string>())]++;
+    std::map<CollectiveType, int> ours;
+    for (const auto& n : t.nodes)
+      if (n.type == NodeType::comm_coll) {
+        ASSERT_EQ(n.bool_attr("is_cpu_op"), false);
+        ours[*n.collective()]++;
+        EXPECT_GT(*n.comm_size(), 0U);
+      }
+    EXPECT_EQ(ours, kernels) << "rank " << r;
+    EXPECT_EQ(kernels[CollectiveType::all_to_all], 5) << "rank " << r; // 5 SendRecv kernels of nccl:all_to_all
+    EXPECT_EQ(kernels[CollectiveType::all_reduce], 3) << "rank " << r;
+    EXPECT_EQ(report.host_ops, 496U);
+    EXPECT_EQ(report.unknown_ops, 3U); // "## NoWait wait() ##" regions holding no operator
+    EXPECT_GT(report.gpu_ops, 250U);
+    // every GPU node follows its host operator
+    std::set<uint64_t> seen;
+    for (const auto& n : t.nodes) {
+      for (uint64_t p : n.data_deps)
+        EXPECT_TRUE(seen.count(p)) << n.id << " depends on a later node " << p;
+      seen.insert(n.id);
+    }
+    // and the trace round-trips
+    auto file = dir / ("dlrm." + std::to_string(r) + ".et");
+    write_trace(file, t);
+    EXPECT_EQ(read_trace(file).nodes.size(), t.nodes.size());
+  }
+}
+
+TEST(ChakraConvert, HostTraceAloneGivesCollectivesFromNcclOperators)
+{
+  auto dir  = sgai::test::temp_dir();
+  auto file = dir / "host.json";
+  sgai::write_file_atomically(file, R"({"schema": "1.0.1", "nodes": [
+    {"id": 1, "name": "[pytorch|profiler|execution_graph|process]", "parent": 1, "rf_id": 0, "tid": 0},
+    {"id": 2, "name": "[pytorch|profiler|execution_graph|thread]", "parent": 1, "rf_id": 1, "tid": 1},
+    {"id": 3, "name": "## forward ##", "parent": 2, "rf_id": 2, "tid": 1},
+    {"id": 4, "name": "aten::mm", "parent": 3, "rf_id": 3, "tid": 1, "inputs": [[10, 11, 0, 64, 4, "cuda:0"]]},
+    {"id": 5, "name": "c10d::allreduce_", "parent": 3, "rf_id": 4, "tid": 1},
+    {"id": 6, "name": "nccl:all_reduce", "parent": 5, "rf_id": 5, "tid": 1, "inputs": [[12, 13, 0, 1024, 4, "cuda:0"]]},
+    {"id": 7, "name": "my_custom_region", "parent": 2, "rf_id": 6, "tid": 1}
+  ]})");
+  ConversionReport r;
+  Trace t = convert_pytorch(file, {}, &r);
+  EXPECT_EQ(r.host_ops, 2U);    // aten::mm, c10d::allreduce_
+  EXPECT_EQ(r.unknown_ops, 1U); // my_custom_region: kept as INVALID
+  ASSERT_EQ(t.nodes.size(), 4U);
+  EXPECT_EQ(t.nodes[0].name, "aten::mm");
+  EXPECT_EQ(t.nodes[1].name, "c10d::allreduce_");
+  EXPECT_EQ(t.nodes[1].data_deps, (std::vector<uint64_t>{4}));
+  EXPECT_EQ(t.nodes[2].type, NodeType::comm_coll);
+  EXPECT_EQ(t.nodes[2].collective(), CollectiveType::all_reduce);
+  EXPECT_EQ(t.nodes[2].comm_size(), 4096U);
+  EXPECT_EQ(t.nodes[3].type, NodeType::invalid);
+  EXPECT_EQ(collective_of_name("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevComm*)"),
+            CollectiveType::reduce_scatter);
+  EXPECT_EQ(collective_of_name("nccl:_all_gather_base"), CollectiveType::all_gather);
+  EXPECT_FALSE(collective_of_name("aten::mm"));
+  sgai::write_file_atomically(file, R"({"nodes": [{"id": 1, "name": 3, "parent": 1}]})");
+  EXPECT_NE(error_of([&]() { convert_pytorch(file, {}); }).find("at /nodes/0/name: expected a string"),
+            std::string::npos);
 }

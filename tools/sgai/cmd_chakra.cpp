@@ -1,3 +1,4 @@
+#include "chakra/convert.hpp"
 #include "chakra/et_io.hpp"
 #include "chakra/et_json.hpp"
 #include "chakra/generate.hpp"
@@ -219,6 +220,34 @@ int visualize(const VisualizeArgs& a)
   return 0;
 }
 
+struct ConvertPytorchArgs {
+  std::string et;
+  std::string kineto;
+  std::string out;
+};
+
+int convert(const ConvertPytorchArgs& a)
+{
+  chakra::ConversionReport r;
+  auto trace = chakra::convert_pytorch(a.et, a.kineto, &r);
+  chakra::write_trace(a.out, trace);
+  std::cout << "Wrote " << a.out << " (" << trace.nodes.size() << " nodes): " << r.host_ops << " host operators";
+  if (not a.kineto.empty())
+    std::cout << ", " << r.gpu_ops << " GPU operations (" << r.host_ops_linked << " of the "
+              << r.host_ops + r.unknown_ops << " top-level entries found in the Kineto trace)";
+  std::cout << "\n";
+  for (const auto& [t, n] : r.collectives)
+    std::cout << "  " << chakra::to_string(t) << ": " << n << "\n";
+  if (r.point_to_point)
+    std::cout << "  point to point: " << r.point_to_point << "\n";
+  if (r.kernels_unlinked)
+    std::cout << "  GPU events without a host operator launching them (left out): " << r.kernels_unlinked << "\n";
+  if (r.unknown_ops)
+    std::cerr << "sgai: warning: " << r.unknown_ops
+              << " top-level entries are no known operator: kept as INVALID_NODE nodes\n";
+  return 0;
+}
+
 int timeline(const std::string& log, const std::string& out)
 {
   auto events = chakra::read_replay_log(log);
@@ -345,6 +374,15 @@ void add_chakra_commands(CLI::App& app, Action& action)
     cmd->add_option("--ids", a->ids, "Only ids in FIRST:LAST");
     cmd->add_flag("--no-control", a->no_control, "Do not draw control dependencies");
     cmd->callback([a, &action]() { action = [a]() { return visualize(*a); }; });
+  }
+  {
+    auto a    = std::make_shared<ConvertPytorchArgs>();
+    auto* cmd = chakra->add_subcommand(
+        "convert", "PyTorch execution trace (+ the rank's Kineto trace for GPU kernels) -> Chakra ET");
+    cmd->add_option("et", a->et, "PyTorch host execution trace JSON (.json or .json.gz)")->required();
+    cmd->add_option("--kineto", a->kineto, "The same rank's Kineto (PyTorch profiler) trace JSON");
+    cmd->add_option("--out", a->out, "Chakra ET file to write (prefix.RANK.et)")->required();
+    cmd->callback([a, &action]() { action = [a]() { return convert(*a); }; });
   }
   {
     auto log  = std::make_shared<std::string>();

@@ -1,0 +1,506 @@
+#include "chakra/convert.hpp"
+
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace sgai::chakra {
+
+namespace {
+
+using json = nlohmann::json;
+
+// -------------------------------------------------------------------------------- host trace
+
+struct HostOp {
+  uint64_t id     = 0;
+  uint64_t parent = 0;
+  int64_t rf_id   = 0;
+  int64_t tid     = 0;
+  std::string name;
+  std::string op_schema;
+  const json* inputs        = nullptr;
+  const json* input_shapes  = nullptr;
+  const json* input_types   = nullptr;
+  const json* outputs       = nullptr;
+  const json* output_shapes = nullptr;
+  const json* output_types  = nullptr;
+  std::vector<uint64_t> children; ///< in rf_id order
+};
+
+bool is_thread_root(const std::string& name)
+{
+  return name.rfind("[pytorch|profiler|execution_graph|", 0) == 0;
+}
+
+/** Operators are namespaced (aten::, c10d::, autograd::..., torch::...) or NCCL record functions;
+ *  other entries (## annotations ##, Module.forward, Optimizer.step#...) are regions. */
+bool is_operator(const std::string& name)
+{
+  return name.find("::") != std::string::npos || name.rfind("nccl:", 0) == 0 || name == "record_param_comms";
+}
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& pointer, const std::string& what)
+{
+  throw InputError(file.string(), "at " + pointer, what);
+}
+
+const json& member(const std::filesystem::path& file, const json& o, const std::string& pointer, const char* key)
+{
+  auto it = o.find(key);
+  if (it == o.end())
+    fail(file, pointer, std::string("missing field '") + key + "'");
+  return *it;
+}
+
+json parse_json_file(const std::filesystem::path& file)
+{
+  std::string text = read_maybe_gzip(file, "a JSON trace");
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(file.string(), "", std::string("invalid JSON: ") + e.what());
+  }
+}
+
+std::vector<HostOp> read_host_ops(const std::filesystem::path& file, const json& root)
+{
+  if (not root.is_object())
+    fail(file, "", "a PyTorch execution trace is an object with 'nodes'");
+  const json& nodes = member(file, root, "", "nodes");
+  if (not nodes.is_array())
+    fail(file, "/nodes", "expected an array of nodes");
+  std::vector<HostOp> ops;
+  ops.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); i++) {
+    std::string at = "/nodes/" + std::to_string(i);
+    const json& n  = nodes[i];
+    if (not n.is_object())
+      fail(file, at, "expected a node object");
+    HostOp op;
+    auto whole = [&](const char* key) -> const json& {
+      const json& v = member(file, n, at, key);
+      if (not v.is_number_integer())
+        fail(file, at + "/" + key, "expected a whole number, got " + v.dump());
+      return v;
+    };
+    op.id            = whole("id").get<uint64_t>();
+    op.parent        = whole("parent").get<uint64_t>();
+    op.rf_id         = n.contains("rf_id") ? whole("rf_id").get<int64_t>() : static_cast<int64_t>(op.id);
+    op.tid           = n.contains("tid") ? whole("tid").get<int64_t>() : 0;
+    const json& name = member(file, n, at, "name");
+    if (not name.is_string())
+      fail(file, at + "/name", "expected a string");
+    op.name = name.get<std::string>();
+    if (auto s = n.find("op_schema"); s != n.end() && s->is_string())
+      op.op_schema = s->get<std::string>();
+    auto opt = [&](const char* key) -> const json* {
+      auto it = n.find(key);
+      return it == n.end() ? nullptr : &*it;
+    };
+    op.inputs        = opt("inputs");
+    op.input_shapes  = opt("input_shapes");
+    op.input_types   = opt("input_types");
+    op.outputs       = opt("outputs");
+    op.output_shapes = opt("output_shapes");
+    op.output_types  = opt("output_types");
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+/** Bytes of the tensors among an operator's inputs: entries [tensor_id, storage_id, offset,
+ *  elements, element_bytes, device]. */
+uint64_t tensor_bytes(const json* inputs)
+{
+  uint64_t bytes = 0;
+  if (inputs == nullptr || not inputs->is_array())
+    return 0;
+  for (const auto& v : *inputs)
+    if (v.is_array() && v.size() == 6 && v[3].is_number_integer() && v[4].is_number_integer() && v[5].is_string())
+      bytes += v[3].get<uint64_t>() * v[4].get<uint64_t>();
+  return bytes;
+}
+
+// ------------------------------------------------------------------------------------ kineto
+
+struct KinetoEvent {
+  std::string name;
+  int64_t tid    = 0;
+  double ts      = 0;
+  double dur     = 0;
+  int64_t ev_idx = -1;
+  int64_t stream = -1;
+  int64_t corr   = -1;
+  std::string cat;
+};
+
+std::vector<KinetoEvent> read_kineto(const std::filesystem::path& file, const json& root)
+{
+  if (not root.is_object())
+    fail(file, "", "a Kineto trace is an object with 'traceEvents'");
+  const json& events = member(file, root, "", "traceEvents");
+  if (not events.is_array())
+    fail(file, "/traceEvents", "expected an array");
+  std::vector<KinetoEvent> out;
+  for (size_t i = 0; i < events.size(); i++) {
+    const json& e = events[i];
+    if (not e.is_object() || e.value("ph", "") != "X")
+      continue;
+    KinetoEvent k;
+    k.cat = e.value("cat", "");
+    if (k.cat != "cpu_op" && k.cat != "user_annotation" && k.cat != "cuda_runtime" && k.cat != "kernel" &&
+        k.cat != "gpu_memcpy" && k.cat != "gpu_memset")
+      continue;
+    std::string at = "/traceEvents/" + std::to_string(i);
+    k.name         = e.value("name", "");
+    auto number    = [&](const char* key) -> double {
+      auto it = e.find(key);
+      if (it == e.end() || not it->is_number())
+        fail(file, at + "/" + key, "expected a number");
+      return it->get<double>();
+    };
+    k.ts  = number("ts");
+    k.dur = number("dur");
+    if (auto t = e.find("tid"); t != e.end() && t->is_number_integer())
+      k.tid = t->get<int64_t>();
+    if (auto a = e.find("args"); a != e.end() && a->is_object()) {
+      if (auto v = a->find("Ev Idx"); v != a->end() && v->is_number_integer())
+        k.ev_idx = v->get<int64_t>();
+      if (auto v = a->find("stream"); v != a->end() && v->is_number_integer())
+        k.stream = v->get<int64_t>();
+      if (auto v = a->find("correlation"); v != a->end() && v->is_number_integer())
+        k.corr = v->get<int64_t>();
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+/** Matches host operators with Kineto host events: threads paired by how many names align, then
+ *  within a pair, in order, each operator with the next event of its name (a few may be absent
+ *  on either side). Returns host op index -> Kineto event index. */
+std::unordered_map<size_t, size_t> link_host(const std::vector<HostOp>& ops, const std::vector<KinetoEvent>& ev)
+{
+  std::map<int64_t, std::vector<size_t>> et_threads, k_threads;
+  for (size_t i = 0; i < ops.size(); i++)
+    if (not is_thread_root(ops[i].name))
+      et_threads[ops[i].tid].push_back(i);
+  for (auto& [tid, list] : et_threads)
+    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) { return ops[a].rf_id < ops[b].rf_id; });
+  for (size_t i = 0; i < ev.size(); i++)
+    if (ev[i].cat == "cpu_op" || ev[i].cat == "user_annotation")
+      k_threads[ev[i].tid].push_back(i);
+  for (auto& [tid, list] : k_threads)
+    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return ev[a].ev_idx != ev[b].ev_idx ? ev[a].ev_idx < ev[b].ev_idx : ev[a].ts < ev[b].ts;
+    });
+  auto align = [&](const std::vector<size_t>& a, const std::vector<size_t>& b, auto on_match) {
+    size_t j = 0, matched = 0;
+    for (size_t i = 0; i < a.size() && j < b.size(); i++) {
+      for (size_t k = j; k < b.size() && k < j + 64; k++)
+        if (ev[b[k]].name == ops[a[i]].name) {
+          on_match(a[i], b[k]);
+          matched++;
+          j = k + 1;
+          break;
+        }
+    }
+    return matched;
+  };
+  std::unordered_map<size_t, size_t> link;
+  std::set<int64_t> taken;
+  for (const auto& [et_tid, a] : et_threads) {
+    int64_t best = 0;
+    size_t most  = 0;
+    for (const auto& [k_tid, b] : k_threads) {
+      if (taken.count(k_tid))
+        continue;
+      size_t m = align(a, b, [](size_t, size_t) {});
+      if (m > most) {
+        most = m;
+        best = k_tid;
+      }
+    }
+    if (most == 0)
+      continue;
+    taken.insert(best);
+    align(a, k_threads[best], [&](size_t op, size_t k) { link[op] = k; });
+  }
+  return link;
+}
+
+} // namespace
+
+std::optional<CollectiveType> collective_of_name(const std::string& raw)
+{
+  std::string n;
+  for (char c : raw)
+    if (c != '_')
+      n.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  // most specific first
+  const std::pair<const char*, CollectiveType> table[] = {{"reducescatter", CollectiveType::reduce_scatter},
+                                                          {"allreduce", CollectiveType::all_reduce},
+                                                          {"allgather", CollectiveType::all_gather},
+                                                          {"alltoall", CollectiveType::all_to_all},
+                                                          {"sendrecv", CollectiveType::all_to_all},
+                                                          {"broadcast", CollectiveType::broadcast},
+                                                          {"reduce", CollectiveType::reduce},
+                                                          {"gather", CollectiveType::gather},
+                                                          {"scatter", CollectiveType::scatter},
+                                                          {"barrier", CollectiveType::barrier}};
+  if (n.rfind("nccl", 0) != 0 && n.find("c10d") == std::string::npos)
+    return std::nullopt;
+  for (auto [key, type] : table)
+    if (n.find(key) != std::string::npos)
+      return type;
+  return std::nullopt;
+}
+
+Trace convert_pytorch(const std::filesystem::path& host_et, const std::filesystem::path& kineto,
+                      ConversionReport* report)
+{
+  ConversionReport local;
+  ConversionReport& r = report ? *report : local;
+  json host_root      = parse_json_file(host_et);
+  auto ops            = read_host_ops(host_et, host_root);
+  std::unordered_map<uint64_t, size_t> by_id;
+  for (size_t i = 0; i < ops.size(); i++)
+    if (not by_id.emplace(ops[i].id, i).second)
+      fail(host_et, "/nodes/" + std::to_string(i) + "/id", "duplicate node id " + std::to_string(ops[i].id));
+  std::vector<size_t> order(ops.size());
+  for (size_t i = 0; i < ops.size(); i++)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ops[a].rf_id < ops[b].rf_id; });
+  for (size_t i : order)
+    if (ops[i].parent != ops[i].id)
+      if (auto p = by_id.find(ops[i].parent); p != by_id.end())
+        ops[p->second].children.push_back(ops[i].id);
+
+  // The top-level entries of each thread: operators directly under the thread or under regions,
+  // and regions without any operator below (unknown work: INVALID nodes).
+  std::unordered_map<uint64_t, uint64_t> top_of; // every host op id -> its top-level entry
+  std::vector<size_t> tops;
+  std::function<bool(size_t)> has_operator = [&](size_t i) {
+    for (uint64_t c : ops[i].children)
+      if (is_operator(ops[by_id[c]].name) || has_operator(by_id[c]))
+        return true;
+    return false;
+  };
+  std::function<void(size_t, uint64_t)> mark = [&](size_t i, uint64_t top) {
+    top_of[ops[i].id] = top;
+    for (uint64_t c : ops[i].children)
+      mark(by_id[c], top);
+  };
+  std::function<void(size_t)> descend = [&](size_t i) {
+    for (uint64_t c : ops[i].children) {
+      size_t k = by_id[c];
+      if (is_operator(ops[k].name) || not has_operator(k)) {
+        tops.push_back(k);
+        mark(k, ops[k].id);
+      } else {
+        top_of[ops[k].id] = ops[k].id; // a region: its operators are tops of their own
+        descend(k);
+      }
+    }
+  };
+  std::vector<size_t> roots;
+  for (size_t i : order)
+    if (ops[i].name == "[pytorch|profiler|execution_graph|thread]")
+      roots.push_back(i);
+  if (roots.empty())
+    fail(host_et, "/nodes", "no '[pytorch|profiler|execution_graph|thread]' node: not a PyTorch execution trace");
+  for (size_t root : roots)
+    descend(root);
+  std::unordered_set<uint64_t> top_ids;
+  for (size_t i : tops)
+    top_ids.insert(ops[i].id);
+
+  // Kineto: host events linked to operators, GPU events attached to the host op launching them.
+  std::vector<KinetoEvent> ev;
+  std::unordered_map<size_t, size_t> link;            // host op index -> kineto event
+  std::map<uint64_t, std::vector<size_t>> gpu_of_top; // top-level op id -> GPU events, launch order
+  std::unordered_map<size_t, size_t> launcher_of;     // GPU event -> host op index that launched it
+  if (not kineto.empty()) {
+    json k_root = parse_json_file(kineto);
+    ev          = read_kineto(kineto, k_root);
+    link        = link_host(ops, ev);
+    std::unordered_map<size_t, size_t> op_of_event;
+    for (const auto& [op, e] : link)
+      op_of_event[e] = op;
+    // host events per thread by start, for the innermost one enclosing a launch
+    std::map<int64_t, std::vector<size_t>> host_by_tid;
+    std::unordered_map<int64_t, size_t> runtime_by_corr;
+    for (size_t i = 0; i < ev.size(); i++) {
+      if (ev[i].cat == "cpu_op" || ev[i].cat == "user_annotation")
+        host_by_tid[ev[i].tid].push_back(i);
+      if (ev[i].cat == "cuda_runtime" && ev[i].corr >= 0)
+        runtime_by_corr[ev[i].corr] = i;
+    }
+    for (auto& [tid, list] : host_by_tid)
+      std::sort(list.begin(), list.end(), [&](size_t a, size_t b) { return ev[a].ts < ev[b].ts; });
+    std::vector<size_t> gpu;
+    for (size_t i = 0; i < ev.size(); i++)
+      if (ev[i].cat == "kernel" || ev[i].cat == "gpu_memcpy" || ev[i].cat == "gpu_memset")
+        gpu.push_back(i);
+    std::sort(gpu.begin(), gpu.end(), [&](size_t a, size_t b) { return ev[a].ts < ev[b].ts; });
+    for (size_t g : gpu) {
+      auto rt = runtime_by_corr.find(ev[g].corr);
+      if (rt == runtime_by_corr.end()) {
+        r.kernels_unlinked++;
+        continue;
+      }
+      const KinetoEvent& launch = ev[rt->second];
+      // innermost linked host event on the launching thread that encloses the launch
+      std::optional<size_t> inner;
+      const auto& list = host_by_tid[launch.tid];
+      auto it = std::upper_bound(list.begin(), list.end(), launch.ts, [&](double t, size_t e) { return t < ev[e].ts; });
+      for (auto k = it; k != list.begin();) {
+        --k;
+        const KinetoEvent& h = ev[*k];
+        if (h.ts <= launch.ts && launch.ts <= h.ts + h.dur && op_of_event.count(*k)) {
+          inner = op_of_event[*k];
+          break;
+        }
+        if (launch.ts - h.ts > 60e6) // nothing encloses it within a minute
+          break;
+      }
+      if (not inner || not top_of.count(ops[*inner].id) || not top_ids.count(top_of[ops[*inner].id])) {
+        r.kernels_unlinked++;
+        continue;
+      }
+      launcher_of[g] = *inner;
+      gpu_of_top[top_of[ops[*inner].id]].push_back(g);
+    }
+  }
+
+  // The collective of a GPU event: the nearest nccl:* ancestor of its launching op, else its name.
+  auto nccl_ancestor = [&](size_t op) -> std::optional<size_t> {
+    for (size_t i = op;;) {
+      if (ops[i].name.rfind("nccl:", 0) == 0)
+        return i;
+      auto p = by_id.find(ops[i].parent);
+      if (p == by_id.end() || p->second == i)
+        return std::nullopt;
+      i = p->second;
+    }
+  };
+
+  Trace t;
+  t.metadata.version = "0.0.4";
+  if (auto s = host_root.find("schema"); s != host_root.end() && s->is_string())
+    t.metadata.attrs.push_back(Attribute::of_string("schema", s->get<std::string>()));
+  t.metadata.attrs.push_back(Attribute::of_string("converter", "sgai chakra convert"));
+  t.metadata.attrs.push_back(Attribute::of_string("host_trace", host_et.filename().string()));
+  if (not kineto.empty())
+    t.metadata.attrs.push_back(Attribute::of_string("kineto_trace", kineto.filename().string()));
+
+  uint64_t next_id = 0;
+  for (const auto& op : ops)
+    next_id = std::max(next_id, op.id + 1);
+  std::sort(tops.begin(), tops.end(), [&](size_t a, size_t b) { return ops[a].rf_id < ops[b].rf_id; });
+  std::map<int64_t, uint64_t> last_on_thread; // previous top-level node of a thread
+  std::map<int64_t, uint64_t> last_on_stream; // previous GPU node of a stream
+  auto io_of = [](const json* values, const json* shapes, const json* types) -> std::optional<IOInfo> {
+    if (values == nullptr && shapes == nullptr && types == nullptr)
+      return std::nullopt;
+    return IOInfo{values ? values->dump() : "", shapes ? shapes->dump() : "", types ? types->dump() : "", {}};
+  };
+  for (size_t i : tops) {
+    const HostOp& op = ops[i];
+    Node n;
+    n.id       = op.id;
+    n.name     = op.name;
+    bool known = is_operator(op.name);
+    n.type     = known ? NodeType::comp : NodeType::invalid;
+    (known ? r.host_ops : r.unknown_ops)++;
+    if (auto prev = last_on_thread.find(op.tid); prev != last_on_thread.end())
+      n.data_deps.push_back(prev->second);
+    last_on_thread[op.tid] = n.id;
+    if (auto l = link.find(i); l != link.end()) {
+      r.host_ops_linked++;
+      n.start_time_micros = static_cast<uint64_t>(ev[l->second].ts);
+      n.duration_micros   = static_cast<uint64_t>(ev[l->second].dur);
+    }
+    n.inputs  = io_of(op.inputs, op.input_shapes, op.input_types);
+    n.outputs = io_of(op.outputs, op.output_shapes, op.output_types);
+    n.attrs.push_back(Attribute::of_bool("is_cpu_op", true));
+    n.attrs.push_back(Attribute::of_int64("rf_id", op.rf_id));
+    n.attrs.push_back(Attribute::of_int64("tid", op.tid));
+    if (not op.op_schema.empty())
+      n.attrs.push_back(Attribute::of_string("op_schema", op.op_schema));
+    uint64_t host_node = n.id;
+    t.nodes.push_back(std::move(n));
+
+    if (kineto.empty()) {
+      // collectives straight from the host trace: one per nccl:* operator below this one
+      std::function<void(size_t)> collect = [&](size_t k) {
+        if (ops[k].name.rfind("nccl:", 0) == 0) {
+          Node c;
+          c.id        = next_id++;
+          c.name      = ops[k].name;
+          c.data_deps = {host_node};
+          auto type   = collective_of_name(ops[k].name);
+          bool p2p    = ops[k].name == "nccl:send" || ops[k].name == "nccl:recv";
+          c.type = p2p ? (ops[k].name == "nccl:send" ? NodeType::comm_send : NodeType::comm_recv) : NodeType::comm_coll;
+          c.attrs.push_back(Attribute::of_bool("is_cpu_op", false));
+          if (not p2p && type) {
+            c.attrs.push_back(Attribute::of_int64("comm_type", static_cast<int64_t>(*type)));
+            r.collectives[*type]++;
+          } else if (p2p) {
+            r.point_to_point++;
+          }
+          c.attrs.push_back(Attribute::of_int64("comm_size", static_cast<int64_t>(tensor_bytes(ops[k].inputs))));
+          t.nodes.push_back(std::move(c));
+        }
+        for (uint64_t ch : ops[k].children)
+          collect(by_id[ch]);
+      };
+      collect(i);
+      continue;
+    }
+    for (size_t g : gpu_of_top[op.id]) {
+      const KinetoEvent& k = ev[g];
+      Node gn;
+      gn.id                = next_id++;
+      gn.name              = k.name;
+      gn.start_time_micros = static_cast<uint64_t>(k.ts);
+      gn.duration_micros   = static_cast<uint64_t>(k.dur);
+      gn.data_deps         = {host_node};
+      if (auto prev = last_on_stream.find(k.stream); prev != last_on_stream.end())
+        gn.data_deps.push_back(prev->second);
+      last_on_stream[k.stream] = gn.id;
+      gn.attrs.push_back(Attribute::of_bool("is_cpu_op", false));
+      gn.attrs.push_back(Attribute::of_int64("stream", k.stream));
+      bool nccl = k.name.rfind("nccl", 0) == 0;
+      if (nccl) {
+        auto anc  = nccl_ancestor(launcher_of[g]);
+        auto type = anc ? collective_of_name(ops[*anc].name) : std::nullopt;
+        if (not type)
+          type = collective_of_name(k.name);
+        gn.type = NodeType::comm_coll;
+        if (type) {
+          gn.attrs.push_back(Attribute::of_int64("comm_type", static_cast<int64_t>(*type)));
+          r.collectives[*type]++;
+        }
+        gn.attrs.push_back(
+            Attribute::of_int64("comm_size", static_cast<int64_t>(anc ? tensor_bytes(ops[*anc].inputs) : 0)));
+      } else {
+        gn.type = NodeType::comp;
+      }
+      r.gpu_ops++;
+      t.nodes.push_back(std::move(gn));
+    }
+  }
+  return t;
+}
+
+} // namespace sgai::chakra
