@@ -32,7 +32,7 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate dag" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate training" "chakra generate dag" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
@@ -132,6 +132,9 @@ case "$case_name" in
     run "$SGAI" chakra jsonize "$tmp/mb/all_gather.2.et" --out "$tmp/a.json"; expect_rc 0
     run "$SGAI" chakra dejsonize "$tmp/a.json" --out "$tmp/b.2.et"; expect_rc 0
     cmp -s "$tmp/mb/all_gather.2.et" "$tmp/b.2.et" || fail "jsonize/dejsonize changed the bytes"
+    run "$SGAI" chakra generate training --layers 4 --hidden 256 --seq 64 --batch 2 --dp 2 --pp 2 --out "$tmp/tr"; expect_rc 0
+    run "$SGAI" chakra stats "$tmp/tr/training"; expect_rc 0; grep -q "All 4 ranks" "$tmp/out" || fail "$out"
+    run "$SGAI" chakra generate training --layers 1 --pp 2 --out "$tmp/tr2"; expect_rc 1; expect_one_error_line "1 layers for 2 pipeline stages"
     run "$SGAI" chakra generate dag --nodes 5000 --out "$tmp/d.0.et"; expect_rc 0
     run "$SGAI" chakra stats "$tmp/d.0.et"; expect_rc 0; grep -q "nodes 5000 (COMP_NODE 5000)" "$tmp/out" || fail "$out"
     # bad input: one error line naming the file and the place, nothing written

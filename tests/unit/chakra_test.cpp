@@ -7,6 +7,7 @@
 #include "chakra/feeder.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/stats.hpp"
+#include "chakra/training.hpp"
 #include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace sgai::chakra;
 
@@ -692,4 +694,79 @@ TEST(ChakraConvert, HostTraceAloneGivesCollectivesFromNcclOperators)
   sgai::write_file_atomically(file, R"({"nodes": [{"id": 1, "name": 3, "parent": 1}]})");
   EXPECT_NE(error_of([&]() { convert_pytorch(file, {}); }).find("at /nodes/0/name: expected a string"),
             std::string::npos);
+}
+
+// ------------------------------------------------------------------------------- training
+
+TEST(ChakraTraining, HybridParallelIterationIsConsistentAcrossRanks)
+{
+  auto model = transformer(6, 256, 128, 4); // 6 layers over 2 stages
+  Parallelism p;
+  p.data         = 2;
+  p.tensor       = 2;
+  p.pipeline     = 2;
+  p.microbatches = 3;
+  p.bucket_bytes = 600000; // a few layers per bucket
+  auto ranks     = training_iteration(model, p);
+  ASSERT_EQ(ranks.size(), 8U);
+  // point to point: every send has its receive (peer, tag, size)
+  std::multiset<std::tuple<int64_t, int64_t, int64_t, uint64_t>> sends, recvs; // from, to, tag, bytes
+  // collectives: every member of a group issues the same ones in the same order
+  std::map<std::string, std::map<int, std::vector<std::pair<CollectiveType, uint64_t>>>> groups;
+  double flops = 0;
+  for (size_t r = 0; r < ranks.size(); r++) {
+    for (const auto& n : ranks[r].nodes) {
+      if (n.type == NodeType::comm_send)
+        sends.insert({static_cast<int64_t>(r), *n.int_attr("comm_dst"), *n.int_attr("comm_tag"), *n.comm_size()});
+      if (n.type == NodeType::comm_recv)
+        recvs.insert({*n.int_attr("comm_src"), static_cast<int64_t>(r), *n.int_attr("comm_tag"), *n.comm_size()});
+      if (n.type == NodeType::comm_coll)
+        groups[*n.attr("pg_name")->as_string()][static_cast<int>(r)].push_back({*n.collective(), *n.comm_size()});
+      if (n.type == NodeType::comp)
+        flops += *n.num_ops();
+    }
+    // each rank replays: parents before children, no cycle
+    auto order = replay(ranks[r]);
+    EXPECT_EQ(order.size(), ranks[r].nodes.size());
+  }
+  EXPECT_EQ(sends, recvs);
+  EXPECT_EQ(sends.size(), 2U * 2 * 2 * 3); // 2 boundaries x ... : (dp x tp) pairs x fwd+bwd x 3 microbatches
+  ASSERT_EQ(groups.size(), 8U);            // 4 data-parallel and 4 tensor-parallel groups
+  for (const auto& [name, members] : groups) {
+    ASSERT_EQ(members.size(), 2U) << name;
+    EXPECT_EQ(members.begin()->second, std::next(members.begin())->second) << name;
+  }
+  // gradients all-reduced once per stage: the stage's parameters over the tensor shards
+  uint64_t stage_params = 3 * model.layers[0].param_bytes / 2;
+  uint64_t synced       = 0;
+  for (const auto& [type, bytes] : groups["dp_s0_t0"][0])
+    synced += bytes;
+  EXPECT_NEAR(static_cast<double>(synced), static_cast<double>(stage_params), 8.0);
+  EXPECT_GT(groups["dp_s0_t0"][0].size(), 1U); // more than one bucket
+  // compute: forward + backward of every layer, once per data-parallel replica, plus the optimizer
+  double expected = 0;
+  for (const auto& l : model.layers)
+    expected += l.forward_flops + l.backward_flops;
+  expected *= p.data;
+  EXPECT_GT(flops, expected * (1 - 1e-6));
+  EXPECT_LT(flops, expected * 1.01);
+  EXPECT_THROW(training_iteration(model, Parallelism{1, 1, 7, 1, 1}), std::invalid_argument);
+}
+
+TEST(ChakraTraining, DataParallelAloneIsComputeThenBuckets)
+{
+  auto model = transformer(4, 128, 64, 2);
+  Parallelism p;
+  p.data     = 4;
+  auto ranks = training_iteration(model, p);
+  ASSERT_EQ(ranks.size(), 4U);
+  size_t colls = 0;
+  for (const auto& n : ranks[0].nodes) {
+    EXPECT_NE(n.type, NodeType::comm_send);
+    if (n.type == NodeType::comm_coll) {
+      colls++;
+      EXPECT_EQ(*n.attr("pg_name")->as_string(), "dp_s0_t0");
+    }
+  }
+  EXPECT_EQ(colls, 1U); // 4 small layers fit one 25 MiB bucket
 }

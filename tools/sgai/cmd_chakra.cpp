@@ -3,6 +3,7 @@
 #include "chakra/et_json.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/stats.hpp"
+#include "chakra/training.hpp"
 #include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
@@ -258,6 +259,41 @@ int timeline(const std::string& log, const std::string& out)
   return 0;
 }
 
+struct TrainingArgs {
+  int64_t layers = 24, hidden = 2048, sequence = 2048, batch = 8, bytes = 2;
+  int64_t dp = 1, tp = 1, pp = 1, microbatches = 1;
+  std::string bucket = "25MiB";
+  std::string out;
+  std::string prefix = "training";
+};
+
+int generate_training(const TrainingArgs& a)
+{
+  chakra::ModelSpec model;
+  chakra::Parallelism p;
+  try {
+    model          = chakra::transformer(static_cast<uint32_t>(a.layers), static_cast<uint64_t>(a.hidden),
+                                         static_cast<uint64_t>(a.sequence), static_cast<uint64_t>(a.batch),
+                                         static_cast<uint32_t>(a.bytes));
+    p.data         = static_cast<uint32_t>(a.dp);
+    p.tensor       = static_cast<uint32_t>(a.tp);
+    p.pipeline     = static_cast<uint32_t>(a.pp);
+    p.microbatches = static_cast<uint32_t>(a.microbatches);
+    auto bucket    = units::parse(a.bucket, units::Quantity::size);
+    if (not bucket || not(*bucket >= 1))
+      throw InputError("command line", "--bucket", "bad size " + quote(a.bucket) + ": expected bytes such as 25MiB");
+    p.bucket_bytes = static_cast<uint64_t>(*bucket);
+    auto traces    = chakra::training_iteration(model, p);
+    auto files     = chakra::write_workload(a.out, a.prefix, traces);
+    std::cout << "Wrote " << files.size() << " ranks (DP " << a.dp << " x TP " << a.tp << " x PP " << a.pp << ", "
+              << a.microbatches << " microbatches): " << (std::filesystem::path(a.out) / a.prefix).string() << ".{0.."
+              << files.size() - 1 << "}.et\n";
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "", e.what());
+  }
+  return 0;
+}
+
 struct GenerateArgs {
   std::string kind;
   std::string collective = "all_reduce";
@@ -393,7 +429,8 @@ void add_chakra_commands(CLI::App& app, Action& action)
     cmd->callback([log, out, &action]() { action = [log, out]() { return timeline(*log, *out); }; });
   }
   {
-    auto* gen = chakra->add_subcommand("generate", "Synthetic traces: collective microbenchmarks, random DAGs");
+    auto* gen = chakra->add_subcommand(
+        "generate", "Synthetic traces: collective microbenchmarks, training iterations, random DAGs");
     {
       auto a    = std::make_shared<GenerateArgs>();
       a->kind   = "microbenchmark";
@@ -404,6 +441,25 @@ void add_chakra_commands(CLI::App& app, Action& action)
       cmd->add_option("--out", a->out, "Output folder")->required();
       cmd->add_option("--prefix", a->prefix, "File prefix (default: the collective's name)");
       cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
+    }
+    {
+      auto a    = std::make_shared<TrainingArgs>();
+      auto* cmd = gen->add_subcommand("training", "One training iteration of a GPT-style model under DP, TP and PP");
+      auto size = CLI::Range(int64_t{1}, int64_t{1} << 40);
+      cmd->add_option("--layers", a->layers, "Transformer layers (default 24)")->check(size);
+      cmd->add_option("--hidden", a->hidden, "Hidden size (default 2048)")->check(size);
+      cmd->add_option("--seq", a->sequence, "Sequence length (default 2048)")->check(size);
+      cmd->add_option("--batch", a->batch, "Global batch in sequences (default 8)")->check(size);
+      cmd->add_option("--bytes", a->bytes, "Bytes per element (default 2)")->check(CLI::Range(int64_t{1}, int64_t{16}));
+      cmd->add_option("--dp", a->dp, "Data-parallel replicas")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+      cmd->add_option("--tp", a->tp, "Tensor-parallel shards")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+      cmd->add_option("--pp", a->pp, "Pipeline stages")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+      cmd->add_option("--microbatches", a->microbatches, "Microbatches per iteration")
+          ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+      cmd->add_option("--bucket", a->bucket, "Gradient bucket size (default 25MiB)");
+      cmd->add_option("--out", a->out, "Output folder")->required();
+      cmd->add_option("--prefix", a->prefix, "File prefix (default training)");
+      cmd->callback([a, &action]() { action = [a]() { return generate_training(*a); }; });
     }
     {
       auto a    = std::make_shared<GenerateArgs>();
