@@ -32,7 +32,7 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate training" "chakra generate dag" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate training" "chakra generate dag" "chakra synth" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
@@ -135,6 +135,21 @@ case "$case_name" in
     run "$SGAI" chakra generate training --layers 4 --hidden 256 --seq 64 --batch 2 --dp 2 --pp 2 --out "$tmp/tr"; expect_rc 0
     run "$SGAI" chakra stats "$tmp/tr/training"; expect_rc 0; grep -q "All 4 ranks" "$tmp/out" || fail "$out"
     run "$SGAI" chakra generate training --layers 1 --pp 2 --out "$tmp/tr2"; expect_rc 1; expect_one_error_line "1 layers for 2 pipeline stages"
+    # synthetic traces fitted to the training iteration: 2 groups of 4 ranks, model reusable
+    run "$SGAI" chakra synth "$tmp/tr/training" --ranks 8 --group-size 4 --out "$tmp/syn"; expect_rc 0
+    grep -q "^ALL_REDUCE " "$tmp/out" || fail "synth report: $out"
+    for r in 0 7; do [ -s "$tmp/syn/synth.$r.et" ] || fail "synth rank $r missing"; done
+    grep -q '"1": \[4, 5, 6, 7\]' "$tmp/syn/synth.groups.json" || fail "groups: $(cat "$tmp/syn/synth.groups.json")"
+    run "$SGAI" chakra synth --model "$tmp/syn/synth.model.json" --ranks 16 --out "$tmp/syn2" --seed 9; expect_rc 0
+    run "$SGAI" chakra stats "$tmp/syn2/synth"; expect_rc 0; grep -q "All 16 ranks" "$tmp/out" || fail "$out"
+    run "$SGAI" chakra synth "$tmp/tr/training" --ranks 6 --group-size 4 --out "$tmp/syn3"; expect_rc 1
+    expect_one_error_line "a group size of 4 does not divide 6 ranks"
+    [ ! -e "$tmp/syn3" ] || fail "synth left output behind"
+    sed '0,/"weight"/s//"wieght"/' "$tmp/syn/synth.model.json" >"$tmp/badmodel.json"
+    run "$SGAI" chakra synth --model "$tmp/badmodel.json" --out "$tmp/syn4"; expect_rc 1
+    expect_one_error_line "$tmp/badmodel.json: at /sizes/ALL_REDUCE/components/0: missing field 'weight'"
+    run "$SGAI" chakra synth "$tmp/mb/all_gather" --model "$tmp/syn/synth.model.json" --out "$tmp/syn5"; expect_rc 1
+    expect_one_error_line "either input traces or --model"
     run "$SGAI" chakra generate dag --nodes 5000 --out "$tmp/d.0.et"; expect_rc 0
     run "$SGAI" chakra stats "$tmp/d.0.et"; expect_rc 0; grep -q "nodes 5000 (COMP_NODE 5000)" "$tmp/out" || fail "$out"
     # bad input: one error line naming the file and the place, nothing written

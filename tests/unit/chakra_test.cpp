@@ -7,6 +7,7 @@
 #include "chakra/feeder.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/stats.hpp"
+#include "chakra/synth.hpp"
 #include "chakra/training.hpp"
 #include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
@@ -20,6 +21,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -610,22 +612,42 @@ TEST(ChakraVisualize, ReplayLogBecomesAChromeTrace)
 
 // ------------------------------------------------------------------------------- conversion
 
+namespace {
+
+/** The 8-rank DLRM pair of PARAM (PyTorch host execution traces + Kineto traces, tar.gz),
+ *  extracted once into the test folder. */
+std::filesystem::path dlrm_dir()
+{
+  static const std::filesystem::path dir = []() {
+    auto d = sgai::test::temp_dir() / "dlrm";
+    std::filesystem::create_directories(d);
+    for (const char* tarball : {"dlrm_pytorch_et.tar.gz", "dlrm_kineto.tar.gz"}) {
+      std::string cmd = "tar -xzf '" + sgai::test::shared_data(std::string("pytorch-et/param/") + tarball).string() +
+                        "' -C '" + d.string() + "'";
+      if (std::system(cmd.c_str()) != 0)
+        throw std::runtime_error("failed: " + cmd);
+    }
+    return d;
+  }();
+  return dir;
+}
+
+std::filesystem::path dlrm_kineto(int rank)
+{
+  for (const auto& e : std::filesystem::directory_iterator(dlrm_dir() / "dlrm_kineto"))
+    if (e.path().filename().string().rfind("worker" + std::to_string(rank) + "_", 0) == 0)
+      return e.path();
+  return {};
+}
+
+} // namespace
+
 TEST(ChakraConvert, DlrmCollectivesMatchTheNcclKernelsOfEveryRank)
 {
   SGAI_REQUIRE_SHARED_DATA();
-  // the 8-rank DLRM pair of PARAM: PyTorch host execution traces + Kineto traces (tar.gz)
-  auto dir = sgai::test::temp_dir() / "dlrm";
-  std::filesystem::create_directories(dir);
-  for (const char* tarball : {"dlrm_pytorch_et.tar.gz", "dlrm_kineto.tar.gz"}) {
-    std::string cmd = "tar -xzf '" + sgai::test::shared_data(std::string("pytorch-et/param/") + tarball).string() +
-                      "' -C '" + dir.string() + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  }
+  auto dir = dlrm_dir();
   for (int r = 0; r < 8; r++) {
-    std::filesystem::path kineto;
-    for (const auto& e : std::filesystem::directory_iterator(dir / "dlrm_kineto"))
-      if (e.path().filename().string().rfind("worker" + std::to_string(r) + "_", 0) == 0)
-        kineto = e.path();
+    std::filesystem::path kineto = dlrm_kineto(r);
     ASSERT_FALSE(kineto.empty()) << r;
     ConversionReport report;
     Trace t = convert_pytorch(dir / "dlrm_pytorch_et" / ("dlrm_eg_" + std::to_string(r) + ".json"), kineto, &report);
@@ -769,4 +791,182 @@ TEST(ChakraTraining, DataParallelAloneIsComputeThenBuckets)
     }
   }
   EXPECT_EQ(colls, 1U); // 4 small layers fit one 25 MiB bucket
+}
+
+// ------------------------------------------------------------------------------- synthesis
+
+TEST(ChakraSynth, MixtureRecoversKnownComponents)
+{
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> a(10, 0.5), b(20, 1.0);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> data;
+  for (int i = 0; i < 4000; i++)
+    data.push_back(u(rng) < 0.3 ? a(rng) : b(rng));
+  Mixture m = Mixture::fit(data, 4);
+  ASSERT_EQ(m.components.size(), 2U); // BIC does not pay for more
+  EXPECT_NEAR(m.components[0].weight, 0.3, 0.03);
+  EXPECT_NEAR(m.components[0].mean, 10, 0.1);
+  EXPECT_NEAR(m.components[0].stddev, 0.5, 0.05);
+  EXPECT_NEAR(m.components[1].mean, 20, 0.1);
+  EXPECT_NEAR(m.components[1].stddev, 1.0, 0.08);
+  EXPECT_GT(m.log_likelihood(data), Mixture::fit(data, 1).log_likelihood(data));
+}
+
+TEST(ChakraSynth, RepeatedValuesArePointMassesSampledExactly)
+{
+  // sizes of 1 MiB and 4 KiB (as log2(1 + bytes)), repeated
+  double big = std::log2(1.0 + 1048576), small = std::log2(1.0 + 4096);
+  Mixture m = Mixture::fit({big, big, big, small, big, small}, 4);
+  ASSERT_EQ(m.components.size(), 2U);
+  EXPECT_LT(m.components[0].stddev, Mixture::kPointMass);
+  EXPECT_NEAR(m.components[0].weight, 2.0 / 6, 1e-9);
+  EXPECT_EQ(std::round(std::exp2(m.sample(0.1, 0.5, 0.5)) - 1), 4096);
+  EXPECT_EQ(std::round(std::exp2(m.sample(0.9, 0.5, 0.5)) - 1), 1048576);
+}
+
+TEST(ChakraSynth, KolmogorovSmirnovStatistic)
+{
+  EXPECT_EQ(ks_statistic({1, 2, 3}, {3, 2, 1}), 0);
+  EXPECT_EQ(ks_statistic({1, 2}, {3, 4}), 1);
+  EXPECT_DOUBLE_EQ(ks_statistic({1, 2, 3, 4}, {3, 4, 5, 6}), 0.5);
+  EXPECT_DOUBLE_EQ(ks_statistic({5, 5, 5, 5}, {5, 5, 9, 9}), 0.5);
+}
+
+namespace {
+
+/** Rank traces whose collectives are known: every rank all-reduce 1 MiB, all-gather 64 KiB,
+ *  all-reduce 1 MiB, compute of 100 us before each; rank 3 adds a collective without comm_type. */
+std::vector<std::filesystem::path> synth_inputs()
+{
+  auto dir = sgai::test::temp_dir() / "synth_in";
+  std::vector<Trace> ranks;
+  for (int r = 0; r < 4; r++) {
+    TraceBuilder b;
+    uint64_t c1 = b.compute("c1", 1000000, 0, {}, 100);
+    uint64_t a1 = b.collective("ar1", CollectiveType::all_reduce, 1 << 20, {c1});
+    uint64_t c2 = b.compute("c2", 1000000, 0, {a1}, 100);
+    uint64_t g  = b.collective("ag", CollectiveType::all_gather, 64 << 10, {c2});
+    uint64_t c3 = b.compute("c3", 1000000, 0, {g}, 100);
+    uint64_t a2 = b.collective("ar2", CollectiveType::all_reduce, 1 << 20, {c3});
+    if (r == 3)
+      b.add(NodeType::comm_coll, "untyped", {a2});
+    ranks.push_back(b.take());
+  }
+  return write_workload(dir, "in", ranks);
+}
+
+} // namespace
+
+TEST(ChakraSynth, FitsCompositionOrderLengthsAndSizes)
+{
+  SynthModel m = fit_synth_model(synth_inputs());
+  EXPECT_EQ(m.input_ranks, 4U);
+  EXPECT_EQ(m.skipped_collectives, 1U);
+  EXPECT_DOUBLE_EQ(m.length_mean, 3);
+  EXPECT_DOUBLE_EQ(m.length_stddev, 0);
+  EXPECT_NEAR(m.composition.at(CollectiveType::all_reduce), 2.0 / 3, 1e-12);
+  EXPECT_NEAR(m.composition.at(CollectiveType::all_gather), 1.0 / 3, 1e-12);
+  EXPECT_EQ(m.first.at(CollectiveType::all_reduce), 4U);
+  EXPECT_EQ(m.transitions.at(CollectiveType::all_reduce).at(CollectiveType::all_gather), 4U);
+  EXPECT_EQ(m.transitions.at(CollectiveType::all_gather).at(CollectiveType::all_reduce), 4U);
+  ASSERT_EQ(m.sizes.at(CollectiveType::all_reduce).components.size(), 1U);
+  EXPECT_NEAR(m.sizes.at(CollectiveType::all_reduce).components[0].mean, std::log2(1.0 + (1 << 20)), 1e-9);
+  ASSERT_EQ(m.compute_gap.components.size(), 1U);
+  EXPECT_NEAR(m.compute_gap.components[0].mean, std::log2(101.0), 1e-9);
+  EXPECT_DOUBLE_EQ(m.ops_per_micro, 10000);
+
+  // Order 1 reproduces the sequence exactly: AR 1 MiB, AG 64 KiB, AR 1 MiB, 100 us before each.
+  SynthSampleOptions o;
+  o.ranks         = 6;
+  o.group_size    = 3;
+  SynthOutput out = sample_synth(m, o);
+  ASSERT_EQ(out.ranks.size(), 6U);
+  EXPECT_EQ(out.groups.at("1"), (std::vector<uint32_t>{3, 4, 5}));
+  for (uint32_t r = 0; r < 6; r++) {
+    std::vector<std::tuple<CollectiveType, uint64_t, std::string>> seq;
+    for (const auto& n : out.ranks[r].nodes) {
+      if (n.type == NodeType::comp) {
+        EXPECT_EQ(n.duration_micros, 100U);
+        EXPECT_EQ(n.num_ops(), 1e6);
+      } else
+        seq.emplace_back(*n.collective(), *n.comm_size(), *n.attr("pg_name")->as_string());
+    }
+    std::string g = std::to_string(r / 3);
+    EXPECT_EQ(seq, (decltype(seq){{CollectiveType::all_reduce, 1 << 20, g},
+                                  {CollectiveType::all_gather, 64 << 10, g},
+                                  {CollectiveType::all_reduce, 1 << 20, g}}))
+        << "rank " << r;
+  }
+  EXPECT_THROW(sample_synth(m, {.ranks = 6, .group_size = 4}), std::invalid_argument);
+  EXPECT_THROW(sample_synth(m, {.ranks = 0}), std::invalid_argument);
+  EXPECT_THROW(fit_synth_model({}), sgai::InputError);
+}
+
+TEST(ChakraSynth, ModelFileRoundTripsAndBadModelsAreNamed)
+{
+  SynthModel m     = fit_synth_model(synth_inputs());
+  auto file        = sgai::test::temp_dir() / "model.json";
+  std::string text = synth_model_json(m);
+  sgai::write_file_atomically(file, text);
+  SynthModel back     = read_synth_model(file);
+  back.observed_sizes = m.observed_sizes;
+  EXPECT_EQ(synth_model_json(back), text);
+  // sampling from the file gives the same traces as from the fit
+  auto a = sample_synth(m, {.ranks = 4, .seed = 3});
+  auto b = sample_synth(back, {.ranks = 4, .seed = 3});
+  EXPECT_EQ(encode(a.ranks[2]), encode(b.ranks[2]));
+
+  auto bad = [&](const std::string& from, const std::string& to) {
+    auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    std::string t = text;
+    t.replace(pos, from.size(), to);
+    sgai::write_file_atomically(file, t);
+    return error_of([&]() { read_synth_model(file); });
+  };
+  EXPECT_NE(bad("\"composition\": {\"ALL_REDUCE\"", "\"composition\": {\"ALL_REDUCER\"")
+                .find("at /composition/ALL_REDUCER: unknown collective type 'ALL_REDUCER'"),
+            std::string::npos);
+  EXPECT_NE(bad("\"ops_per_micro\"", "\"ops_per_mirco\": 1, \"ops_per_micro\"").find("unknown key 'ops_per_mirco'"),
+            std::string::npos);
+  EXPECT_NE(bad("\"weight\": 1,", "\"weight\": 0.5,").find("weights add up to 1"), std::string::npos);
+}
+
+TEST(ChakraSynth, DlrmSizesAreReproducedAtAnyRankCount)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  std::vector<std::filesystem::path> files;
+  for (int r = 0; r < 8; r++) {
+    auto file = dlrm_dir() / ("synth_dlrm." + std::to_string(r) + ".et");
+    write_trace(file, convert_pytorch(dlrm_dir() / "dlrm_pytorch_et" / ("dlrm_eg_" + std::to_string(r) + ".json"),
+                                      dlrm_kineto(r)));
+    files.push_back(file);
+  }
+  SynthModel m = fit_synth_model(files);
+  EXPECT_DOUBLE_EQ(m.composition.at(CollectiveType::all_reduce), 24.0 / 64);
+  EXPECT_DOUBLE_EQ(m.composition.at(CollectiveType::all_to_all), 40.0 / 64);
+  EXPECT_DOUBLE_EQ(m.length_mean, 8);
+  EXPECT_FALSE(m.compute_gap.components.empty()); // Kineto gives the kernels' durations
+
+  SynthOutput out = sample_synth(m, {.ranks = 1024, .group_size = 8, .seed = 11});
+  EXPECT_EQ(out.groups.size(), 128U);
+  EXPECT_EQ(out.sampled_collectives, 128U * 8);
+  for (CollectiveType t : {CollectiveType::all_reduce, CollectiveType::all_to_all})
+    EXPECT_LT(ks_statistic(m.observed_sizes.at(t), out.sampled_sizes.at(t)), 0.06) << to_string(t);
+  // every member of a group issues the same collectives in the same order
+  for (uint32_t g = 0; g < 128; g += 37) {
+    auto collectives = [&](uint32_t r) {
+      std::vector<std::pair<int, uint64_t>> s;
+      for (const auto& n : out.ranks[r].nodes)
+        if (n.type == NodeType::comm_coll)
+          s.emplace_back(static_cast<int>(*n.collective()), *n.comm_size());
+      return s;
+    };
+    for (uint32_t r = 1; r < 8; r++)
+      EXPECT_EQ(collectives(g * 8 + r), collectives(g * 8));
+  }
+  // same seed, same traces
+  EXPECT_EQ(encode(sample_synth(m, {.ranks = 16, .seed = 4}).ranks[5]),
+            encode(sample_synth(m, {.ranks = 16, .seed = 4}).ranks[5]));
 }

@@ -3,6 +3,7 @@
 #include "chakra/et_json.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/stats.hpp"
+#include "chakra/synth.hpp"
 #include "chakra/training.hpp"
 #include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
@@ -348,6 +349,84 @@ int generate(const GenerateArgs& a)
   return 0;
 }
 
+struct SynthArgs {
+  std::vector<std::string> inputs;
+  std::string model;
+  int64_t ranks          = 8;
+  int64_t group_size     = 0;
+  int64_t seed           = 1;
+  int64_t max_components = 4;
+  int64_t order          = 1;
+  std::string out;
+  std::string prefix = "synth";
+};
+
+int synth(const SynthArgs& a)
+{
+  if (a.inputs.empty() == a.model.empty())
+    throw InputError("command line", "", "give either input traces or --model FILE, not both or neither");
+  chakra::SynthModel model;
+  if (not a.model.empty())
+    model = chakra::read_synth_model(a.model);
+  else {
+    std::vector<std::filesystem::path> files;
+    for (const auto& in : a.inputs)
+      for (auto& f : chakra::workload_files(in))
+        files.push_back(std::move(f));
+    chakra::SynthFitOptions fo;
+    fo.max_components = static_cast<uint32_t>(a.max_components);
+    model             = chakra::fit_synth_model(files, fo);
+  }
+  chakra::SynthSampleOptions so;
+  so.ranks        = static_cast<uint32_t>(a.ranks);
+  so.group_size   = static_cast<uint32_t>(a.group_size);
+  so.seed         = static_cast<uint64_t>(a.seed);
+  so.markov_order = static_cast<uint32_t>(a.order);
+  chakra::SynthOutput out;
+  try {
+    out = chakra::sample_synth(model, so);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "", e.what());
+  }
+  StagingDir staging(a.out);
+  chakra::write_workload(staging.path(), a.prefix, out.ranks);
+  write_file_atomically(staging.path() / (a.prefix + ".groups.json"), chakra::comm_groups_json(out.groups));
+  write_file_atomically(staging.path() / (a.prefix + ".model.json"), chakra::synth_model_json(model));
+  staging.publish();
+
+  auto& o = std::cout;
+  o << "Model: " << model.input_ranks << " input ranks, " << model.composition.size()
+    << " collective types, sequence length " << format_fixed(model.length_mean, 2) << " +- "
+    << format_fixed(model.length_stddev, 2) << " (" << model.length_min << " to " << model.length_max << ")";
+  if (model.skipped_collectives)
+    o << ", " << model.skipped_collectives << " collectives without comm_type or comm_size left out";
+  o << "\n";
+  o << "type                  input share  synthetic share  components  KS statistic\n";
+  for (const auto& [type, share] : model.composition) {
+    auto sampled   = out.sampled_sizes.find(type);
+    size_t n       = sampled == out.sampled_sizes.end() ? 0 : sampled->second.size();
+    auto observed  = model.observed_sizes.find(type);
+    std::string ks = "-";
+    if (observed != model.observed_sizes.end() && n > 0)
+      ks = format_fixed(chakra::ks_statistic(observed->second, sampled->second), 4);
+    std::string name = chakra::to_string(type);
+    name.resize(std::max<size_t>(name.size(), 22), ' ');
+    std::string in_share  = format_fixed(share, 4),
+                out_share = format_fixed(
+                    out.sampled_collectives ? static_cast<double>(n) / static_cast<double>(out.sampled_collectives) : 0,
+                    4);
+    in_share.resize(13, ' ');
+    out_share.resize(17, ' ');
+    std::string comps = std::to_string(model.sizes.at(type).components.size());
+    comps.resize(12, ' ');
+    o << name << in_share << out_share << comps << ks << "\n";
+  }
+  o << "Wrote " << out.ranks.size() << " ranks in " << out.groups.size() << " group(s) (" << out.sampled_collectives
+    << " collectives drawn, one sequence per group): " << (std::filesystem::path(a.out) / a.prefix).string() << ".{0.."
+    << out.ranks.size() - 1 << "}.et, " << a.prefix << ".groups.json, " << a.prefix << ".model.json\n";
+  return 0;
+}
+
 } // namespace
 
 void add_chakra_commands(CLI::App& app, Action& action)
@@ -472,6 +551,25 @@ void add_chakra_commands(CLI::App& app, Action& action)
       cmd->add_option("--out", a->out, "Output ET file")->required();
       cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
     }
+  }
+  {
+    auto a    = std::make_shared<SynthArgs>();
+    auto* cmd = chakra->add_subcommand(
+        "synth", "Fit collective types, order, counts and message sizes to real ETs; sample traces of any rank count");
+    cmd->add_option("inputs", a->inputs, "ET files, folders or workload prefixes to fit");
+    cmd->add_option("--model", a->model, "Sample from a model written before (PREFIX.model.json) instead of fitting");
+    cmd->add_option("--ranks", a->ranks, "Ranks to generate (default 8)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    cmd->add_option("--group-size", a->group_size, "Ranks per communicator group (default: all ranks in one)")
+        ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+    cmd->add_option("--max-components", a->max_components, "Most Gaussian components per size distribution (default 4)")
+        ->check(CLI::Range(int64_t{1}, int64_t{16}));
+    cmd->add_option("--order", a->order, "1: collective types follow the fitted transitions; 0: independent draws")
+        ->check(CLI::Range(int64_t{0}, int64_t{1}));
+    cmd->add_option("--seed", a->seed, "Seed (default 1)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--out", a->out, "Output folder")->required();
+    cmd->add_option("--prefix", a->prefix, "File prefix (default synth)");
+    cmd->callback([a, &action]() { action = [a]() { return synth(*a); }; });
   }
 }
 
