@@ -1,0 +1,36 @@
+/* Shared by the algorithm files: a step-by-step schedule builder and the errors for collectives an
+ * algorithm does not implement. */
+#ifndef SGAI_REPLAY_ALGORITHMS_COMMON_HPP
+#define SGAI_REPLAY_ALGORITHMS_COMMON_HPP
+
+#include "plugins/replay/schedule.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace sgai::replay::algorithms {
+
+/** Reduce-scatter-block behaves as reduce-scatter, barrier as a zero-byte all-reduce. */
+inline CollectiveType canonical(CollectiveType t)
+{
+  if (t == CollectiveType::reduce_scatter_block)
+    return CollectiveType::reduce_scatter;
+  if (t == CollectiveType::barrier)
+    return CollectiveType::all_reduce;
+  return t;
+}
+
+[[noreturn]] inline void unsupported(CollectiveType t, const char* algorithm, const char* supported)
+{
+  throw std::invalid_argument(std::string(algorithm) + " has no " + chakra::to_string(t) + " (it implements " +
+                              supported + ")");
+}
+
+inline std::vector<Transfer>& new_step(Schedule& s)
+{
+  return s.steps.emplace_back();
+}
+
+} // namespace sgai::replay::algorithms
+
+#endif

@@ -1,0 +1,52 @@
+/* Ring algorithms: every transfer goes from a rank to the next one, (r + 1) mod n.
+ *   all-reduce: n-1 reduce-scatter steps then n-1 all-gather steps of S/n each;
+ *   reduce-scatter, all-gather: n-1 steps of S/n;
+ *   all-to-all: store and forward, step k carries the n-k blocks of S/n still travelling;
+ *   broadcast, reduce: a chain from (to) the root, S per step. */
+#include "plugins/replay/algorithms/common.hpp"
+
+namespace sgai::replay::algorithms {
+
+Schedule ring(CollectiveType type, uint32_t n, uint32_t root)
+{
+  Schedule s;
+  const double piece = 1.0 / n;
+  auto round         = [&](double fraction, bool reduce) {
+    auto& step = new_step(s);
+    for (uint32_t r = 0; r < n; r++)
+      step.push_back({r, (r + 1) % n, fraction, reduce});
+  };
+  switch (canonical(type)) {
+  case CollectiveType::all_reduce:
+    for (uint32_t k = 0; k + 1 < n; k++)
+      round(piece, true);
+    for (uint32_t k = 0; k + 1 < n; k++)
+      round(piece, false);
+    break;
+  case CollectiveType::reduce_scatter:
+    for (uint32_t k = 0; k + 1 < n; k++)
+      round(piece, true);
+    break;
+  case CollectiveType::all_gather:
+    for (uint32_t k = 0; k + 1 < n; k++)
+      round(piece, false);
+    break;
+  case CollectiveType::all_to_all:
+    for (uint32_t k = 1; k < n; k++)
+      round(piece * (n - k), false);
+    break;
+  case CollectiveType::broadcast:
+    for (uint32_t k = 0; k + 1 < n; k++)
+      new_step(s).push_back({(root + k) % n, (root + k + 1) % n, 1.0, false});
+    break;
+  case CollectiveType::reduce:
+    for (uint32_t k = 0; k + 1 < n; k++)
+      new_step(s).push_back({(root + k + 1) % n, (root + k + 2) % n, 1.0, true});
+    break;
+  default:
+    unsupported(type, "ring", "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce");
+  }
+  return s;
+}
+
+} // namespace sgai::replay::algorithms

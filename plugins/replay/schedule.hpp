@@ -1,0 +1,76 @@
+/* Collective schedules: which rank sends what fraction of the buffer to which rank at each step,
+ * and whether the receiver reduces it. Pure domain code (no SimGrid): the algorithms (one per
+ * file in algorithms/) build schedules, the communicator executes them with S4U communications,
+ * and formulas.cpp gives each one's alpha-beta time for validation.
+ *
+ * Sizes follow Chakra's comm_size and ASTRA-sim: `bytes` is the buffer of one rank. All-reduce:
+ * S reduced everywhere. All-gather: S gathered (each rank contributes S/n). Reduce-scatter: S in,
+ * S/n out per rank. All-to-all: S sent per rank, S/n to each peer. Broadcast and reduce: S. */
+#ifndef SGAI_REPLAY_SCHEDULE_HPP
+#define SGAI_REPLAY_SCHEDULE_HPP
+
+#include "chakra/trace.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sgai::replay {
+
+using chakra::CollectiveType;
+
+enum class Algorithm { ring, direct, halving_doubling, double_binary_tree };
+const char* to_string(Algorithm a);
+/** "ring", "direct", "halving_doubling" (also "halvingDoubling", ASTRA-sim's), "double_binary_tree"
+ *  (also "doubleBinaryTree", "dbt"). */
+bool algorithm_from_string(std::string_view s, Algorithm& out);
+
+struct Transfer {
+  uint32_t src = 0, dst = 0; ///< ranks of the group (0..n-1)
+  double fraction = 0;       ///< of the collective's bytes (per chunk: of the chunk's)
+  bool reduce     = false;   ///< the receiver reduces what it receives with its own data
+};
+
+/** Steps in order. A rank starts its sends of step k once it has received everything sent to it
+ *  in steps before k, so independent ranks run ahead of each other as on real hardware. */
+struct Schedule {
+  CollectiveType type = CollectiveType::all_reduce;
+  Algorithm algorithm = Algorithm::ring;
+  uint32_t ranks      = 0;
+  std::vector<std::vector<Transfer>> steps;
+
+  /** Per rank and step: indexes into steps[k] of its sends and of its receives. */
+  struct RankStep {
+    std::vector<uint32_t> sends, recvs;
+  };
+  std::vector<std::vector<RankStep>> by_rank; ///< [rank][step], filled by index()
+  void index();
+
+  size_t transfer_count() const;
+  /** Bytes rank r sends in total for a collective of `bytes`. */
+  double bytes_sent(uint32_t rank, double bytes) const;
+};
+
+/** The schedule of `type` by `algorithm` over n ranks (root: broadcast and reduce). Throws
+ *  std::invalid_argument for combinations that do not exist (the message says which do), such as
+ *  halving-doubling over a rank count that is not a power of two. */
+Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks, uint32_t root = 0);
+
+/** Alpha-beta time of one collective of `bytes` run as `algorithm` over n ranks on a network
+ *  where every transfer between two ranks takes alpha + size / bandwidth and each rank's
+ *  outgoing and incoming traffic is limited to `bandwidth` (a non-blocking switch; for ring
+ *  schedules, a unidirectional ring too), cut in `chunks` pieces run one after the other. */
+double alpha_beta_time(CollectiveType type, Algorithm algorithm, uint32_t ranks, double bytes, double alpha_s,
+                       double bandwidth_Bps, uint32_t chunks = 1);
+
+namespace algorithms {
+Schedule ring(CollectiveType type, uint32_t ranks, uint32_t root);
+Schedule direct(CollectiveType type, uint32_t ranks, uint32_t root);
+Schedule halving_doubling(CollectiveType type, uint32_t ranks, uint32_t root);
+Schedule double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t root);
+} // namespace algorithms
+
+} // namespace sgai::replay
+
+#endif

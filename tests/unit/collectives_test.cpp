@@ -1,0 +1,146 @@
+/* Collective schedules (pure): every algorithm moves information where its collective needs it,
+ * sends the bytes its formula counts, and rejects what it does not implement. */
+#include "plugins/replay/schedule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+using namespace sgai::replay;
+using sgai::chakra::CollectiveType;
+
+namespace {
+
+/** Which ranks' data each rank holds at the end: a transfer at step k carries what its sender
+ *  held when step k began. */
+std::vector<std::set<uint32_t>> knowledge(const Schedule& s)
+{
+  std::vector<std::set<uint32_t>> k(s.ranks);
+  for (uint32_t r = 0; r < s.ranks; r++)
+    k[r].insert(r);
+  for (const auto& step : s.steps) {
+    auto before = k;
+    for (const auto& t : step)
+      k[t.dst].insert(before[t.src].begin(), before[t.src].end());
+  }
+  return k;
+}
+
+struct Case {
+  CollectiveType type;
+  Algorithm algorithm;
+};
+
+const std::vector<Case> kCases = {
+    {CollectiveType::all_reduce, Algorithm::ring},
+    {CollectiveType::all_gather, Algorithm::ring},
+    {CollectiveType::reduce_scatter, Algorithm::ring},
+    {CollectiveType::all_to_all, Algorithm::ring},
+    {CollectiveType::broadcast, Algorithm::ring},
+    {CollectiveType::reduce, Algorithm::ring},
+    {CollectiveType::all_reduce, Algorithm::direct},
+    {CollectiveType::all_gather, Algorithm::direct},
+    {CollectiveType::reduce_scatter, Algorithm::direct},
+    {CollectiveType::all_to_all, Algorithm::direct},
+    {CollectiveType::broadcast, Algorithm::direct},
+    {CollectiveType::reduce, Algorithm::direct},
+    {CollectiveType::all_reduce, Algorithm::halving_doubling},
+    {CollectiveType::all_gather, Algorithm::halving_doubling},
+    {CollectiveType::reduce_scatter, Algorithm::halving_doubling},
+    {CollectiveType::broadcast, Algorithm::halving_doubling},
+    {CollectiveType::reduce, Algorithm::halving_doubling},
+    {CollectiveType::all_reduce, Algorithm::double_binary_tree},
+};
+
+} // namespace
+
+TEST(Collectives, InformationReachesEveryRankThatNeedsIt)
+{
+  for (const auto& c : kCases)
+    for (uint32_t n : {2U, 4U, 8U, 16U, 6U}) {
+      if (n == 6 && c.algorithm == Algorithm::halving_doubling)
+        continue;
+      for (uint32_t root : {0U, n - 1}) {
+        Schedule s       = make_schedule(c.type, c.algorithm, n, root);
+        auto k           = knowledge(s);
+        std::string what = std::string(to_string(c.algorithm)) + " " + sgai::chakra::to_string(c.type) +
+                           " n=" + std::to_string(n) + " root=" + std::to_string(root);
+        for (uint32_t r = 0; r < n; r++) {
+          if (c.type == CollectiveType::broadcast)
+            EXPECT_TRUE(k[r].count(root)) << what << " rank " << r;
+          else if (c.type == CollectiveType::reduce) {
+            if (r == root) {
+              EXPECT_EQ(k[r].size(), n) << what;
+            }
+          } else
+            EXPECT_EQ(k[r].size(), n) << what << " rank " << r;
+        }
+        for (const auto& step : s.steps)
+          for (const auto& t : step) {
+            EXPECT_NE(t.src, t.dst) << what;
+            EXPECT_GT(t.fraction, 0) << what;
+          }
+      }
+    }
+}
+
+TEST(Collectives, BytesSentAreTheAlgorithmsOwn)
+{
+  const double S = 1 << 20;
+  for (uint32_t n : {4U, 8U, 16U}) {
+    double N = n;
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_reduce, Algorithm::ring, n).bytes_sent(1, S),
+                     2 * (N - 1) / N * S);
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_reduce, Algorithm::halving_doubling, n).bytes_sent(1, S),
+                     2 * (N - 1) / N * S);
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_to_all, Algorithm::direct, n).bytes_sent(2, S), (N - 1) / N * S);
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_to_all, Algorithm::ring, n).bytes_sent(2, S), (N - 1) / 2 * S);
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_gather, Algorithm::ring, n).bytes_sent(0, S), (N - 1) / N * S);
+    // double binary tree: each rank sends half the buffer up and down in each tree it is inner in
+    auto dbt     = make_schedule(CollectiveType::all_reduce, Algorithm::double_binary_tree, n);
+    double total = 0;
+    for (uint32_t r = 0; r < n; r++)
+      total += dbt.bytes_sent(r, S);
+    EXPECT_DOUBLE_EQ(total, 2 * 2 * (N - 1) * S / 2); // 2 trees x (n-1 edges up + n-1 down) x S/2
+    EXPECT_EQ(dbt.steps.size(), 2 * static_cast<size_t>(std::log2(N)));
+  }
+  EXPECT_EQ(make_schedule(CollectiveType::all_reduce, Algorithm::ring, 8).steps.size(), 14U);
+  EXPECT_EQ(make_schedule(CollectiveType::all_reduce, Algorithm::ring, 1).steps.size(), 0U);
+}
+
+TEST(Collectives, FormulasInClosedForm)
+{
+  const double S = 1 << 20, a = 500e-9, b = 50e9;
+  EXPECT_NEAR(alpha_beta_time(CollectiveType::all_reduce, Algorithm::ring, 8, S, a, b), 14 * (a + S / 8 / b), 1e-15);
+  EXPECT_NEAR(alpha_beta_time(CollectiveType::all_reduce, Algorithm::ring, 8, S, a, b, 4), 4 * 14 * (a + S / 32 / b),
+              1e-15);
+  EXPECT_NEAR(alpha_beta_time(CollectiveType::all_reduce, Algorithm::halving_doubling, 16, S, a, b),
+              8 * a + 2 * 15.0 / 16 * S / b, 1e-15);
+  EXPECT_NEAR(alpha_beta_time(CollectiveType::all_reduce, Algorithm::double_binary_tree, 8, S, a, b), 6 * a + 5 * S / b,
+              1e-15);
+  EXPECT_THROW(alpha_beta_time(CollectiveType::all_reduce, Algorithm::double_binary_tree, 6, S, a, b),
+               std::invalid_argument);
+}
+
+TEST(Collectives, WhatAnAlgorithmLacksIsAnError)
+{
+  auto message = [](CollectiveType t, Algorithm a, uint32_t n) {
+    try {
+      make_schedule(t, a, n);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(CollectiveType::all_reduce, Algorithm::halving_doubling, 6),
+            "halving-doubling needs a power-of-two rank count, not 6");
+  EXPECT_EQ(message(CollectiveType::all_gather, Algorithm::double_binary_tree, 8),
+            "double binary tree has no ALL_GATHER (it implements all-reduce)");
+  EXPECT_NE(message(CollectiveType::gather, Algorithm::ring, 8).find("ring has no GATHER"), std::string::npos);
+  EXPECT_EQ(message(CollectiveType::broadcast, Algorithm::ring, 0), "a collective needs at least one rank");
+  Algorithm a;
+  EXPECT_TRUE(algorithm_from_string("halvingDoubling", a));
+  EXPECT_EQ(a, Algorithm::halving_doubling);
+  EXPECT_FALSE(algorithm_from_string("butterfly", a));
+}
