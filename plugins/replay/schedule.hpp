@@ -32,8 +32,9 @@ struct Transfer {
   bool reduce     = false;   ///< the receiver reduces what it receives with its own data
 };
 
-/** Steps in order. A rank starts its sends of step k once it has received everything sent to it
- *  in steps before k, so independent ranks run ahead of each other as on real hardware. */
+/** Steps in order. A rank starts its sends of step k once its transfers of the steps before k
+ *  (what it sent and what it received) are complete; ranks do not wait for each other otherwise,
+ *  so independent ranks run ahead as on real hardware. */
 struct Schedule {
   CollectiveType type = CollectiveType::all_reduce;
   Algorithm algorithm = Algorithm::ring;

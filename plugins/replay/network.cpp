@@ -1,0 +1,123 @@
+#include "plugins/replay/network.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <stdexcept>
+
+namespace sgai::replay {
+
+namespace s4u = simgrid::s4u;
+
+const char* to_string(Dimension::Kind k)
+{
+  switch (k) {
+  case Dimension::Kind::ring:
+    return "Ring";
+  case Dimension::Kind::switch_:
+    return "Switch";
+  case Dimension::Kind::fully_connected:
+    return "FullyConnected";
+  }
+  return "?";
+}
+
+uint32_t npu_count(const std::vector<Dimension>& dims)
+{
+  uint64_t n = 1;
+  for (const auto& d : dims)
+    n *= d.npus;
+  if (n > UINT32_MAX)
+    throw std::invalid_argument("too many NPUs");
+  return static_cast<uint32_t>(n);
+}
+
+namespace {
+
+std::string number(double v)
+{
+  std::string s = std::to_string(v);
+  return s;
+}
+
+} // namespace
+
+std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims,
+                                          const NpuOptions& o)
+{
+  if (dims.empty())
+    throw std::invalid_argument("a network needs at least one dimension");
+  for (const auto& d : dims)
+    if (d.npus == 0 || not(d.bandwidth_Bps > 0) || d.latency_s < 0)
+      throw std::invalid_argument("a dimension needs at least one NPU, a positive bandwidth and a latency >= 0");
+  auto* engine       = s4u::Engine::get_instance();
+  s4u::NetZone* root = engine->get_netzone_root();
+  if (root == nullptr) {
+    root = s4u::create_full_zone("world");
+  }
+  auto* zone = s4u::create_dijkstra_zone(prefix.empty() ? "npus" : prefix, true);
+  zone->set_parent(root);
+
+  const uint32_t n = npu_count(dims);
+  std::vector<s4u::Host*> hosts(n);
+  for (uint32_t i = 0; i < n; i++) {
+    auto* h = zone->create_host(prefix + "npu" + std::to_string(i), o.speed_flops);
+    if (o.busy_w > 0)
+      h->set_property("wattage_per_state", number(o.idle_w) + ":" + number(o.idle_w) + ":" + number(o.busy_w));
+    if (o.busy_w > 0)
+      h->set_property("wattage_off", "0");
+    hosts[i] = h;
+  }
+  auto make_link = [&](const std::string& name, const Dimension& d) {
+    auto* l = zone->create_split_duplex_link(name, d.bandwidth_Bps);
+    l->set_latency(d.latency_s);
+    if (o.link_busy_w > 0)
+      l->set_property("wattage_range", number(o.link_idle_w) + ":" + number(o.link_busy_w));
+    return l;
+  };
+  auto connect = [&](simgrid::kernel::routing::NetPoint* a, simgrid::kernel::routing::NetPoint* b, s4u::Link* l) {
+    zone->add_route(a, b, nullptr, nullptr, {s4u::LinkInRoute(l, s4u::LinkInRoute::Direction::UP)}, false);
+    zone->add_route(b, a, nullptr, nullptr, {s4u::LinkInRoute(l, s4u::LinkInRoute::Direction::DOWN)}, false);
+  };
+
+  uint32_t stride = 1;
+  for (size_t di = 0; di < dims.size(); di++) {
+    const auto& d = dims[di];
+    // groups: NPUs sharing every coordinate but this one
+    for (uint32_t base = 0; base < n; base++) {
+      if ((base / stride) % d.npus != 0)
+        continue;
+      auto member     = [&](uint32_t k) { return hosts[base + k * stride]->get_netpoint(); };
+      std::string tag = prefix + "d" + std::to_string(di) + "_g" + std::to_string(base);
+      switch (d.kind) {
+      case Dimension::Kind::ring:
+        if (d.npus == 2)
+          connect(member(0), member(1), make_link(tag + "_l0", d));
+        else if (d.npus > 2)
+          for (uint32_t k = 0; k < d.npus; k++)
+            connect(member(k), member((k + 1) % d.npus), make_link(tag + "_l" + std::to_string(k), d));
+        break;
+      case Dimension::Kind::switch_: {
+        if (d.npus < 2)
+          break;
+        auto* sw = zone->create_router(tag + "_switch");
+        for (uint32_t k = 0; k < d.npus; k++)
+          connect(member(k), sw, make_link(tag + "_l" + std::to_string(k), d));
+        break;
+      }
+      case Dimension::Kind::fully_connected:
+        for (uint32_t a = 0; a < d.npus; a++)
+          for (uint32_t b = a + 1; b < d.npus; b++)
+            connect(member(a), member(b), make_link(tag + "_l" + std::to_string(a) + "_" + std::to_string(b), d));
+        break;
+      }
+    }
+    stride *= d.npus;
+  }
+  zone->seal();
+  return hosts;
+}
+
+} // namespace sgai::replay

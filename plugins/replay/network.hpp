@@ -1,0 +1,44 @@
+/* NPU networks as ASTRA-sim describes them: dimensions, each a Ring, a Switch or FullyConnected
+ * of npus_count NPUs with a bandwidth and a latency, NPU id = sum of coord_d x prod(npus of the
+ * dimensions before d). Built as a SimGrid zone (Dijkstra routing over the links of every
+ * dimension, split-duplex links: full-duplex hardware). */
+#ifndef SGAI_REPLAY_NETWORK_HPP
+#define SGAI_REPLAY_NETWORK_HPP
+
+#include <simgrid/forward.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sgai::replay {
+
+struct Dimension {
+  enum class Kind { ring, switch_, fully_connected };
+  Kind kind            = Kind::ring;
+  uint32_t npus        = 1;
+  double bandwidth_Bps = 0;
+  double latency_s     = 0;
+};
+const char* to_string(Dimension::Kind k);
+
+struct NpuOptions {
+  double speed_flops = 1e12; ///< the NPU host's speed (peak FLOP/s)
+  double idle_w      = 0;    ///< host_energy figures of the NPU (0: no wattage properties)
+  double busy_w      = 0;
+  double link_idle_w = 0; ///< link_energy figures of every link (0: none)
+  double link_busy_w = 0;
+};
+
+/** Total NPUs: the product of the dimensions' npus. */
+uint32_t npu_count(const std::vector<Dimension>& dims);
+
+/** Builds the network in a new zone named `prefix` under the engine's root zone (created when the
+ *  platform has none): hosts "<prefix>npu<i>", routers and links named after their dimension.
+ *  Call before the simulation starts. Returns the NPU hosts in id order. */
+std::vector<simgrid::s4u::Host*> build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims,
+                                                   const NpuOptions& options = {});
+
+} // namespace sgai::replay
+
+#endif
