@@ -48,7 +48,7 @@ CollectiveRun::~CollectiveRun() = default;
 
 double CollectiveRun::reduction_time(double bytes, double reduce_Bps)
 {
-  return reduce_Bps > 0 ? bytes / reduce_Bps : 0;
+  return reduce_Bps > 0 ? 3 * bytes / reduce_Bps : 0;
 }
 
 CollectiveRun::Chunk& CollectiveRun::chunk(uint32_t c)
@@ -80,6 +80,8 @@ void CollectiveRun::run_chunk(uint32_t r, uint32_t c)
       }
     sent.clear();
   };
+  if (options_.endpoint_delay_s > 0)
+    s4u::this_actor::sleep_for(options_.endpoint_delay_s);
   for (size_t k = 0; k < s.steps.size(); k++) {
     const auto& mine = s.by_rank[r][k];
     for (uint32_t i : mine.sends) {
@@ -108,6 +110,8 @@ void CollectiveRun::run_chunk(uint32_t r, uint32_t c)
         op.sender->resume();
         op.sender = nullptr;
       }
+      if (options_.endpoint_delay_s > 0)
+        s4u::this_actor::sleep_for(options_.endpoint_delay_s);
       if (t.reduce && options_.reduce_Bps > 0) {
         double seconds = reduction_time(piece * t.fraction, options_.reduce_Bps);
         s4u::ExecPtr e = s4u::Exec::init();

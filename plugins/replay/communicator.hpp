@@ -21,8 +21,12 @@ namespace sgai::replay {
 struct CollectiveOptions {
   uint32_t chunks   = 1; ///< pieces the message is cut into (ASTRA-sim's preferred-dataset-splits)
   uint32_t channels = 1; ///< chunks in flight per rank (active-chunks-per-dimension)
-  /** Bytes per second a rank reduces received data at (local memory bandwidth); 0: free. */
+  /** Local memory bandwidth of a rank, bytes per second: reducing b received bytes reads the
+   *  two operands and writes the result, 3 b / reduce_Bps (ASTRA-sim's cost); 0: free. */
   double reduce_Bps = 0;
+  /** Delay of every crossing between the network and a rank's memory (ASTRA-sim's endpoint
+   *  delay): once when a chunk starts, and after each receive. */
+  double endpoint_delay_s = 0;
 };
 
 class CollectiveRun {
@@ -41,7 +45,7 @@ public:
   const Schedule& schedule() const { return *schedule_; }
   double bytes() const { return bytes_; }
 
-  /** Time of one reduction of `bytes` at `reduce_Bps` (bytes / bandwidth; 0 when free). */
+  /** Time of one reduction of `bytes` at `reduce_Bps`: 3 bytes / bandwidth (0 when free). */
   static double reduction_time(double bytes, double reduce_Bps);
 
 private:

@@ -21,10 +21,11 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
     case CollectiveType::all_reduce:
       return 2 * (N - 1) * (a + s / (N * b));
     case CollectiveType::reduce_scatter:
-    case CollectiveType::all_gather:
       return (N - 1) * (a + s / (N * b));
+    case CollectiveType::all_gather:
+      return (N - 1) * (a + s / b);
     case CollectiveType::all_to_all:
-      return (N - 1) * a + (N - 1) * s / (2 * b);
+      return N * (N - 1) / 2 * (a + s / (N * b));
     case CollectiveType::broadcast:
     case CollectiveType::reduce:
       return (N - 1) * (a + s / b);
@@ -35,9 +36,10 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
   case Algorithm::direct:
     switch (type) {
     case CollectiveType::all_to_all:
-    case CollectiveType::all_gather:
     case CollectiveType::reduce_scatter:
       return (N - 1) * (a + s / (N * b));
+    case CollectiveType::all_gather:
+      return (N - 1) * (a + s / b);
     case CollectiveType::all_reduce:
       return 2 * (N - 1) * (a + s / (N * b));
     case CollectiveType::broadcast:
@@ -53,8 +55,9 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
     case CollectiveType::all_reduce:
       return 2 * k * a + 2 * (N - 1) / N * s / b;
     case CollectiveType::reduce_scatter:
-    case CollectiveType::all_gather:
       return k * a + (N - 1) / N * s / b;
+    case CollectiveType::all_gather:
+      return k * a + (N - 1) * s / b;
     case CollectiveType::broadcast:
     case CollectiveType::reduce:
       return k * (a + s / b);

@@ -1,5 +1,7 @@
 #include "plugins/replay/network.hpp"
 
+#include "generators/util/numbers.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -38,8 +40,7 @@ namespace {
 
 std::string number(double v)
 {
-  std::string s = std::to_string(v);
-  return s;
+  return sgai::format_number(v);
 }
 
 } // namespace
@@ -63,11 +64,17 @@ std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::
   const uint32_t n = npu_count(dims);
   std::vector<s4u::Host*> hosts(n);
   for (uint32_t i = 0; i < n; i++) {
-    auto* h = zone->create_host(prefix + "npu" + std::to_string(i), o.speed_flops);
-    if (o.busy_w > 0)
-      h->set_property("wattage_per_state", number(o.idle_w) + ":" + number(o.idle_w) + ":" + number(o.busy_w));
-    if (o.busy_w > 0)
+    std::vector<double> speeds = {o.speed_flops};
+    std::string watts          = number(o.idle_w) + ":" + number(o.idle_w) + ":" + number(o.busy_w);
+    for (const auto& [fraction, busy] : o.lower_pstates) {
+      speeds.push_back(o.speed_flops * fraction);
+      watts += "," + number(o.idle_w) + ":" + number(o.idle_w) + ":" + number(busy);
+    }
+    auto* h = zone->create_host(prefix + "npu" + std::to_string(i), speeds);
+    if (o.busy_w > 0) {
+      h->set_property("wattage_per_state", watts);
       h->set_property("wattage_off", "0");
+    }
     hosts[i] = h;
   }
   auto make_link = [&](const std::string& name, const Dimension& d) {

@@ -23,9 +23,11 @@ struct Dimension {
 const char* to_string(Dimension::Kind k);
 
 struct NpuOptions {
-  double speed_flops = 1e12; ///< the NPU host's speed (peak FLOP/s)
-  double idle_w      = 0;    ///< host_energy figures of the NPU (0: no wattage properties)
+  double speed_flops = 1e12; ///< the NPU host's speed (peak FLOP/s) in P-state 0
+  double idle_w      = 0;    ///< host_energy figures of the NPU (busy 0: no wattage properties)
   double busy_w      = 0;
+  /** Lower P-states (power caps, DVFS): speed as a fraction of P-state 0's and busy power. */
+  std::vector<std::pair<double, double>> lower_pstates;
   double link_idle_w = 0; ///< link_energy figures of every link (0: none)
   double link_busy_w = 0;
 };

@@ -1,5 +1,7 @@
 #include "plugins/replay/schedule.hpp"
 
+#include "plugins/replay/algorithms/common.hpp"
+
 #include <stdexcept>
 
 namespace sgai::replay {
@@ -91,6 +93,78 @@ Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks,
   s.ranks     = ranks;
   s.index();
   return s;
+}
+
+Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>& dims,
+                                const std::vector<Algorithm>& algorithms, uint32_t root)
+{
+  if (dims.empty() || algorithms.size() != dims.size())
+    throw std::invalid_argument("one algorithm per dimension is needed (" + std::to_string(dims.size()) +
+                                " dimensions, " + std::to_string(algorithms.size()) + " algorithms)");
+  uint64_t total = 1;
+  for (uint32_t d : dims)
+    total *= d;
+  if (total == 0 || total > UINT32_MAX)
+    throw std::invalid_argument("bad dimension sizes");
+  const auto n = static_cast<uint32_t>(total);
+  if (dims.size() == 1)
+    return make_schedule(type, algorithms[0], n, root);
+
+  Schedule out;
+  out.type      = type;
+  out.algorithm = algorithms[0];
+  out.ranks     = n;
+  // one phase: `t` by dimension i's algorithm in every group along i, fractions scaled by `scale`
+  auto phase = [&](CollectiveType t, size_t i, double scale) {
+    uint32_t stride = 1;
+    for (size_t j = 0; j < i; j++)
+      stride *= dims[j];
+    if (dims[i] == 1)
+      return;
+    Schedule s   = make_schedule(t, algorithms[i], dims[i]);
+    size_t first = out.steps.size();
+    out.steps.resize(first + s.steps.size());
+    for (uint32_t base = 0; base < n; base++) {
+      if ((base / stride) % dims[i] != 0)
+        continue;
+      for (size_t k = 0; k < s.steps.size(); k++)
+        for (const auto& tr : s.steps[k])
+          out.steps[first + k].push_back(
+              {base + tr.src * stride, base + tr.dst * stride, tr.fraction * scale, tr.reduce});
+    }
+  };
+  const size_t D = dims.size();
+  std::vector<double> buffer(D, 1.0); // buffer of dimension i's phase, as a fraction of the whole
+  for (size_t i = 1; i < D; i++)
+    buffer[i] = buffer[i - 1] / dims[i - 1];
+  switch (algorithms::canonical(type)) {
+  case CollectiveType::all_reduce:
+    for (size_t i = 0; i < D; i++)
+      phase(CollectiveType::reduce_scatter, i, buffer[i]);
+    for (size_t i = D; i-- > 0;)
+      phase(CollectiveType::all_gather, i, buffer[i] / dims[i]);
+    break;
+  case CollectiveType::reduce_scatter:
+    for (size_t i = 0; i < D; i++)
+      phase(CollectiveType::reduce_scatter, i, buffer[i]);
+    break;
+  case CollectiveType::all_gather: {
+    double contribution = 1; // gathered along dimensions 0, 1, ...: each phase's input grows
+    for (size_t i = 0; i < D; i++) {
+      phase(CollectiveType::all_gather, i, contribution);
+      contribution *= dims[i];
+    }
+    break;
+  }
+  case CollectiveType::all_to_all:
+    for (size_t i = 0; i < D; i++)
+      phase(CollectiveType::all_to_all, i, 1.0);
+    break;
+  default:
+    return make_schedule(type, algorithms[0], n, root);
+  }
+  out.index();
+  return out;
 }
 
 } // namespace sgai::replay

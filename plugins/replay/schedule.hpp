@@ -3,9 +3,9 @@
  * file in algorithms/) build schedules, the communicator executes them with S4U communications,
  * and formulas.cpp gives each one's alpha-beta time for validation.
  *
- * Sizes follow Chakra's comm_size and ASTRA-sim: `bytes` is the buffer of one rank. All-reduce:
- * S reduced everywhere. All-gather: S gathered (each rank contributes S/n). Reduce-scatter: S in,
- * S/n out per rank. All-to-all: S sent per rank, S/n to each peer. Broadcast and reduce: S. */
+ * Sizes follow Chakra's comm_size as ASTRA-sim reads it: `bytes` S is one rank's buffer. All-reduce:
+ * S reduced everywhere. All-gather: S contributed by each rank (n S gathered). Reduce-scatter: S
+ * in, S/n out per rank. All-to-all: S sent per rank, S/n to each peer. Broadcast and reduce: S. */
 #ifndef SGAI_REPLAY_SCHEDULE_HPP
 #define SGAI_REPLAY_SCHEDULE_HPP
 
@@ -57,6 +57,16 @@ struct Schedule {
  *  std::invalid_argument for combinations that do not exist (the message says which do), such as
  *  halving-doubling over a rank count that is not a power of two. */
 Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks, uint32_t root = 0);
+
+/** A collective over ranks laid out on dimensions (sizes `dims`, dimension 0 varying fastest), run
+ *  one dimension at a time with that dimension's algorithm, as ASTRA-sim does: all-reduce is a
+ *  reduce-scatter along dimensions 0, 1, ... on a buffer shrinking by each dimension's size, then
+ *  an all-gather back along ..., 1, 0; reduce-scatter is the first half; all-gather gathers along
+ *  dimensions 0, 1, ... on growing contributions; all-to-all
+ *  runs along every dimension on the whole buffer; broadcast and reduce run over all ranks with
+ *  the first algorithm. One dimension gives make_schedule's schedule. */
+Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>& dims,
+                                const std::vector<Algorithm>& algorithms, uint32_t root = 0);
 
 /** Alpha-beta time of one collective of `bytes` run as `algorithm` over n ranks on a network
  *  where every transfer between two ranks takes alpha + size / bandwidth and each rank's

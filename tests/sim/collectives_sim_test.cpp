@@ -128,10 +128,13 @@ TEST(CollectivesSim, ChunksRunOneAfterTheOtherOrOverlapOnChannels)
     double four = run_one(ring8, CollectiveType::all_reduce, Algorithm::ring, bytes, {4, 4, 0});
     EXPECT_LT(four, one);
     EXPECT_GT(four, alpha_beta_time(CollectiveType::all_reduce, Algorithm::ring, 8, bytes, 0, kBandwidth));
-    // reductions at 100 GB/s add (n-1) x chunk/n / 100e9 per chunk on the critical path
+    // reductions at 100 GB/s add (n-1) x 3 x chunk/n / 100e9 per chunk on the critical path
     double reduced = run_one(ring8, CollectiveType::all_reduce, Algorithm::ring, bytes, {1, 1, 100e9});
     double plain   = run_one(ring8, CollectiveType::all_reduce, Algorithm::ring, bytes, {1, 1, 0});
-    EXPECT_NEAR(reduced - plain, 7 * (bytes / 8) / 100e9, 1e-9);
+    EXPECT_NEAR(reduced - plain, 7 * 3 * (bytes / 8) / 100e9, 1e-9);
+    // an endpoint delay of 10 ns at the start of the chunk and after each of its 14 receives
+    double delayed = run_one(ring8, CollectiveType::all_reduce, Algorithm::ring, bytes, {1, 1, 0, 10e-9});
+    EXPECT_NEAR(delayed - plain, 15 * 10e-9, 1e-12);
   });
 }
 

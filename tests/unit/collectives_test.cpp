@@ -96,7 +96,10 @@ TEST(Collectives, BytesSentAreTheAlgorithmsOwn)
                      2 * (N - 1) / N * S);
     EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_to_all, Algorithm::direct, n).bytes_sent(2, S), (N - 1) / N * S);
     EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_to_all, Algorithm::ring, n).bytes_sent(2, S), (N - 1) / 2 * S);
-    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_gather, Algorithm::ring, n).bytes_sent(0, S), (N - 1) / N * S);
+    EXPECT_EQ(make_schedule(CollectiveType::all_to_all, Algorithm::ring, n).steps.size(), n * (n - 1) / 2);
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_gather, Algorithm::ring, n).bytes_sent(0, S), (N - 1) * S);
+    EXPECT_DOUBLE_EQ(make_schedule(CollectiveType::all_gather, Algorithm::halving_doubling, n).bytes_sent(0, S),
+                     (N - 1) * S);
     // double binary tree: each rank sends half the buffer up and down in each tree it is inner in
     auto dbt     = make_schedule(CollectiveType::all_reduce, Algorithm::double_binary_tree, n);
     double total = 0;
@@ -143,4 +146,24 @@ TEST(Collectives, WhatAnAlgorithmLacksIsAnError)
   EXPECT_TRUE(algorithm_from_string("halvingDoubling", a));
   EXPECT_EQ(a, Algorithm::halving_doubling);
   EXPECT_FALSE(algorithm_from_string("butterfly", a));
+}
+
+TEST(Collectives, MultiDimensionalSchedulesReachEveryRank)
+{
+  for (auto type : {CollectiveType::all_reduce, CollectiveType::all_gather, CollectiveType::reduce_scatter,
+                    CollectiveType::all_to_all}) {
+    Schedule s = make_multidim_schedule(type, {4, 2, 3}, {Algorithm::ring, Algorithm::direct, Algorithm::ring});
+    ASSERT_EQ(s.ranks, 24U);
+    auto k = knowledge(s);
+    for (uint32_t r = 0; r < 24; r++)
+      EXPECT_EQ(k[r].size(), 24U) << sgai::chakra::to_string(type) << " rank " << r;
+  }
+  // all-reduce on 4 x 2: ring reduce-scatter on 4 (3 steps of S/4), then the 2-rank all-reduce of
+  // S/4 (1 + 1 steps of S/8), then the ring all-gather on 4 (3 steps of S/4)
+  Schedule s = make_multidim_schedule(CollectiveType::all_reduce, {4, 2}, {Algorithm::ring, Algorithm::ring});
+  ASSERT_EQ(s.steps.size(), 8U);
+  EXPECT_DOUBLE_EQ(s.steps[3][0].fraction, 1.0 / 8);
+  EXPECT_EQ(s.steps[3][0].dst, s.steps[3][0].src ^ 4U);
+  EXPECT_DOUBLE_EQ(s.bytes_sent(0, 1.0), 3.0 / 4 + 2.0 / 8 + 3.0 / 4);
+  EXPECT_THROW(make_multidim_schedule(CollectiveType::all_reduce, {4, 2}, {Algorithm::ring}), std::invalid_argument);
 }

@@ -1,7 +1,7 @@
 /* Halving-doubling (Rabenseifner) over a power-of-two rank count, k = log2 n steps per phase:
  *   reduce-scatter by recursive halving: step j exchanges S/2^(j+1) with r xor n/2^(j+1);
- *   all-gather by recursive doubling: step j exchanges S 2^j / n with r xor 2^j;
- *   all-reduce: the first, then the second;
+ *   all-gather by recursive doubling: step j exchanges 2^j contributions with r xor 2^j;
+ *   all-reduce: the first, then the second on the S/n pieces;
  *   broadcast (reduce): a binomial tree, k steps of S. */
 #include "plugins/replay/algorithms/common.hpp"
 
@@ -22,23 +22,23 @@ Schedule halving_doubling(CollectiveType type, uint32_t n, uint32_t root)
         step.push_back({r, r ^ (n >> (j + 1)), 1.0 / (2U << j), true});
     }
   };
-  auto doubling = [&]() {
+  auto doubling = [&](double contribution) {
     for (uint32_t j = 0; j < k; j++) {
       auto& step = new_step(s);
       for (uint32_t r = 0; r < n; r++)
-        step.push_back({r, r ^ (1U << j), static_cast<double>(1U << j) / n, false});
+        step.push_back({r, r ^ (1U << j), contribution * (1U << j), false});
     }
   };
   switch (canonical(type)) {
   case CollectiveType::all_reduce:
     halving();
-    doubling();
+    doubling(1.0 / n);
     break;
   case CollectiveType::reduce_scatter:
     halving();
     break;
   case CollectiveType::all_gather:
-    doubling();
+    doubling(1.0);
     break;
   case CollectiveType::broadcast:
     // binomial tree on ranks relative to the root: at step j, ranks below 2^j send to r + 2^j

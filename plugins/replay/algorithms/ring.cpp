@@ -1,7 +1,7 @@
 /* Ring algorithms: every transfer goes from a rank to the next one, (r + 1) mod n.
  *   all-reduce: n-1 reduce-scatter steps then n-1 all-gather steps of S/n each;
- *   reduce-scatter, all-gather: n-1 steps of S/n;
- *   all-to-all: store and forward, step k carries the n-k blocks of S/n still travelling;
+ *   reduce-scatter: n-1 steps of S/n; all-gather: n-1 steps of S (each rank's contribution);
+ *   all-to-all: store and forward, one block of S/n per step, n(n-1)/2 steps (ASTRA-sim's ring);
  *   broadcast, reduce: a chain from (to) the root, S per step. */
 #include "plugins/replay/algorithms/common.hpp"
 
@@ -29,11 +29,12 @@ Schedule ring(CollectiveType type, uint32_t n, uint32_t root)
     break;
   case CollectiveType::all_gather:
     for (uint32_t k = 0; k + 1 < n; k++)
-      round(piece, false);
+      round(1.0, false);
     break;
   case CollectiveType::all_to_all:
     for (uint32_t k = 1; k < n; k++)
-      round(piece * (n - k), false);
+      for (uint32_t b = k; b < n; b++)
+        round(piece, false);
     break;
   case CollectiveType::broadcast:
     for (uint32_t k = 0; k + 1 < n; k++)

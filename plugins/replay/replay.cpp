@@ -1,0 +1,595 @@
+#include "plugins/replay/replay.hpp"
+
+#include "chakra/feeder.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/numbers.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_replay, sgai, "Chakra trace replay");
+
+namespace sgai::replay {
+
+namespace s4u = simgrid::s4u;
+using chakra::Node;
+using chakra::NodeType;
+
+double CollectiveRecord::bus_factor(CollectiveType t, uint32_t n)
+{
+  if (n <= 1)
+    return 1;
+  double f = static_cast<double>(n - 1) / n;
+  switch (t) {
+  case CollectiveType::all_reduce:
+    return 2 * f;
+  case CollectiveType::all_gather:
+  case CollectiveType::reduce_scatter:
+  case CollectiveType::reduce_scatter_block:
+  case CollectiveType::all_to_all:
+    return f;
+  default:
+    return 1;
+  }
+}
+
+namespace {
+
+enum Stream { compute = 0, comm = 1, cpu = 2 };
+constexpr int kStreams                   = 3;
+const char* const kStreamNames[kStreams] = {"compute", "comm", "cpu"};
+
+struct Job;
+
+/** One collective of a group: the k-th each member issues. */
+struct Instance {
+  CollectiveType type = CollectiveType::all_reduce;
+  uint64_t bytes      = 0;
+  uint32_t first_rank = 0;
+  uint64_t first_node = 0;
+  uint32_t arrived = 0, finished = 0;
+  std::vector<s4u::Actor*> waiting;
+  std::vector<uint32_t> waiting_ranks;
+  std::unique_ptr<CollectiveRun> run;
+  double start = 0;
+};
+
+/** Point-to-point transfers from one rank to another with one tag, matched in order. */
+struct P2pTransfer {
+  uint64_t bytes = 0, send_node = 0;
+  bool done            = false;
+  s4u::Actor* receiver = nullptr; ///< suspended until done
+};
+
+struct Rank {
+  Job* job        = nullptr;
+  uint32_t index  = 0; ///< in the job
+  uint32_t global = 0;
+  std::string file;
+  std::unique_ptr<chakra::Feeder> feeder;
+  s4u::Host* gpu = nullptr;
+  s4u::Host* cpu = nullptr;
+  std::deque<const Node*> queue[kStreams];
+  s4u::Actor* actor[kStreams]   = {nullptr, nullptr, nullptr};
+  bool idle[kStreams]           = {false, false, false};
+  const Node* current[kStreams] = {nullptr, nullptr, nullptr};
+  double busy[kStreams]         = {0, 0, 0};
+  std::map<std::string, uint64_t> collectives_issued; ///< per group
+  std::string waiting_in;                             ///< the collective it waits for, if any
+  uint64_t nodes = 0, untyped = 0;
+  bool finished = false;
+  double end    = 0;
+};
+
+struct Job {
+  JobSpec spec;
+  std::vector<std::unique_ptr<Rank>> ranks;
+  std::vector<uint32_t> world; ///< 0..n-1
+  std::map<std::pair<std::string, uint64_t>, std::unique_ptr<Instance>> instances;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::shared_ptr<std::deque<std::shared_ptr<P2pTransfer>>>> sends;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, uint64_t> receives_matched;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::map<uint64_t, s4u::Actor*>> receivers_waiting;
+};
+
+/** Thrown out of a stream actor after the error is recorded: ends the actor quietly. */
+struct Stop {};
+
+} // namespace
+
+struct Replay::Impl {
+  ReplayOptions options;
+  std::vector<std::unique_ptr<Job>> jobs;
+  std::vector<RankResult> results;
+  std::vector<CollectiveRecord> records;
+  std::map<std::string, std::shared_ptr<const Schedule>> schedules;
+  std::string error;
+  bool error_is_input  = false;
+  uint64_t total_nodes = 0;
+  uint32_t next_global = 0;
+
+  [[noreturn]] void fail(const Rank& r, const Node* n, const std::string& message, bool input = true)
+  {
+    if (error.empty()) {
+      error =
+          r.file + ": rank " + std::to_string(r.index) + (n ? ", node " + std::to_string(n->id) : "") + ": " + message;
+      error_is_input = input;
+      s4u::Actor::kill_all();
+    }
+    throw Stop{};
+  }
+
+  void log(const Rank& r, const Node& n, const char* event)
+  {
+    if (options.log == nullptr)
+      return;
+    auto& o = *options.log;
+    o << r.global << ',' << n.id << ',' << event << ',' << format_number(s4u::Engine::get_clock() * 1e6) << ','
+      << chakra::to_string(n.type) << ',';
+    if (n.name.find_first_of(",\"\n") != std::string::npos) {
+      o << '"';
+      for (char c : n.name)
+        o << (c == '"' ? "\"\"" : (c == '\n' ? " " : std::string(1, c)));
+      o << '"';
+    } else
+      o << n.name;
+    o << '\n';
+  }
+
+  static int stream_of(const Node& n)
+  {
+    switch (n.type) {
+    case NodeType::comp:
+      return n.bool_attr("is_cpu_op").value_or(false) ? cpu : compute;
+    case NodeType::mem_load:
+    case NodeType::mem_store:
+      return compute;
+    case NodeType::comm_coll:
+    case NodeType::comm_send:
+    case NodeType::comm_recv:
+      return comm;
+    default:
+      return -1; // no work: metadata, invalid, storage, ...
+    }
+  }
+
+  /** Moves every issuable node to its stream, waking idle streams. */
+  void dispatch(Rank& r)
+  {
+    while (const Node* n = r.feeder->next_issuable()) {
+      int s = stream_of(*n);
+      if (s < 0) {
+        log(r, *n, "issue");
+        log(r, *n, "callback");
+        r.nodes++;
+        r.feeder->complete(n->id);
+        continue;
+      }
+      r.queue[s].push_back(n);
+      if (r.idle[s]) {
+        r.idle[s] = false;
+        r.actor[s]->resume();
+      }
+    }
+    if (not r.finished && r.feeder->finished()) {
+      r.finished = true;
+      r.end      = s4u::Engine::get_clock();
+      for (int s = 0; s < kStreams; s++)
+        if (r.idle[s]) {
+          r.idle[s] = false;
+          r.actor[s]->resume();
+        }
+    }
+  }
+
+  void execute_for(s4u::Host* host, double seconds)
+  {
+    if (seconds <= 0)
+      return;
+    s4u::ExecPtr e = s4u::Exec::init();
+    e->set_host(host);
+    // the time at P-state 0's speed: a lower P-state (power cap) stretches it
+    e->set_flops_amount(seconds * host->get_pstate_speed(0));
+    e->start();
+    e->wait();
+  }
+
+  double mem_bw() const
+  {
+    return options.gpu_mem_bw_Bps > 0 ? options.gpu_mem_bw_Bps : options.system.local_mem_bw_Bps;
+  }
+
+  /** Seconds of a compute node on `host`: its recorded duration, or num_ops at peak (with the
+   *  roofline: no faster than tensor_size at the memory bandwidth). */
+  double compute_seconds(const Node& n, s4u::Host* host, bool gpu) const
+  {
+    if (options.recorded_durations && n.duration_micros > 0)
+      return n.duration_micros * 1e-6;
+    double ops  = n.num_ops().value_or(0);
+    double peak = gpu && options.gpu_peak_flops > 0 ? options.gpu_peak_flops : host->get_pstate_speed(0);
+    double t    = ops > 0 ? ops / peak : 0;
+    if (gpu && options.system.roofline && mem_bw() > 0)
+      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0)
+        t = std::max(t, static_cast<double>(*bytes) / mem_bw());
+    return t;
+  }
+
+  std::shared_ptr<const Schedule> schedule_for(const Job& job, CollectiveType type, uint32_t n, bool world,
+                                               std::string& algorithm_name)
+  {
+    auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
+                    : type == CollectiveType::barrier            ? CollectiveType::all_reduce
+                                                                 : type;
+    std::vector<Algorithm> algorithms;
+    if (auto it = options.system.implementations.find(key_type); it != options.system.implementations.end())
+      algorithms = it->second;
+    uint64_t product = 1;
+    for (uint32_t d : options.dims)
+      product *= d;
+    bool multidim = world && options.dims.size() > 1 && product == n && algorithms.size() == options.dims.size();
+    if (not multidim) {
+      Algorithm a = algorithms.empty() ? Algorithm::ring : algorithms[0];
+      algorithms  = {a};
+    }
+    algorithm_name.clear();
+    for (size_t i = 0; i < algorithms.size(); i++)
+      algorithm_name += (i ? "+" : "") + std::string(to_string(algorithms[i]));
+    std::string key = std::to_string(static_cast<int>(type)) + "/" + std::to_string(n) + "/" + algorithm_name +
+                      (multidim ? "/md" : "");
+    auto& cached = schedules[key];
+    if (not cached) {
+      if (multidim)
+        cached = std::make_shared<const Schedule>(make_multidim_schedule(type, options.dims, algorithms));
+      else
+        cached = std::make_shared<const Schedule>(make_schedule(type, algorithms[0], n));
+    }
+    (void)job;
+    return cached;
+  }
+
+  void collective(Rank& r, const Node& n)
+  {
+    Job& job  = *r.job;
+    auto type = n.collective();
+    if (not type) {
+      r.untyped++; // CPU-side launch nodes of PyTorch traces: no data moves
+      return;
+    }
+    auto bytes = n.comm_size();
+    if (not bytes)
+      fail(r, &n, std::string(chakra::to_string(*type)) + " without a comm_size");
+    std::string group                    = "world";
+    const std::vector<uint32_t>* members = &job.world;
+    if (const auto* pg = n.attr("pg_name"); pg && pg->as_string() && not job.spec.groups.empty()) {
+      auto it = job.spec.groups.find(*pg->as_string());
+      if (it == job.spec.groups.end())
+        fail(r, &n, "collective in group " + quote(*pg->as_string()) + ", which the communicator groups do not define");
+      group   = it->first;
+      members = &it->second;
+    }
+    auto pos = std::find(members->begin(), members->end(), r.index);
+    if (pos == members->end())
+      fail(r, &n, "collective in group " + quote(group) + ", which does not contain rank " + std::to_string(r.index));
+    auto local   = static_cast<uint32_t>(pos - members->begin());
+    uint64_t seq = r.collectives_issued[group]++;
+    auto& inst   = job.instances[{group, seq}];
+    if (not inst) {
+      inst             = std::make_unique<Instance>();
+      inst->type       = *type;
+      inst->bytes      = *bytes;
+      inst->first_rank = r.index;
+      inst->first_node = n.id;
+    } else if (inst->type != *type || inst->bytes != *bytes)
+      fail(r, &n,
+           "collective #" + std::to_string(seq + 1) + " of group " + quote(group) + " is " + chakra::to_string(*type) +
+               " of " + std::to_string(*bytes) + " bytes, but rank " + std::to_string(inst->first_rank) + " (node " +
+               std::to_string(inst->first_node) + ") issued " + chakra::to_string(inst->type) + " of " +
+               std::to_string(inst->bytes) + " bytes");
+    Instance* in = inst.get();
+    in->arrived++;
+    if (in->arrived < members->size()) {
+      in->waiting.push_back(s4u::Actor::self());
+      in->waiting_ranks.push_back(r.index);
+      r.waiting_in = chakra::to_string(*type) + std::string(" #") + std::to_string(seq + 1) + " of group " +
+                     quote(group) + " (" + std::to_string(in->arrived) + " of " + std::to_string(members->size()) +
+                     " ranks arrived)";
+      s4u::this_actor::suspend();
+      r.waiting_in.clear();
+    } else {
+      std::string algorithm;
+      std::shared_ptr<const Schedule> schedule;
+      try {
+        schedule = schedule_for(job, *type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm);
+      } catch (const std::invalid_argument& e) {
+        fail(r, &n, e.what());
+      }
+      std::vector<s4u::Host*> hosts;
+      for (uint32_t m : *members)
+        hosts.push_back(job.ranks[m]->gpu);
+      CollectiveOptions co;
+      co.chunks     = options.system.chunks;
+      co.channels   = options.system.active_chunks;
+      co.reduce_Bps = options.system.local_mem_bw_Bps;
+      in->run       = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
+      in->start     = s4u::Engine::get_clock();
+      CollectiveRecord rec;
+      rec.job       = job.spec.name;
+      rec.group     = group;
+      rec.type      = *type;
+      rec.bytes     = *bytes;
+      rec.algorithm = algorithm;
+      rec.ranks     = static_cast<uint32_t>(members->size());
+      rec.start_s   = in->start;
+      records.push_back(rec);
+      in->first_node = records.size() - 1; // its record from now on
+      for (auto* a : in->waiting)
+        a->resume();
+      in->waiting.clear();
+    }
+    in->run->run_rank(local);
+    if (++in->finished == members->size()) {
+      records[in->first_node].end_s = s4u::Engine::get_clock();
+      job.instances.erase({group, seq});
+    }
+  }
+
+  void send(Rank& r, const Node& n)
+  {
+    Job& job  = *r.job;
+    auto dst  = n.int_attr("comm_dst");
+    auto size = n.comm_size();
+    if (not dst || *dst < 0 || static_cast<uint64_t>(*dst) >= job.ranks.size())
+      fail(r, &n, "send without a comm_dst among the job's " + std::to_string(job.ranks.size()) + " ranks");
+    if (not size)
+      fail(r, &n, "send without a comm_size");
+    auto key = std::make_tuple(r.index, static_cast<uint32_t>(*dst), n.int_attr("comm_tag").value_or(0));
+    auto& q  = job.sends[key];
+    if (not q)
+      q = std::make_shared<std::deque<std::shared_ptr<P2pTransfer>>>();
+    auto t          = std::make_shared<P2pTransfer>();
+    t->bytes        = *size;
+    t->send_node    = n.id;
+    uint64_t posted = job.receives_matched[key] + q->size();
+    q->push_back(t);
+    auto& waiting = job.receivers_waiting[key];
+    if (auto w = waiting.find(posted); w != waiting.end()) {
+      w->second->resume();
+      waiting.erase(w);
+    }
+    s4u::CommPtr c = s4u::Comm::sendto_async(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, *size);
+    c->wait();
+    t->done = true;
+    if (t->receiver != nullptr)
+      t->receiver->resume();
+  }
+
+  void recv(Rank& r, const Node& n)
+  {
+    Job& job  = *r.job;
+    auto src  = n.int_attr("comm_src");
+    auto size = n.comm_size();
+    if (not src || *src < 0 || static_cast<uint64_t>(*src) >= job.ranks.size())
+      fail(r, &n, "receive without a comm_src among the job's " + std::to_string(job.ranks.size()) + " ranks");
+    auto key = std::make_tuple(static_cast<uint32_t>(*src), r.index, n.int_attr("comm_tag").value_or(0));
+    auto& q  = job.sends[key];
+    if (not q)
+      q = std::make_shared<std::deque<std::shared_ptr<P2pTransfer>>>();
+    uint64_t index = job.receives_matched[key]++;
+    if (q->empty()) {
+      job.receivers_waiting[key][index] = s4u::Actor::self();
+      r.waiting_in = "a send from rank " + std::to_string(*src) + " (tag " + std::to_string(std::get<2>(key)) + ")";
+      s4u::this_actor::suspend();
+      r.waiting_in.clear();
+    }
+    auto t = q->front();
+    q->pop_front();
+    if (size && *size != t->bytes)
+      fail(r, &n,
+           "receives " + std::to_string(*size) + " bytes from rank " + std::to_string(*src) +
+               " but the matching send (node " + std::to_string(t->send_node) + ") has " + std::to_string(t->bytes));
+    if (not t->done) {
+      t->receiver = s4u::Actor::self();
+      s4u::this_actor::suspend();
+    }
+  }
+
+  void execute(Rank& r, int stream, const Node& n)
+  {
+    switch (n.type) {
+    case NodeType::comp:
+      if (stream == cpu)
+        execute_for(r.cpu, compute_seconds(n, r.cpu, false));
+      else
+        execute_for(r.gpu, compute_seconds(n, r.gpu, true));
+      break;
+    case NodeType::mem_load:
+    case NodeType::mem_store:
+      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw() > 0)
+        execute_for(r.gpu, static_cast<double>(*bytes) / mem_bw());
+      break;
+    case NodeType::comm_coll:
+      collective(r, n);
+      break;
+    case NodeType::comm_send:
+      send(r, n);
+      break;
+    case NodeType::comm_recv:
+      recv(r, n);
+      break;
+    default:
+      break;
+    }
+  }
+
+  void stream_loop(Rank& r, int s)
+  {
+    try {
+      if (s == compute)
+        dispatch(r);
+      while (true) {
+        while (r.queue[s].empty()) {
+          if (r.finished)
+            return;
+          r.idle[s] = true;
+          s4u::this_actor::suspend();
+        }
+        const Node* n = r.queue[s].front();
+        r.queue[s].pop_front();
+        r.current[s] = n;
+        log(r, *n, "issue");
+        double t0 = s4u::Engine::get_clock();
+        execute(r, s, *n);
+        r.busy[s] += s4u::Engine::get_clock() - t0;
+        log(r, *n, "callback");
+        r.current[s] = nullptr;
+        r.nodes++;
+        r.feeder->complete(n->id);
+        dispatch(r);
+      }
+    } catch (const Stop&) {
+    } catch (const InputError& e) {
+      try {
+        fail(r, nullptr, e.what());
+      } catch (const Stop&) {
+      }
+    } catch (const std::exception& e) {
+      try {
+        fail(r, r.current[s], e.what(), false);
+      } catch (const Stop&) {
+      }
+    }
+  }
+};
+
+Replay::Replay(ReplayOptions options)
+    : impl_(std::make_unique<Impl>())
+{
+  impl_->options = std::move(options);
+}
+
+Replay::~Replay() = default;
+
+void Replay::add_job(JobSpec spec)
+{
+  auto job      = std::make_unique<Job>();
+  job->spec     = std::move(spec);
+  const auto& s = job->spec;
+  if (s.files.empty())
+    throw InputError(s.name, "", "a job needs at least one rank's trace");
+  if (s.gpus.size() != s.files.size())
+    throw InputError(s.name, "",
+                     std::to_string(s.files.size()) + " ranks in the trace but " + std::to_string(s.gpus.size()) +
+                         " GPUs in the mapping: every rank needs a GPU");
+  if (not s.cpus.empty() && s.cpus.size() != s.files.size())
+    throw InputError(s.name, "", "the CPU mapping must give one host per rank");
+  for (const auto& [id, members] : s.groups)
+    for (uint32_t m : members)
+      if (m >= s.files.size())
+        throw InputError(s.name, "communicator group " + quote(id),
+                         "rank " + std::to_string(m) + " does not exist (the job has " +
+                             std::to_string(s.files.size()) + " ranks)");
+  chakra::Feeder::Options fo;
+  fo.window  = impl_->options.window;
+  fo.control = impl_->options.control_deps;
+  for (uint32_t i = 0; i < s.files.size(); i++) {
+    auto r    = std::make_unique<Rank>();
+    r->job    = job.get();
+    r->index  = i;
+    r->global = impl_->next_global++;
+    r->file   = s.files[i].string();
+    r->feeder = std::make_unique<chakra::Feeder>(chakra::EtReader(s.files[i]), fo);
+    r->gpu    = s.gpus[i];
+    r->cpu    = s.cpus.empty() ? s.gpus[i] : s.cpus[i];
+    job->world.push_back(i);
+    job->ranks.push_back(std::move(r));
+  }
+  Impl* impl = impl_.get();
+  for (auto& r : job->ranks)
+    for (int st = kStreams - 1; st >= 0; st--) {
+      Rank* rank      = r.get();
+      s4u::Host* host = st == cpu ? rank->cpu : rank->gpu;
+      auto actor = s4u::Actor::create(job->spec.name + ":" + std::to_string(rank->index) + ":" + kStreamNames[st], host,
+                                      [impl, rank, st]() { impl->stream_loop(*rank, st); });
+      rank->actor[st] = actor.get();
+    }
+  impl_->jobs.push_back(std::move(job));
+}
+
+void Replay::check() const
+{
+  auto& im = *impl_;
+  if (not im.error.empty()) {
+    if (im.error_is_input)
+      throw InputError(im.error, "", "");
+    throw RunError(im.error);
+  }
+  std::ostringstream blocked;
+  int shown = 0, count = 0;
+  for (const auto& job : im.jobs)
+    for (const auto& r : job->ranks) {
+      if (r->finished)
+        continue;
+      count++;
+      if (shown++ >= 8)
+        continue;
+      blocked << (shown > 1 ? "; " : "") << job->spec.name << " rank " << r->index << ":";
+      bool any = false;
+      for (int s = 0; s < kStreams; s++)
+        if (r->current[s]) {
+          blocked << " " << kStreamNames[s] << " node " << r->current[s]->id << " ("
+                  << chakra::to_string(r->current[s]->type) << " '" << r->current[s]->name << "')";
+          any = true;
+        }
+      if (not r->waiting_in.empty())
+        blocked << " waiting for " << r->waiting_in;
+      if (not any)
+        blocked << " no node issuable (" << r->feeder->nodes_completed() << " completed)";
+    }
+  if (count > 0)
+    throw RunError("the replay deadlocked: " + std::to_string(count) + " rank(s) blocked: " + blocked.str());
+}
+
+const std::vector<RankResult>& Replay::ranks() const
+{
+  auto& im = *impl_;
+  if (im.results.empty())
+    for (const auto& job : im.jobs)
+      for (const auto& r : job->ranks) {
+        RankResult x;
+        x.job                 = job->spec.name;
+        x.rank                = r->index;
+        x.global              = r->global;
+        x.host                = r->gpu->get_name();
+        x.end_s               = r->end;
+        x.compute_s           = r->busy[compute];
+        x.comm_s              = r->busy[comm];
+        x.cpu_s               = r->busy[cpu];
+        x.nodes               = r->nodes;
+        x.untyped_collectives = r->untyped;
+        im.results.push_back(x);
+      }
+  return im.results;
+}
+
+const std::vector<CollectiveRecord>& Replay::collectives() const
+{
+  return impl_->records;
+}
+
+uint64_t Replay::nodes_replayed() const
+{
+  uint64_t n = 0;
+  for (const auto& job : impl_->jobs)
+    for (const auto& r : job->ranks)
+      n += r->nodes;
+  return n;
+}
+
+} // namespace sgai::replay

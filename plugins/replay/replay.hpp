@@ -1,0 +1,95 @@
+/* Chakra trace replay on SimGrid. Each rank is driven by three stream actors on its hosts: a
+ * compute stream (GPU kernels and memory nodes, in order), a communication stream (collectives,
+ * sends and receives, in order) and a CPU thread (is_cpu_op nodes). The rank's feeder releases
+ * nodes as their parents complete and each goes to the stream of its kind, so computation and
+ * communication overlap as on a GPU. Kernels are executions on the GPU host (recorded duration,
+ * or a roofline estimate from num_ops and tensor_size), so host_energy accounts them;
+ * collectives match across the ranks of their group (k-th collective of each member) and run as
+ * CollectiveRun schedules of S4U communications, so links are shared with every other transfer.
+ * Several jobs can replay together on one platform. */
+#ifndef SGAI_REPLAY_REPLAY_HPP
+#define SGAI_REPLAY_REPLAY_HPP
+
+#include "plugins/replay/astra_inputs.hpp"
+#include "plugins/replay/communicator.hpp"
+
+#include <simgrid/forward.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace sgai::replay {
+
+struct ReplayOptions {
+  SystemConfig system;
+  /** Network dimension sizes: collectives over every rank of a job whose size is their product
+   *  run dimension by dimension (make_multidim_schedule). Empty: flat. */
+  std::vector<uint32_t> dims;
+  double gpu_peak_flops = 0; ///< roofline peak (0: the GPU host's speed)
+  double gpu_mem_bw_Bps = 0; ///< memory nodes and roofline (0: system.local_mem_bw_Bps, else free)
+  /** Compute nodes with a recorded duration replay it; others (and all when false) use num_ops. */
+  bool recorded_durations = true;
+  bool control_deps       = true; ///< the feeder waits for control parents (false: data only)
+  size_t window           = 1 << 16;
+  std::ostream* log       = nullptr; ///< replay log CSV (rank,node_id,event,time_us,type,name)
+};
+
+struct JobSpec {
+  std::string name;
+  std::vector<std::filesystem::path> files;            ///< rank i's ET
+  std::vector<simgrid::s4u::Host*> gpus;               ///< rank i's GPU
+  std::vector<simgrid::s4u::Host*> cpus;               ///< rank i's CPU host (empty: the GPU host)
+  std::map<std::string, std::vector<uint32_t>> groups; ///< communicator groups by pg_name
+};
+
+struct RankResult {
+  std::string job;
+  uint32_t rank = 0, global = 0;
+  std::string host;
+  double end_s = 0, compute_s = 0, comm_s = 0, cpu_s = 0;
+  uint64_t nodes = 0, untyped_collectives = 0;
+};
+
+struct CollectiveRecord {
+  std::string job, group;
+  CollectiveType type = CollectiveType::all_reduce;
+  uint64_t bytes      = 0;
+  std::string algorithm;
+  uint32_t ranks = 0;
+  double start_s = 0, end_s = 0;
+  /** NCCL's bus bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
+   *  reduce-scatter and all-to-all, 1 otherwise. */
+  static double bus_factor(CollectiveType t, uint32_t n);
+};
+
+class Replay {
+public:
+  explicit Replay(ReplayOptions options);
+  ~Replay();
+  Replay(const Replay&)            = delete;
+  Replay& operator=(const Replay&) = delete;
+
+  /** Opens the job's traces (InputError on bad ones or a bad mapping) and creates its actors;
+   *  call before the simulation runs. */
+  void add_job(JobSpec job);
+  /** After the run: the first error an actor met (InputError naming the file, rank and node),
+   *  or RunError naming the blocked ranks and their pending nodes when the trace deadlocked. */
+  void check() const;
+
+  const std::vector<RankResult>& ranks() const;
+  const std::vector<CollectiveRecord>& collectives() const;
+  uint64_t nodes_replayed() const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sgai::replay
+
+#endif
