@@ -314,11 +314,12 @@ struct Replay::Impl {
       for (uint32_t m : *members)
         hosts.push_back(job.ranks[m]->gpu);
       CollectiveOptions co;
-      co.chunks     = options.system.chunks;
-      co.channels   = options.system.active_chunks;
-      co.reduce_Bps = options.system.local_mem_bw_Bps;
-      in->run       = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
-      in->start     = s4u::Engine::get_clock();
+      co.chunks           = options.system.chunks;
+      co.channels         = options.system.active_chunks;
+      co.reduce_Bps       = options.system.local_mem_bw_Bps;
+      co.endpoint_delay_s = options.system.endpoint_delay_s;
+      in->run             = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
+      in->start           = s4u::Engine::get_clock();
       CollectiveRecord rec;
       rec.job       = job.spec.name;
       rec.group     = group;

@@ -26,6 +26,8 @@ void add_workload_commands(CLI::App& app, Action& action);
 void add_batch_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "chakra jsonize|dejsonize|...". */
 void add_chakra_commands(CLI::App& app, Action& action);
+/** Adds "replay". */
+void add_replay_command(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "run". */
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 

@@ -1,0 +1,184 @@
+#include "plugins/replay/run.hpp"
+
+#include "chakra/et_io.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "generators/util/json_writer.hpp"
+#include "generators/util/numbers.hpp"
+#include "plugins/sim/energy.hpp"
+#include "plugins/sim/simulation.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+namespace sgai::replay {
+
+namespace {
+
+std::string ns(double seconds)
+{
+  return format_plain(std::round(seconds * 1e12) / 1e3); // ns with 3 decimals at most
+}
+
+} // namespace
+
+AstraRunResult run_astra(const AstraRunOptions& o)
+{
+  auto wall0 = std::chrono::steady_clock::now();
+  if (o.workloads.empty())
+    throw InputError("command line", "--workload", "at least one workload is needed");
+  auto dims   = read_network_yaml(o.network);
+  auto system = read_system_json(o.system);
+  std::map<std::string, std::vector<uint32_t>> groups;
+  if (not o.comm_groups.empty())
+    groups = read_comm_groups(o.comm_groups);
+  std::vector<std::vector<std::filesystem::path>> jobs;
+  uint64_t ranks = 0;
+  for (const auto& w : o.workloads) {
+    jobs.push_back(chakra::workload_files(w));
+    ranks += jobs.back().size();
+  }
+  const uint32_t npus = npu_count(dims);
+  std::string shape;
+  for (const auto& d : dims)
+    shape += (shape.empty() ? "" : " x ") + std::to_string(d.npus);
+  if (jobs.size() == 1 && ranks != npus)
+    throw InputError(o.network.string(), "npus_count",
+                     "the dimensions (" + shape + ") make " + std::to_string(npus) + " NPUs but the workload " +
+                         quote(o.workloads[0]) + " has " + std::to_string(ranks) + " ranks");
+  if (ranks > npus)
+    throw InputError(o.network.string(), "npus_count",
+                     "the dimensions (" + shape + ") make " + std::to_string(npus) + " NPUs but the " +
+                         std::to_string(jobs.size()) + " workloads have " + std::to_string(ranks) + " ranks together");
+  if (not groups.empty() && jobs.size() > 1)
+    throw InputError(o.comm_groups.string(), "", "communicator groups apply to a single workload");
+  if (o.pstate > 2)
+    throw InputError("command line", "--pstate", "the NPUs have P-states 0, 1 and 2, not " + std::to_string(o.pstate));
+
+  StagingDir staging(o.out);
+  std::ofstream log(staging.path() / "replay_log.csv");
+  log << "rank,node_id,event,time_us,type,name\n";
+
+  sim::SimulationOptions so;
+  // ASTRA-sim's analytical network is alpha-beta: CM02 without cross traffic is SimGrid's model of
+  // that; --cfg options given by the user come after and win (e.g. network/model:LV08).
+  so.simgrid_args = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
+  so.simgrid_args.insert(so.simgrid_args.end(), o.simgrid_args.begin(), o.simgrid_args.end());
+  sim::Simulation simulation(so);
+  NpuOptions npu;
+  npu.speed_flops = (o.peak_tflops > 0 ? o.peak_tflops * 1e12 : (system.peak_flops > 0 ? system.peak_flops : 1e15));
+  npu.idle_w      = o.gpu_idle_w;
+  npu.busy_w      = o.gpu_busy_w;
+  // the H100's power caps (platforms/catalogues/accelerators.json): speed fraction, busy watts
+  npu.lower_pstates = {{0.85, o.gpu_busy_w * 500.0 / 700.0}, {0.6, o.gpu_busy_w * 300.0 / 700.0}};
+  npu.link_idle_w   = o.link_idle_w;
+  npu.link_busy_w   = o.link_busy_w;
+  auto hosts        = build_npu_network("", dims, npu);
+  for (auto* h : hosts)
+    h->set_pstate(static_cast<int>(o.pstate));
+
+  ReplayOptions ro;
+  ro.system             = system;
+  ro.gpu_peak_flops     = npu.speed_flops;
+  ro.control_deps       = not o.data_deps_only;
+  ro.recorded_durations = o.recorded_durations;
+  ro.log                = &log;
+  if (jobs.size() == 1)
+    for (const auto& d : dims)
+      ro.dims.push_back(d.npus);
+  Replay replay(ro);
+  uint32_t next = 0;
+  for (size_t j = 0; j < jobs.size(); j++) {
+    JobSpec spec;
+    spec.name  = jobs.size() == 1 ? o.workloads[j] : "job" + std::to_string(j);
+    spec.files = jobs[j];
+    for (size_t r = 0; r < spec.files.size(); r++)
+      spec.gpus.push_back(hosts[next++]);
+    spec.groups = groups;
+    replay.add_job(std::move(spec));
+  }
+  try {
+    simulation.run();
+  } catch (const RunError&) {
+    replay.check(); // the trace's own deadlock or error, named
+    throw;
+  }
+  replay.check();
+  log.close();
+
+  AstraRunResult result;
+  result.ranks       = replay.ranks();
+  result.collectives = replay.collectives();
+  result.nodes       = replay.nodes_replayed();
+  result.makespan_s  = simgrid::s4u::Engine::get_clock();
+  {
+    AtomicFile f(staging.path() / "ranks.csv");
+    f.stream() << "job,rank,npu,wall_time_ns,compute_time_ns,comm_time_ns,exposed_comm_time_ns,cpu_time_ns,nodes\n";
+    for (const auto& r : result.ranks)
+      f.stream() << r.job << ',' << r.rank << ',' << r.host << ',' << ns(r.end_s) << ',' << ns(r.compute_s) << ','
+                 << ns(r.comm_s) << ',' << ns(std::max(0.0, r.end_s - r.compute_s)) << ',' << ns(r.cpu_s) << ','
+                 << r.nodes << '\n';
+    f.commit();
+  }
+  {
+    AtomicFile f(staging.path() / "collectives.csv");
+    f.stream() << "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps\n";
+    for (const auto& c : result.collectives) {
+      double t     = c.end_s - c.start_s;
+      double algbw = t > 0 ? c.bytes / t / 1e9 : 0;
+      f.stream() << c.job << ',' << c.group << ',' << chakra::to_string(c.type) << ',' << c.bytes << ',' << c.algorithm
+                 << ',' << c.ranks << ',' << ns(c.start_s) << ',' << ns(c.end_s) << ',' << ns(t) << ','
+                 << format_fixed(algbw, 3) << ','
+                 << format_fixed(algbw * CollectiveRecord::bus_factor(c.type, c.ranks), 3) << '\n';
+    }
+    f.commit();
+  }
+  auto energy = sim::collect_energy(true);
+  {
+    AtomicFile f(staging.path() / "energy.csv");
+    f.stream() << "kind,name,joules\n";
+    for (const auto& h : energy.hosts)
+      f.stream() << "host," << h.name << ',' << format_number(h.joules) << '\n';
+    for (const auto& l : energy.links)
+      f.stream() << "link," << l.name << ',' << format_number(l.joules) << '\n';
+    f.commit();
+  }
+  result.gpu_energy_j  = energy.hosts_total_j;
+  result.link_energy_j = energy.links_total_j;
+  result.wall_s        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  {
+    AtomicFile f(staging.path() / "summary.json");
+    json::Writer w(f.stream());
+    w.begin_object();
+    w.field("makespan_ns", result.makespan_s * 1e9).field("nodes", result.nodes);
+    w.field("ranks", static_cast<uint64_t>(result.ranks.size()))
+        .field("collectives", static_cast<uint64_t>(result.collectives.size()));
+    w.field("npu_energy_j", result.gpu_energy_j).field("link_energy_j", result.link_energy_j);
+    w.key("inputs").begin_object();
+    w.field("network", o.network.string()).field("system", o.system.string());
+    if (not o.comm_groups.empty())
+      w.field("comm_groups", o.comm_groups.string());
+    w.key("workloads").begin_array(true);
+    for (const auto& x : o.workloads)
+      w.value(x);
+    w.end_array();
+    w.end_object();
+    w.key("system_keys_not_modelled").begin_array(true);
+    for (const auto& k : system.ignored)
+      w.value(k);
+    w.end_array();
+    w.field("npu_flops", npu.speed_flops).field("pstate", o.pstate);
+    w.end_object();
+    f.stream() << "\n";
+    f.commit();
+  }
+  staging.publish();
+  result.files = {"ranks.csv", "collectives.csv", "energy.csv", "replay_log.csv", "summary.json"};
+  return result;
+}
+
+} // namespace sgai::replay

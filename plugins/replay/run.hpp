@@ -1,0 +1,42 @@
+/* A whole replay from ASTRA-sim's inputs: network YAML -> SimGrid NPU network, system JSON,
+ * optional communicator groups, one or more workloads (ET prefixes) mapped to consecutive NPUs;
+ * runs the simulation and writes the output folder (ranks.csv, collectives.csv, energy.csv,
+ * replay_log.csv, summary.json). Used by `sgai replay` and by experiment files. */
+#ifndef SGAI_REPLAY_RUN_HPP
+#define SGAI_REPLAY_RUN_HPP
+
+#include "plugins/replay/replay.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sgai::replay {
+
+struct AstraRunOptions {
+  std::vector<std::string> workloads; ///< ET prefixes (dir/name for dir/name.N.et), files or folders
+  std::filesystem::path system, network, comm_groups;
+  std::filesystem::path out;
+  std::vector<std::string> simgrid_args;
+  double peak_tflops = 0;                   ///< NPU speed; 0: the system's peak-perf, else 1000
+  double gpu_idle_w = 70, gpu_busy_w = 700; ///< H100 SXM5 figures (platforms/catalogues)
+  double link_idle_w = 0, link_busy_w = 0;  ///< link_energy figures per link (0: none)
+  uint32_t pstate         = 0;              ///< P-state of every NPU: 1 and 2 are H100 power caps (500 W, 300 W)
+  bool data_deps_only     = false;
+  bool recorded_durations = true;
+};
+
+struct AstraRunResult {
+  double makespan_s = 0, wall_s = 0;
+  uint64_t nodes = 0;
+  std::vector<RankResult> ranks;
+  std::vector<CollectiveRecord> collectives;
+  double gpu_energy_j = 0, link_energy_j = 0;
+  std::vector<std::string> files; ///< written in `out`
+};
+
+AstraRunResult run_astra(const AstraRunOptions& options);
+
+} // namespace sgai::replay
+
+#endif

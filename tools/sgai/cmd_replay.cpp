@@ -1,0 +1,80 @@
+#include "generators/util/error.hpp"
+#include "generators/util/numbers.hpp"
+#include "plugins/replay/run.hpp"
+#include "tools/sgai/commands.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+namespace sgai::cli {
+
+namespace {
+
+struct ReplayArgs {
+  replay::AstraRunOptions o;
+  std::string out, system, network, groups;
+  std::string deps  = "all";
+  bool no_durations = false;
+  int64_t pstate    = 0;
+};
+
+int run_replay(ReplayArgs a, const Globals& globals)
+{
+  a.o.out                = a.out;
+  a.o.system             = a.system;
+  a.o.network            = a.network;
+  a.o.comm_groups        = a.groups;
+  a.o.simgrid_args       = globals.simgrid_args;
+  a.o.data_deps_only     = a.deps == "data";
+  a.o.recorded_durations = not a.no_durations;
+  a.o.pstate             = static_cast<uint32_t>(a.pstate);
+  auto r                 = replay::run_astra(a.o);
+  // ASTRA-sim's figures, per rank, in ns
+  for (const auto& x : r.ranks) {
+    std::cout << "sys[" << x.global << "], Wall time: " << format_plain(std::round(x.end_s * 1e9))
+              << ", Compute time: " << format_plain(std::round(x.compute_s * 1e9))
+              << ", Comm time: " << format_plain(std::round(x.comm_s * 1e9))
+              << ", Exposed comm time: " << format_plain(std::round(std::max(0.0, x.end_s - x.compute_s) * 1e9))
+              << "\n";
+  }
+  std::cout << "Replayed " << r.nodes << " nodes of " << r.ranks.size() << " ranks in " << format_fixed(r.wall_s, 2)
+            << " s: simulated " << format_plain(std::round(r.makespan_s * 1e9)) << " ns, " << r.collectives.size()
+            << " collectives, NPU energy " << format_fixed(r.gpu_energy_j, 3) << " J, link energy "
+            << format_fixed(r.link_energy_j, 3) << " J. Results in " << a.out << ":";
+  for (const auto& f : r.files)
+    std::cout << " " << f;
+  std::cout << "\n";
+  return 0;
+}
+
+} // namespace
+
+void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
+{
+  auto a    = std::make_shared<ReplayArgs>();
+  auto* cmd = app.add_subcommand("replay", "Replay Chakra traces on SimGrid from ASTRA-sim's inputs (network YAML, "
+                                           "system JSON, communicator groups)");
+  cmd->add_option("--workload", a->o.workloads,
+                  "ET prefix (dir/name for dir/name.N.et), file or folder; repeat for jobs sharing the network")
+      ->required();
+  cmd->add_option("--system", a->system, "ASTRA-sim system JSON")->required();
+  cmd->add_option("--network", a->network, "ASTRA-sim analytical network YAML")->required();
+  cmd->add_option("--comm-group", a->groups, "ASTRA-sim communicator-group JSON");
+  cmd->add_option("--out", a->out, "Output folder")->required();
+  cmd->add_option("--peak-tflops", a->o.peak_tflops, "NPU speed in TFLOP/s (default: peak-perf, else 1000)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--gpu-idle-w", a->o.gpu_idle_w, "NPU idle power (default 70 W)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--gpu-busy-w", a->o.gpu_busy_w, "NPU busy power (default 700 W)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--link-idle-w", a->o.link_idle_w, "Idle power per link (default 0)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--link-busy-w", a->o.link_busy_w, "Busy power per link (default 0)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--pstate", a->pstate, "NPU P-state: 0 full speed, 1 and 2 power caps (500 W, 300 W)")
+      ->check(CLI::Range(int64_t{0}, int64_t{2}));
+  cmd->add_option("--deps", a->deps, "Dependencies to wait for: all (default) or data")
+      ->check(CLI::IsMember({"all", "data"}));
+  cmd->add_flag("--no-durations", a->no_durations,
+                "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
+  cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return run_replay(*a, globals); }; });
+}
+
+} // namespace sgai::cli
