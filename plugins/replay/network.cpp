@@ -80,8 +80,9 @@ std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::
   auto make_link = [&](const std::string& name, const Dimension& d) {
     auto* l = zone->create_split_duplex_link(name, d.bandwidth_Bps);
     l->set_latency(d.latency_s);
-    if (o.link_busy_w > 0)
-      l->set_property("wattage_range", number(o.link_idle_w) + ":" + number(o.link_busy_w));
+    if (o.link_busy_w > 0) // on both directions: they are the links SimGrid accounts
+      for (s4u::Link* half : {l->get_link_up(), l->get_link_down()})
+        half->set_property("wattage_range", number(o.link_idle_w) + ":" + number(o.link_busy_w));
     return l;
   };
   auto connect = [&](simgrid::kernel::routing::NetPoint* a, simgrid::kernel::routing::NetPoint* b, s4u::Link* l) {

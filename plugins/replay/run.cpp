@@ -10,6 +10,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <xbt/log.h>
 
 #include <chrono>
 #include <cmath>
@@ -66,6 +67,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   sim::SimulationOptions so;
   // ASTRA-sim's analytical network is alpha-beta: CM02 without cross traffic is SimGrid's model of
   // that; --cfg options given by the user come after and win (e.g. network/model:LV08).
+  xbt_log_control_set("xbt_cfg.thres:warning"); // these defaults are not news to the user
   so.simgrid_args = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
   so.simgrid_args.insert(so.simgrid_args.end(), o.simgrid_args.begin(), o.simgrid_args.end());
   sim::Simulation simulation(so);

@@ -32,11 +32,11 @@ case "$case_name" in
   help)
     run "$SGAI" --help; expect_rc 0
     for w in platform run; do grep -q "$w" "$tmp/out" || fail "help lacks $w"; done
-    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate training" "chakra generate dag" "chakra synth" "run"; do
+    for sub in "platform generate" "platform inspect" "platform convert" "platform import-machines" "workload swf2json" "workload stats" "workload generate" "batch run" "batch plot" "chakra jsonize" "chakra dejsonize" "chakra stats" "chakra visualize" "chakra timeline" "chakra convert" "chakra generate" "chakra generate microbenchmark" "chakra generate training" "chakra generate dag" "chakra synth" "replay" "run"; do
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
-    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, workload, batch, chakra, run"
+    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, workload, batch, chakra, replay, run"
     run "$SGAI" platform; expect_rc 2; expect_one_error_line "a command is required after 'platform' (generate, inspect"
     run "$SGAI" platform generate; expect_rc 2; expect_one_error_line "platform is required"
     run "$SGAI" platform generate platforms/gaia.json --bogus; expect_rc 2; expect_one_error_line "--bogus"
@@ -122,6 +122,45 @@ case "$case_name" in
     # consolidation uses less energy than spreading on every log
     n=$(awk '/^== 3/{on=1; next} on && $4 ~ /^-[0-9.]+%$/ {n++} END {print n+0}' "$tmp/out")
     [ "$n" -eq 4 ] || fail "consolidation saved energy on $n of 4 logs: $out" ;;
+  replay_validation)
+    shared_or_skip
+    bash tools/validate/replay.sh "$(dirname "$(dirname "$SGAI")")" >"$tmp/out" 2>"$tmp/err" || fail "validation script failed: $(cat "$tmp/err")"
+    d=$(grep -o 'difference [-+0-9.]*%' "$tmp/out" | grep -o '[-+0-9.]*' | head -1)
+    awk -v d="$d" 'BEGIN { exit !(d < 1 && d > -1) }' || fail "rt_template differs by $d% from ASTRA-sim"
+    [ "$(grep -cE '^(all_reduce|all_gather|reduce_scatter|all_to_all) ' "$tmp/out")" -eq 12 ] || fail "12 microbenchmarks expected: $(cat "$tmp/out")"
+    bus=$(awk '$1 == 8589934592 { print $4 }' "$tmp/out")
+    awk -v b="$bus" 'BEGIN { exit !(b > 370.67 * 0.95 && b < 370.67 * 1.05) }' || fail "HGX 8 GiB bus bandwidth $bus GB/s not within 5% of 370.67" ;;
+  replay_tools)
+    run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --out "$tmp/mb"; expect_rc 0
+    printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"
+    printf '{"preferred-dataset-splits": 2, "all-reduce-implementation": ["ring"], "local-mem-bw": 50}\n' >"$tmp/sys.json"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$tmp/r"; expect_rc 0
+    grep -q "^sys\[3\], Wall time: " "$tmp/out" || fail "ASTRA-sim style lines: $out"
+    for f in ranks.csv collectives.csv energy.csv replay_log.csv summary.json; do [ -s "$tmp/r/$f" ] || fail "$f missing"; done
+    run "$SGAI" chakra timeline "$tmp/r/replay_log.csv" --out "$tmp/tl.json"; expect_rc 0
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['traceEvents']) >= 4" "$tmp/tl.json" || fail "timeline is not a Chrome trace"
+    # a power cap (P-state 2) on the same trace: no faster, energy per NPU changes
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$tmp/r2" --pstate 2; expect_rc 0
+    # bad input: one error line naming the file and the place, nothing written
+    printf 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring8.yml"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring8.yml" --out "$tmp/bad1"; expect_rc 1
+    expect_one_error_line "the dimensions (8) make 8 NPUs but the workload"
+    [ ! -e "$tmp/bad1" ] || fail "replay left output behind"
+    printf 'topology: [ Ring, Torus ]\nnpus_count: [ 2, 2 ]\nbandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n' >"$tmp/torus.yml"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/torus.yml" --out "$tmp/bad2"; expect_rc 1
+    expect_one_error_line "$tmp/torus.yml: line 1: topology[1] 'Torus' is not Ring, Switch or FullyConnected"
+    printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50Gbps ]\nlatency: [ 500 ]\n' >"$tmp/units.yml"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/units.yml" --out "$tmp/bad3"; expect_rc 1
+    expect_one_error_line "bandwidth[0] '50Gbps' is not a number"
+    printf '{"all-reduce-implementation": ["butterfly"]}\n' >"$tmp/badsys.json"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/badsys.json" --network "$tmp/ring4.yml" --out "$tmp/bad4"; expect_rc 1
+    expect_one_error_line "$tmp/badsys.json: at /all-reduce-implementation/0: unknown implementation 'butterfly'"
+    printf '{"preferred-dataset-split": 2}\n' >"$tmp/typo.json"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/typo.json" --network "$tmp/ring4.yml" --out "$tmp/bad5"; expect_rc 1
+    expect_one_error_line "unknown key 'preferred-dataset-split'"
+    printf '{"0": [0, 1, 2, 9]}\n' >"$tmp/groups.json"
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --comm-group "$tmp/groups.json" --out "$tmp/bad6"; expect_rc 1
+    expect_one_error_line "rank 9 does not exist (the job has 4 ranks)" ;;
   chakra_tools)
     run "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 64KiB --out "$tmp/mb"; expect_rc 0
     for r in 0 1 2 3; do [ -s "$tmp/mb/all_gather.$r.et" ] || fail "rank $r missing"; done
