@@ -132,4 +132,17 @@ std::vector<Trace> training_iteration(const ModelSpec& model, const Parallelism&
   return out;
 }
 
+std::map<std::string, std::vector<uint32_t>> training_groups(const Parallelism& p)
+{
+  std::map<std::string, std::vector<uint32_t>> groups;
+  for (uint32_t stage = 0; stage < p.pipeline; stage++)
+    for (uint32_t replica = 0; replica < p.data; replica++)
+      for (uint32_t shard = 0; shard < p.tensor; shard++) {
+        uint32_t rank = (stage * p.data + replica) * p.tensor + shard;
+        groups["tp_s" + std::to_string(stage) + "_d" + std::to_string(replica)].push_back(rank);
+        groups["dp_s" + std::to_string(stage) + "_t" + std::to_string(shard)].push_back(rank);
+      }
+  return groups;
+}
+
 } // namespace sgai::chakra

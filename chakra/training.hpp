@@ -7,6 +7,7 @@
 #include "chakra/trace.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct Parallelism {
 /** One trace per rank (rank = (stage x data + replica) x tensor + shard). std::invalid_argument
  *  when a degree is 0 or the model has fewer layers than pipeline stages. */
 std::vector<Trace> training_iteration(const ModelSpec& model, const Parallelism& p);
+
+/** The process groups the iteration's collectives name (pg_name): "tp_s<stage>_d<replica>" and
+ *  "dp_s<stage>_t<shard>" with their ranks, for a communicator-group file. Groups of one rank
+ *  are included (their collectives are local). */
+std::map<std::string, std::vector<uint32_t>> training_groups(const Parallelism& p);
 
 } // namespace sgai::chakra
 

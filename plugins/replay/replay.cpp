@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <set>
 #include <sstream>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_replay, sgai, "Chakra trace replay");
@@ -45,6 +46,7 @@ namespace {
 
 enum Stream { compute = 0, comm = 1, cpu = 2 };
 constexpr int kStreams                   = 3;
+constexpr int kPointToPoint              = 3; ///< not a stream: one actor per node
 const char* const kStreamNames[kStreams] = {"compute", "comm", "cpu"};
 
 struct Job;
@@ -84,6 +86,9 @@ struct Rank {
   double busy[kStreams]         = {0, 0, 0};
   std::map<std::string, uint64_t> collectives_issued; ///< per group
   std::string waiting_in;                             ///< the collective it waits for, if any
+  std::set<const Node*> p2p_in_flight;
+  std::map<const Node*, std::string> p2p_waiting;
+  double p2p_busy = 0;
   uint64_t nodes = 0, untyped = 0;
   bool finished = false;
   double end    = 0;
@@ -94,9 +99,14 @@ struct Job {
   std::vector<std::unique_ptr<Rank>> ranks;
   std::vector<uint32_t> world; ///< 0..n-1
   std::map<std::pair<std::string, uint64_t>, std::unique_ptr<Instance>> instances;
-  std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::shared_ptr<std::deque<std::shared_ptr<P2pTransfer>>>> sends;
-  std::map<std::tuple<uint32_t, uint32_t, int64_t>, uint64_t> receives_matched;
-  std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::map<uint64_t, s4u::Actor*>> receivers_waiting;
+  /** Point-to-point traffic from one rank to another with one tag: the k-th send matches the
+   *  k-th receive. */
+  struct Pipe {
+    uint64_t sent = 0, received = 0;
+    std::map<uint64_t, std::shared_ptr<P2pTransfer>> transfers; ///< posted, not yet received
+    std::map<uint64_t, s4u::Actor*> waiting;                    ///< receives before their send
+  };
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, Pipe> pipes;
 };
 
 /** Thrown out of a stream actor after the error is recorded: ends the actor quietly. */
@@ -152,9 +162,10 @@ struct Replay::Impl {
     case NodeType::mem_store:
       return compute;
     case NodeType::comm_coll:
+      return comm;
     case NodeType::comm_send:
     case NodeType::comm_recv:
-      return comm;
+      return kPointToPoint;
     default:
       return -1; // no work: metadata, invalid, storage, ...
     }
@@ -170,6 +181,15 @@ struct Replay::Impl {
         log(r, *n, "callback");
         r.nodes++;
         r.feeder->complete(n->id);
+        continue;
+      }
+      if (s == kPointToPoint) {
+        // NCCL runs point-to-point operations on their own streams, beside the collectives:
+        // each runs in its own actor, so a pending receive never holds up a send or a collective
+        Rank* rank = &r;
+        r.p2p_in_flight.insert(n);
+        s4u::Actor::create(r.job->spec.name + ":" + std::to_string(r.index) + ":p2p", r.gpu,
+                           [this, rank, n]() { run_point_to_point(*rank, n); });
         continue;
       }
       r.queue[s].push_back(n);
@@ -350,19 +370,15 @@ struct Replay::Impl {
       fail(r, &n, "send without a comm_dst among the job's " + std::to_string(job.ranks.size()) + " ranks");
     if (not size)
       fail(r, &n, "send without a comm_size");
-    auto key = std::make_tuple(r.index, static_cast<uint32_t>(*dst), n.int_attr("comm_tag").value_or(0));
-    auto& q  = job.sends[key];
-    if (not q)
-      q = std::make_shared<std::deque<std::shared_ptr<P2pTransfer>>>();
-    auto t          = std::make_shared<P2pTransfer>();
-    t->bytes        = *size;
-    t->send_node    = n.id;
-    uint64_t posted = job.receives_matched[key] + q->size();
-    q->push_back(t);
-    auto& waiting = job.receivers_waiting[key];
-    if (auto w = waiting.find(posted); w != waiting.end()) {
+    auto& pipe   = job.pipes[std::make_tuple(r.index, static_cast<uint32_t>(*dst), n.int_attr("comm_tag").value_or(0))];
+    auto t       = std::make_shared<P2pTransfer>();
+    t->bytes     = *size;
+    t->send_node = n.id;
+    uint64_t index        = pipe.sent++;
+    pipe.transfers[index] = t;
+    if (auto w = pipe.waiting.find(index); w != pipe.waiting.end()) {
       w->second->resume();
-      waiting.erase(w);
+      pipe.waiting.erase(w);
     }
     s4u::CommPtr c = s4u::Comm::sendto_async(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, *size);
     c->wait();
@@ -378,19 +394,17 @@ struct Replay::Impl {
     auto size = n.comm_size();
     if (not src || *src < 0 || static_cast<uint64_t>(*src) >= job.ranks.size())
       fail(r, &n, "receive without a comm_src among the job's " + std::to_string(job.ranks.size()) + " ranks");
-    auto key = std::make_tuple(static_cast<uint32_t>(*src), r.index, n.int_attr("comm_tag").value_or(0));
-    auto& q  = job.sends[key];
-    if (not q)
-      q = std::make_shared<std::deque<std::shared_ptr<P2pTransfer>>>();
-    uint64_t index = job.receives_matched[key]++;
-    if (q->empty()) {
-      job.receivers_waiting[key][index] = s4u::Actor::self();
-      r.waiting_in = "a send from rank " + std::to_string(*src) + " (tag " + std::to_string(std::get<2>(key)) + ")";
+    int64_t tag    = n.int_attr("comm_tag").value_or(0);
+    auto& pipe     = job.pipes[std::make_tuple(static_cast<uint32_t>(*src), r.index, tag)];
+    uint64_t index = pipe.received++;
+    if (not pipe.transfers.count(index)) {
+      pipe.waiting[index] = s4u::Actor::self();
+      r.p2p_waiting[&n]   = "a send from rank " + std::to_string(*src) + " (tag " + std::to_string(tag) + ")";
       s4u::this_actor::suspend();
-      r.waiting_in.clear();
+      r.p2p_waiting.erase(&n);
     }
-    auto t = q->front();
-    q->pop_front();
+    auto t = pipe.transfers.at(index);
+    pipe.transfers.erase(index);
     if (size && *size != t->bytes)
       fail(r, &n,
            "receives " + std::to_string(*size) + " bytes from rank " + std::to_string(*src) +
@@ -426,6 +440,35 @@ struct Replay::Impl {
       break;
     default:
       break;
+    }
+  }
+
+  void run_point_to_point(Rank& r, const Node* n)
+  {
+    try {
+      log(r, *n, "issue");
+      double t0 = s4u::Engine::get_clock();
+      if (n->type == NodeType::comm_send)
+        send(r, *n);
+      else
+        recv(r, *n);
+      r.p2p_busy += s4u::Engine::get_clock() - t0;
+      log(r, *n, "callback");
+      r.p2p_in_flight.erase(n);
+      r.nodes++;
+      r.feeder->complete(n->id);
+      dispatch(r);
+    } catch (const Stop&) {
+    } catch (const InputError& e) {
+      try {
+        fail(r, nullptr, e.what());
+      } catch (const Stop&) {
+      }
+    } catch (const std::exception& e) {
+      try {
+        fail(r, n, e.what(), false);
+      } catch (const Stop&) {
+      }
     }
   }
 
@@ -550,6 +593,12 @@ void Replay::check() const
         }
       if (not r->waiting_in.empty())
         blocked << " waiting for " << r->waiting_in;
+      for (const Node* n : r->p2p_in_flight) {
+        blocked << " p2p node " << n->id << " (" << chakra::to_string(n->type) << " '" << n->name << "')";
+        if (auto w = r->p2p_waiting.find(n); w != r->p2p_waiting.end())
+          blocked << " waiting for " << w->second;
+        any = true;
+      }
       if (not any)
         blocked << " no node issuable (" << r->feeder->nodes_completed() << " completed)";
     }
@@ -570,7 +619,7 @@ const std::vector<RankResult>& Replay::ranks() const
         x.host                = r->gpu->get_name();
         x.end_s               = r->end;
         x.compute_s           = r->busy[compute];
-        x.comm_s              = r->busy[comm];
+        x.comm_s              = r->busy[comm] + r->p2p_busy;
         x.cpu_s               = r->busy[cpu];
         x.nodes               = r->nodes;
         x.untyped_collectives = r->untyped;

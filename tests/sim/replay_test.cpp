@@ -155,9 +155,9 @@ TEST(Replay, GpuEnergyIsIdlePowerPlusBusyPowerTimesBusyTime)
 
 TEST(Replay, APowerCapStretchesComputeAndLowersEnergy)
 {
-  auto o = energy_case("capped", 2); // H100 P-state 2: 60% speed, 300 W busy
-  auto r = run_astra(o);
-  auto e = energy_of(o.out);
+  auto o       = energy_case("capped", 2); // H100 P-state 2: 60% speed, 300 W busy
+  auto r       = run_astra(o);
+  auto e       = energy_of(o.out);
   double busy0 = 2.0 / 0.6, busy1 = 1.0 / 0.6, T = r.makespan_s;
   EXPECT_NEAR(r.ranks[0].compute_s, busy0, 1e-9);
   EXPECT_NEAR(e.at("npu0"), 70 * T + 230 * busy0, 1e-6 * e.at("npu0"));
@@ -218,7 +218,7 @@ TEST(Replay, ADeadlockedTraceNamesItsBlockedRanks)
                      "ranks arrived)"),
             std::string::npos)
       << msg;
-  EXPECT_NE(msg.find("rank 1: comm node 0 (COMM_RECV_NODE 'wait_for_0') waiting for a send from rank 0 (tag 7)"),
+  EXPECT_NE(msg.find("rank 1: p2p node 0 (COMM_RECV_NODE 'wait_for_0') waiting for a send from rank 0 (tag 7)"),
             std::string::npos)
       << msg;
 }

@@ -286,9 +286,11 @@ int generate_training(const TrainingArgs& a)
     p.bucket_bytes = static_cast<uint64_t>(*bucket);
     auto traces    = chakra::training_iteration(model, p);
     auto files     = chakra::write_workload(a.out, a.prefix, traces);
+    write_file_atomically(std::filesystem::path(a.out) / (a.prefix + ".groups.json"),
+                          chakra::comm_groups_json(chakra::training_groups(p)));
     std::cout << "Wrote " << files.size() << " ranks (DP " << a.dp << " x TP " << a.tp << " x PP " << a.pp << ", "
               << a.microbatches << " microbatches): " << (std::filesystem::path(a.out) / a.prefix).string() << ".{0.."
-              << files.size() - 1 << "}.et\n";
+              << files.size() - 1 << "}.et and its communicator groups " << a.prefix << ".groups.json\n";
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", "", e.what());
   }
