@@ -19,7 +19,8 @@ Feeder::Feeder(EtReader reader, Options options)
 {
   if (options_.window < 1)
     options_.window = 1;
-  index_.reserve(std::min<size_t>(options_.window, 1 << 20) * 2);
+  // grows with the trace: a replay holds one feeder per rank, most of them over small traces
+  index_.reserve(std::min<size_t>(options_.window, 1024));
 }
 
 Feeder::Entry* Feeder::find(uint64_t id)

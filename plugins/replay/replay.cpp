@@ -32,7 +32,8 @@ double CollectiveRecord::bus_factor(CollectiveType t, uint32_t n)
   switch (t) {
   case CollectiveType::all_reduce:
     return 2 * f;
-  case CollectiveType::all_gather:
+  case CollectiveType::all_gather: // comm_size is one rank's part: n x f of the gathered bytes
+    return n * f;
   case CollectiveType::reduce_scatter:
   case CollectiveType::reduce_scatter_block:
   case CollectiveType::all_to_all:

@@ -61,8 +61,9 @@ struct CollectiveRecord {
   std::string algorithm;
   uint32_t ranks = 0;
   double start_s = 0, end_s = 0;
-  /** NCCL's bus bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
-   *  reduce-scatter and all-to-all, 1 otherwise. */
+  /** NCCL's bus bandwidth factor on comm_size: 2(n-1)/n for all-reduce, (n-1)/n for
+   *  reduce-scatter and all-to-all, n-1 for all-gather (whose comm_size is one rank's part:
+   *  (n-1)/n of the n parts gathered), 1 otherwise. */
   static double bus_factor(CollectiveType t, uint32_t n);
 };
 

@@ -40,8 +40,8 @@ for c in all_reduce all_gather reduce_scatter all_to_all; do
   done
 done
 
-echo "== 3. HGX-H100 8-GPU all-reduce sweep (algorithm / bus bandwidth, GB/s)"
-printf "%12s %24s %24s\n" bytes "hgx_h100_8gpu.json" "HGX-H100-validated.json"
+echo "== 3. HGX-H100 8-GPU all-reduce sweep (time us, algorithm and bus bandwidth GB/s)"
+printf "%12s %36s %36s\n" bytes "hgx_h100_8gpu.json" "HGX-H100-validated.json"
 size=8
 while [ "$size" -le $((8 << 30)) ]; do
   "$sgai" chakra generate microbenchmark --collective all_reduce --ranks 8 --size "${size}B" --out "$work/hgx" --prefix ar >/dev/null
@@ -49,7 +49,7 @@ while [ "$size" -le $((8 << 30)) ]; do
   for sys in "$data/inputs/system/analytical/hgx_h100_8gpu.json" "$data/examples/system/native_collectives/HGX-H100-validated.json"; do
     "$sgai" replay --workload "$work/hgx/ar" --system "$sys" --network "$data/inputs/network/hgx_h100_8gpu.yml" \
       --out "$work/hgxo" >/dev/null
-    row="$row $(awk -F, 'NR == 2 { printf "%11.2f / %10.2f", $10, $11 }' "$work/hgxo/collectives.csv")"
+    row="$row $(awk -F, 'NR == 2 { printf "%12.2f %11.2f %11.2f", $9 / 1000, $10, $11 }' "$work/hgxo/collectives.csv")"
   done
   echo "$row"
   size=$((size * 4))
