@@ -76,6 +76,7 @@ const ComponentRegistry& builtin_components();
 /** Registration of the built-in components, one function per component file. */
 void register_jobs_component(ComponentRegistry& registry);
 void register_batch_component(ComponentRegistry& registry);
+void register_replay_component(ComponentRegistry& registry);
 
 } // namespace sgai::experiment
 

@@ -37,6 +37,7 @@ const ComponentRegistry& builtin_components()
     ComponentRegistry r;
     register_jobs_component(r);
     register_batch_component(r);
+    register_replay_component(r);
     return r;
   }();
   return registry;

@@ -96,9 +96,13 @@ case "$case_name" in
       [ -s "$tmp/r/$f" ] || fail "missing $f"
     done
     grep -q '"batch"' "$tmp/r/summary.json" || fail "the default experiment is not a batch run"
+    for f in ranks.csv collectives.csv replay_log.csv summary.json energy_hosts.csv; do
+      [ -s "$tmp/r/replay/$f" ] || fail "missing replay/$f: the replay quick-start did not run"
+    done
+    grep -q "Results in $tmp/r/replay" "$tmp/out" || fail "where are the replay results: $out"
     [ "$(wc -l <"$tmp/r/jobs.csv")" -eq 501 ] || fail "jobs.csv: $(wc -l <"$tmp/r/jobs.csv") lines" ;;
   run_deterministic)
-    for x in quickstart rigid-jobs; do
+    for x in quickstart rigid-jobs replay-hgx; do
       run "$SGAI" run deploy/experiments/$x.json --out "$tmp/a"; expect_rc 0
       run "$SGAI" run deploy/experiments/$x.json --out "$tmp/b"; expect_rc 0
       for f in "$tmp"/a/*; do

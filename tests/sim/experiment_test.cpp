@@ -1,5 +1,6 @@
 /* The experiment runner end to end, in process: the quick-start experiment and its outputs. */
 #include "../unit/test_paths.hpp"
+#include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "plugins/experiment/experiment.hpp"
 
@@ -70,4 +71,47 @@ TEST(Experiment, QuickstartIsABatchRun)
   for (const auto& entry : std::filesystem::directory_iterator(out.parent_path()))
     EXPECT_EQ(entry.path().filename().string().find(".sgai-tmp"), std::string::npos) << entry.path();
   std::filesystem::remove_all(out);
+}
+
+TEST(Experiment, ReplayRunsTheTracesOnThePlatformsGpus)
+{
+  auto out = test::temp_dir() / "replay-hgx";
+  experiment::Overrides o;
+  o.output      = out;
+  auto result   = experiment::run_experiment("deploy/experiments/replay-hgx.json", o);
+  auto summary  = nlohmann::json::parse(read_text_file(out / "summary.json"));
+  const auto& r = summary["components"]["replay"];
+  EXPECT_EQ(r["ranks"].get<int>(), 8);
+  EXPECT_EQ(r["nodes"].get<int>(), 8 * 21);
+  // one gradient bucket per layer (each layer's 100.7 MB of gradients is above 25 MiB), all-reduced
+  // across the 8 data-parallel replicas
+  EXPECT_EQ(r["collectives"].get<int>(), 4);
+  EXPECT_NEAR(r["replay_end_s"].get<double>(), result.simulated_time_s, 1e-12);
+  auto ranks = read_text_file(out / "ranks.csv");
+  for (int g = 0; g < 8; g++)
+    EXPECT_NE(ranks.find(",hgx-n0-gpu" + std::to_string(g) + ","), std::string::npos) << g;
+  EXPECT_TRUE(std::filesystem::exists(out / "replay_log.csv"));
+}
+
+TEST(Experiment, ReplayNamesAMissingGpuHost)
+{
+  auto dir  = test::temp_dir();
+  auto file = dir / "bad-replay.json";
+  auto cwd  = std::filesystem::current_path();
+  write_file_atomically(file, R"({"sgai_experiment": 1, "name": "bad-replay",
+  "platform": {"file": ")" + (cwd / "platforms/hgx-h100.json").string() +
+                                  R"("},
+  "components": [{"type": "replay", "options": {
+    "workloads": [")" + (cwd / "workloads/chakra/gpt-dp8/gpt").string() +
+                                  R"("],
+    "gpus": ["hgx-n0-gpu0", "hgx-n0-gpu1", "hgx-n0-gpu2", "hgx-n0-gpu3", "hgx-n0-gpu4", "hgx-n0-gpu5", "hgx-n0-gpu6", "gpu7"]}}]})");
+  experiment::Overrides o;
+  o.output = dir / "bad-replay-out";
+  try {
+    experiment::run_experiment(file, o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no host 'gpu7' in the platform"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad-replay-out"));
 }

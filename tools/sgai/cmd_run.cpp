@@ -1,6 +1,7 @@
 #include "generators/util/error.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <cstdlib>
 #include <iostream>
@@ -9,11 +10,18 @@ namespace sgai::cli {
 
 namespace {
 
-std::filesystem::path default_experiment()
+std::filesystem::path shipped_experiment(const char* name)
 {
   if (const char* home = std::getenv("SGAI_HOME"))
-    return std::filesystem::path(home) / "deploy" / "experiments" / "quickstart.json";
-  return std::filesystem::path(SGAI_SOURCE_DIR) / "deploy" / "experiments" / "quickstart.json";
+    return std::filesystem::path(home) / "deploy" / "experiments" / name;
+  return std::filesystem::path(SGAI_SOURCE_DIR) / "deploy" / "experiments" / name;
+}
+
+void print_result(const experiment::Result& result)
+{
+  std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
+  for (const auto& f : result.outputs)
+    std::cout << "  " << f.path << "  (" << f.what << ")\n";
 }
 
 } // namespace
@@ -26,7 +34,8 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
     int64_t seed = -1;
   };
   auto opts = std::make_shared<Options>();
-  auto* run = app.add_subcommand("run", "Run an experiment file (default: the quick-start experiment)");
+  auto* run = app.add_subcommand(
+      "run", "Run an experiment file (default: the quick-start experiments, a batch run and a trace replay)");
   run->add_option("experiment", opts->file, "Experiment JSON (deploy/experiments/*.json)");
   run->add_option("--out", opts->out, "Output folder (default: the file's 'output', or results/<name>)");
   run->add_option("--seed", opts->seed, "Seed overriding the file's")->check(CLI::NonNegativeNumber);
@@ -37,13 +46,26 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
         o.output = opts->out;
       if (opts->seed >= 0)
         o.seed = static_cast<uint64_t>(opts->seed);
-      o.simgrid_args             = globals.simgrid_args;
-      std::filesystem::path file = opts->file.empty() ? default_experiment() : std::filesystem::path(opts->file);
-      auto result                = experiment::run_experiment(file, o);
-      std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
-      for (const auto& f : result.outputs)
-        std::cout << "  " << f.path << "  (" << f.what << ")\n";
-      return 0;
+      o.simgrid_args = globals.simgrid_args;
+      if (not opts->file.empty()) {
+        print_result(experiment::run_experiment(opts->file, o));
+        return 0;
+      }
+      // The default: the batch quick-start here, then the replay quick-start in a child process
+      // (one SimGrid engine per process), its results in the "replay" folder of the first.
+      auto result = experiment::run_experiment(shipped_experiment("quickstart.json"), o);
+      print_result(result);
+      std::vector<std::string> argv = {"/proc/self/exe", "run", shipped_experiment("replay-hgx.json").string(), "--out",
+                                       (result.output_dir / "replay").string()};
+      if (opts->seed >= 0)
+        argv.push_back("--seed=" + std::to_string(opts->seed));
+      for (const auto& a : globals.simgrid_args)
+        argv.push_back(a);
+      std::cout.flush();
+      auto status = run_process(argv);
+      if (not status)
+        throw RunError("cannot run the replay quick-start (deploy/experiments/replay-hgx.json)");
+      return *status;
     };
   });
 }

@@ -1,0 +1,184 @@
+/* Component "replay": Chakra traces replayed on the experiment's platform (docs/replay.md), each
+ * rank on a GPU host: by default the platform's GPUs in hierarchy order (JSON platforms), or the
+ * hosts named in "gpus". Optional ASTRA-sim system JSON (collective algorithms, chunks, local
+ * memory bandwidth) and communicator groups. */
+#include "chakra/et_io.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "generators/util/numbers.hpp"
+#include "plugins/experiment/component.hpp"
+#include "plugins/replay/replay.hpp"
+
+#include <simgrid/s4u/Host.hpp>
+
+#include <fstream>
+#include <unistd.h>
+
+namespace sgai::experiment {
+
+namespace {
+
+class ReplayComponent : public Component {
+public:
+  ReplayComponent(replay::ReplayOptions options, std::vector<std::vector<std::filesystem::path>> jobs,
+                  std::vector<std::string> names, std::vector<std::string> gpus,
+                  std::map<std::string, std::vector<uint32_t>> groups, std::string where)
+      : options_(std::move(options))
+      , jobs_(std::move(jobs))
+      , names_(std::move(names))
+      , gpus_(std::move(gpus))
+      , groups_(std::move(groups))
+      , where_(std::move(where))
+  {
+  }
+
+  void setup(RunContext& ctx) override
+  {
+    std::vector<std::string> gpus = gpus_;
+    if (gpus.empty()) {
+      if (ctx.platform == nullptr || ctx.platform->gpus.empty())
+        throw InputError(where_, "gpus", "the platform has no GPU in its hierarchy: name the ranks' hosts in \"gpus\"");
+      for (const auto& g : ctx.platform->gpus)
+        gpus.push_back(ctx.platform->hosts[g.host].name);
+    }
+    size_t ranks = 0;
+    for (const auto& j : jobs_)
+      ranks += j.size();
+    if (ranks > gpus.size())
+      throw InputError(where_, "workloads",
+                       std::to_string(ranks) + " ranks but only " + std::to_string(gpus.size()) +
+                           " GPUs to map them on");
+    log_path_ = std::filesystem::temp_directory_path() / ("sgai-replay-" + std::to_string(::getpid()) + ".csv");
+    log_.open(log_path_);
+    log_ << "rank,node_id,event,time_us,type,name\n";
+    options_.log = &log_;
+    replay_      = std::make_unique<replay::Replay>(options_);
+    size_t next  = 0;
+    for (size_t j = 0; j < jobs_.size(); j++) {
+      replay::JobSpec spec;
+      spec.name  = names_[j];
+      spec.files = jobs_[j];
+      for (size_t r = 0; r < spec.files.size(); r++) {
+        auto* h = simgrid::s4u::Host::by_name_or_null(gpus[next]);
+        if (h == nullptr)
+          throw InputError(where_, "gpus", "no host " + quote(gpus[next]) + " in the platform");
+        spec.gpus.push_back(h);
+        next++;
+      }
+      if (jobs_.size() == 1)
+        spec.groups = groups_;
+      replay_->add_job(std::move(spec));
+    }
+  }
+
+  Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) override
+  {
+    replay_->check();
+    log_.close();
+    auto dir = ctx.output_dir;
+    {
+      AtomicFile f(dir / "ranks.csv");
+      f.stream() << "job,rank,gpu,wall_time_s,compute_time_s,comm_time_s,exposed_comm_time_s,cpu_time_s,nodes\n";
+      for (const auto& r : replay_->ranks())
+        f.stream() << r.job << ',' << r.rank << ',' << r.host << ',' << format_number(r.end_s) << ','
+                   << format_number(r.compute_s) << ',' << format_number(r.comm_s) << ','
+                   << format_number(std::max(0.0, r.end_s - r.compute_s)) << ',' << format_number(r.cpu_s) << ','
+                   << r.nodes << '\n';
+      f.commit();
+    }
+    double end = 0;
+    for (const auto& r : replay_->ranks())
+      end = std::max(end, r.end_s);
+    {
+      AtomicFile f(dir / "collectives.csv");
+      f.stream() << "job,group,type,bytes,algorithm,ranks,start_s,end_s,algbw_GBps,busbw_GBps\n";
+      for (const auto& c : replay_->collectives()) {
+        double t     = c.end_s - c.start_s;
+        double algbw = t > 0 ? c.bytes / t / 1e9 : 0;
+        f.stream() << c.job << ',' << c.group << ',' << chakra::to_string(c.type) << ',' << c.bytes << ','
+                   << c.algorithm << ',' << c.ranks << ',' << format_number(c.start_s) << ',' << format_number(c.end_s)
+                   << ',' << format_fixed(algbw, 3) << ','
+                   << format_fixed(algbw * replay::CollectiveRecord::bus_factor(c.type, c.ranks), 3) << '\n';
+      }
+      f.commit();
+    }
+    std::error_code ec;
+    std::filesystem::copy_file(log_path_, dir / "replay_log.csv", std::filesystem::copy_options::overwrite_existing,
+                               ec);
+    std::filesystem::remove(log_path_, ec);
+    outputs.push_back({(dir / "ranks.csv").string(), "replay: per rank wall, compute and communication time"});
+    outputs.push_back({(dir / "collectives.csv").string(), "replay: every collective with its bandwidths"});
+    outputs.push_back({(dir / "replay_log.csv").string(), "replay: issue/callback log (sgai chakra timeline)"});
+    return {{"ranks", static_cast<double>(replay_->ranks().size())},
+            {"nodes", static_cast<double>(replay_->nodes_replayed())},
+            {"collectives", static_cast<double>(replay_->collectives().size())},
+            {"replay_end_s", end}};
+  }
+
+  ~ReplayComponent() override
+  {
+    std::error_code ec;
+    if (not log_path_.empty())
+      std::filesystem::remove(log_path_, ec);
+  }
+
+private:
+  replay::ReplayOptions options_;
+  std::vector<std::vector<std::filesystem::path>> jobs_;
+  std::vector<std::string> names_;
+  std::vector<std::string> gpus_;
+  std::map<std::string, std::vector<uint32_t>> groups_;
+  std::string where_;
+  std::unique_ptr<replay::Replay> replay_;
+  std::filesystem::path log_path_;
+  std::ofstream log_;
+};
+
+std::filesystem::path resolve(const RunContext& ctx, const std::string& p)
+{
+  std::filesystem::path path = p;
+  return path.is_relative() ? ctx.base_dir / path : path;
+}
+
+std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& ctx)
+{
+  std::vector<std::vector<std::filesystem::path>> jobs;
+  std::vector<std::string> names;
+  auto wv = options.required("workloads");
+  for (auto& w : wv.array()) {
+    auto files = chakra::workload_files(resolve(ctx, w.string()).string());
+    jobs.push_back(files);
+    names.push_back(w.string());
+  }
+  if (jobs.empty())
+    wv.fail("expected at least one workload (an ET prefix, file or folder)");
+  replay::ReplayOptions ro;
+  if (auto v = options.optional("system"))
+    ro.system = replay::read_system_json(resolve(ctx, v->string()));
+  std::map<std::string, std::vector<uint32_t>> groups;
+  if (auto v = options.optional("comm_groups")) {
+    if (jobs.size() > 1)
+      v->fail("communicator groups apply to a single workload");
+    groups = replay::read_comm_groups(resolve(ctx, v->string()));
+  }
+  std::vector<std::string> gpus;
+  if (auto v = options.optional("gpus"))
+    for (auto& g : v->array())
+      gpus.push_back(g.string());
+  if (auto v = options.optional("deps"))
+    ro.control_deps = v->choice({"all", "data"}) == "all";
+  if (auto v = options.optional("recorded_durations"))
+    ro.recorded_durations = v->boolean();
+  options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations"});
+  return std::make_unique<ReplayComponent>(ro, std::move(jobs), std::move(names), std::move(gpus), std::move(groups),
+                                           options.file());
+}
+
+} // namespace
+
+void register_replay_component(ComponentRegistry& registry)
+{
+  registry.add("replay", "Chakra traces replayed on the platform's GPUs: streams, collectives, energy", make_replay);
+}
+
+} // namespace sgai::experiment
