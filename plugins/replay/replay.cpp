@@ -126,7 +126,8 @@ struct Replay::Impl {
   uint64_t total_nodes = 0;
   uint32_t next_global = 0;
 
-  [[noreturn]] void fail(const Rank& r, const Node* n, const std::string& message, bool input = true)
+  /** Records the run's first error and stops every actor. */
+  void record(const Rank& r, const Node* n, const std::string& message, bool input)
   {
     if (error.empty()) {
       error =
@@ -134,7 +135,37 @@ struct Replay::Impl {
       error_is_input = input;
       s4u::Actor::kill_all();
     }
+  }
+
+  [[noreturn]] void fail(const Rank& r, const Node* n, const std::string& message, bool input = true)
+  {
+    record(r, n, message, input);
     throw Stop{};
+  }
+
+  /** Runs an actor's body: an exception escaping an actor would abort SimGrid, so it becomes
+   *  the run's error (naming `node` for errors that are not about the input). */
+  template <typename Body>
+  void guarded(Rank& r, const Node* const& node, Body&& body)
+  {
+    try {
+      body();
+    } catch (const Stop&) {
+    } catch (const InputError& e) {
+      record(r, nullptr, e.what(), true);
+    } catch (const std::exception& e) {
+      record(r, node, e.what(), false);
+    }
+  }
+
+  /** A node's end: its time to the stream's account, the log, the feeder, what it released. */
+  void finish_node(Rank& r, const Node* n, double started, double& busy)
+  {
+    busy += s4u::Engine::get_clock() - started;
+    log(r, *n, "callback");
+    r.nodes++;
+    r.feeder->complete(n->id);
+    dispatch(r);
   }
 
   void log(const Rank& r, const Node& n, const char* event)
@@ -446,36 +477,21 @@ struct Replay::Impl {
 
   void run_point_to_point(Rank& r, const Node* n)
   {
-    try {
+    guarded(r, n, [&]() {
       log(r, *n, "issue");
       double t0 = s4u::Engine::get_clock();
       if (n->type == NodeType::comm_send)
         send(r, *n);
       else
         recv(r, *n);
-      r.p2p_busy += s4u::Engine::get_clock() - t0;
-      log(r, *n, "callback");
       r.p2p_in_flight.erase(n);
-      r.nodes++;
-      r.feeder->complete(n->id);
-      dispatch(r);
-    } catch (const Stop&) {
-    } catch (const InputError& e) {
-      try {
-        fail(r, nullptr, e.what());
-      } catch (const Stop&) {
-      }
-    } catch (const std::exception& e) {
-      try {
-        fail(r, n, e.what(), false);
-      } catch (const Stop&) {
-      }
-    }
+      finish_node(r, n, t0, r.p2p_busy);
+    });
   }
 
   void stream_loop(Rank& r, int s)
   {
-    try {
+    guarded(r, r.current[s], [&]() {
       if (s == compute)
         dispatch(r);
       while (true) {
@@ -491,25 +507,10 @@ struct Replay::Impl {
         log(r, *n, "issue");
         double t0 = s4u::Engine::get_clock();
         execute(r, s, *n);
-        r.busy[s] += s4u::Engine::get_clock() - t0;
-        log(r, *n, "callback");
         r.current[s] = nullptr;
-        r.nodes++;
-        r.feeder->complete(n->id);
-        dispatch(r);
+        finish_node(r, n, t0, r.busy[s]);
       }
-    } catch (const Stop&) {
-    } catch (const InputError& e) {
-      try {
-        fail(r, nullptr, e.what());
-      } catch (const Stop&) {
-      }
-    } catch (const std::exception& e) {
-      try {
-        fail(r, r.current[s], e.what(), false);
-      } catch (const Stop&) {
-      }
-    }
+    });
   }
 };
 
