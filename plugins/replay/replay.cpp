@@ -1,5 +1,7 @@
 #include "plugins/replay/replay.hpp"
 
+#include "plugins/replay/gpu.hpp"
+
 #include "chakra/feeder.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/numbers.hpp"
@@ -253,24 +255,29 @@ struct Replay::Impl {
     e->wait();
   }
 
-  double mem_bw() const
+  /** Memory bandwidth of a GPU: the options', the system's local-mem-bw, else its model's. */
+  double mem_bw(s4u::Host* gpu) const
   {
-    return options.gpu_mem_bw_Bps > 0 ? options.gpu_mem_bw_Bps : options.system.local_mem_bw_Bps;
+    if (options.gpu_mem_bw_Bps > 0)
+      return options.gpu_mem_bw_Bps;
+    if (options.system.local_mem_bw_Bps > 0)
+      return options.system.local_mem_bw_Bps;
+    return GpuModel::of(gpu).mem_bw_Bps;
   }
 
-  /** Seconds of a compute node on `host`: its recorded duration, or num_ops at peak (with the
-   *  roofline: no faster than tensor_size at the memory bandwidth). */
+  /** Seconds of a compute node on `host`: its recorded duration, or num_ops at peak (the GPU's
+   *  model, or the host's speed for a CPU) and, with the roofline, no less than tensor_size at
+   *  the memory bandwidth. */
   double compute_seconds(const Node& n, s4u::Host* host, bool gpu) const
   {
     if (options.recorded_durations && n.duration_micros > 0)
       return n.duration_micros * 1e-6;
-    double ops  = n.num_ops().value_or(0);
-    double peak = gpu && options.gpu_peak_flops > 0 ? options.gpu_peak_flops : host->get_pstate_speed(0);
-    double t    = ops > 0 ? ops / peak : 0;
-    if (gpu && options.system.roofline && mem_bw() > 0)
-      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0)
-        t = std::max(t, static_cast<double>(*bytes) / mem_bw());
-    return t;
+    double ops   = n.num_ops().value_or(0);
+    double bytes = static_cast<double>(std::max<int64_t>(0, n.int_attr("tensor_size").value_or(0)));
+    if (not gpu)
+      return roofline_seconds(ops, 0, host->get_pstate_speed(0) * host->get_core_count(), 0, false);
+    double peak = options.gpu_peak_flops > 0 ? options.gpu_peak_flops : GpuModel::of(host).peak();
+    return roofline_seconds(ops, bytes, peak, mem_bw(host), options.system.roofline);
   }
 
   std::shared_ptr<const Schedule> schedule_for(const Job& job, CollectiveType type, uint32_t n, bool world,
@@ -458,8 +465,8 @@ struct Replay::Impl {
       break;
     case NodeType::mem_load:
     case NodeType::mem_store:
-      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw() > 0)
-        execute_for(r.gpu, static_cast<double>(*bytes) / mem_bw());
+      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw(r.gpu) > 0)
+        execute_for(r.gpu, static_cast<double>(*bytes) / mem_bw(r.gpu));
       break;
     case NodeType::comm_coll:
       collective(r, n);

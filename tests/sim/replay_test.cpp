@@ -5,6 +5,7 @@
 #include "chakra/generate.hpp"
 #include "chakra/visualize.hpp"
 #include "generators/util/error.hpp"
+#include "plugins/replay/gpu.hpp"
 #include "plugins/replay/run.hpp"
 #include "sim_helpers.hpp"
 
@@ -239,4 +240,26 @@ TEST(Replay, NetworkAndRanksMustAgree)
   o.network   = ring_yaml(4);
   o.out       = sgai::test::temp_dir() / "three_out";
   EXPECT_NE(error_of(o).find("the dimensions (4) make 4 NPUs but the workload"), std::string::npos);
+}
+
+TEST(Replay, GpuModelComesFromThePlatformsCatalogue)
+{
+  sgai::sim::Simulation sim;
+  sim.load_platform("platforms/hgx-h100.json");
+  auto* gpu     = simgrid::s4u::Host::by_name("hgx-n0-gpu3");
+  const auto& m = GpuModel::of(gpu);
+  EXPECT_EQ(m.type, "H100 SXM5 80GB");
+  EXPECT_EQ(m.precision, "bf16");
+  EXPECT_DOUBLE_EQ(m.peak(), 989.4e12);
+  EXPECT_DOUBLE_EQ(m.peak("fp64"), 34e12);
+  EXPECT_DOUBLE_EQ(m.mem_bw_Bps, 3.35e12);
+  EXPECT_DOUBLE_EQ(m.memory_bytes, 80e9);
+  EXPECT_EQ(&GpuModel::of(gpu), &m); // one extension per host
+  // a CPU host has no GPU figures: its speed
+  auto* cpu = simgrid::s4u::Host::by_name("hgx-n0-p0");
+  EXPECT_DOUBLE_EQ(GpuModel::of(cpu).peak(), cpu->get_pstate_speed(0) * cpu->get_core_count());
+  // roofline: compute-bound, then memory-bound
+  EXPECT_DOUBLE_EQ(roofline_seconds(1e12, 1e9, 1e12, 1e11, true), 1.0);
+  EXPECT_DOUBLE_EQ(roofline_seconds(1e9, 1e12, 1e12, 1e11, true), 10.0);
+  EXPECT_DOUBLE_EQ(roofline_seconds(1e9, 1e12, 1e12, 1e11, false), 1e-3);
 }

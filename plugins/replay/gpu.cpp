@@ -1,0 +1,72 @@
+#include "plugins/replay/gpu.hpp"
+
+#include <simgrid/s4u/Host.hpp>
+#include <xbt/Extendable.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace sgai::replay {
+
+namespace {
+
+/** The GPU model as a host extension (xbt::Extendable). */
+struct GpuExtension {
+  static simgrid::xbt::Extension<simgrid::s4u::Host, GpuExtension> EXTENSION_ID;
+  GpuModel model;
+};
+simgrid::xbt::Extension<simgrid::s4u::Host, GpuExtension> GpuExtension::EXTENSION_ID;
+
+double number_property(const simgrid::s4u::Host* host, const char* name)
+{
+  const char* v = host->get_property(name);
+  return v ? std::strtod(v, nullptr) : 0;
+}
+
+} // namespace
+
+double GpuModel::peak(const std::string& p) const
+{
+  if (auto it = peak_flops.find(p.empty() ? precision : p); it != peak_flops.end())
+    return it->second;
+  if (auto it = peak_flops.find(precision); it != peak_flops.end())
+    return it->second;
+  return peak_flops.empty() ? 0 : peak_flops.begin()->second;
+}
+
+const GpuModel& GpuModel::of(simgrid::s4u::Host* host)
+{
+  if (not GpuExtension::EXTENSION_ID.valid())
+    GpuExtension::EXTENSION_ID = simgrid::s4u::Host::extension_create<GpuExtension>();
+  if (auto* e = host->extension<GpuExtension>())
+    return e->model;
+  auto* e     = new GpuExtension();
+  GpuModel& m = e->model;
+  if (const char* t = host->get_property("sgai_gpu_type"))
+    m.type = t;
+  if (const char* p = host->get_property("sgai_gpu_precision"))
+    m.precision = p;
+  if (const auto* props = host->get_properties())
+    for (const auto& [key, value] : *props)
+      if (key.rfind("sgai_peak_flops_", 0) == 0)
+        m.peak_flops[key.substr(std::strlen("sgai_peak_flops_"))] = std::strtod(value.c_str(), nullptr);
+  if (m.peak_flops.empty()) {
+    m.precision          = "host";
+    m.peak_flops["host"] = host->get_pstate_speed(0) * host->get_core_count();
+  }
+  m.mem_bw_Bps   = number_property(host, "sgai_memory_bandwidth_Bps");
+  m.memory_bytes = number_property(host, "sgai_memory_bytes");
+  host->extension_set(e);
+  return m;
+}
+
+double roofline_seconds(double ops, double bytes, double peak_flops, double mem_bw_Bps, bool roofline)
+{
+  double t = ops > 0 && peak_flops > 0 ? ops / peak_flops : 0;
+  if (roofline && mem_bw_Bps > 0 && bytes > 0)
+    t = std::max(t, bytes / mem_bw_Bps);
+  return t;
+}
+
+} // namespace sgai::replay
