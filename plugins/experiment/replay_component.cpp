@@ -169,7 +169,20 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
     ro.control_deps = v->choice({"all", "data"}) == "all";
   if (auto v = options.optional("recorded_durations"))
     ro.recorded_durations = v->boolean();
-  options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations"});
+  if (auto v = options.optional("dims")) {
+    uint64_t product = 1;
+    for (auto& d : v->array()) {
+      ro.dims.push_back(static_cast<uint32_t>(d.integer(1, 1 << 24)));
+      product *= ro.dims.back();
+    }
+    size_t ranks = 0;
+    for (const auto& j : jobs)
+      ranks += j.size();
+    if (jobs.size() != 1 || product != ranks)
+      v->fail("the dimensions must multiply to the rank count of a single workload (" + std::to_string(ranks) +
+              " ranks)");
+  }
+  options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations", "dims"});
   return std::make_unique<ReplayComponent>(ro, std::move(jobs), std::move(names), std::move(gpus), std::move(groups),
                                            options.file());
 }

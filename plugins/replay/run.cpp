@@ -8,8 +8,10 @@
 #include "plugins/sim/energy.hpp"
 #include "plugins/sim/simulation.hpp"
 
+#include <simgrid/plugins/load.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <xbt/log.h>
 
 #include <chrono>
@@ -73,6 +75,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   so.simgrid_args = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
   so.simgrid_args.insert(so.simgrid_args.end(), o.simgrid_args.begin(), o.simgrid_args.end());
   sim::Simulation simulation(so);
+  sg_link_load_plugin_init(); // link utilization: links.csv
   NpuOptions npu;
   npu.speed_flops = (o.peak_tflops > 0 ? o.peak_tflops * 1e12 : (system.peak_flops > 0 ? system.peak_flops : 1e15));
   npu.idle_w      = o.gpu_idle_w;
@@ -84,6 +87,9 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   auto hosts        = build_npu_network("", dims, npu);
   for (auto* h : hosts)
     h->set_pstate(static_cast<int>(o.pstate));
+  for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links())
+    if (l->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX)
+      sg_link_load_track(l);
 
   ReplayOptions ro;
   ro.system             = system;
@@ -143,6 +149,27 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   }
   auto energy = sim::collect_energy(true);
   {
+    // split-duplex links are accounted per direction (their _UP and _DOWN halves)
+    std::map<std::string, double> link_energy;
+    for (const auto& l : energy.links)
+      link_energy[l.name] = l.joules;
+    AtomicFile f(staging.path() / "links.csv");
+    // SimGrid's link_load counts a flow's latency phase as load too: busy_s is the time the link
+    // spent at full bandwidth equivalently, latencies included
+    f.stream() << "link,bandwidth_Bps,busy_s,utilization,peak_utilization,joules\n";
+    const double T = result.makespan_s;
+    for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links()) {
+      if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX)
+        continue; // its halves carry the traffic
+      double bw = l->get_bandwidth(), busy = bw > 0 ? sg_link_get_cum_load(l) / bw : 0;
+      f.stream() << l->get_name() << ',' << format_number(bw) << ',' << format_number(busy) << ','
+                 << format_fixed(T > 0 ? busy / T : 0, 6) << ','
+                 << format_fixed(bw > 0 ? sg_link_get_max_instantaneous_load(l) / bw : 0, 6) << ','
+                 << format_number(link_energy.count(l->get_name()) ? link_energy[l->get_name()] : 0) << '\n';
+    }
+    f.commit();
+  }
+  {
     AtomicFile f(staging.path() / "energy.csv");
     f.stream() << "kind,name,joules\n";
     for (const auto& h : energy.hosts)
@@ -181,7 +208,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     f.commit();
   }
   staging.publish();
-  result.files = {"ranks.csv", "collectives.csv", "energy.csv", "replay_log.csv", "summary.json"};
+  result.files = {"ranks.csv", "collectives.csv", "energy.csv", "links.csv", "replay_log.csv", "summary.json"};
   return result;
 }
 

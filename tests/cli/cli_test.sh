@@ -140,7 +140,7 @@ case "$case_name" in
     printf '{"preferred-dataset-splits": 2, "all-reduce-implementation": ["ring"], "local-mem-bw": 50}\n' >"$tmp/sys.json"
     run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$tmp/r"; expect_rc 0
     grep -q "^sys\[3\], Wall time: " "$tmp/out" || fail "ASTRA-sim style lines: $out"
-    for f in ranks.csv collectives.csv energy.csv replay_log.csv summary.json; do [ -s "$tmp/r/$f" ] || fail "$f missing"; done
+    for f in ranks.csv collectives.csv energy.csv links.csv replay_log.csv summary.json; do [ -s "$tmp/r/$f" ] || fail "$f missing"; done
     run "$SGAI" chakra timeline "$tmp/r/replay_log.csv" --out "$tmp/tl.json"; expect_rc 0
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['traceEvents']) >= 4" "$tmp/tl.json" || fail "timeline is not a Chrome trace"
     # a power cap (P-state 2) on the same trace: no faster, energy per NPU changes
