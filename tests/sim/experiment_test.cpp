@@ -1,5 +1,6 @@
 /* The experiment runner end to end, in process: the quick-start experiment and its outputs. */
 #include "../unit/test_paths.hpp"
+#include "chakra/generate.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "plugins/experiment/experiment.hpp"
@@ -114,4 +115,25 @@ TEST(Experiment, ReplayNamesAMissingGpuHost)
     EXPECT_NE(std::string(e.what()).find("no host 'gpu7' in the platform"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "bad-replay-out"));
+}
+
+TEST(Experiment, ReplayRunsHierarchicalCollectivesOverTheDimensionsGiven)
+{
+  // a 64 MiB all-reduce over the 256 GPUs of 32 HGX-H100 nodes: ring inside each node, then ring
+  // across the nodes (dimensions [8, 32])
+  auto dir = test::temp_dir() / "hier";
+  chakra::write_workload(dir, "ar", chakra::microbenchmark(chakra::CollectiveType::all_reduce, 256, 64 << 20));
+  write_file_atomically(dir / "system.json", R"({"all-reduce-implementation": ["ring", "ring"]})");
+  auto cwd = std::filesystem::current_path();
+  write_file_atomically(dir / "e.json", R"({"sgai_experiment": 1, "name": "hier",
+  "platform": {"file": ")" + (cwd / "platforms/hgx-h100-cluster.json").string() +
+                                            R"("},
+  "components": [{"type": "replay", "options": {"workloads": ["ar"], "system": "system.json", "dims": [8, 32]}}]})");
+  experiment::Overrides o;
+  o.output = dir / "out";
+  experiment::run_experiment(dir / "e.json", o);
+  auto csv = read_text_file(dir / "out" / "collectives.csv");
+  EXPECT_NE(csv.find(",ALL_REDUCE,67108864,ring+ring,256,"), std::string::npos) << csv;
+  auto summary = nlohmann::json::parse(read_text_file(dir / "out" / "summary.json"));
+  EXPECT_EQ(summary["components"]["replay"]["ranks"].get<int>(), 256);
 }
