@@ -34,12 +34,16 @@ public:
 
   void setup(RunContext& ctx) override
   {
-    std::vector<std::string> gpus = gpus_;
+    std::vector<std::string> gpus = gpus_, cpus;
     if (gpus.empty()) {
       if (ctx.platform == nullptr || ctx.platform->gpus.empty())
         throw InputError(where_, "gpus", "the platform has no GPU in its hierarchy: name the ranks' hosts in \"gpus\"");
-      for (const auto& g : ctx.platform->gpus)
+      // CPU operators run on the first CPU host of the GPU's node
+      for (const auto& g : ctx.platform->gpus) {
         gpus.push_back(ctx.platform->hosts[g.host].name);
+        const auto& node = ctx.platform->nodes[g.node];
+        cpus.push_back(node.cpu_host_count > 0 ? ctx.platform->hosts[node.first_cpu_host].name : gpus.back());
+      }
     }
     size_t ranks = 0;
     for (const auto& j : jobs_)
@@ -63,6 +67,7 @@ public:
         if (h == nullptr)
           throw InputError(where_, "gpus", "no host " + quote(gpus[next]) + " in the platform");
         spec.gpus.push_back(h);
+        spec.cpus.push_back(cpus.empty() ? h : simgrid::s4u::Host::by_name(cpus[next]));
         next++;
       }
       if (jobs_.size() == 1)

@@ -45,8 +45,7 @@ std::string number(double v)
 
 } // namespace
 
-std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims,
-                                          const NpuOptions& o)
+NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims, const NpuOptions& o)
 {
   if (dims.empty())
     throw std::invalid_argument("a network needs at least one dimension");
@@ -62,7 +61,9 @@ std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::
   zone->set_parent(root);
 
   const uint32_t n = npu_count(dims);
-  std::vector<s4u::Host*> hosts(n);
+  NpuNetwork net;
+  std::vector<s4u::Host*>& hosts = net.npus;
+  hosts.resize(n);
   for (uint32_t i = 0; i < n; i++) {
     std::vector<double> speeds = {o.speed_flops};
     std::string watts          = number(o.idle_w) + ":" + number(o.idle_w) + ":" + number(o.busy_w);
@@ -75,7 +76,12 @@ std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::
       h->set_property("wattage_per_state", watts);
       h->set_property("wattage_off", "0");
     }
-    hosts[i] = h;
+    hosts[i]  = h;
+    auto* cpu = zone->create_host(prefix + "npu" + std::to_string(i) + "_cpu", o.cpu_speed_flops);
+    cpu->set_property("wattage_per_state",
+                      number(o.cpu_idle_w) + ":" + number(o.cpu_idle_w) + ":" + number(o.cpu_busy_w));
+    cpu->set_property("wattage_off", "0");
+    net.cpus.push_back(cpu);
   }
   auto make_link = [&](const std::string& name, const Dimension& d) {
     auto* l = zone->create_split_duplex_link(name, d.bandwidth_Bps);
@@ -125,7 +131,7 @@ std::vector<s4u::Host*> build_npu_network(const std::string& prefix, const std::
     stride *= d.npus;
   }
   zone->seal();
-  return hosts;
+  return net;
 }
 
 } // namespace sgai::replay

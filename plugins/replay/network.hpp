@@ -28,18 +28,28 @@ struct NpuOptions {
   double busy_w      = 0;
   /** Lower P-states (power caps, DVFS): speed as a fraction of P-state 0's and busy power. */
   std::vector<std::pair<double, double>> lower_pstates;
-  double link_idle_w = 0; ///< link_energy figures of every link (0: none)
-  double link_busy_w = 0;
+  double cpu_speed_flops = 1e12; ///< the CPU host beside each NPU
+  double cpu_idle_w      = 0;    ///< its host_energy figures (0 W unless given)
+  double cpu_busy_w      = 0;
+  double link_idle_w     = 0; ///< link_energy figures of every link (0: none)
+  double link_busy_w     = 0;
 };
 
 /** Total NPUs: the product of the dimensions' npus. */
 uint32_t npu_count(const std::vector<Dimension>& dims);
 
+struct NpuNetwork {
+  std::vector<simgrid::s4u::Host*> npus; ///< in id order
+  /** One CPU host per NPU ("<prefix>npu<i>_cpu", no links: CPU operators do not communicate),
+   *  so that a trace's CPU operators run beside its GPU kernels instead of sharing the NPU. */
+  std::vector<simgrid::s4u::Host*> cpus;
+};
+
 /** Builds the network in a new zone named `prefix` under the engine's root zone (created when the
  *  platform has none): hosts "<prefix>npu<i>", routers and links named after their dimension.
- *  Call before the simulation starts. Returns the NPU hosts in id order. */
-std::vector<simgrid::s4u::Host*> build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims,
-                                                   const NpuOptions& options = {});
+ *  Call before the simulation starts. */
+NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims,
+                             const NpuOptions& options = {});
 
 } // namespace sgai::replay
 

@@ -84,7 +84,8 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   npu.lower_pstates = {{0.85, o.gpu_busy_w * 500.0 / 700.0}, {0.6, o.gpu_busy_w * 300.0 / 700.0}};
   npu.link_idle_w   = o.link_idle_w;
   npu.link_busy_w   = o.link_busy_w;
-  auto hosts        = build_npu_network("", dims, npu);
+  auto network      = build_npu_network("", dims, npu);
+  const auto& hosts = network.npus;
   for (auto* h : hosts)
     h->set_pstate(static_cast<int>(o.pstate));
   for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links())
@@ -106,8 +107,10 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     JobSpec spec;
     spec.name  = jobs.size() == 1 ? o.workloads[j] : "job" + std::to_string(j);
     spec.files = jobs[j];
-    for (size_t r = 0; r < spec.files.size(); r++)
-      spec.gpus.push_back(hosts[next++]);
+    for (size_t r = 0; r < spec.files.size(); r++, next++) {
+      spec.gpus.push_back(hosts[next]);
+      spec.cpus.push_back(network.cpus[next]);
+    }
     spec.groups = groups;
     replay.add_job(std::move(spec));
   }

@@ -40,7 +40,7 @@ void with_networks(const std::function<void(std::vector<Net>&)>& body)
     for (uint32_t n : {4U, 8U, 16U}) {
       Dimension d{kind, n, kBandwidth, kLatency};
       std::string prefix = std::string(to_string(kind)) + std::to_string(n) + "_";
-      nets.push_back({kind, n, build_npu_network(prefix, {d})});
+      nets.push_back({kind, n, build_npu_network(prefix, {d}).npus});
     }
   s4u::Actor::create("driver", nets[0].hosts[0], [&]() { body(nets); });
   sim.run();

@@ -1,5 +1,6 @@
 /* Trace replay end to end: ASTRA-sim's reference, the MLCommons trace with its Perfetto timeline,
  * energy against its formula and under a power cap, and traces that disagree or deadlock. */
+#include "../unit/dlrm_fixture.hpp"
 #include "chakra/builder.hpp"
 #include "chakra/et_io.hpp"
 #include "chakra/generate.hpp"
@@ -273,4 +274,33 @@ TEST(Replay, GpuModelComesFromThePlatformsCatalogue)
   EXPECT_DOUBLE_EQ(roofline_seconds(1e12, 1e9, 1e12, 1e11, true), 1.0);
   EXPECT_DOUBLE_EQ(roofline_seconds(1e9, 1e12, 1e12, 1e11, true), 10.0);
   EXPECT_DOUBLE_EQ(roofline_seconds(1e9, 1e12, 1e12, 1e11, false), 1e-3);
+}
+
+TEST(Replay, DlrmRanksRunCpuOperatorsBesideTheirGpuKernels)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  auto files = sgai::test::dlrm_converted("replay_dlrm");
+  // what each rank's streams must be busy for: the recorded durations of its nodes, by stream
+  std::vector<double> gpu(8, 0), cpu(8, 0);
+  for (int r = 0; r < 8; r++) {
+    auto t = sgai::chakra::read_trace(files[r]);
+    for (const auto& n : t.nodes)
+      if (n.type == sgai::chakra::NodeType::comp)
+        (n.bool_attr("is_cpu_op").value_or(false) ? cpu : gpu)[r] += n.duration_micros * 1e-6;
+  }
+  AstraRunOptions o;
+  o.workloads = {(sgai::test::dlrm_dir() / "replay_dlrm").string()};
+  o.system    = plain_system();
+  o.network = write("switch8.yml", "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 100 ]\nlatency: [ 1000 ]\n");
+  o.data_deps_only = true; // host operators and their kernels point at each other through control edges
+  o.out            = sgai::test::temp_dir() / "dlrm_out";
+  auto r           = run_astra(o);
+  ASSERT_EQ(r.ranks.size(), 8U);
+  EXPECT_EQ(r.collectives.size(), 8U); // 3 all-reduces and 5 all-to-alls, matched across the 8 ranks
+  for (const auto& x : r.ranks) {
+    EXPECT_NEAR(x.compute_s, gpu[x.rank], 1e-9) << x.rank; // kernels in order on the GPU
+    EXPECT_NEAR(x.cpu_s, cpu[x.rank], 1e-9) << x.rank;     // operators in order on its CPU host
+    EXPECT_GT(x.cpu_s, 0);
+    EXPECT_LT(x.end_s, x.compute_s + x.cpu_s + x.comm_s); // they overlap
+  }
 }

@@ -10,6 +10,7 @@
 #include "chakra/synth.hpp"
 #include "chakra/training.hpp"
 #include "chakra/visualize.hpp"
+#include "dlrm_fixture.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "test_paths.hpp"
@@ -27,6 +28,8 @@
 #include <tuple>
 
 using namespace sgai::chakra;
+using sgai::test::dlrm_dir;
+using sgai::test::dlrm_kineto;
 
 namespace {
 
@@ -612,36 +615,6 @@ TEST(ChakraVisualize, ReplayLogBecomesAChromeTrace)
 
 // ------------------------------------------------------------------------------- conversion
 
-namespace {
-
-/** The 8-rank DLRM pair of PARAM (PyTorch host execution traces + Kineto traces, tar.gz),
- *  extracted once into the test folder. */
-std::filesystem::path dlrm_dir()
-{
-  static const std::filesystem::path dir = []() {
-    auto d = sgai::test::temp_dir() / "dlrm";
-    std::filesystem::create_directories(d);
-    for (const char* tarball : {"dlrm_pytorch_et.tar.gz", "dlrm_kineto.tar.gz"}) {
-      std::string cmd = "tar -xzf '" + sgai::test::shared_data(std::string("pytorch-et/param/") + tarball).string() +
-                        "' -C '" + d.string() + "'";
-      if (std::system(cmd.c_str()) != 0)
-        throw std::runtime_error("failed: " + cmd);
-    }
-    return d;
-  }();
-  return dir;
-}
-
-std::filesystem::path dlrm_kineto(int rank)
-{
-  for (const auto& e : std::filesystem::directory_iterator(dlrm_dir() / "dlrm_kineto"))
-    if (e.path().filename().string().rfind("worker" + std::to_string(rank) + "_", 0) == 0)
-      return e.path();
-  return {};
-}
-
-} // namespace
-
 TEST(ChakraConvert, DlrmCollectivesMatchTheNcclKernelsOfEveryRank)
 {
   SGAI_REQUIRE_SHARED_DATA();
@@ -936,13 +909,7 @@ TEST(ChakraSynth, ModelFileRoundTripsAndBadModelsAreNamed)
 TEST(ChakraSynth, DlrmSizesAreReproducedAtAnyRankCount)
 {
   SGAI_REQUIRE_SHARED_DATA();
-  std::vector<std::filesystem::path> files;
-  for (int r = 0; r < 8; r++) {
-    auto file = dlrm_dir() / ("synth_dlrm." + std::to_string(r) + ".et");
-    write_trace(file, convert_pytorch(dlrm_dir() / "dlrm_pytorch_et" / ("dlrm_eg_" + std::to_string(r) + ".json"),
-                                      dlrm_kineto(r)));
-    files.push_back(file);
-  }
+  auto files   = sgai::test::dlrm_converted("synth_dlrm");
   SynthModel m = fit_synth_model(files);
   EXPECT_DOUBLE_EQ(m.composition.at(CollectiveType::all_reduce), 24.0 / 64);
   EXPECT_DOUBLE_EQ(m.composition.at(CollectiveType::all_to_all), 40.0 / 64);
