@@ -55,3 +55,28 @@ while [ "$size" -le $((8 << 30)) ]; do
   size=$((size * 4))
 done
 echo "measured peak bus bandwidth (hgx_h100_8gpu.yml): 370.67 GB/s"
+
+echo "== 4. PARAM's DLRM (8 x V100, NCCL), converted with its Kineto traces, replayed against its profiled step"
+pe=$root/../shared/data/pytorch-et/param
+mkdir -p "$work/dlrm"
+tar -xzf "$pe/dlrm_pytorch_et.tar.gz" -C "$work/dlrm"
+tar -xzf "$pe/dlrm_kineto.tar.gz" -C "$work/dlrm"
+for r in 0 1 2 3 4 5 6 7; do
+  "$sgai" chakra convert "$work/dlrm/dlrm_pytorch_et/dlrm_eg_$r.json" --kineto "$work"/dlrm/dlrm_kineto/worker${r}_step_*.json \
+    --out "$work/dlrm/et/dlrm.$r.et" >/dev/null 2>&1
+done
+# an assumed network: the 8 GPUs on one switch at NVLink2's 150 GB/s per GPU, 1 us
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 150 ]\nlatency: [ 1000 ]\n' >"$work/v100.yml"
+printf '{"all-reduce-implementation": ["ring"], "all-to-all-implementation": ["direct"], "local-mem-bw": 900}\n' >"$work/v100.json"
+"$sgai" replay --workload "$work/dlrm/et/dlrm" --system "$work/v100.json" --network "$work/v100.yml" --deps data \
+  --out "$work/dlrm/out" >/dev/null
+python3 - "$work/dlrm/out/ranks.csv" "$work"/dlrm/dlrm_kineto/*.json <<'PY'
+import csv, json, sys
+ours = [float(r["wall_time_ns"]) / 1e3 for r in csv.DictReader(open(sys.argv[1]))]
+steps = []
+for f in sys.argv[2:]:
+    ev = json.load(open(f))["traceEvents"]
+    steps += [e["dur"] for e in ev if e.get("name", "").startswith("ProfilerStep")]
+mean = sum(steps) / len(steps)
+print(f"replayed iteration per rank: {min(ours):,.0f} to {max(ours):,.0f} us; profiled step: {min(steps):,} to {max(steps):,} us, mean {mean:,.0f} us; makespan vs mean {100 * (max(ours) - mean) / mean:+.1f}%")
+PY
