@@ -280,8 +280,7 @@ struct Replay::Impl {
     return roofline_seconds(ops, bytes, peak, mem_bw(host), options.system.roofline);
   }
 
-  std::shared_ptr<const Schedule> schedule_for(const Job& job, CollectiveType type, uint32_t n, bool world,
-                                               std::string& algorithm_name)
+  std::shared_ptr<const Schedule> schedule_for(CollectiveType type, uint32_t n, bool world, std::string& algorithm_name)
   {
     auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
                     : type == CollectiveType::barrier            ? CollectiveType::all_reduce
@@ -309,7 +308,6 @@ struct Replay::Impl {
       else
         cached = std::make_shared<const Schedule>(make_schedule(type, algorithms[0], n));
     }
-    (void)job;
     return cached;
   }
 
@@ -365,7 +363,7 @@ struct Replay::Impl {
       std::string algorithm;
       std::shared_ptr<const Schedule> schedule;
       try {
-        schedule = schedule_for(job, *type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm);
+        schedule = schedule_for(*type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm);
       } catch (const std::invalid_argument& e) {
         fail(r, &n, e.what());
       }
