@@ -29,6 +29,62 @@ std::string ns(double seconds)
 
 } // namespace
 
+/** Each workload's NPUs: `--npus` lists ("0-7", "0,2,4", "0-3 8-11") or consecutive NPUs. */
+std::vector<std::vector<uint32_t>>
+npu_mapping(const AstraRunOptions& o, const std::vector<std::vector<std::filesystem::path>>& jobs, uint32_t npus)
+{
+  std::vector<std::vector<uint32_t>> out(jobs.size());
+  if (o.npus.empty()) {
+    uint32_t next = 0;
+    for (size_t j = 0; j < jobs.size(); j++)
+      for (size_t r = 0; r < jobs[j].size(); r++)
+        out[j].push_back(next++);
+    return out;
+  }
+  if (o.npus.size() != jobs.size())
+    throw InputError("command line", "--npus",
+                     std::to_string(o.npus.size()) + " NPU lists for " + std::to_string(jobs.size()) +
+                         " workloads: give one per workload, in order");
+  std::vector<bool> used(npus, false);
+  for (size_t j = 0; j < jobs.size(); j++) {
+    const std::string& text = o.npus[j];
+    std::string item;
+    auto bad = [&](const std::string& why) { throw InputError("command line", "--npus " + quote(text), why); };
+    auto add = [&](uint64_t n) {
+      if (n >= npus)
+        bad("NPU " + std::to_string(n) + " does not exist (the network has " + std::to_string(npus) + ")");
+      if (used[n])
+        bad("NPU " + std::to_string(n) + " serves two ranks");
+      used[n] = true;
+      out[j].push_back(static_cast<uint32_t>(n));
+    };
+    for (char& c : std::string(text + ","))
+      if (c == ',' || c == ' ') {
+        if (item.empty())
+          continue;
+        size_t dash = item.find('-');
+        try {
+          size_t used_a = 0, used_b = 0;
+          uint64_t a = std::stoull(item.substr(0, dash), &used_a);
+          uint64_t b = dash == std::string::npos ? a : std::stoull(item.substr(dash + 1), &used_b);
+          if (used_a != item.substr(0, dash).size() ||
+              (dash != std::string::npos && used_b != item.substr(dash + 1).size()) || b < a || b - a > npus)
+            throw std::invalid_argument(item);
+          for (uint64_t n = a; n <= b; n++)
+            add(n);
+        } catch (const std::logic_error&) {
+          bad("bad NPU range " + quote(item) + ": expected numbers and ranges such as 0-7 or 0,2,4");
+        }
+        item.clear();
+      } else
+        item += c;
+    if (out[j].size() != jobs[j].size())
+      bad(std::to_string(out[j].size()) + " NPUs for the " + std::to_string(jobs[j].size()) + " ranks of " +
+          quote(o.workloads[j]));
+  }
+  return out;
+}
+
 AstraRunResult run_astra(const AstraRunOptions& o)
 {
   auto wall0 = std::chrono::steady_clock::now();
@@ -49,7 +105,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   std::string shape;
   for (const auto& d : dims)
     shape += (shape.empty() ? "" : " x ") + std::to_string(d.npus);
-  if (jobs.size() == 1 && ranks != npus)
+  if (jobs.size() == 1 && o.npus.empty() && ranks != npus)
     throw InputError(o.network.string(), "npus_count",
                      "the dimensions (" + shape + ") make " + std::to_string(npus) + " NPUs but the workload " +
                          quote(o.workloads[0]) + " has " + std::to_string(ranks) + " ranks");
@@ -61,6 +117,8 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     throw InputError(o.comm_groups.string(), "", "communicator groups apply to a single workload");
   if (o.pstate > 2)
     throw InputError("command line", "--pstate", "the NPUs have P-states 0, 1 and 2, not " + std::to_string(o.pstate));
+
+  auto mapping = npu_mapping(o, jobs, npus); // checked before anything runs
 
   StagingDir staging(o.out);
   std::ofstream log(staging.path() / "replay_log.csv");
@@ -102,14 +160,13 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     for (const auto& d : dims)
       ro.dims.push_back(d.npus);
   Replay replay(ro);
-  uint32_t next = 0;
   for (size_t j = 0; j < jobs.size(); j++) {
     JobSpec spec;
     spec.name  = jobs.size() == 1 ? o.workloads[j] : "job" + std::to_string(j);
     spec.files = jobs[j];
-    for (size_t r = 0; r < spec.files.size(); r++, next++) {
-      spec.gpus.push_back(hosts[next]);
-      spec.cpus.push_back(network.cpus[next]);
+    for (uint32_t n : mapping[j]) {
+      spec.gpus.push_back(hosts[n]);
+      spec.cpus.push_back(network.cpus[n]);
     }
     spec.groups = groups;
     replay.add_job(std::move(spec));

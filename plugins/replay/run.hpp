@@ -15,6 +15,9 @@ namespace sgai::replay {
 
 struct AstraRunOptions {
   std::vector<std::string> workloads; ///< ET prefixes (dir/name for dir/name.N.et), files or folders
+  /** NPUs of each workload's ranks, as text ("0-7", "0,2,4,6", "8-11 16-19"); none: consecutive
+   *  NPUs in workload order. Given, there is one per workload and no NPU serves two ranks. */
+  std::vector<std::string> npus;
   std::filesystem::path system, network, comm_groups;
   std::filesystem::path out;
   std::vector<std::string> simgrid_args;

@@ -304,3 +304,62 @@ TEST(Replay, DlrmRanksRunCpuOperatorsBesideTheirGpuKernels)
     EXPECT_LT(x.end_s, x.compute_s + x.cpu_s + x.comm_s); // they overlap
   }
 }
+
+namespace {
+
+/** Two 8-rank 64 MiB ring all-reduces on a 16-NPU ring (50 GiB/s, 500 ns), placed by `npus`. */
+AstraRunResult two_jobs_on_a_ring(const std::string& name, std::vector<std::string> npus)
+{
+  auto dir = sgai::test::temp_dir() / name;
+  sgai::chakra::write_workload(dir, "ar", sgai::chakra::microbenchmark(CollectiveType::all_reduce, 8, 64 << 20));
+  AstraRunOptions o;
+  o.workloads = {(dir / "ar").string(), (dir / "ar").string()};
+  o.npus      = std::move(npus);
+  o.system    = plain_system();
+  o.network   = ring_yaml(16);
+  o.out       = dir / "out";
+  return run_astra(o);
+}
+
+// a job on NPUs 0-7 of the ring: 7 -> 0 goes back over 7 links, so its steps take 7 latencies
+const double kSideBySide = 14 * (7 * 500e-9 + (64 << 20) / 8 / (50.0 * (1 << 30)));
+
+} // namespace
+
+TEST(Replay, JobsSideBySideOnARingDoNotContend)
+{
+  auto r = two_jobs_on_a_ring("side", {"0-7", "8-15"});
+  ASSERT_EQ(r.collectives.size(), 2U);
+  for (const auto& c : r.collectives)
+    EXPECT_NEAR(c.end_s - c.start_s, kSideBySide, 1e-9);
+}
+
+TEST(Replay, JobsInterleavedOnARingShareEveryLinkAndTakeTwiceAsLong)
+{
+  // job A on the even NPUs, job B on the odd ones: each hop of one crosses a link of the other
+  auto r = two_jobs_on_a_ring("interleaved", {"0,2,4,6,8,10,12,14", "1,3,5,7,9,11,13,15"});
+  ASSERT_EQ(r.collectives.size(), 2U);
+  for (const auto& c : r.collectives)
+    EXPECT_NEAR((c.end_s - c.start_s) / kSideBySide, 2.0, 0.2);
+}
+
+TEST(Replay, NpuListsAreChecked)
+{
+  auto dir = sgai::test::temp_dir() / "npus";
+  sgai::chakra::write_workload(dir, "ar", sgai::chakra::microbenchmark(CollectiveType::all_reduce, 8, 1 << 20));
+  AstraRunOptions o;
+  o.workloads = {(dir / "ar").string(), (dir / "ar").string()};
+  o.system    = plain_system();
+  o.network   = ring_yaml(16);
+  o.out       = dir / "out";
+  o.npus      = {"0-7", "7-14"};
+  EXPECT_NE(error_of(o).find("--npus '7-14': NPU 7 serves two ranks"), std::string::npos) << error_of(o);
+  o.npus = {"0-7", "8-16"};
+  EXPECT_NE(error_of(o).find("NPU 16 does not exist (the network has 16)"), std::string::npos);
+  o.npus = {"0-7", "8-x"};
+  EXPECT_NE(error_of(o).find("bad NPU range '8-x'"), std::string::npos);
+  o.npus = {"0-7"};
+  EXPECT_NE(error_of(o).find("1 NPU lists for 2 workloads"), std::string::npos);
+  o.npus = {"0-6", "8-15"};
+  EXPECT_NE(error_of(o).find("7 NPUs for the 8 ranks"), std::string::npos);
+}

@@ -58,6 +58,9 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
   cmd->add_option("--workload", a->o.workloads,
                   "ET prefix (dir/name for dir/name.N.et), file or folder; repeat for jobs sharing the network")
       ->required();
+  cmd->add_option("--npus", a->o.npus,
+                  "NPUs of each workload's ranks, one list per --workload (0-7, 0,2,4,6, 0-3 8-11; default: "
+                  "consecutive)");
   cmd->add_option("--system", a->system, "ASTRA-sim system JSON")->required();
   cmd->add_option("--network", a->network, "ASTRA-sim analytical network YAML")->required();
   cmd->add_option("--comm-group", a->groups, "ASTRA-sim communicator-group JSON");
