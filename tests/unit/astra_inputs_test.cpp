@@ -9,20 +9,7 @@
 #include <functional>
 
 using namespace sgai::replay;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const sgai::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-} // namespace
+using sgai::test::error_of;
 
 TEST(AstraInputs, SharedConfigurationsRead)
 {

@@ -30,6 +30,7 @@
 using namespace sgai::chakra;
 using sgai::test::dlrm_dir;
 using sgai::test::dlrm_kineto;
+using sgai::test::error_of;
 
 namespace {
 
@@ -43,16 +44,6 @@ std::vector<std::filesystem::path> shared_ets()
       out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string error_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const sgai::InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 std::string encode(const Trace& t)

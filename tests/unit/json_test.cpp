@@ -1,26 +1,14 @@
 #include "generators/util/error.hpp"
 #include "generators/util/json.hpp"
+#include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 using sgai::InputError;
+using sgai::test::error_of;
 namespace json = sgai::json;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-} // namespace
 
 TEST(Json, SyntaxErrorNamesLineAndColumn)
 {

@@ -6,7 +6,10 @@
   if (not ::sgai::test::have_shared_data())                                                                            \
   GTEST_SKIP() << "no ../shared/data beside the checkout"
 
+#include "generators/util/error.hpp"
+
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <system_error>
 #include <unistd.h>
@@ -55,6 +58,17 @@ inline std::filesystem::path hdeeprm_platform(const std::string& name)
 inline std::filesystem::path hdeeprm_types()
 {
   return shared_data("platforms/hdeeprm/hdeeprm/data");
+}
+
+/** The message of the InputError `f` throws, or "no error". */
+inline std::string error_of(const std::function<void()>& f)
+{
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 } // namespace sgai::test

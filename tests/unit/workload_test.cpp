@@ -12,21 +12,8 @@
 #include <sstream>
 
 using namespace sgai::workload;
+using sgai::test::error_of;
 using sgai::test::fixture;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const sgai::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-} // namespace
 
 TEST(Swf, ReadsAllFieldsAndTheHeader)
 {
