@@ -160,11 +160,13 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
   auto ver  = mo.required("sgai_machine_map");
   if (ver.integer() != 1)
     ver.fail("unsupported machine map version " + ver.shown() + " (this sgai reads version 1)");
-  std::string name = mo.required("name").string();
-  auto mgroups     = mo.required("groups").object();
-  auto local       = mo.required("local_links");
-  auto global      = mo.required("global_links");
-  auto mtypes      = mo.required("types");
+  auto name_value  = mo.required("name");
+  std::string name = name_value.string();
+  check_plain_name(name, name_value.file(), "at " + name_value.pointer());
+  auto mgroups = mo.required("groups").object();
+  auto local   = mo.required("local_links");
+  auto global  = mo.required("global_links");
+  auto mtypes  = mo.required("types");
   std::string memory_type;
   if (auto mt = mo.optional("memory_type"))
     memory_type = mt->string();

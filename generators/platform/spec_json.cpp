@@ -356,8 +356,8 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
   if (versioned) {
     if (auto name = o.optional("name")) {
       spec.name = name->string();
-      if (spec.name.empty())
-        name->fail("platform name is empty");
+      // The name becomes the output files' names: never a path (check_plain_name).
+      check_plain_name(spec.name, name->file(), "at " + name->pointer());
     }
     if (auto g = o.optional("granularity")) {
       spec.granularity = *granularity_from_string(g->choice({"core", "processor", "node"}));

@@ -25,6 +25,13 @@ private:
   std::string message_;
 };
 
+/** Wrong on the command line alone (a malformed or out-of-bounds option value): exit status 2.
+ *  The message names the option and the value. */
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 /** A run that could not complete (simulation failure, unwritable output): exit status 1 as well. */
 class RunError : public std::runtime_error {
 public:

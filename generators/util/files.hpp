@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace sgai {
 
@@ -39,6 +40,22 @@ private:
 
 /** Writes a whole file atomically. */
 void write_file_atomically(const std::filesystem::path& target, const std::string& content);
+
+/** Checks, before any work, that `dir` can become an output folder, and creates nothing: "" is
+ *  refused; an existing path must be a folder this process can write into; otherwise its nearest
+ *  existing ancestor must be. InputError (`source`, `option`) naming the path and the reason. */
+void check_output_dir(const std::filesystem::path& dir, const std::string& option = "--out",
+                      const std::string& source = "command line");
+
+/** The same for an output file: its folder as above, the file itself no folder, and none of
+ *  `inputs` (a command never overwrites what it reads). */
+void check_output_file(const std::filesystem::path& file, const std::vector<std::filesystem::path>& inputs = {},
+                       const std::string& option = "--out");
+
+/** A name read from an input file that becomes (part of) an output file name: InputError at
+ *  (file, place) unless it is a plain name, so that it never chooses a folder: not empty, at most
+ *  200 bytes, no '/', backslash, control character or NUL, not "." or "..", not starting with '.'. */
+void check_plain_name(const std::string& name, const std::string& file, const std::string& place);
 
 /** Creates the folder (and parents); RunError when impossible. */
 void ensure_directory(const std::filesystem::path& dir);

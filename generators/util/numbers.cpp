@@ -10,6 +10,8 @@ namespace sgai {
 
 std::string format_number(double value)
 {
+  if (not std::isfinite(value))
+    return ""; // no figure: an empty field, never "nan" or "inf"
   std::array<char, 64> buffer{};
   auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
   return std::string(buffer.data(), result.ptr);
@@ -17,6 +19,8 @@ std::string format_number(double value)
 
 std::string format_plain(double value)
 {
+  if (not std::isfinite(value))
+    return "";
   if (value == std::floor(value) && std::fabs(value) < 9007199254740992.0) {
     std::array<char, 32> buffer{};
     auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), static_cast<int64_t>(value));

@@ -8,7 +8,8 @@
 
 namespace sgai {
 
-/** Shortest decimal text that reads back to exactly the same double ("1.25e+09", "0.5", "3"). */
+/** Shortest decimal text that reads back to exactly the same double ("1.25e+09", "0.5", "3").
+ *  A value that is not finite (NaN: no figure) gives "", an empty field in tables. */
 std::string format_number(double value);
 
 /** As format_number, but whole numbers below 2^53 as integers ("100000", not "1e+05"): for

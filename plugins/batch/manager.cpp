@@ -5,6 +5,7 @@
 #include "generators/util/files.hpp"
 #include "generators/util/json_writer.hpp"
 #include "generators/util/numbers.hpp"
+#include "plugins/sim/energy.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/Timer.hpp>
@@ -37,7 +38,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInf      = std::numeric_limits<double>::infinity();
+constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN(); ///< an energy figure that cannot be had
 
 struct MachineSample {
   double t;
@@ -144,8 +146,7 @@ Resources resources_from_engine(uint32_t max_cores)
 {
   Resources r;
   for (sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts()) {
-    const char* role = h->get_property("sgai_role");
-    if ((role && std::string(role) == "gateway") || h->get_name() == "master_host")
+    if (not sim::runs_jobs(*h)) // Batsim's master and storage hosts, sgai's gateways
       continue;
     if (max_cores && r.core_count() >= max_cores)
       break;
@@ -329,8 +330,8 @@ public:
       if (hosts_[h]->get_property("wattage_per_state") == nullptr)
         energy_ = false;
     }
-    if (not energy_)
-      XBT_WARN("Some hosts have no wattage_per_state: no energy accounting");
+    // Without energy (a host lacks wattage_per_state) the energy figures are empty; the run's
+    // summary says why, once.
     energy_read_.assign(hosts_.size(), 0);
     power_.assign(hosts_.size(), 0);
     read_t_.assign(hosts_.size(), sg4::Engine::get_clock());
@@ -958,9 +959,9 @@ std::vector<std::pair<std::string, double>> WorkloadManager::figures() const
       {"max_slowdown", slow_max},
       {"mean_bounded_slowdown", bsld_sum / nf},
       {"utilization", makespan > 0 ? busy_core_seconds / (makespan * m.r_.core_count()) : 0},
-      {"energy_j", m.plugin_total_},
-      {"jobs_energy_j", jobs_energy},
-      {"idle_energy_j", m.idle_energy_},
+      {"energy_j", m.energy_ ? m.plugin_total_ : kNoFigure},
+      {"jobs_energy_j", m.energy_ ? jobs_energy : kNoFigure},
+      {"idle_energy_j", m.energy_ ? m.idle_energy_ : kNoFigure},
       {"pstate_changes", static_cast<double>(m.pstate_changes_.size())},
       {"overutilization_spans", static_cast<double>(m.spans_.size())},
   };
@@ -991,7 +992,7 @@ std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(
         << (started ? format_plain(r.start_s) : "-1") << "," << format_plain(exec) << ","
         << (started ? format_plain(r.finish_s) : "-1") << "," << (started ? format_plain(r.start_s - j.submit_s) : "-1")
         << "," << format_plain(turn) << "," << (exec > 0 ? format_plain(turn / exec) : "-1") << ","
-        << format_intervals(r.cores) << "," << format_plain(r.energy_j) << ",\n";
+        << format_intervals(r.cores) << "," << (m.energy_ ? format_plain(r.energy_j) : "") << ",\n";
     }
     f.commit();
     out.emplace_back((dir / "jobs.csv").string(), "one line per job, Batsim v4 out_jobs.csv columns");

@@ -12,9 +12,11 @@ namespace {
 
 class BatchComponent : public Component {
 public:
-  BatchComponent(workload::Workload w, batch::ManagerConfig config)
+  BatchComponent(workload::Workload w, batch::ManagerConfig config, std::string max_file, std::string max_place)
       : workload_(std::move(w))
       , config_(config)
+      , max_resources_file_(std::move(max_file))
+      , max_resources_place_(std::move(max_place))
   {
   }
 
@@ -31,8 +33,16 @@ public:
   void setup(RunContext& ctx) override
   {
     config_.scheduler.seed = ctx.seed;
-    auto resources         = ctx.platform ? batch::resources_from_platform(*ctx.platform, config_.max_resources)
-                                          : batch::resources_from_engine(config_.max_resources);
+    auto resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, 0) : batch::resources_from_engine(0);
+    if (config_.max_resources > 0) {
+      // Asking for more than there is is bad input, said before anything runs.
+      if (config_.max_resources > resources.core_count())
+        throw InputError(max_resources_file_, max_resources_place_,
+                         "max_resources " + std::to_string(config_.max_resources) + " is more than the " +
+                             std::to_string(resources.core_count()) + " cores of the platform");
+      resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, config_.max_resources)
+                               : batch::resources_from_engine(config_.max_resources);
+    }
     manager_ = std::make_unique<batch::WorkloadManager>(workload_, std::move(resources), ctx.platform, config_);
     manager_->start();
   }
@@ -50,6 +60,8 @@ private:
   workload::Workload workload_;
   batch::ManagerConfig config_;
   std::unique_ptr<batch::WorkloadManager> manager_;
+  std::string max_resources_file_; ///< where max_resources was read, for the error
+  std::string max_resources_place_;
 };
 
 std::string policy_name(const json::Value& v, bool job)
@@ -85,15 +97,19 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     config.scheduler.backfill = *batch::backfill_from_string(v->choice({"none", "easy", "conservative"}));
   if (auto v = options.optional("interference"))
     config.interference = v->boolean();
-  if (auto v = options.optional("max_resources"))
+  std::string max_file, max_place;
+  if (auto v = options.optional("max_resources")) {
     config.max_resources = static_cast<uint32_t>(v->integer(0, UINT32_MAX));
+    max_file             = v->file();
+    max_place            = "at " + v->pointer();
+  }
   if (auto v = options.optional("energy_period")) {
     config.energy_period_s = v->quantity(units::Quantity::time, 1.0);
     if (not(config.energy_period_s >= 0))
       v->fail("energy_period must not be negative");
   }
   options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period"});
-  return std::make_unique<BatchComponent>(std::move(w), config);
+  return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 
 } // namespace

@@ -24,6 +24,7 @@ namespace {
 
 struct ComponentEntry {
   std::string type;
+  std::string name; ///< key in the summary; the subfolder of its outputs when there are several
   std::unique_ptr<Component> component;
 };
 
@@ -56,15 +57,20 @@ Experiment parse_header(json::Object& o, const std::filesystem::path& base)
   auto ver = o.required("sgai_experiment");
   if (ver.integer() != 1)
     ver.fail("unsupported experiment version " + ver.shown() + " (this sgai reads version 1)");
-  e.name = o.required("name").string();
-  if (e.name.empty())
-    o.fail_at("name", "experiment name is empty");
+  auto name = o.required("name");
+  e.name    = name.string();
+  // The name chooses the default output folder results/<name>: a plain name, never a path.
+  check_plain_name(e.name, name.file(), "at " + name.pointer());
   if (auto d = o.optional("description"))
     e.description = d->string();
   if (auto s = o.optional("seed"))
     e.seed = static_cast<uint64_t>(s->integer(0, INT64_MAX));
-  e.output = o.has("output") ? std::filesystem::path(o.required("output").string())
-                             : std::filesystem::path("results") / e.name;
+  if (auto out = o.optional("output")) {
+    e.output = out->string();
+    if (e.output.empty())
+      out->fail("an empty output folder names nothing");
+  } else
+    e.output = std::filesystem::path("results") / e.name;
 
   auto po         = o.required("platform").object();
   auto file       = po.required("file");
@@ -82,8 +88,13 @@ Experiment parse_header(json::Object& o, const std::filesystem::path& base)
   if (auto sg = o.optional("simgrid")) {
     auto so = sg->object();
     if (auto cfg = so.optional("cfg"))
-      for (auto& c : cfg->array())
-        e.simgrid_args.push_back("--cfg=" + c.string());
+      for (auto& c : cfg->array()) {
+        auto text  = c.string();
+        auto colon = text.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+          c.fail("SimGrid option " + c.shown() + " is not of the form name:value (sgai --cfg=help lists them)");
+        e.simgrid_args.push_back("--cfg=" + text);
+      }
     if (auto log = so.optional("log"))
       for (auto& l : log->array())
         e.simgrid_args.push_back("--log=" + l.string());
@@ -112,8 +123,18 @@ Result run_experiment(const std::filesystem::path& file, const Overrides& overri
   return run_experiment_text(read_text_file(file), file.string(), base, overrides);
 }
 
-Result run_experiment_text(const std::string& text, const std::string& file, const std::filesystem::path& base,
-                           const Overrides& overrides)
+namespace {
+
+/** The experiment read and its components configured: everything checked before anything runs. */
+struct Configured {
+  Experiment e;
+  std::vector<ComponentEntry> components;
+  RunContext ctx;
+  bool output_in_file = false; ///< the file names its output folder
+};
+
+Configured configure(const std::string& text, const std::string& file, const std::filesystem::path& base,
+                     const Overrides& overrides)
 {
   auto doc     = json::parse(text, file);
   auto o       = doc.object();
@@ -141,17 +162,71 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
       opts.emplace(ov->object());
     else
       opts.emplace(empty_options(), json::child_pointer(co.pointer(), "options"), doc.file);
-    co.finish({"type", "options"});
+    std::string name;
+    if (auto n = co.optional("name")) {
+      name = n->string();
+      check_plain_name(name, n->file(), "at " + n->pointer());
+      for (const auto& c : components)
+        if (c.name == name)
+          n->fail("two components are named " + quote(name) + ": their outputs would overwrite each other");
+    }
+    co.finish({"type", "name", "options"});
     auto comp = builtin_components().create(type, *opts, ctx);
     opts->finish();
-    components.push_back({type.string(), std::move(comp)});
+    components.push_back({type.string(), name, std::move(comp)});
   }
   if (components.empty())
     list.fail("an experiment needs at least one component");
+  // Unnamed components are named after their type, numbered when the type repeats (batch-1, batch-2).
+  for (size_t i = 0; i < components.size(); i++) {
+    auto& c = components[i];
+    if (not c.name.empty())
+      continue;
+    size_t of_type = 0, index = 0;
+    for (size_t j = 0; j < components.size(); j++)
+      if (components[j].type == c.type) {
+        of_type++;
+        if (j <= i)
+          index = of_type;
+      }
+    c.name = of_type == 1 ? c.type : c.type + "-" + std::to_string(index);
+    for (size_t j = 0; j < components.size(); j++)
+      if (j != i && components[j].name == c.name)
+        throw InputError(file, "at /components/" + std::to_string(i),
+                         "the component name " + quote(c.name) + " is taken by component " + std::to_string(j) +
+                             ": name this one");
+  }
   o.finish({"sgai_experiment", "name", "description", "seed", "output", "platform", "simgrid", "components"});
+  return {std::move(e), std::move(components), std::move(ctx), o.has("output")};
+}
+
+} // namespace
+
+void check_experiment_text(const std::string& text, const std::string& name, const std::filesystem::path& base_dir)
+{
+  (void)configure(text, name, base_dir, {});
+}
+
+Result run_experiment_text(const std::string& text, const std::string& file, const std::filesystem::path& base,
+                           const Overrides& overrides)
+{
+  auto configured  = configure(text, file, base, overrides);
+  Experiment& e    = configured.e;
+  auto& components = configured.components;
+  RunContext& ctx  = configured.ctx;
+
+  // The output folder is checked, and its staging folder made, before anything runs.
+  if (overrides.output)
+    check_output_dir(e.output);
+  else
+    check_output_dir(e.output, configured.output_in_file ? "at /output" : "at /name", file);
+  StagingDir staging(e.output);
+  const auto& out = staging.path();
 
   sim::SimulationOptions so;
   so.simgrid_args = e.simgrid_args;
+  so.file_args    = e.simgrid_args.size() - overrides.simgrid_args.size();
+  so.args_file    = file;
   for (auto& c : components) // components' needs first: the user's own options still win
     for (const auto& a : c.component->simgrid_args())
       so.simgrid_args.insert(so.simgrid_args.begin(), a);
@@ -168,17 +243,18 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   result.simulated_time_s = simulation.run();
   result.output_dir       = e.output;
 
-  // Outputs go to a staging folder beside the output folder and move in only when all are written:
-  // a run that fails on the way leaves no half-written results.
-  StagingDir staging(e.output);
-  const auto& out = staging.path();
-  ctx.output_dir  = out;
+  // Outputs go to the staging folder beside the output folder and move in only when all are
+  // written: a run that fails on the way leaves no half-written results. With several
+  // components, each writes into its own subfolder (named as in the summary).
   nlohmann::ordered_json summary;
   summary["experiment"]        = e.name;
   summary["seed"]              = e.seed;
   summary["simulated_time_s"]  = result.simulated_time_s;
   nlohmann::ordered_json comps = nlohmann::ordered_json::object();
   for (auto& c : components) {
+    ctx.output_dir = components.size() == 1 ? out : out / c.name;
+    if (components.size() > 1)
+      ensure_directory(ctx.output_dir);
     nlohmann::ordered_json figures = nlohmann::ordered_json::object();
     for (const auto& [k, v] : c.component->finish(ctx, result.outputs)) {
       if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
@@ -186,7 +262,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
       else
         figures[k] = v;
     }
-    comps[c.type] = figures;
+    comps[c.name] = figures;
   }
   summary["components"] = comps;
 
@@ -197,7 +273,10 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
     write_energy_csv(out / "energy_links.csv", energy.links, "link");
     result.outputs.push_back({(out / "energy_links.csv").string(), "energy per link (link_energy plugin)"});
   }
-  summary["energy"] = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
+  summary["energy"]  = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
+  result.energy_note = energy.note();
+  if (not result.energy_note.empty())
+    summary["energy"]["note"] = result.energy_note;
 
   if (platform) {
     AtomicFile h(out / "hierarchy.json");

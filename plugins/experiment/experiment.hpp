@@ -23,6 +23,8 @@ struct Result {
   std::filesystem::path output_dir;
   std::vector<OutputFile> outputs;
   double simulated_time_s = 0;
+  /** "" or why there are no energy figures (hosts that run jobs without wattage_per_state). */
+  std::string energy_note;
 };
 
 /** Parses and runs an experiment file. Inputs are all checked before the simulation starts;
@@ -32,6 +34,10 @@ Result run_experiment(const std::filesystem::path& file, const Overrides& overri
  *  `name` labels it in messages and in config.json. */
 Result run_experiment_text(const std::string& text, const std::string& name, const std::filesystem::path& base_dir,
                            const Overrides& overrides);
+/** Only the checks done before the simulation: parses the experiment text and configures its
+ *  components (their options and input files), then stops: no output folder, no SimGrid Engine.
+ *  InputError on bad input. For tests and the experiment fuzz target. */
+void check_experiment_text(const std::string& text, const std::string& name, const std::filesystem::path& base_dir);
 
 } // namespace sgai::experiment
 

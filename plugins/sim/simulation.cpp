@@ -4,18 +4,24 @@
 #include "generators/platform/sim/builder.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
+#include "generators/util/signals.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <dlfcn.h>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 XBT_LOG_NEW_CATEGORY(sgai, "sgai: simulation of HPC and AI machines");
@@ -36,7 +42,8 @@ void abort_while_loading(int)
   if (g_loading_file)
     ignored = ::write(2, g_loading_file, std::strlen(g_loading_file));
   const char* suffix = " (see SimGrid's message above)\n";
-  ignored            = ::write(2, suffix, std::strlen(suffix));
+  sgai::cleanup_registered(); // staging folders and temporary files of this run
+  ignored = ::write(2, suffix, std::strlen(suffix));
   (void)ignored;
   ::_exit(1);
 }
@@ -65,20 +72,38 @@ private:
   struct sigaction previous_ {};
 };
 
-/** SimGrid aborts on unknown model names when the platform is built; check them up front. The
- *  Constant and ns-3 network models are not usable with Debian's SimGrid 3.32. */
-void check_models(const std::vector<std::string>& args)
+/** A rejected SimGrid option: bad input when it came from a file, a usage error (exit 2) when it
+ *  came from the command line. */
+[[noreturn]] void reject_option(const SimulationOptions& o, size_t index, const std::string& message)
+{
+  const std::string hint = " (sgai --cfg=help lists SimGrid's options)";
+  if (index < o.file_args)
+    throw InputError(o.args_file, "at /simgrid",
+                     "SimGrid option " + quote(o.simgrid_args[index]) + ": " + message + hint);
+  throw UsageError("command line: " + o.simgrid_args[index] + ": " + message + hint);
+}
+
+std::string cfg_key(const std::string& arg)
+{
+  auto body = arg.substr(6);
+  return body.substr(0, body.find(':'));
+}
+
+/** The form name:value, and the model names SimGrid aborts on (the Constant and ns-3 network
+ *  models are not usable with Debian's SimGrid 3.32), checked without SimGrid. */
+void check_cfg_forms(const SimulationOptions& o)
 {
   const std::vector<std::pair<std::string, std::vector<std::string>>> allowed = {
       {"network/model", {"LV08", "CM02", "SMPI", "IB"}},
       {"cpu/model", {"Cas01"}},
       {"host/model", {"default", "compound", "ptask_L07"}}};
-  for (const auto& a : args) {
+  for (size_t i = 0; i < o.simgrid_args.size(); i++) {
+    const auto& a = o.simgrid_args[i];
     if (a.rfind("--cfg=", 0) != 0)
       continue;
     auto colon = a.find(':');
-    if (colon == std::string::npos)
-      continue;
+    if (colon == std::string::npos || colon == 6 || colon + 1 == a.size())
+      reject_option(o, i, "expected --cfg=name:value");
     std::string key = a.substr(6, colon - 6);
     std::string val = a.substr(colon + 1);
     for (const auto& [k, values] : allowed) {
@@ -91,10 +116,137 @@ void check_models(const std::vector<std::string>& args)
         list += (list.empty() ? "" : ", ") + v;
       }
       if (not ok)
-        throw InputError("command line", "",
-                         "unknown " + key + " " + quote(val) + " in " + quote(a) + " (expected one of: " + list + ")");
+        reject_option(o, i, "unknown " + key + " " + quote(val) + " (expected one of: " + list + ")");
     }
   }
+}
+
+/** Runs `body` in a forked child with its standard output and error captured: SimGrid reports a
+ *  bad option by aborting the process, so options are tried there first. Returns the child's
+ *  output; `ok` says whether it exited 0. */
+template <class F>
+std::string in_child(F body, bool& ok)
+{
+  int fds[2];
+  ok = false;
+  if (::pipe(fds) != 0)
+    return "";
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return "";
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    struct sigaction sa {};
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGABRT, &sa, nullptr);
+    int code = 3;
+    try {
+      code = body();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(fds[0], buffer, sizeof buffer)) != 0)
+    if (n > 0)
+      out.append(buffer, static_cast<size_t>(n));
+    else if (errno != EINTR)
+      break;
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return out;
+}
+
+/** SimGrid's words without its decoration: the text of CRITICAL lines (and the lines of a
+ *  multi-line message after them), no backtrace, no time stamps. */
+std::string simgrid_message(const std::string& output)
+{
+  std::istringstream in(output);
+  std::string line, message;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("Backtrace", 0) == 0 || line.find("->") != std::string::npos)
+      break;
+    auto crit = line.find("CRITICAL] ");
+    if (crit != std::string::npos) {
+      inside = true;
+      line   = line.substr(crit + 10);
+    } else if (not inside)
+      continue;
+    if (not line.empty())
+      message += (message.empty() ? "" : " ") + line;
+  }
+  if (message.empty()) { // an exception's text, the last non-INFO line
+    std::istringstream again(output);
+    while (std::getline(again, line))
+      if (not line.empty() && line.find("/INFO]") == std::string::npos)
+        message = line;
+  }
+  return message;
+}
+
+/** Tries the --cfg options in a child Engine and reports the first SimGrid rejects, naming it. */
+void check_cfg_in_child(const SimulationOptions& o)
+{
+  std::vector<std::string> args = {"sgai"};
+  std::vector<size_t> index;
+  for (size_t i = 0; i < o.simgrid_args.size(); i++)
+    if (o.simgrid_args[i].rfind("--cfg=", 0) == 0) {
+      args.push_back(o.simgrid_args[i]);
+      index.push_back(i);
+    }
+  if (index.empty())
+    return;
+  bool ok    = false;
+  auto words = in_child(
+      [&args]() {
+        std::vector<char*> argv;
+        for (auto& a : args)
+          argv.push_back(a.data());
+        argv.push_back(nullptr);
+        int argc = static_cast<int>(args.size());
+        simgrid::s4u::Engine e(&argc, argv.data());
+        return 0;
+      },
+      ok);
+  if (ok)
+    return;
+  // The failing option: the last one SimGrid said it was setting, else the one its message names.
+  size_t failing = index.back();
+  size_t best    = std::string::npos;
+  for (size_t k = 0; k < index.size(); k++) {
+    auto key = cfg_key(o.simgrid_args[index[k]]);
+    if (words.find("Set '" + key + "'") != std::string::npos) {
+      auto at = words.rfind("Set '" + key + "'");
+      if (best == std::string::npos || at > best) {
+        best    = at;
+        failing = index[k];
+      }
+    }
+  }
+  if (best == std::string::npos)
+    for (size_t k = 0; k < index.size(); k++)
+      if (words.find("'" + cfg_key(o.simgrid_args[index[k]]) + "'") != std::string::npos) {
+        failing = index[k];
+        break;
+      }
+  auto message = simgrid_message(words);
+  reject_option(o, failing, "SimGrid rejects it" + (message.empty() ? std::string() : ": " + message));
 }
 
 } // namespace
@@ -114,8 +266,23 @@ bool is_xml_platform(const std::filesystem::path& file)
   return false;
 }
 
-/** SimGrid aborts on a malformed --log; sgai checks the syntax first (category.option:value). */
-static void check_log_setting(const std::string& setting)
+namespace {
+
+/** Whether a log category exists: sgai's own, or one SimGrid's library defines (each is a symbol
+ *  _simgrid_log_category__NAME there). SimGrid silently keeps settings of unknown categories. */
+bool known_log_category(const std::string& name)
+{
+  static const std::set<std::string> ours = {"root",      "sgai",        "sgai_batch", "sgai_experiment",
+                                             "sgai_jobs", "sgai_replay", "sgai_sim"};
+  if (ours.count(name) > 0)
+    return true;
+  std::string symbol = "_simgrid_log_category__" + name;
+  return ::dlsym(RTLD_DEFAULT, symbol.c_str()) != nullptr;
+}
+
+} // namespace
+
+void check_log_setting(const std::string& setting)
 {
   static const std::set<std::string> options    = {"thres", "threshold", "add", "additivity",
                                                    "app",   "appender",  "fmt", "format"};
@@ -128,13 +295,16 @@ static void check_log_setting(const std::string& setting)
     auto colon  = token.find(':');
     auto dot    = token.substr(0, colon).rfind('.');
     auto reject = [&](const std::string& why) {
-      throw InputError("command line", "",
-                       "bad --log setting " + quote(token) + ": " + why +
-                           " (expected category.thres:priority, e.g. sgai_batch.thres:debug)");
+      throw UsageError("command line: bad --log setting " + quote(token) + ": " + why +
+                       " (expected category.thres:priority, e.g. sgai_batch.thres:debug)");
     };
     if (colon == std::string::npos || dot == std::string::npos || dot == 0 || colon + 1 == token.size())
       reject("not of the form category.option:value");
     std::string option = token.substr(dot + 1, colon - dot - 1);
+    if (not known_log_category(token.substr(0, dot)))
+      reject("unknown category " + quote(token.substr(0, dot)) +
+             " (sgai's: sgai, sgai_batch, sgai_experiment, "
+             "sgai_jobs, sgai_replay, sgai_sim; or one of SimGrid's)");
     if (options.count(option) == 0)
       reject("unknown option " + quote(option));
     if (option.rfind("thres", 0) == 0) {
@@ -145,18 +315,39 @@ static void check_log_setting(const std::string& setting)
     }
   }
   if (not any)
-    throw InputError("command line", "", "empty --log setting");
+    throw UsageError("command line: empty --log setting");
+}
+
+void print_simgrid_options()
+{
+  bool ok    = false;
+  auto words = in_child(
+      []() {
+        std::string name = "sgai";
+        char* argv[]     = {name.data(), nullptr};
+        int argc         = 1;
+        simgrid::s4u::Engine e(&argc, argv);
+        simgrid::config::help();
+        return 0;
+      },
+      ok);
+  std::cout << words;
+  if (not ok)
+    throw RunError("SimGrid could not list its options");
 }
 
 Simulation::Simulation(const SimulationOptions& options)
 {
-  check_models(options.simgrid_args);
+  check_cfg_forms(options);
+  check_cfg_in_child(options);
   argv_storage_.emplace_back("sgai");
   // The energy plugins report every host and link at the end at INFO level; sgai writes these
   // figures to files instead. Users can turn the reports back on with --log=host_energy.thres:info.
   // SimGrid parses --log only when the first engine of a process starts, so sgai applies them
   // itself (the settings stay for the process, as in SimGrid).
-  std::vector<std::string> logs = {"host_energy.thres:warning", "link_energy.thres:warning"};
+  // Hosts without wattage_per_state get one warning each from the plugin (512 lines on Batsim's
+  // cluster512.xml); sgai says it once in the run's summary instead, so warnings are off too.
+  std::vector<std::string> logs = {"host_energy.thres:error", "link_energy.thres:error"};
   for (const auto& a : options.simgrid_args) {
     if (a.rfind("--log=", 0) == 0) {
       check_log_setting(a.substr(6));
@@ -170,11 +361,10 @@ Simulation::Simulation(const SimulationOptions& options)
   argc_ = static_cast<int>(argv_storage_.size());
   try {
     engine_ = std::make_unique<simgrid::s4u::Engine>(&argc_, argv_.data());
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) { // tried in a child already: only if that could not run
     std::string what = e.what();
-    throw InputError("command line", "",
-                     "bad SimGrid option: " + what.substr(0, what.find('\n')) +
-                         " (sgai ... --cfg=help lists SimGrid's options)");
+    throw UsageError("command line: bad SimGrid option: " + what.substr(0, what.find('\n')) +
+                     " (sgai --cfg=help lists SimGrid's options)");
   }
   if (argc_ > 1)
     throw InputError("command line", "", std::string("unknown SimGrid argument ") + quote(argv_[1]));
@@ -212,6 +402,7 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     if (translated) {
       to_load = std::filesystem::temp_directory_path() /
                 ("sgai-" + std::to_string(::getpid()) + "-" + file.filename().string());
+      register_cleanup(to_load); // removed on interruption or SimGrid's abort too
       write_file_atomically(to_load, *translated);
       for (const auto& n : notes)
         XBT_INFO("%s: legacy XML translated: %s", file.string().c_str(), n.c_str());
@@ -223,8 +414,10 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
       ~Cleanup()
       {
         std::error_code ec;
-        if (active)
+        if (active) {
           std::filesystem::remove(path, ec);
+          unregister_cleanup(path);
+        }
       }
     } cleanup{to_load, translated.has_value()};
     try {

@@ -18,9 +18,21 @@ namespace sgai::sim {
 struct SimulationOptions {
   /** SimGrid options given on the command line, "--cfg=network/model:CM02", "--log=...". */
   std::vector<std::string> simgrid_args;
+  /** The first file_args of simgrid_args come from args_file (an experiment): a bad one there is
+   *  bad input (exit 1); the others come from the command line (a usage error, exit 2). */
+  size_t file_args = 0;
+  std::string args_file;
   bool host_energy = true;
   bool link_energy = true;
 };
+
+/** Prints SimGrid's configuration options (what --cfg=help asks for) on standard output. Uses
+ *  the process's one Engine: call it instead of running anything. */
+void print_simgrid_options();
+
+/** Checks a --log= setting (without "--log="): category.option:value, a known category, a known
+ *  option and priority. UsageError otherwise (SimGrid would abort or ignore it). */
+void check_log_setting(const std::string& setting);
 
 /** Whether a platform file is SimGrid XML (by extension, else by its first character). */
 bool is_xml_platform(const std::filesystem::path& file);

@@ -83,11 +83,11 @@ case "$case_name" in
     run "$SGAI" platform inspect "$tmp/missing.xml"; expect_rc 1; expect_one_error_line "no such platform file" ;;
   simgrid_passthrough)
     run "$SGAI" platform inspect platforms/learning.json --cfg=network/model:CM02 --log=root.thres:warning; expect_rc 0
-    run "$SGAI" --cfg=network/model:Bogus platform inspect platforms/learning.json; expect_rc 1
+    run "$SGAI" --cfg=network/model:Bogus platform inspect platforms/learning.json; expect_rc 2
     expect_one_error_line "unknown network/model 'Bogus'"
-    run "$SGAI" platform inspect platforms/learning.json --cfg=no/such:key; expect_rc 1; expect_one_error_line "Bad config key"
-    run "$SGAI" platform inspect platforms/learning.json --log=foo; expect_rc 1; expect_one_error_line "bad --log setting 'foo'"
-    run "$SGAI" platform inspect platforms/learning.json --log=root.thres:loud; expect_rc 1; expect_one_error_line "unknown priority" ;;
+    run "$SGAI" platform inspect platforms/learning.json --cfg=no/such:key; expect_rc 2; expect_one_error_line "Bad config key"
+    run "$SGAI" platform inspect platforms/learning.json --log=foo; expect_rc 2; expect_one_error_line "bad --log setting 'foo'"
+    run "$SGAI" platform inspect platforms/learning.json --log=root.thres:loud; expect_rc 2; expect_one_error_line "unknown priority" ;;
   run_default)
     run "$SGAI" run --out "$tmp/r"; expect_rc 0
     grep -q "Results in $tmp/r" "$tmp/out" || fail "where are the results: $out"

@@ -3,6 +3,7 @@
 #include "plugins/batch/scheduler.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,8 @@ void check_policies(const BatchArgs& a)
                      "unknown backfilling " + quote(a.backfill) + " (known: none, easy, conservative)");
 }
 
+constexpr const char* kSource = "sgai batch run";
+
 int batch_run(const BatchArgs& a, const Globals& globals)
 {
   check_policies(a);
@@ -78,10 +81,30 @@ int batch_run(const BatchArgs& a, const Globals& globals)
   experiment::Overrides o;
   o.output       = a.out;
   o.simgrid_args = globals.simgrid_args;
-  auto result    = experiment::run_experiment_text(e.dump(2), "sgai batch run", ".", o);
+  experiment::Result result;
+  try {
+    result = experiment::run_experiment_text(e.dump(2), kSource, ".", o);
+  } catch (const InputError& err) {
+    // The experiment built from the options names its places as JSON pointers: name the options.
+    if (err.file() != kSource)
+      throw;
+    static const std::vector<std::pair<std::string, std::string>> by_place = {
+        {"at /platform/file", "--platform"},
+        {"at /platform/catalogues", "--types"},
+        {"at /platform/granularity", "--granularity"},
+        {"at /components/0/options/workload", "--workload"},
+        {"at /components/0/options/max_resources", "--max-resources"},
+        {"at /seed", "--seed"}};
+    for (const auto& [place, option] : by_place)
+      if (err.place().rfind(place, 0) == 0)
+        throw InputError("command line", option, err.message());
+    throw;
+  }
   std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
   for (const auto& f : result.outputs)
     std::cout << "  " << f.path << "  (" << f.what << ")\n";
+  if (not result.energy_note.empty())
+    std::cout << "Note: " << result.energy_note << ".\n";
   return 0;
 }
 
@@ -123,18 +146,18 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
   {
     auto a    = std::make_shared<BatchArgs>();
     auto* cmd = batch->add_subcommand("run", "Simulate a batch workload (Batsim JSON or SWF) on a platform");
-    cmd->add_option("--platform", a->platform, "Platform: JSON hierarchy or SimGrid XML")->required();
+    add_path(cmd, "--platform", a->platform, "Platform: JSON hierarchy or SimGrid XML")->required();
     cmd->add_option("--types", a->types, "Type catalogues of an HDeepRM platform (repeatable)");
     cmd->add_option("--granularity", a->granularity, "core, processor or node (JSON platforms)")
         ->check(CLI::IsMember({"core", "processor", "node"}));
-    cmd->add_option("--workload", a->workload, "Workload: Batsim JSON or SWF (.swf, .swf.gz)")->required();
+    add_path(cmd, "--workload", a->workload, "Workload: Batsim JSON or SWF (.swf, .swf.gz)")->required();
     cmd->add_option("--jobs", a->jobs, "Job selection policy: " + names(batch::job_policies()));
     cmd->add_option("--resources", a->resources, "Resource selection policy: " + names(batch::resource_policies()));
     cmd->add_option("--backfill", a->backfill, "none, easy or conservative (first-arrived queue)");
-    cmd->add_option("--out", a->out, "Output folder")->required();
-    cmd->add_option("--seed", a->seed, "Seed of the random policies")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--max-resources", a->max_resources, "Use only the first N cores (Batsim's --mmax)")
-        ->check(CLI::NonNegativeNumber);
+    add_path(cmd, "--out", a->out, "Output folder")->required();
+    add_seed(cmd, a->seed, "Seed of the random policies");
+    add_count(cmd, "--max-resources", a->max_resources,
+              "Use only the first N cores (Batsim's --mmax; 0: all; at most the platform's cores)", 0, UINT32_MAX);
     cmd->add_flag("--no-interference", a->no_interference, "No memory-bandwidth interference (no P-state changes)");
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
   }

@@ -6,6 +6,7 @@
 #include "generators/util/numbers.hpp"
 #include "plugins/sim/simulation.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/options.hpp"
 
 #include <iostream>
 
@@ -21,7 +22,7 @@ struct PlatformArgs {
 
 void add_platform_args(CLI::App* cmd, PlatformArgs& a, const char* what)
 {
-  cmd->add_option("platform", a.file, what)->required();
+  add_path(cmd, "platform", a.file, what)->required();
   cmd->add_option("--types", a.types,
                   "Type catalogue: an HDeepRM data folder (node_types.json, processor_types.json, ...) or an sgai "
                   "catalogue file; repeatable");
@@ -52,10 +53,11 @@ std::string si(double v, const char* unit)
 
 int generate(const PlatformArgs& a, const std::string& out_dir, const std::string& deploy_function)
 {
-  platform::Platform p = platform::generate(a.file, load_options(a));
   std::filesystem::path dir =
       out_dir.empty() ? std::filesystem::path("results") / "platforms" : std::filesystem::path(out_dir);
-  std::string why = platform::xml_limitation(p);
+  check_output_dir(dir);
+  platform::Platform p = platform::generate(a.file, load_options(a));
+  std::string why      = platform::xml_limitation(p);
 
   ensure_directory(dir);
   std::vector<std::string> written;
@@ -135,7 +137,7 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
     auto* cmd   = platform->add_subcommand(
           "generate", "JSON hierarchy (HDeepRM or sgai format) -> SimGrid XML + resource hierarchy JSON");
     add_platform_args(cmd, *a, "Platform JSON");
-    cmd->add_option("--out", *out, "Output folder (default: results/platforms)");
+    add_path(cmd, "--out", *out, "Output folder (default: results/platforms)");
     cmd->add_option("--deployment", *deploy, "Also write a deployment running this actor function on every host");
     cmd->callback([a, out, deploy, &action]() { action = [a, out, deploy]() { return generate(*a, *out, *deploy); }; });
   }
@@ -154,9 +156,10 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
     auto* cmd = platform->add_subcommand(
         "convert", "HDeepRM platform + its catalogues -> one self-contained sgai platform JSON (version 1)");
     add_platform_args(cmd, *a, "HDeepRM platform JSON");
-    cmd->add_option("--out", *out, "Output file")->required();
+    add_path(cmd, "--out", *out, "Output file")->required();
     cmd->callback([a, out, &action]() {
       action = [a, out]() {
+        check_output_file(*out, {a->file});
         platform::convert_hdeeprm(a->file, load_options(*a).catalogues, *out);
         std::cout << "wrote " << *out << "\n";
         return 0;
@@ -169,11 +172,12 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
     auto out    = std::make_shared<std::string>();
     auto* cmd   = platform->add_subcommand("import-machines",
                                            "AccaSim machine description (.config) + processor map -> sgai platform JSON");
-    cmd->add_option("config", *config, "AccaSim system config (groups with cores and memory in KB)")->required();
-    cmd->add_option("--processors", *map, "JSON mapping each group to processor types, plus links")->required();
-    cmd->add_option("--out", *out, "Output file")->required();
+    add_path(cmd, "config", *config, "AccaSim system config (groups with cores and memory in KB)")->required();
+    add_path(cmd, "--processors", *map, "JSON mapping each group to processor types, plus links")->required();
+    add_path(cmd, "--out", *out, "Output file")->required();
     cmd->callback([config, map, out, &action]() {
       action = [config, map, out]() {
+        check_output_file(*out, {*config, *map});
         platform::import_accasim(*config, *map, *out);
         std::cout << "wrote " << *out << "\n";
         return 0;

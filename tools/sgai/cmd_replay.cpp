@@ -2,6 +2,7 @@
 #include "generators/util/numbers.hpp"
 #include "plugins/replay/run.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/options.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -61,18 +62,19 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
   cmd->add_option("--npus", a->o.npus,
                   "NPUs of each workload's ranks, one list per --workload (0-7, 0,2,4,6, 0-3 8-11; default: "
                   "consecutive)");
-  cmd->add_option("--system", a->system, "ASTRA-sim system JSON")->required();
-  cmd->add_option("--network", a->network, "ASTRA-sim analytical network YAML")->required();
-  cmd->add_option("--comm-group", a->groups, "ASTRA-sim communicator-group JSON");
-  cmd->add_option("--out", a->out, "Output folder")->required();
-  cmd->add_option("--peak-tflops", a->o.peak_tflops, "NPU speed in TFLOP/s (default: peak-perf, else 1000)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--gpu-idle-w", a->o.gpu_idle_w, "NPU idle power (default 70 W)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--gpu-busy-w", a->o.gpu_busy_w, "NPU busy power (default 700 W)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--link-idle-w", a->o.link_idle_w, "Idle power per link (default 0)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--link-busy-w", a->o.link_busy_w, "Busy power per link (default 0)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--pstate", a->pstate, "NPU P-state: 0 full speed, 1 and 2 power caps (500 W, 300 W)")
-      ->check(CLI::Range(int64_t{0}, int64_t{2}));
+  add_path(cmd, "--system", a->system, "ASTRA-sim system JSON")->required();
+  add_path(cmd, "--network", a->network, "ASTRA-sim analytical network YAML")->required();
+  add_path(cmd, "--comm-group", a->groups, "ASTRA-sim communicator-group JSON");
+  add_path(cmd, "--out", a->out, "Output folder")->required();
+  // Bounds: a million TFLOP/s is 1,000 times today's largest accelerators; a megawatt per NPU or
+  // link is far past any device; beyond them the figures only overflow.
+  add_real(cmd, "--peak-tflops", a->o.peak_tflops, "NPU speed in TFLOP/s (default: peak-perf, else 1000; 0: default)",
+           0, 1e6);
+  add_real(cmd, "--gpu-idle-w", a->o.gpu_idle_w, "NPU idle power in W (default 70)", 0, 1e6);
+  add_real(cmd, "--gpu-busy-w", a->o.gpu_busy_w, "NPU busy power in W (default 700)", 0, 1e6);
+  add_real(cmd, "--link-idle-w", a->o.link_idle_w, "Idle power per link in W (default 0)", 0, 1e6);
+  add_real(cmd, "--link-busy-w", a->o.link_busy_w, "Busy power per link in W (default 0)", 0, 1e6);
+  add_count(cmd, "--pstate", a->pstate, "NPU P-state: 0 full speed, 1 and 2 power caps (500 W, 300 W)", 0, 2);
   cmd->add_option("--deps", a->deps, "Dependencies to wait for: all (default) or data")
       ->check(CLI::IsMember({"all", "data"}));
   cmd->add_flag("--no-durations", a->no_durations,

@@ -1,6 +1,7 @@
 #include "generators/util/error.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 
 #include <cstdlib>
@@ -22,6 +23,8 @@ void print_result(const experiment::Result& result)
   std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
   for (const auto& f : result.outputs)
     std::cout << "  " << f.path << "  (" << f.what << ")\n";
+  if (not result.energy_note.empty())
+    std::cout << "Note: " << result.energy_note << ".\n";
 }
 
 } // namespace
@@ -31,18 +34,20 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
   struct Options {
     std::string file;
     std::string out;
-    int64_t seed = -1;
+    int64_t seed   = -1;
+    bool out_given = false;
   };
   auto opts = std::make_shared<Options>();
   auto* run = app.add_subcommand(
       "run", "Run an experiment file (default: the quick-start experiments, a batch run and a trace replay)");
   run->add_option("experiment", opts->file, "Experiment JSON (deploy/experiments/*.json)");
-  run->add_option("--out", opts->out, "Output folder (default: the file's 'output', or results/<name>)");
-  run->add_option("--seed", opts->seed, "Seed overriding the file's")->check(CLI::NonNegativeNumber);
-  run->callback([opts, &globals, &action]() {
-    action = [opts, &globals]() {
+  add_path(run, "--out", opts->out, "Output folder (default: the file's 'output', or results/<name>)");
+  add_seed(run, opts->seed, "Seed overriding the file's");
+  run->callback([opts, run, &globals, &action]() {
+    opts->out_given = run->count("--out") > 0;
+    action          = [opts, &globals]() {
       experiment::Overrides o;
-      if (not opts->out.empty())
+      if (opts->out_given)
         o.output = opts->out;
       if (opts->seed >= 0)
         o.seed = static_cast<uint64_t>(opts->seed);

@@ -1,6 +1,9 @@
 /* sgai: one binary, git-style subcommands. Exit status: 0 success, 2 usage error, 1 bad input or
- * failed run; errors are one line on stderr. SimGrid's --cfg=... and --log=... pass through. */
+ * failed run, 128 + the signal after SIGINT (130), SIGTERM (143) or SIGHUP (129); errors are one
+ * line on stderr. SimGrid's --cfg=... and --log=... pass through. */
 #include "generators/util/error.hpp"
+#include "generators/util/signals.hpp"
+#include "plugins/sim/simulation.hpp"
 #include "tools/sgai/commands.hpp"
 
 #include <cstring>
@@ -17,6 +20,7 @@ bool is_simgrid_arg(const char* a)
 
 int main(int argc, char** argv)
 {
+  sgai::install_signal_policy();
   sgai::cli::Globals globals;
   std::vector<char*> args;
   for (int i = 0; i < argc; i++) {
@@ -25,6 +29,28 @@ int main(int argc, char** argv)
     else
       args.push_back(argv[i]);
   }
+
+  // --log settings are checked before anything runs, whatever the command.
+  try {
+    for (const auto& a : globals.simgrid_args)
+      if (a.rfind("--log=", 0) == 0)
+        sgai::sim::check_log_setting(a.substr(6));
+  } catch (const sgai::UsageError& e) {
+    std::cerr << "sgai: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  // --cfg=help anywhere: SimGrid's options, as SimGrid's own programs list them.
+  for (const auto& a : globals.simgrid_args)
+    if (a == "--cfg=help") {
+      try {
+        sgai::sim::print_simgrid_options();
+        return 0;
+      } catch (const std::exception& e) {
+        std::cerr << "sgai: error: " << e.what() << "\n";
+        return 1;
+      }
+    }
 
   CLI::App app{"sgai: simulate the machines that run HPC and AI work, on SimGrid.\n"
                "SimGrid options (--cfg=name:value, --log=category.thres:level) may appear anywhere.",
@@ -69,6 +95,9 @@ int main(int argc, char** argv)
 
   try {
     return action();
+  } catch (const sgai::UsageError& e) {
+    std::cerr << "sgai: error: " << e.what() << "\n";
+    return 2;
   } catch (const sgai::InputError& e) {
     std::cerr << "sgai: error: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,10 @@
 #include "tools/sgai/process.hpp"
 
+#include "generators/util/signals.hpp"
+
 #include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,13 +18,39 @@ std::optional<int> run_process(const std::vector<std::string>& args)
   for (auto& a : copy)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The child is told it is one (it then leaves the interruption line to us) and gets the
+  // signals that stop a run unblocked, as a process started from a shell would.
+  std::vector<std::string> env_copy;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "SGAI_CHILD=", 11) != 0)
+      env_copy.emplace_back(*e);
+  env_copy.emplace_back("SGAI_CHILD=1");
+  std::vector<char*> envp;
+  for (auto& e : env_copy)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  if (argv.size() < 2 || posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+  // Registered under the output lock: an interruption either finds the child or stops us first.
+  auto lock = output_lock();
+  int rc    = argv.size() < 2 ? -1 : posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
     return std::nullopt;
+  register_child(pid);
+  lock.unlock();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
+    if (errno != EINTR) {
+      unregister_child(pid);
       return std::nullopt;
+    }
+  unregister_child(pid);
   if (not WIFEXITED(status))
     return std::nullopt;
   return WEXITSTATUS(status);

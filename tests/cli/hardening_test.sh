@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# CLI tests of the hardening policies: exit codes (0, 1 bad input, 2 usage, 130/143 signals),
+# SimGrid options checked before SimGrid, platforms without power models, output paths checked
+# first, names that never choose a folder, interrupted runs that leave nothing behind.
+# Usage: hardening_test.sh CASE   (run from the repository root; $SGAI is the binary)
+set -uo pipefail
+SGAI=$(realpath "${SGAI:?set SGAI to the sgai binary}")
+case_name=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+F=tests/fixtures
+B=../shared/data/platforms/batsim/platforms
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+run() {
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1; stderr: $err"; }
+expect_one_error_line() {
+  local n
+  n=$(grep -c '^sgai: error:' "$tmp/err")
+  [ "$n" -eq 1 ] || fail "expected one 'sgai: error:' line, got $n: $err"
+  grep '^sgai: error:' "$tmp/err" | grep -qF -- "$1" || fail "error line lacks '$1': $err"
+}
+no_backtrace() {
+  ! grep -qE 'Backtrace|xbt_assert|Impossible Did Happen|CRITICAL' "$tmp/err" || fail "SimGrid's abort text: $err"
+}
+# nothing hidden left in a folder: no staging folder, no temporary file
+nothing_left() {
+  local left
+  left=$(find "$1" -name '.*sgai-tmp-*' -o -name '*.tmp-[0-9]*' 2>/dev/null)
+  [ -z "$left" ] || fail "left behind: $left"
+}
+shared_or_skip() { [ -d ../shared/data ] || { echo "no ../shared/data: skipped"; exit 77; }; }
+batch() { run "$SGAI" batch run --platform "$1" --workload $F/workloads/tiny.json --out "$2" "${@:3}"; }
+
+case "$case_name" in
+  cfg_checks)
+    for bad in --cfg=bogus --cfg=:x --cfg=network/model: --cfg=network/model --cfg=network/crosstraffic:maybe \
+               --cfg=contexts/factory:bogus --cfg=no/such:key --cfg=network/latency-factor:abc; do
+      batch $F/platforms/tiny_flat.json "$tmp/o" "$bad"; expect_rc 2; expect_one_error_line "$bad"; no_backtrace
+    done
+    [ ! -e "$tmp/o" ] || fail "a rejected option left $tmp/o"
+    nothing_left "$tmp"
+    run "$SGAI" --cfg=help; expect_rc 0; grep -q "network/model" "$tmp/out" || fail "--cfg=help lists no options"
+    run "$SGAI" batch run --cfg=help; expect_rc 0; grep -q "contexts/factory" "$tmp/out" || fail "--cfg=help after a command"
+    run "$SGAI" run $F/experiments/bogus_cfg.json --out "$tmp/e"; expect_rc 1
+    expect_one_error_line "bogus_cfg.json: at /simgrid/cfg/1: SimGrid option 'bogus'"
+    for bad in --log=foo.thres:debug --log=sgai.thres:loud --log=junk; do
+      batch $F/platforms/tiny_flat.json "$tmp/o" "$bad"; expect_rc 2; expect_one_error_line "bad --log setting"; no_backtrace
+    done ;;
+  energyless)
+    batch $F/platforms/nopower.xml "$tmp/np"; expect_rc 0; no_backtrace
+    grep -qx "Note: no energy figures: 4 hosts that run jobs have no wattage_per_state (first: h0)." "$tmp/out" \
+      || fail "the summary line: $out"
+    [ "$(grep -c 'no energy figures' "$tmp/out" "$tmp/err" | awk -F: '{s+=$2} END {print s}')" -eq 1 ] \
+      || fail "said more than once: $out $err"
+    grep -q wattage_per_state "$tmp/err" && fail "per-host warnings: $err"
+    # energy columns stay, empty; null in JSON
+    head -1 "$tmp/np/jobs.csv" | grep -q consumed_energy || fail "jobs.csv lost its energy column"
+    awk -F, 'NR > 1 && $16 != "" { exit 1 }' "$tmp/np/jobs.csv" || fail "jobs.csv has energy figures"
+    grep -qx "h0," "$tmp/np/energy_hosts.csv" || fail "energy_hosts.csv: $(cat "$tmp/np/energy_hosts.csv")"
+    python3 - "$tmp/np/summary.json" <<'PY' || fail "summary.json energy"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["energy"]["hosts_j"] is None and "4 hosts" in s["energy"]["note"], s["energy"]
+assert s["components"]["batch"]["energy_j"] is None, s["components"]["batch"]
+PY
+    shared_or_skip
+    batch $B/cluster512.xml "$tmp/c512"; expect_rc 0; no_backtrace
+    grep -q "Note: no energy figures: 512 hosts that run jobs have no wattage_per_state (first: a0)." "$tmp/out" \
+      || fail "cluster512: $out"
+    [ "$(wc -l <"$tmp/err")" -lt 10 ] || fail "cluster512 printed $(wc -l <"$tmp/err") lines on stderr"
+    nothing_left "$tmp"
+    batch $B/small_platform_dvfs.xml "$tmp/dvfs"; expect_rc 0; no_backtrace
+    grep -q "no energy figures" "$tmp/out" && fail "small_platform_dvfs: its master host counted: $out"
+    for h in a b c d; do grep -qE "^$h,[0-9.e+]+$" "$tmp/dvfs/energy_hosts.csv" || fail "no energy for $h"; done
+    grep -qx "master_host," "$tmp/dvfs/energy_hosts.csv" || fail "master_host should have no figure"
+    awk -F, 'NR > 1 && $7 == 1 && $16 == "" { exit 1 }' "$tmp/dvfs/jobs.csv" || fail "jobs without energy" ;;
+  max_resources)
+    batch $F/platforms/tiny_flat.json "$tmp/o" --max-resources 11; expect_rc 1
+    expect_one_error_line "command line: --max-resources: max_resources 11 is more than the 10 cores of the platform"
+    grep -q "Running experiment" "$tmp/err" && fail "checked after the simulation started"
+    [ ! -e "$tmp/o" ] || fail "left $tmp/o"; nothing_left "$tmp"
+    batch $F/platforms/tiny_flat.json "$tmp/o" --max-resources 10; expect_rc 0
+    for bad in -1 abc 1.5 99999999999999999999; do
+      batch $F/platforms/tiny_flat.json "$tmp/o2" --max-resources "$bad"; expect_rc 2; expect_one_error_line "--max-resources"
+    done ;;
+  signals)
+    [ -f ../shared/data/swf/KTH-SP2-1996-2.1-cln.swf ] || { echo "no KTH log: skipped"; exit 77; }
+    for sig in INT TERM; do
+      "$SGAI" batch run --platform platforms/metacentrum2013.json --workload ../shared/data/swf/KTH-SP2-1996-2.1-cln.swf \
+        --jobs shortest --backfill conservative --out "$tmp/s$sig" >"$tmp/out" 2>"$tmp/err" &
+      pid=$!
+      sleep 1.5
+      kill -$sig $pid
+      wait $pid; rc=$?; err=$(cat "$tmp/err")
+      [ $sig = INT ] && expect_rc 130 || expect_rc 143
+      grep -qx "sgai: interrupted by SIG$sig: run stopped, partial outputs removed" "$tmp/err" || fail "the line: $err"
+      no_backtrace
+      [ ! -e "$tmp/s$sig" ] || fail "SIG$sig left $tmp/s$sig"
+      nothing_left "$tmp"
+    done
+    # sgai run: the replay child is signalled and waited for, and leaves nothing either
+    for delay in 0.05 0.15 0.25; do
+      SGAI_HOME=$PWD "$SGAI" run --out "$tmp/q" >"$tmp/out" 2>"$tmp/err" &
+      pid=$!
+      sleep $delay
+      kill -TERM $pid
+      wait $pid; rc=$?
+      [ $rc -eq 143 ] || [ $rc -eq 0 ] || fail "sgai run after SIGTERM: exit $rc"
+      sleep 0.5
+      pgrep -f -- "--out $tmp/q/replay" >/dev/null && fail "the replay child outlived its parent"
+      nothing_left "$tmp"
+      [ $rc -eq 143 ] && [ -e "$tmp/q/replay" ] && fail "an interrupted replay left $tmp/q/replay"
+      rm -rf "$tmp/q"
+    done
+    true ;;
+  stale_staging)
+    mkdir -p "$tmp/res/.o.sgai-tmp-999999999" "$tmp/res/.o.sgai-tmp-1"
+    touch "$tmp/res/.o.sgai-tmp-999999999/jobs.csv"
+    batch $F/platforms/tiny_flat.json "$tmp/res/o"; expect_rc 0
+    [ ! -e "$tmp/res/.o.sgai-tmp-999999999" ] || fail "the staging folder of a gone process stays"
+    [ -e "$tmp/res/.o.sgai-tmp-1" ] || fail "removed the folder of a live process (pid 1)" ;;
+  output_paths)
+    touch "$tmp/file"
+    batch $F/platforms/tiny_flat.json "$tmp/file"; expect_rc 1; expect_one_error_line "--out: '$tmp/file' is a file, not a folder"
+    batch $F/platforms/tiny_flat.json "$tmp/file/sub"; expect_rc 1; expect_one_error_line "is a file"
+    batch $F/platforms/tiny_flat.json /proc/sgai-x; expect_rc 1; expect_one_error_line "'/proc/sgai-x' cannot be created"
+    batch $F/platforms/tiny_flat.json ""; expect_rc 2; expect_one_error_line "--out: an empty path"
+    grep -q "sgai-tmp" "$tmp/err" && fail "names the staging path: $err"
+    run "$SGAI" platform generate $F/platforms/tiny_flat.json --out "$tmp/file"; expect_rc 1; expect_one_error_line "is a file"
+    run "$SGAI" platform convert $F/platforms/tiny_flat.json --out $F/platforms/tiny_flat.json; expect_rc 1
+    expect_one_error_line "is the input file"
+    run "$SGAI" run $F/experiments/two_batch.json --out "$tmp/file"; expect_rc 1; expect_one_error_line "is a file"
+    nothing_left "$tmp" ;;
+  name_escapes)
+    for f in $F/platforms/bogus_name_escape.json $F/platforms/bogus_name_absolute.json; do
+      mkdir -p "$tmp/deep/er"
+      run "$SGAI" platform generate "$f" --out "$tmp/deep/er/gen"; expect_rc 1; expect_one_error_line "$f: at /name"
+      [ -z "$(find "$tmp" -name '*escaped*')" ] || fail "$f wrote outside its folder"
+      [ ! -e /tmp/sgai-escaped.xml ] || fail "$f wrote /tmp/sgai-escaped.xml"
+    done
+    (cd "$tmp" && "$SGAI" run "$OLDPWD/$F/experiments/bogus_name.json" >out 2>err); rc=$?; err=$(cat "$tmp/err")
+    expect_rc 1; grep -q "at /name" "$tmp/err" || fail "experiment name: $err"
+    [ ! -e "$tmp/escaped" ] || fail "the experiment name chose a folder" ;;
+  components)
+    run "$SGAI" run $F/experiments/two_batch.json --out "$tmp/two"; expect_rc 0
+    for c in batch-1 batch-2; do [ -s "$tmp/two/$c/jobs.csv" ] || fail "no $c/jobs.csv"; done
+    cmp -s "$tmp/two/batch-1/jobs.csv" "$tmp/two/batch-2/jobs.csv" && fail "the two components wrote the same jobs"
+    python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['components']; assert list(c)==['batch-1','batch-2'] and c['batch-1']['cores']==4, c" \
+      "$tmp/two/summary.json" || fail "summary components"
+    run "$SGAI" run $F/experiments/bogus_component_names.json --out "$tmp/b"; expect_rc 1
+    expect_one_error_line "at /components/1/name: two components are named 'same'" ;;
+  option_bounds)
+    for v in -1 abc 1e3 0x10 99999999999999999999; do
+      batch $F/platforms/tiny_flat.json "$tmp/o" --seed "$v"; expect_rc 2; expect_one_error_line "--seed: '$v'"
+    done
+    batch $F/platforms/tiny_flat.json "$tmp/o" --seed 9223372036854775807; expect_rc 0
+    grep -q '"seed": 9223372036854775807' "$tmp/o/config.json" || fail "the largest seed is not recorded as given"
+    for o in --peak-tflops --gpu-idle-w --link-busy-w; do
+      for v in abc -1 nan inf 1e999 1e7; do
+        run "$SGAI" replay --workload x --system y --network z --out "$tmp/r" $o "$v"; expect_rc 2; expect_one_error_line "$o: '$v'"
+      done
+    done
+    run "$SGAI" replay --workload x --system y --network z --out "$tmp/r" --pstate 3; expect_rc 2
+    expect_one_error_line "--pstate: '3' is above 2"
+    run "$SGAI" run --seed -5; expect_rc 2; expect_one_error_line "--seed: '-5' is below 0"
+    run "$SGAI" run --out ""; expect_rc 2; expect_one_error_line "--out" ;;
+  *)
+    echo "unknown case $case_name" >&2
+    exit 2 ;;
+esac
