@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Sets sgai up on Debian 12 (installs the missing packages of tools/setup/debian-packages.txt,
 # configures and builds in build/), then:
-#   tools/setup.sh quickstart   runs the default experiment (sgai run) and says where the results are
-#   tools/setup.sh test         runs every check: formatting, sanitizer build of the unit and
-#                               simulation tests, then the whole test suite (ends with ctest's summary);
-#                               with CI=true, a brief libFuzzer run of each fuzz target after it
-#   tools/setup.sh build        only sets up and builds
+#   tools/setup.sh quickstart   installs and builds only what running needs (the sgai binary), runs
+#                               the default experiment (sgai run) and says where the results are
+#   tools/setup.sh test         installs the test packages too and runs every check: formatting,
+#                               sanitizer build of the unit and simulation tests, then the whole test
+#                               suite (ends with ctest's summary); with CI=true, a brief libFuzzer
+#                               run of each fuzz target after it; prints its total time
+#   tools/setup.sh build        only sets up and builds everything
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,10 +16,13 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 say() { printf '\n== %s\n' "$*"; }
 
+# install_packages [test]: the packages above the "# test only" line, and with "test" all of them.
 install_packages() {
-  local missing=()
+  local missing=() section=run
   while read -r pkg; do
+    [[ "$pkg" == "# test only"* ]] && section=test
     [[ -z "$pkg" || "$pkg" == \#* ]] && continue
+    [[ $section == test && "${1:-}" != test ]] && continue
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done <tools/setup/debian-packages.txt
   if ((${#missing[@]})); then
@@ -29,12 +34,37 @@ install_packages() {
   fi
 }
 
+# build DIR [cmake options...]: configures and builds everything (tests and benchmarks included).
 build() {
   local dir=$1
   shift
   say "configuring and building $dir"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSGAI_BUILD_TESTS=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs" -- --no-print-directory
+}
+
+# The sgai binary alone, without the test suite (quickstart).
+build_binary() {
+  say "configuring and building the sgai binary in build"
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGAI_BUILD_TESTS=OFF >/dev/null
+  cmake --build build -j "$jobs" --target sgai -- --no-print-directory
+}
+
+# ctest's per-test lines are padded to the longest test name (over 100 columns): this prints them
+# as "  12/231 Passed   0.01 s  Name", cut to 80 columns; every other line (the summary, the output
+# of failing tests) passes unchanged. ctest's exit status is kept (pipefail).
+ctest_compact() {
+  awk '
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / && match($0, / +[0-9.]+ sec$/) {
+      time = substr($0, RSTART); sub(/ sec$/, "", time); gsub(/ /, "", time)
+      rest = substr($0, 1, RSTART - 1)
+      status = rest; sub(/^[^:]*: +[^ ]+ \.+ */, "", status); sub(/^\*+/, "", status)
+      line = sprintf("%8s %-7s %6s s  %s", $1, status, time, $4)
+      if (length(line) > 80) line = substr(line, 1, 77) "..."
+      print line; fflush(); next
+    }
+    /^ +Start +[0-9]+: / { next }
+    { print; fflush() }'
 }
 
 format_check() {
@@ -53,27 +83,39 @@ sanitizer_tests() {
   say "unit and simulation tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSGAI_SANITIZE=ON -DSGAI_WERROR=ON >/dev/null
   cmake --build build-asan -j "$jobs" --target unit_tests sim_tests -- --no-print-directory
-  # SimGrid keeps global state until exit: leak reports there are not ours.
-  ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --test-dir build-asan -L "unit|simulation" -j "$jobs" --output-on-failure | tail -n 4
+  # SimGrid keeps global state until exit: leak reports there are not ours. The passing tests'
+  # lines go to a log; the summary line is printed, and on failure every failing test's output.
+  local log=build-asan/sanitizer-ctest.log
+  if ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --test-dir build-asan -L "unit|simulation" -j "$jobs" --output-on-failure >"$log" 2>&1; then
+    grep -E "tests passed|Total Test time" "$log"
+  else
+    grep -vE "^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed |^ +Start +[0-9]+: " "$log" | ctest_compact
+    echo "sanitizer tests failed (whole log: $log)" >&2
+    exit 1
+  fi
 }
 
-install_packages
+started=$(date +%s)
 case "$mode" in
   build)
+    install_packages test
     build build ;;
   quickstart)
-    build build
+    install_packages
+    build_binary
     say "running the default experiment: sgai run"
-    build/tools/sgai run ;;
+    build/tools/sgai run
+    say "plot the schedule: build/tools/sgai batch plot results/quickstart   (PNG files in results/quickstart)" ;;
   test)
+    install_packages test
     format_check
     extra=()
     [ "${CI:-}" = "true" ] && extra+=(-DSGAI_WERROR=ON)
     build build "${extra[@]}"
     sanitizer_tests
     say "the whole test suite"
-    ctest --test-dir build -j "$jobs" --output-on-failure
+    ctest --test-dir build -j "$jobs" --output-on-failure | ctest_compact
     if [ "${CI:-}" = "true" ]; then
       say "fuzzing briefly (longer runs: tools/fuzz.sh TARGET SECONDS)"
       tools/fuzz.sh platform_json 30
@@ -83,3 +125,7 @@ case "$mode" in
     echo "usage: tools/setup.sh [quickstart|test|build]" >&2
     exit 2 ;;
 esac
+if [ "$mode" = test ]; then
+  elapsed=$(($(date +%s) - started))
+  printf '\n== tools/setup.sh test took %d min %02d s\n' $((elapsed / 60)) $((elapsed % 60))
+fi

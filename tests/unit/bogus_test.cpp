@@ -52,6 +52,8 @@ const std::vector<Bogus>& cases()
        {"at /types/node_types/N/processors/0/type: unknown processor type 'Xeon Nope'"}},
       {"bogus_gpu_precision.json", {"at /types/gpu_types/G/peak_flops/fp4: unknown precision 'fp4'", "'fp16'"}},
       {"bogus_initial_pstate.json", {"at /energy/initial_pstate: unknown P-state 'turbo'", "'active'", "'idle'"}},
+      {"bogus_name_escape.json", {"at /name: '../../escaped' contains a path separator", "may not choose a folder"}},
+      {"bogus_name_absolute.json", {"at /name: '/tmp/sgai-escaped' contains a path separator"}},
       {"bogus_hdeeprm_extra_key.json", {"at /granularity: unknown key 'granularity'", "'clusters', 'global_links'"}},
       {"bogus_too_large.json",
        {"at /clusters/0/nodes/0/number: the platform grows beyond 10000000 SimGrid hosts", "16000000 nodes"}},

@@ -172,7 +172,12 @@ INSTANTIATE_TEST_SUITE_P(
         std::pair{"bogus_job_key.json", "at /jobs/0/walltim: unknown key 'walltim'"},
         std::pair{"bogus_duplicate_job.json", "at /jobs/1/id: duplicate job id 1"},
         std::pair{"bogus_zero_res.json", "at /jobs/0/res: value 0 out of range"},
-        std::pair{"bogus_negative_delay.json", "at /profiles/d/delay: delay -3 must be a finite number >= 0"}));
+        std::pair{"bogus_negative_delay.json", "at /profiles/d/delay: delay -3 must be a finite number >= 0"}),
+    // Test names from the fixture (bogus_<name>.json -> name), not the parameters' addresses.
+    [](const ::testing::TestParamInfo<std::pair<const char*, const char*>>& p) {
+      std::string n = p.param.first;
+      return n.substr(6, n.size() - 11);
+    });
 
 TEST(Stats, QuantilesInterpolateLikeNumpy)
 {
