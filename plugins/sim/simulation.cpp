@@ -150,7 +150,8 @@ std::string in_child(F body, bool& ok)
     try {
       code = body();
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
+      std::fflush(nullptr); // whatever SimGrid printed first stays first
+      std::fprintf(stderr, "\nsgai-exception: %s\n", e.what());
     }
     std::fflush(nullptr);
     ::_exit(code);
@@ -178,6 +179,11 @@ std::string simgrid_message(const std::string& output)
 {
   std::istringstream in(output);
   std::string line, message;
+  auto thrown = output.rfind("sgai-exception: "); // SimGrid threw: its exception's text
+  if (thrown != std::string::npos) {
+    message = output.substr(thrown + 16);
+    return message.substr(0, message.find('\n'));
+  }
   bool inside = false;
   while (std::getline(in, line)) {
     if (line.rfind("Backtrace", 0) == 0 || line.find("->") != std::string::npos)
