@@ -60,7 +60,7 @@ case "$case_name" in
       grep -q watt_per_state "$tmp/gen/$p.xml" && fail "$p.xml uses watt_per_state"
       run "$SGAI" platform inspect "$tmp/gen/$p.xml"; expect_rc 0
     done
-    run "$SGAI" platform inspect "$tmp/gen/gaia.xml"; grep -q "hosts: 2280" "$tmp/out" || fail "gaia: $out" ;;
+    run "$SGAI" platform inspect "$tmp/gen/gaia.xml"; expect_rc 0; grep -q "hosts: 2280" "$tmp/out" || fail "gaia: $out" ;;
   generate_outputs)
     run "$SGAI" platform generate platforms/hgx-h100.json --out "$tmp/gen" --deployment worker; expect_rc 0
     for f in hgx-h100.xml hgx-h100.hierarchy.json hgx-h100.deployment.xml; do [ -s "$tmp/gen/$f" ] || fail "missing $f"; done
@@ -268,13 +268,13 @@ case "$case_name" in
       expect_one_error_line "$(basename "$f")"
       [ ! -e "$tmp/o" ] || fail "$f: output folder written"
     done
-    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_fields.swf --out "$tmp/o"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_fields.swf --out "$tmp/o"; expect_rc 1
     expect_one_error_line "line 3: expected the 18 fields"
-    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_number.swf --out "$tmp/o"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_number.swf --out "$tmp/o"; expect_rc 1
     expect_one_error_line "line 2: field 4 (run time) '4x0' is not a number"
-    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_missing_profile.json --out "$tmp/o"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_missing_profile.json --out "$tmp/o"; expect_rc 1
     expect_one_error_line "names profile 'nope', which is not in 'profiles'"
-    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_negative_subtime.json --out "$tmp/o"
+    run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/bogus_negative_subtime.json --out "$tmp/o"; expect_rc 1
     expect_one_error_line "submission time -5 must be >= 0"
     run "$SGAI" workload swf2json tests/fixtures/workloads/bogus_fields.swf --out "$tmp/w.json"; expect_rc 1
     expect_one_error_line "bogus_fields.swf: line 3"; [ ! -e "$tmp/w.json" ] || fail "swf2json wrote a half output"
