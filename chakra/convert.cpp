@@ -284,6 +284,27 @@ Trace convert_pytorch(const std::filesystem::path& host_et, const std::filesyste
     if (ops[i].parent != ops[i].id)
       if (auto p = by_id.find(ops[i].parent); p != by_id.end())
         ops[p->second].children.push_back(ops[i].id);
+  // Parent links that loop back (a node its own ancestor) would be descended forever below.
+  {
+    std::vector<uint8_t> state(ops.size(), 0); // 0 unseen, 1 on the chain being followed, 2 checked
+    for (size_t i = 0; i < ops.size(); i++) {
+      std::vector<size_t> chain;
+      size_t k = i;
+      while (state[k] == 0) {
+        state[k] = 1;
+        chain.push_back(k);
+        auto p = by_id.find(ops[k].parent);
+        if (ops[k].parent == ops[k].id || p == by_id.end())
+          break;
+        k = p->second;
+      }
+      if (state[k] == 1 && ops[k].parent != ops[k].id && by_id.count(ops[k].parent) != 0)
+        fail(host_et, "/nodes/" + std::to_string(k) + "/parent",
+             "node " + std::to_string(ops[k].id) + " is its own ancestor (the parent links make a cycle)");
+      for (size_t c : chain)
+        state[c] = 2;
+    }
+  }
 
   // The top-level entries of each thread: operators directly under the thread or under regions,
   // and regions without any operator below (unknown work: INVALID nodes).

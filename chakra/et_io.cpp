@@ -487,6 +487,8 @@ bool EtReader::next(Node& node)
     node.unknown_fields.clear();
   else
     node.unknown_fields = unknown_of(p);
+  if (auto why = node.bad_values(); not why.empty())
+    m.fail(start, why);
   m.nodes++;
   return true;
 }

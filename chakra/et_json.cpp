@@ -438,6 +438,8 @@ Node read_node(json::Object o)
     n.unknown_fields = read_bytes(*v);
   o.finish({"id", "name", "type", "ctrl_deps", "data_deps", "start_time_micros", "duration_micros", "inputs", "outputs",
             "attr", "unknown_fields"});
+  if (auto why = n.bad_values(); not why.empty())
+    o.fail_at("attr", why);
   return n;
 }
 

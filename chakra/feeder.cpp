@@ -290,8 +290,37 @@ void Feeder::diagnose_stuck()
   throw InputError(reader_.name(), "node " + std::to_string(cur),
                    "dependency cycle: " + cycle +
                        (through_control ? " (through control dependencies: traces converted from PyTorch record the "
-                                          "call hierarchy there; replay them on data dependencies only)"
+                                          "call hierarchy there; replay them on data dependencies only: --deps data)"
                                         : ""));
+}
+
+std::optional<Deps> deps_from_string(std::string_view text)
+{
+  if (text == "auto")
+    return Deps::automatic;
+  if (text == "all")
+    return Deps::all;
+  if (text == "data")
+    return Deps::data;
+  return std::nullopt;
+}
+
+bool pytorch_converted(const GlobalMetadata& metadata)
+{
+  return metadata.attr("pid") && metadata.attr("start_ts") && metadata.attr("finish_ts");
+}
+
+bool follow_control(Deps deps, const GlobalMetadata& metadata)
+{
+  switch (deps) {
+  case Deps::all:
+    return true;
+  case Deps::data:
+    return false;
+  case Deps::automatic:
+    break;
+  }
+  return not pytorch_converted(metadata);
 }
 
 } // namespace sgai::chakra

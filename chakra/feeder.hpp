@@ -11,10 +11,32 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace sgai::chakra {
+
+/** Which dependencies a replay waits for. */
+enum class Deps {
+  automatic, ///< data only for traces converted from PyTorch (pytorch_converted), else all
+  all,       ///< data and control dependencies
+  data,      ///< data dependencies only, as Chakra's own feeder
+};
+
+/** "auto", "all" or "data". */
+std::optional<Deps> deps_from_string(std::string_view text);
+
+/** Whether Chakra's PyTorch converter (chakra_converter PyTorch) wrote the trace: it copies the
+ *  host trace's header into the GlobalMetadata, whose attributes then include pid, start_ts and
+ *  finish_ts. Such traces record the host call hierarchy as control dependencies, an operator and
+ *  the kernel it launched pointing at each other. A `schema` attribute alone is no marker: Chakra's
+ *  other converters write one too. */
+bool pytorch_converted(const GlobalMetadata& metadata);
+
+/** Whether a replay of the trace waits for control dependencies under `deps`. */
+bool follow_control(Deps deps, const GlobalMetadata& metadata);
 
 class Feeder {
 public:

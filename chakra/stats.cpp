@@ -7,15 +7,18 @@
 
 namespace sgai::chakra {
 
-TraceStats trace_stats(const std::filesystem::path& et, size_t window, bool control, std::vector<ReplayEvent>* log)
+TraceStats trace_stats(const std::filesystem::path& et, size_t window, Deps deps, std::vector<ReplayEvent>* log)
 {
   TraceStats s;
   s.file = et.string();
   s.rank = rank_of_file(et.filename().string());
+  EtReader reader(et);
   Feeder::Options o;
-  o.window  = window;
-  o.control = control;
-  Feeder feeder(EtReader(et), o);
+  o.window            = window;
+  o.control           = follow_control(deps, reader.metadata());
+  s.data_deps_only    = not o.control;
+  s.pytorch_converted = pytorch_converted(reader.metadata());
+  Feeder feeder(std::move(reader), o);
   // Replay with unlimited resources: every issuable node starts at once and ends after its
   // recorded duration; the last end is the critical path length.
   using Event = std::pair<uint64_t, uint64_t>; // end time, node id

@@ -4,6 +4,7 @@
 #ifndef SGAI_CHAKRA_STATS_HPP
 #define SGAI_CHAKRA_STATS_HPP
 
+#include "chakra/feeder.hpp"
 #include "chakra/trace.hpp"
 
 #include <cstdint>
@@ -32,15 +33,17 @@ struct TraceStats {
   uint64_t total_duration_us    = 0;
   uint64_t critical_path_us     = 0;
   uint64_t control_deps_ignored = 0;              ///< on the node itself or on nodes not in the trace
+  bool data_deps_only           = false;          ///< control dependencies not followed
+  bool pytorch_converted        = false;          ///< written by Chakra's PyTorch converter (pytorch_converted)
   std::map<std::string, uint64_t> process_groups; ///< pg_name -> collectives in it
 };
 
 struct ReplayEvent;
 
 /** Reads the file once through a Feeder (window of `window` nodes; control dependencies followed
- *  or not, see Feeder::Options). With `log`, also appends the issue and callback events of the
- *  unlimited-resource replay (rank from the file name, else 0). */
-TraceStats trace_stats(const std::filesystem::path& et, size_t window = 1 << 16, bool control = true,
+ *  as `deps` says, see follow_control). With `log`, also appends the issue and callback events of
+ *  the unlimited-resource replay (rank from the file name, else 0). */
+TraceStats trace_stats(const std::filesystem::path& et, size_t window = 1 << 16, Deps deps = Deps::automatic,
                        std::vector<ReplayEvent>* log = nullptr);
 
 /** Adds b's counts to a (critical path: the maximum). */

@@ -18,7 +18,9 @@ namespace sgai::chakra {
 
 namespace {
 
-constexpr double kMinStddev = 1e-6; // density floor of a collapsed component (a repeated value)
+constexpr double kMinStddev    = 1e-6;             // density floor of a collapsed component (a repeated value)
+constexpr double kMaxLog2      = 62;               // a model file's largest max_log2 (draws stay below 2^63)
+constexpr int64_t kMaxSequence = int64_t{1} << 20; // a model file's longest sequence of collectives per rank
 
 double log_normal_pdf(double x, double mean, double stddev)
 {
@@ -402,8 +404,13 @@ void write_counts(json::Writer& w, const Map& m)
 Mixture read_mixture(json::Object o)
 {
   Mixture m;
+  // log2(1 + bytes or microseconds): draws reach hi + 1, which must stay below 2^64
   m.lo = o.required("min_log2").number();
   m.hi = o.required("max_log2").number();
+  if (not(m.lo >= 0))
+    o.fail_at("min_log2", "min_log2 " + std::to_string(m.lo) + " is negative");
+  if (not(m.hi <= kMaxLog2))
+    o.fail_at("max_log2", "max_log2 " + std::to_string(m.hi) + " is above " + std::to_string(kMaxLog2));
   if (m.hi < m.lo)
     o.fail_at("max_log2", "max_log2 " + std::to_string(m.hi) + " is below min_log2 " + std::to_string(m.lo));
   auto comps = o.required("components");
@@ -411,8 +418,11 @@ Mixture read_mixture(json::Object o)
   for (auto& v : comps.array()) {
     auto c = v.object();
     Mixture::Component k;
-    k.weight = c.required("weight").positive();
-    k.mean   = c.required("mean_log2").number();
+    k.weight  = c.required("weight").positive();
+    auto mean = c.required("mean_log2");
+    k.mean    = mean.number();
+    if (not(k.mean >= m.lo - 1 && k.mean <= m.hi + 1)) // the range draws are clamped to
+      mean.fail("mean_log2 " + mean.shown() + " is outside [min_log2 - 1, max_log2 + 1]");
     k.stddev = c.required("stddev_log2").non_negative();
     c.finish();
     sum += k.weight;
@@ -502,8 +512,8 @@ SynthModel read_synth_model(const std::filesystem::path& file)
     auto l          = o.required("sequence_length").object();
     m.length_mean   = l.required("mean").non_negative();
     m.length_stddev = l.required("stddev").non_negative();
-    m.length_min    = static_cast<uint64_t>(l.required("min").integer(0));
-    m.length_max    = static_cast<uint64_t>(l.required("max").integer(0));
+    m.length_min    = static_cast<uint64_t>(l.required("min").integer(0, kMaxSequence));
+    m.length_max    = static_cast<uint64_t>(l.required("max").integer(0, kMaxSequence));
     if (m.length_max < m.length_min)
       l.fail_at("max", "the longest sequence is shorter than the shortest");
     l.finish();

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <limits>
+#include <sstream>
 #include <unordered_set>
 
 namespace sgai::chakra {
@@ -291,6 +293,22 @@ std::optional<double> Node::num_ops() const
 {
   const Attribute* a = attr("num_ops");
   return a ? a->as_double() : std::nullopt;
+}
+
+std::string Node::bad_values() const
+{
+  auto value_text = [](double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+  };
+  if (auto ops = num_ops(); ops && not(*ops >= 0 && std::isfinite(*ops)))
+    return "node " + std::to_string(id) + ": num_ops " + value_text(*ops) +
+           (*ops < 0 ? " is negative" : " is not a finite number") + ": expected operations >= 0";
+  if (const Attribute* a = attr("comm_size"))
+    if (auto v = a->as_int(); v && *v < 0)
+      return "node " + std::to_string(id) + ": comm_size " + std::to_string(*v) + " is negative: expected bytes >= 0";
+  return "";
 }
 
 std::vector<uint64_t> Node::parents() const

@@ -159,6 +159,9 @@ struct Node {
   std::optional<double> num_ops() const;
   /** Every parent: data dependencies then control dependencies, without repetition. */
   std::vector<uint64_t> parents() const;
+  /** What is wrong with the values simulators read, or "": a num_ops that is negative or not
+   *  finite, a comm_size that is negative. The readers (EtReader, dejsonize) reject such nodes. */
+  std::string bad_values() const;
 };
 
 struct GlobalMetadata {

@@ -47,6 +47,8 @@ std::string format_fixed(double value, int decimals)
 {
   std::array<char, 128> buffer{};
   auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, decimals);
+  if (result.ec != std::errc()) // more digits than the buffer (above ~1e100): the shortest form instead
+    return format_number(value);
   return std::string(buffer.data(), result.ptr);
 }
 

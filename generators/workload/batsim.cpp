@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <random>
@@ -51,6 +52,17 @@ double non_negative(const Value& v, const char* what)
   return d;
 }
 
+/** A time in seconds, at most max_time_s; `below` says what else it must be ("must be >= 0"). */
+double time_value(const Value& v, const char* what, const char* below, bool positive = false)
+{
+  double d = v.number();
+  if (positive ? not(d > 0) : not(d >= 0))
+    v.fail(std::string(what) + " " + v.shown() + " " + below);
+  if (not(d <= max_time_s))
+    v.fail(std::string(what) + " " + v.shown() + " is above " + max_time_text);
+  return d;
+}
+
 Profile parse_profile(const std::string& name, const Value& v)
 {
   auto o = v.object();
@@ -59,7 +71,7 @@ Profile parse_profile(const std::string& name, const Value& v)
   std::string type = o.required("type").choice({"delay", "parallel_homogeneous", "parallel"});
   if (type == "delay") {
     p.type    = ProfileType::delay;
-    p.delay_s = non_negative(o.required("delay"), "delay");
+    p.delay_s = time_value(o.required("delay"), "delay", "must be a finite number >= 0");
   } else if (type == "parallel_homogeneous") {
     p.type = ProfileType::parallel_homogeneous;
     p.cpu  = non_negative(o.required("cpu"), "cpu");
@@ -79,11 +91,8 @@ Profile parse_profile(const std::string& name, const Value& v)
                std::to_string(p.cpu_vector.size() * p.cpu_vector.size()) + " com values (n x n), got " +
                std::to_string(p.com_matrix.size()));
   }
-  if (auto x = o.optional("req_time")) {
-    p.req_time_s = x->number();
-    if (not(*p.req_time_s > 0))
-      x->fail("req_time " + x->shown() + " must be positive");
-  }
+  if (auto x = o.optional("req_time"))
+    p.req_time_s = time_value(*x, "req_time", "must be positive", true);
   if (auto x = o.optional("req_ops"))
     p.req_ops = non_negative(*x, "req_ops");
   if (auto x = o.optional("mem"))
@@ -150,17 +159,16 @@ Workload read_batsim(const std::filesystem::path& file)
     j.id    = id_text(id);
     if (not ids.insert(j.id).second)
       id.fail("duplicate job id " + id.shown());
-    auto sub   = jo.required("subtime");
-    j.submit_s = sub.number();
-    if (not(j.submit_s >= 0) || not std::isfinite(j.submit_s))
-      sub.fail("submission time " + sub.shown() + " must be >= 0");
+    j.submit_s  = time_value(jo.required("subtime"), "submission time", "must be >= 0");
     j.resources = static_cast<uint32_t>(jo.required("res").integer(1, UINT32_MAX));
     if (auto wt = jo.optional("walltime")) {
       double d = wt->number();
       if (d == -1) {
         // Batsim: no walltime
-      } else if (d > 0 && std::isfinite(d)) {
+      } else if (d > 0 && d <= max_time_s) {
         j.walltime_s = d;
+      } else if (d > max_time_s) {
+        wt->fail("walltime " + wt->shown() + " is above " + max_time_text);
       } else {
         wt->fail("walltime " + wt->shown() + " must be positive (or -1 for none)");
       }
@@ -281,22 +289,39 @@ Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const S
 
   double max_time = 0, max_mem = 0, max_bw = 0;
   uint64_t max_core = 0;
+  std::map<std::string, uint64_t> line_of_id; // job numbers name the jobs and their profiles
   for (const auto& rec : selected.records) {
     Profile p;
-    p.type     = ProfileType::parallel_homogeneous;
-    p.name     = "p" + id_text_of(rec.job_number);
-    p.cpu      = rec.run_time * options.reference_speed;
+    p.type = ProfileType::parallel_homogeneous;
+    p.name = "p" + id_text_of(rec.job_number);
+    if (auto [it, fresh] = line_of_id.emplace(id_text_of(rec.job_number), rec.line); not fresh)
+      throw InputError(log.file, "line " + std::to_string(rec.line),
+                       "job number " + id_text_of(rec.job_number) + " is also the job number of line " +
+                           std::to_string(it->second) + " (job numbers name the Batsim jobs: they must differ)");
+    if (not(rec.processors() > 0 && rec.processors() <= max_processors) || not(rec.run_time <= max_time_s) ||
+        not(rec.requested_time <= max_time_s) || not(rec.submit_time <= max_time_s))
+      throw InputError(log.file, "line " + std::to_string(rec.line),
+                       "job " + id_text_of(rec.job_number) +
+                           " has no processor count or a time out of range: read_swf and select_swf reject or drop it");
+    // a run time that is unknown (-1) or not positive, kept by --no-clean: no operations
+    double run = rec.run_time > 0 ? rec.run_time : 0;
+    if (not(rec.run_time > 0))
+      r.run_time_unknown++;
+    p.cpu      = run * options.reference_speed;
     p.com      = 0;
     double req = rec.requested_time;
     if (not(req > 0)) {
-      req = rec.run_time;
-      r.requested_time_unknown++;
-    } else if (req < rec.run_time) {
+      req = run;
+      if (run > 0)
+        r.requested_time_unknown++;
+    } else if (req < run) {
       r.requested_time_below_run_time++;
     }
-    p.req_time_s = req;
-    p.req_ops    = req * options.reference_speed;
-    double kb    = rec.requested_memory_kb > 0 ? rec.requested_memory_kb : rec.used_memory_kb;
+    if (req > 0) { // else neither is known: the job has no requested time
+      p.req_time_s = req;
+      p.req_ops    = req * options.reference_speed;
+    }
+    double kb = rec.requested_memory_kb > 0 ? rec.requested_memory_kb : rec.used_memory_kb;
     if (kb > 0) {
       p.mem_mb = kb / 1000.0; // HDeepRM: KB -> MB
     } else {
@@ -309,7 +334,7 @@ Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const S
     j.id        = id_text_of(rec.job_number);
     j.submit_s  = rec.submit_time;
     j.resources = static_cast<uint32_t>(rec.processors());
-    if (options.walltime)
+    if (options.walltime && req > 0)
       j.walltime_s = req;
     j.profile = static_cast<uint32_t>(w.profiles.size());
     w.profiles.push_back(p);
@@ -320,24 +345,24 @@ Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const S
     max_mem  = std::max(max_mem, *p.mem_mb);
     max_bw   = std::max(max_bw, *p.mem_bw_gbps);
   }
-  if (auto procs = log.header_value("MaxProcs")) {
-    try {
-      w.nb_res = std::stoull(*procs);
-    } catch (const std::exception&) {
-      w.nb_res = max_core;
-    }
-  } else {
+  // MaxProcs is checked by read_swf: a whole number from 1 to max_processors, or -1 (unknown)
+  auto procs       = log.header_value("MaxProcs");
+  double max_procs = 0;
+  if (procs)
+    std::from_chars(procs->data(), procs->data() + procs->size(), max_procs);
+  if (max_procs >= 1 && max_procs <= max_processors)
+    w.nb_res = static_cast<uint64_t>(max_procs);
+  else if (max_core > 0)
     w.nb_res = max_core;
-  }
   w.job_limits_json = job_limits_json(max_time, max_core, max_mem, max_bw, options.reference_speed);
   return w;
 }
 
-std::string job_limits_json(double max_time_s, uint64_t max_cores, double max_mem_mb, double max_mem_bw_gbps,
+std::string job_limits_json(double longest_s, uint64_t max_cores, double max_mem_mb, double max_mem_bw_gbps,
                             double reference_speed)
 {
   nlohmann::ordered_json limits;
-  limits["max_time"]          = max_time_s;
+  limits["max_time"]          = longest_s;
   limits["max_core"]          = max_cores;
   limits["max_mem"]           = max_mem_mb;
   limits["max_mem_bw"]        = max_mem_bw_gbps;

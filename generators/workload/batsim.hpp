@@ -14,7 +14,8 @@ namespace sgai::workload {
 
 /** Reads a Batsim workload: `jobs` (id, subtime, res, walltime, profile), `profiles` of type
  *  delay, parallel_homogeneous or parallel, with HDeepRM's req_time, req_ops, mem, mem_bw. Extra
- *  profile fields (Batsim allows them: command, np, ...) are kept verbatim. */
+ *  profile fields (Batsim allows them: command, np, ...) are kept verbatim. Times (subtime,
+ *  walltime, delay, req_time) are at most max_time_s. */
 Workload read_batsim(const std::filesystem::path& file);
 
 /** Reads a workload by its format: SWF (.swf, .swf.gz: all jobs, cleaned, converted with default
@@ -36,20 +37,23 @@ struct SwfConversion {
 };
 
 struct SwfConversionReport {
-  uint64_t requested_time_unknown        = 0; ///< jobs whose requested time was -1 (run time used instead)
-  uint64_t memory_unknown                = 0; ///< jobs with neither requested nor used memory
+  uint64_t run_time_unknown       = 0; ///< jobs kept by --no-clean whose run time was not positive (0 operations)
+  uint64_t requested_time_unknown = 0; ///< jobs whose requested time was -1 (run time used instead)
+  uint64_t memory_unknown         = 0; ///< jobs with neither requested nor used memory
   uint64_t requested_time_below_run_time = 0;
 };
 
 /** Jobs of parallel_homogeneous profiles: res = processors; cpu = run time x reference speed (the
- *  real operations per core); req_time = the SWF requested time; req_ops = req_time x reference
- *  speed; mem = requested memory, else used memory, KB -> MB; mem_bw drawn from the seeded
- *  distribution; com = 0. Adds HDeepRM's job_limits (max time, cores, memory, bandwidth). */
+ *  real operations per core; 0 for a run time that is unknown or not positive, kept without
+ *  cleaning); req_time = the SWF requested time, else the run time, else none; req_ops = req_time
+ *  x reference speed; mem = requested memory, else used memory, KB -> MB; mem_bw drawn from the
+ *  seeded distribution; com = 0. Adds HDeepRM's job_limits (max time, cores, memory, bandwidth).
+ *  The records are those of select_swf (processors known, times within max_time_s). */
 Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const SwfConversion& options,
                          SwfConversionReport* report = nullptr);
 
 /** HDeepRM's job_limits object (max time, cores, memory, bandwidth, reference machine), as JSON text. */
-std::string job_limits_json(double max_time_s, uint64_t max_cores, double max_mem_mb, double max_mem_bw_gbps,
+std::string job_limits_json(double longest_s, uint64_t max_cores, double max_mem_mb, double max_mem_bw_gbps,
                             double reference_speed);
 
 /** Fields `sgai workload stats` summarizes: req_time, size, mem, mem_bw, subtime, walltime. */

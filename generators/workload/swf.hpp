@@ -13,6 +13,16 @@
 
 namespace sgai::workload {
 
+/** The longest time a workload may give (submission time, run time, requested time, walltime,
+ *  delay): 1e12 s, about 31,700 years. SimGrid's clock is a double: at 1e12 s its step is
+ *  0.12 ms, so a job of a second still lasts a second; far beyond it durations vanish in the
+ *  clock's rounding (an SWF run time of 1e300 made SimGrid abort) and energies overflow. */
+constexpr double max_time_s = 1e12;
+/** The bound as messages state it. */
+inline constexpr const char* max_time_text = "1e12 s (about 31,700 years), the longest time sgai takes";
+/** The most processors a job may ask for: a Batsim job's res is a 32-bit count. */
+constexpr double max_processors = 4294967295.0;
+
 /** One job line. Every field as written (-1: unknown); times in seconds, memory in KB per processor. */
 struct SwfRecord {
   double job_number          = -1; ///< 1
@@ -51,12 +61,17 @@ struct SwfLog {
   std::optional<std::string> header_value(const std::string& key) const;
 };
 
-/** Reads a log (gzip-compressed or not). InputError with the line number on a line that does not
- *  have 18 numeric fields. */
+/** Reads a log (gzip-compressed or not). InputError with the line number and the field on a line
+ *  that does not have 18 numeric fields, on a submission, run or requested time above max_time_s,
+ *  on a processor count (fields 5 and 8) that is not a whole number or is above max_processors,
+ *  and on a MaxProcs header that is no such count (or -1); InputError naming the file when it
+ *  holds no job. Negative values are kept as written: like -1, they mean "unknown". */
 SwfLog read_swf(const std::filesystem::path& file);
 
-/** Which jobs to keep: cleaning drops jobs with a non-positive run time or processor count;
- *  then `count` jobs from `offset` are kept, with submission times shifted to start at 0. */
+/** Which jobs to keep: cleaning drops jobs with a non-positive run time or processor count or an
+ *  unknown submission time; jobs without a processor count are dropped even without cleaning (a
+ *  Batsim job needs one). Then `count` jobs from `offset` are kept, with submission times shifted
+ *  to start at 0 (an unknown submission time, kept without cleaning, becomes 0). */
 struct SwfSelection {
   uint64_t offset = 0;
   std::optional<uint64_t> count;

@@ -42,6 +42,8 @@ Workload generate_workload(const SyntheticSpec& s)
           "mean_interarrival must be a finite time >= 0");
   require(s.min_run_s > 0 && s.max_run_s >= s.min_run_s && std::isfinite(s.max_run_s), "run times need 0 < MIN <= MAX");
   require(s.overestimate >= 1 && std::isfinite(s.overestimate), "overestimate must be >= 1");
+  require(s.max_run_s * s.overestimate <= max_time_s,
+          "the longest run time times the overestimate must be at most 1e12 s (requested times)");
   require(s.mem_min_mb >= 0 && s.mem_max_mb >= s.mem_min_mb && std::isfinite(s.mem_max_mb),
           "memory needs 0 <= MIN <= MAX");
   require(s.mem_bw_min_gbps >= 0 && s.mem_bw_max_gbps >= s.mem_bw_min_gbps && std::isfinite(s.mem_bw_max_gbps),
@@ -95,6 +97,7 @@ Workload generate_workload(const SyntheticSpec& s)
     max_mem  = std::max(max_mem, mem);
     max_bw   = std::max(max_bw, bw);
   }
+  require(t <= max_time_s, "the submission times go past 1e12 s: fewer jobs or a shorter inter-arrival time");
   w.job_limits_json = job_limits_json(max_time, max_core, max_mem, max_bw, s.reference_speed);
   return w;
 }

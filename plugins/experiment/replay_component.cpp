@@ -170,8 +170,11 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
   if (auto v = options.optional("gpus"))
     for (auto& g : v->array())
       gpus.push_back(g.string());
-  if (auto v = options.optional("deps"))
-    ro.control_deps = v->choice({"all", "data"}) == "all";
+  if (auto v = options.optional("deps")) { // auto (default): data only for PyTorch-converted traces
+    auto deps = v->choice({"auto", "all", "data"});
+    if (deps != "auto")
+      ro.control_deps = deps == "all";
+  }
   if (auto v = options.optional("recorded_durations"))
     ro.recorded_durations = v->boolean();
   if (auto v = options.optional("dims")) {

@@ -18,6 +18,14 @@ std::string line_of(const YAML::Node& n)
   return m.is_null() ? std::string("") : "line " + std::to_string(m.line + 1);
 }
 
+/** The text of a scalar node; InputError at its line when it is a list or a mapping. */
+std::string scalar_text(const std::string& file, const YAML::Node& n, const std::string& what)
+{
+  if (not n.IsScalar())
+    throw InputError(file, line_of(n), what + " must be a single value, not a list or a mapping");
+  return n.Scalar();
+}
+
 } // namespace
 
 std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
@@ -35,7 +43,7 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
     throw InputError(file, "", "expected a mapping with topology, npus_count, bandwidth and latency");
   static const std::set<std::string> known = {"topology", "npus_count", "bandwidth", "latency"};
   for (const auto& kv : root) {
-    auto key = kv.first.as<std::string>();
+    auto key = scalar_text(file, kv.first, "a key");
     if (not known.count(key))
       throw InputError(file, line_of(kv.first),
                        "unknown key " + quote(key) + " (known: topology, npus_count, bandwidth, latency)");
@@ -59,7 +67,7 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
                        std::string("'") + key + "' has " + std::to_string(n.size()) + " entries for " +
                            std::to_string(dims) + " dimensions in 'topology'");
   auto number = [&](const YAML::Node& n, const char* key, size_t i) {
-    std::string text = n.as<std::string>();
+    std::string text = scalar_text(file, n, std::string(key) + "[" + std::to_string(i) + "]");
     try {
       size_t used = 0;
       double v    = std::stod(text, &used);
@@ -73,7 +81,7 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
   std::vector<Dimension> out;
   for (size_t i = 0; i < dims; i++) {
     Dimension d;
-    auto kind = topology[i].as<std::string>();
+    auto kind = scalar_text(file, topology[i], "topology[" + std::to_string(i) + "]");
     if (kind == "Ring")
       d.kind = Dimension::Kind::ring;
     else if (kind == "Switch")
@@ -90,10 +98,10 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
                            " is not a whole number of NPUs >= 1");
     d.npus    = static_cast<uint32_t>(n);
     double bw = number(bandwidth[i], "bandwidth", i);
-    if (not(bw > 0))
+    if (not(bw > 0) || not std::isfinite(bw * kNetworkGBps))
       throw InputError(file, line_of(bandwidth[i]),
                        "bandwidth[" + std::to_string(i) + "] " + quote(bandwidth[i].as<std::string>()) +
-                           " must be positive (GB/s)");
+                           " must be positive (GB/s), and finite in bytes per second");
     d.bandwidth_Bps = bw * kNetworkGBps;
     double lat      = number(latency[i], "latency", i);
     if (lat < 0)
@@ -104,10 +112,12 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
     out.push_back(d);
   }
   uint64_t total = 1;
-  for (const auto& d : out)
+  for (const auto& d : out) { // checked at each step: 1e7 NPUs per dimension would overflow
     total *= d.npus;
-  if (total > (1U << 24))
-    throw InputError(file, "", "the dimensions make " + std::to_string(total) + " NPUs, more than sgai replays");
+    if (total > (1U << 24))
+      throw InputError(file, "",
+                       "the dimensions make more than " + std::to_string(1U << 24) + " NPUs, more than sgai replays");
+  }
   return out;
 }
 

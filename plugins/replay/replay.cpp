@@ -93,8 +93,9 @@ struct Rank {
   std::map<const Node*, std::string> p2p_waiting;
   double p2p_busy = 0;
   uint64_t nodes = 0, untyped = 0;
-  bool finished = false;
-  double end    = 0;
+  bool data_deps_auto = false;
+  bool finished       = false;
+  double end          = 0;
 };
 
 struct Job {
@@ -123,7 +124,8 @@ struct Replay::Impl {
   std::vector<RankResult> results;
   std::vector<CollectiveRecord> records;
   std::map<std::string, std::shared_ptr<const Schedule>> schedules;
-  std::string error;
+  std::string error; ///< the first error: file, place (rank, node) and message apart
+  std::string error_file, error_place, error_message;
   bool error_is_input  = false;
   uint64_t total_nodes = 0;
   uint32_t next_global = 0;
@@ -131,9 +133,27 @@ struct Replay::Impl {
   /** Records the run's first error and stops every actor. */
   void record(const Rank& r, const Node* n, const std::string& message, bool input)
   {
+    record_at(r.file, "rank " + std::to_string(r.index) + (n ? ", node " + std::to_string(n->id) : ""), message, input);
+  }
+
+  /** The same for an InputError the rank's feeder or reader raised: its file, place and message,
+   *  with the rank added when it is the rank's own trace. */
+  void record(const Rank& r, const InputError& e)
+  {
+    if (e.file() == r.file)
+      record_at(r.file, "rank " + std::to_string(r.index) + (e.place().empty() ? "" : ", " + e.place()), e.message(),
+                true);
+    else
+      record_at(e.file(), e.place(), e.message(), true);
+  }
+
+  void record_at(const std::string& file, const std::string& place, const std::string& message, bool input)
+  {
     if (error.empty()) {
-      error =
-          r.file + ": rank " + std::to_string(r.index) + (n ? ", node " + std::to_string(n->id) : "") + ": " + message;
+      error          = file + (place.empty() ? "" : ": " + place) + ": " + message;
+      error_file     = file;
+      error_place    = place;
+      error_message  = message;
       error_is_input = input;
       s4u::Actor::kill_all();
     }
@@ -154,7 +174,7 @@ struct Replay::Impl {
       body();
     } catch (const Stop&) {
     } catch (const InputError& e) {
-      record(r, nullptr, e.what(), true);
+      record(r, e);
     } catch (const std::exception& e) {
       record(r, node, e.what(), false);
     }
@@ -311,6 +331,20 @@ struct Replay::Impl {
     return cached;
   }
 
+  /** The node's comm_size in bytes; the error names what is wrong with it. (A negative one is
+   *  rejected when the trace is read.) */
+  std::optional<uint64_t> comm_size(const Rank& r, const Node& n, const std::string& what)
+  {
+    const auto* a = n.attr("comm_size");
+    if (not a)
+      fail(r, &n, what + " without a comm_size");
+    auto bytes = n.comm_size();
+    if (not bytes)
+      fail(r, &n,
+           what + " with a comm_size of kind " + chakra::to_string(a->kind) + ": expected a whole number of bytes");
+    return bytes;
+  }
+
   void collective(Rank& r, const Node& n)
   {
     Job& job  = *r.job;
@@ -319,9 +353,7 @@ struct Replay::Impl {
       r.untyped++; // CPU-side launch nodes of PyTorch traces: no data moves
       return;
     }
-    auto bytes = n.comm_size();
-    if (not bytes)
-      fail(r, &n, std::string(chakra::to_string(*type)) + " without a comm_size");
+    auto bytes                           = comm_size(r, n, chakra::to_string(*type));
     std::string group                    = "world";
     const std::vector<uint32_t>* members = &job.world;
     if (const auto* pg = n.attr("pg_name"); pg && pg->as_string() && not job.spec.groups.empty()) {
@@ -400,13 +432,11 @@ struct Replay::Impl {
 
   void send(Rank& r, const Node& n)
   {
-    Job& job  = *r.job;
-    auto dst  = n.int_attr("comm_dst");
-    auto size = n.comm_size();
+    Job& job = *r.job;
+    auto dst = n.int_attr("comm_dst");
     if (not dst || *dst < 0 || static_cast<uint64_t>(*dst) >= job.ranks.size())
       fail(r, &n, "send without a comm_dst among the job's " + std::to_string(job.ranks.size()) + " ranks");
-    if (not size)
-      fail(r, &n, "send without a comm_size");
+    auto size    = comm_size(r, n, "send");
     auto& pipe   = job.pipes[std::make_tuple(r.index, static_cast<uint32_t>(*dst), n.int_attr("comm_tag").value_or(0))];
     auto t       = std::make_shared<P2pTransfer>();
     t->bytes     = *size;
@@ -547,17 +577,20 @@ void Replay::add_job(JobSpec spec)
                          "rank " + std::to_string(m) + " does not exist (the job has " +
                              std::to_string(s.files.size()) + " ranks)");
   chakra::Feeder::Options fo;
-  fo.window  = impl_->options.window;
-  fo.control = impl_->options.control_deps;
+  fo.window = impl_->options.window;
   for (uint32_t i = 0; i < s.files.size(); i++) {
     auto r    = std::make_unique<Rank>();
     r->job    = job.get();
     r->index  = i;
     r->global = impl_->next_global++;
     r->file   = s.files[i].string();
-    r->feeder = std::make_unique<chakra::Feeder>(chakra::EtReader(s.files[i]), fo);
-    r->gpu    = s.gpus[i];
-    r->cpu    = s.cpus.empty() ? s.gpus[i] : s.cpus[i];
+    chakra::EtReader reader(s.files[i]);
+    const auto& deps  = impl_->options.control_deps;
+    fo.control        = deps ? *deps : chakra::follow_control(chakra::Deps::automatic, reader.metadata());
+    r->data_deps_auto = not deps && not fo.control;
+    r->feeder         = std::make_unique<chakra::Feeder>(std::move(reader), fo);
+    r->gpu            = s.gpus[i];
+    r->cpu            = s.cpus.empty() ? s.gpus[i] : s.cpus[i];
     job->world.push_back(i);
     job->ranks.push_back(std::move(r));
   }
@@ -578,7 +611,7 @@ void Replay::check() const
   auto& im = *impl_;
   if (not im.error.empty()) {
     if (im.error_is_input)
-      throw InputError(im.error, "", "");
+      throw InputError(im.error_file, im.error_place, im.error_message);
     throw RunError(im.error);
   }
   std::ostringstream blocked;
@@ -630,6 +663,7 @@ const std::vector<RankResult>& Replay::ranks() const
         x.cpu_s               = r->busy[cpu];
         x.nodes               = r->nodes;
         x.untyped_collectives = r->untyped;
+        x.data_deps_auto      = r->data_deps_auto;
         im.results.push_back(x);
       }
   return im.results;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,9 +34,11 @@ struct ReplayOptions {
   double gpu_mem_bw_Bps = 0; ///< memory nodes and roofline (0: system.local_mem_bw_Bps, else free)
   /** Compute nodes with a recorded duration replay it; others (and all when false) use num_ops. */
   bool recorded_durations = true;
-  bool control_deps       = true; ///< the feeder waits for control parents (false: data only)
-  size_t window           = 1 << 16;
-  std::ostream* log       = nullptr; ///< replay log CSV (rank,node_id,event,time_us,type,name)
+  /** The feeder waits for control parents (true) or data parents only (false); unset: data only
+   *  for traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
+  std::optional<bool> control_deps;
+  size_t window     = 1 << 16;
+  std::ostream* log = nullptr; ///< replay log CSV (rank,node_id,event,time_us,type,name)
 };
 
 struct JobSpec {
@@ -52,6 +55,7 @@ struct RankResult {
   std::string host;
   double end_s = 0, compute_s = 0, comm_s = 0, cpu_s = 0;
   uint64_t nodes = 0, untyped_collectives = 0;
+  bool data_deps_auto = false; ///< control dependencies not followed: a PyTorch trace, control_deps unset
 };
 
 struct CollectiveRecord {

@@ -90,6 +90,8 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   auto wall0 = std::chrono::steady_clock::now();
   if (o.workloads.empty())
     throw InputError("command line", "--workload", "at least one workload is needed");
+  if (not o.out.empty()) // before any work (StagingDir refuses an empty one)
+    check_output_dir(o.out);
   auto dims   = read_network_yaml(o.network);
   auto system = read_system_json(o.system);
   std::map<std::string, std::vector<uint32_t>> groups;
@@ -115,6 +117,12 @@ AstraRunResult run_astra(const AstraRunOptions& o)
                          std::to_string(jobs.size()) + " workloads have " + std::to_string(ranks) + " ranks together");
   if (not groups.empty() && jobs.size() > 1)
     throw InputError(o.comm_groups.string(), "", "communicator groups apply to a single workload");
+  for (const auto& [id, members] : groups) // named here by the groups file, before anything runs
+    for (uint32_t m : members)
+      if (m >= ranks)
+        throw InputError(o.comm_groups.string(), "group " + quote(id),
+                         "rank " + std::to_string(m) + " does not exist (the job has " + std::to_string(ranks) +
+                             " ranks)");
   if (o.pstate > 2)
     throw InputError("command line", "--pstate", "the NPUs have P-states 0, 1 and 2, not " + std::to_string(o.pstate));
 
@@ -151,9 +159,10 @@ AstraRunResult run_astra(const AstraRunOptions& o)
       sg_link_load_track(l);
 
   ReplayOptions ro;
-  ro.system             = system;
-  ro.gpu_peak_flops     = npu.speed_flops;
-  ro.control_deps       = not o.data_deps_only;
+  ro.system         = system;
+  ro.gpu_peak_flops = npu.speed_flops;
+  if (o.data_deps_only)
+    ro.control_deps = not *o.data_deps_only;
   ro.recorded_durations = o.recorded_durations;
   ro.log                = &log;
   if (jobs.size() == 1)

@@ -8,6 +8,7 @@
 #include "plugins/replay/replay.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,10 @@ struct AstraRunOptions {
   double peak_tflops = 0;                   ///< NPU speed; 0: the system's peak-perf, else 1000
   double gpu_idle_w = 70, gpu_busy_w = 700; ///< H100 SXM5 figures (platforms/catalogues)
   double link_idle_w = 0, link_busy_w = 0;  ///< link_energy figures per link (0: none)
-  uint32_t pstate         = 0;              ///< P-state of every NPU: 1 and 2 are H100 power caps (500 W, 300 W)
-  bool data_deps_only     = false;
+  uint32_t pstate = 0;                      ///< P-state of every NPU: 1 and 2 are H100 power caps (500 W, 300 W)
+  /** Wait for data dependencies only (true) or for control ones too (false); unset: data only for
+   *  traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
+  std::optional<bool> data_deps_only;
   bool recorded_durations = true;
 };
 

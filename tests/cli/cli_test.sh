@@ -1,29 +1,8 @@
 #!/usr/bin/env bash
 # Golden command-line tests of the sgai binary: exit status, one error line on stderr, outputs.
 # Usage: cli_test.sh CASE   (run from the repository root; $SGAI is the binary)
-set -uo pipefail
-SGAI=${SGAI:?set SGAI to the sgai binary}
+source "$(dirname "$0")/lib.sh"
 case_name=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# run CMD...: sets rc, out (stdout) and err (stderr)
-run() {
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-}
-expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1; stderr: $err"; }
-# The sgai error is exactly one line, starting with 'sgai: error:'.
-expect_one_error_line() {
-  local n
-  n=$(grep -c '^sgai: error:' "$tmp/err")
-  [ "$n" -eq 1 ] || fail "expected one 'sgai: error:' line, got $n: $err"
-  grep '^sgai: error:' "$tmp/err" | grep -qF -- "$1" || fail "error line lacks '$1': $err"
-}
-shared_or_skip() { [ -d ../shared/data ] || { echo "no ../shared/data: skipped"; exit 77; }; }
 
 case "$case_name" in
   version)
@@ -177,7 +156,7 @@ case "$case_name" in
     cmp -s "$tmp/mb/all_gather.2.et" "$tmp/b.2.et" || fail "jsonize/dejsonize changed the bytes"
     run "$SGAI" chakra generate training --layers 4 --hidden 256 --seq 64 --batch 2 --dp 2 --pp 2 --out "$tmp/tr"; expect_rc 0
     run "$SGAI" chakra stats "$tmp/tr/training"; expect_rc 0; grep -q "All 4 ranks" "$tmp/out" || fail "$out"
-    run "$SGAI" chakra generate training --layers 1 --pp 2 --out "$tmp/tr2"; expect_rc 1; expect_one_error_line "1 layers for 2 pipeline stages"
+    run "$SGAI" chakra generate training --layers 1 --pp 2 --out "$tmp/tr2"; expect_rc 2; expect_one_error_line "1 layers for 2 pipeline stages"
     # synthetic traces fitted to the training iteration: 2 groups of 4 ranks, model reusable
     run "$SGAI" chakra synth "$tmp/tr/training" --ranks 8 --group-size 4 --out "$tmp/syn"; expect_rc 0
     grep -q "^ALL_REDUCE " "$tmp/out" || fail "synth report: $out"
@@ -185,13 +164,13 @@ case "$case_name" in
     grep -q '"1": \[4, 5, 6, 7\]' "$tmp/syn/synth.groups.json" || fail "groups: $(cat "$tmp/syn/synth.groups.json")"
     run "$SGAI" chakra synth --model "$tmp/syn/synth.model.json" --ranks 16 --out "$tmp/syn2" --seed 9; expect_rc 0
     run "$SGAI" chakra stats "$tmp/syn2/synth"; expect_rc 0; grep -q "All 16 ranks" "$tmp/out" || fail "$out"
-    run "$SGAI" chakra synth "$tmp/tr/training" --ranks 6 --group-size 4 --out "$tmp/syn3"; expect_rc 1
+    run "$SGAI" chakra synth "$tmp/tr/training" --ranks 6 --group-size 4 --out "$tmp/syn3"; expect_rc 2
     expect_one_error_line "a group size of 4 does not divide 6 ranks"
     [ ! -e "$tmp/syn3" ] || fail "synth left output behind"
     sed '0,/"weight"/s//"wieght"/' "$tmp/syn/synth.model.json" >"$tmp/badmodel.json"
     run "$SGAI" chakra synth --model "$tmp/badmodel.json" --out "$tmp/syn4"; expect_rc 1
     expect_one_error_line "$tmp/badmodel.json: at /sizes/ALL_REDUCE/components/0: missing field 'weight'"
-    run "$SGAI" chakra synth "$tmp/mb/all_gather" --model "$tmp/syn/synth.model.json" --out "$tmp/syn5"; expect_rc 1
+    run "$SGAI" chakra synth "$tmp/mb/all_gather" --model "$tmp/syn/synth.model.json" --out "$tmp/syn5"; expect_rc 2
     expect_one_error_line "either input traces or --model"
     run "$SGAI" chakra generate dag --nodes 5000 --out "$tmp/d.0.et"; expect_rc 0
     run "$SGAI" chakra stats "$tmp/d.0.et"; expect_rc 0; grep -q "nodes 5000 (COMP_NODE 5000)" "$tmp/out" || fail "$out"
@@ -214,9 +193,9 @@ case "$case_name" in
       run "$SGAI" chakra visualize "$tmp/d.0.et" --out "$tmp/d.svg" --max-nodes 20; expect_rc 0
       grep -q "<svg" "$tmp/d.svg" || fail "no svg"
     fi
-    run "$SGAI" chakra visualize "$tmp/d.0.et" --out "$tmp/e.dot" --type COMPUTE; expect_rc 1; expect_one_error_line "unknown node type 'COMPUTE'"
+    run "$SGAI" chakra visualize "$tmp/d.0.et" --out "$tmp/e.dot" --type COMPUTE; expect_rc 2; expect_one_error_line "unknown node type 'COMPUTE'"
     run "$SGAI" chakra stats "$tmp/nothing"; expect_rc 1; expect_one_error_line "no such ET file, folder or workload prefix"
-    run "$SGAI" chakra generate microbenchmark --collective allreduce --out "$tmp/x"; expect_rc 1
+    run "$SGAI" chakra generate microbenchmark --collective allreduce --out "$tmp/x"; expect_rc 2
     expect_one_error_line "unknown collective 'allreduce'"
     printf '{"nodes": [{"id": 1, "name": "x"}]}' >"$tmp/host.json"
     run "$SGAI" chakra convert "$tmp/host.json" --out "$tmp/h.0.et"; expect_rc 1; expect_one_error_line "at /nodes/0: missing field 'parent'"
@@ -229,7 +208,7 @@ case "$case_name" in
       grep -q "kept as INVALID_NODE" "$tmp/err" || fail "no warning about unknown operators: $err"
     fi
     if [ -d ../shared/data/chakra ]; then
-      run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et; expect_rc 1; expect_one_error_line "through control dependencies"
+      run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et --deps all; expect_rc 1; expect_one_error_line "through control dependencies"
       run "$SGAI" chakra stats ../shared/data/chakra/mlcommons-chakra.0.et --deps data; expect_rc 0
       grep -q "nodes 3664 (COMP_NODE 3643, COMM_COLL_NODE 21)" "$tmp/out" || fail "$out"
     fi ;;
@@ -288,10 +267,10 @@ case "$case_name" in
     expect_rc 1; expect_one_error_line "unknown backfilling 'aggressive'"
     [ ! -e "$tmp/o" ] || fail "output folder written for bad input"
     ls -a "$tmp" | grep -q sgai-tmp && fail "staging folder left behind"
-    run "$SGAI" workload generate --jobs 10 --run-time 0:10 --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "shortest run time must be > 0"
-    run "$SGAI" workload generate --jobs 10 --load 0.5 --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "--load needs --cores"
-    run "$SGAI" workload generate --jobs 10 --mem-bw 5:2 --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "--mem-bw: bad range '5:2'"
-    run "$SGAI" workload generate --jobs 10 --interarrival fast --out "$tmp/g.json"; expect_rc 1; expect_one_error_line "malformed time 'fast'"
+    run "$SGAI" workload generate --jobs 10 --run-time 0:10 --out "$tmp/g.json"; expect_rc 2; expect_one_error_line "--run-time: bad range '0:10': expected MIN:MAX times with 0 < MIN"
+    run "$SGAI" workload generate --jobs 10 --load 0.5 --out "$tmp/g.json"; expect_rc 2; expect_one_error_line "--load needs --cores"
+    run "$SGAI" workload generate --jobs 10 --mem-bw 5:2 --out "$tmp/g.json"; expect_rc 2; expect_one_error_line "--mem-bw: bad range '5:2'"
+    run "$SGAI" workload generate --jobs 10 --interarrival fast --out "$tmp/g.json"; expect_rc 2; expect_one_error_line "--interarrival: 'fast' is not a time"
     [ ! -e "$tmp/g.json" ] || fail "generate wrote a file on bad input"
     run "$SGAI" workload generate --jobs 50 --load 0.8 --cores 64 --seed 3 --out "$tmp/g.json"; expect_rc 0
     run "$SGAI" workload stats "$tmp/g.json" size; expect_rc 0; grep -q "size over 50 of 50 jobs" "$tmp/out" || fail "stats: $out"

@@ -3,38 +3,10 @@
 # SimGrid options checked before SimGrid, platforms without power models, output paths checked
 # first, names that never choose a folder, interrupted runs that leave nothing behind.
 # Usage: hardening_test.sh CASE   (run from the repository root; $SGAI is the binary)
-set -uo pipefail
-SGAI=$(realpath "${SGAI:?set SGAI to the sgai binary}")
+source "$(dirname "$0")/lib.sh"
 case_name=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 F=tests/fixtures
 B=../shared/data/platforms/batsim/platforms
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-run() {
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-}
-expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1; stderr: $err"; }
-expect_one_error_line() {
-  local n
-  n=$(grep -c '^sgai: error:' "$tmp/err")
-  [ "$n" -eq 1 ] || fail "expected one 'sgai: error:' line, got $n: $err"
-  grep '^sgai: error:' "$tmp/err" | grep -qF -- "$1" || fail "error line lacks '$1': $err"
-}
-no_backtrace() {
-  ! grep -qE 'Backtrace|xbt_assert|Impossible Did Happen|CRITICAL' "$tmp/err" || fail "SimGrid's abort text: $err"
-}
-# nothing hidden left in a folder: no staging folder, no temporary file
-nothing_left() {
-  local left
-  left=$(find "$1" -name '.*sgai-tmp-*' -o -name '*.tmp-[0-9]*' 2>/dev/null)
-  [ -z "$left" ] || fail "left behind: $left"
-}
-shared_or_skip() { [ -d ../shared/data ] || { echo "no ../shared/data: skipped"; exit 77; }; }
 batch() { run "$SGAI" batch run --platform "$1" --workload $F/workloads/tiny.json --out "$2" "${@:3}"; }
 
 case "$case_name" in

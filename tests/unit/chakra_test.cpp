@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
 #include <fstream>
 #include <limits>
@@ -245,6 +246,42 @@ TEST(ChakraEt, BadInputNamesTheByteAndTheProblem)
   msg = error_of([&]() { read_trace(file); });
   EXPECT_NE(msg.find("duplicate node id 1"), std::string::npos) << msg;
   EXPECT_NE(error_of([]() { EtReader r("no/such.et"); }).find("no such ET file"), std::string::npos);
+}
+
+TEST(ChakraEt, NegativeOpsAndSizesNameTheirNode)
+{
+  Trace t = small_trace();
+  Node n  = t.nodes[0];
+  n.id    = 9;
+  n.attrs = {Attribute::of_int64("num_ops", -5)};
+  EtReader r(encode_metadata(t.metadata) + encode_node(n), "neg.et");
+  Node read;
+  auto msg = error_of([&]() { r.next(read); });
+  EXPECT_NE(msg.find("neg.et: byte "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("node 9: num_ops -5 is negative"), std::string::npos) << msg;
+  n.attrs = {Attribute::of_double("num_ops", std::nan(""))};
+  EXPECT_NE(n.bad_values().find("num_ops nan is not a finite number"), std::string::npos) << n.bad_values();
+  n.attrs = {Attribute::of_int64("comm_size", -4096)};
+  EXPECT_EQ(n.bad_values(), "node 9: comm_size -4096 is negative: expected bytes >= 0");
+  n.attrs = {Attribute::of_int64("num_ops", 0), Attribute::of_int64("comm_size", 0)};
+  EXPECT_EQ(n.bad_values(), "");
+}
+
+TEST(ChakraFeeder, OnlyPytorchConvertedTracesFollowDataDependenciesByDefault)
+{
+  GlobalMetadata m;
+  EXPECT_FALSE(pytorch_converted(m));
+  EXPECT_TRUE(follow_control(Deps::automatic, m));
+  m.attrs.push_back(Attribute::of_string("schema", "1.0.1")); // Chakra's other converters write one too
+  EXPECT_FALSE(pytorch_converted(m));
+  for (const char* k : {"pid", "start_ts", "finish_ts"})
+    m.attrs.push_back(Attribute::of_uint64(k, 114598));
+  EXPECT_TRUE(pytorch_converted(m));
+  EXPECT_FALSE(follow_control(Deps::automatic, m));
+  EXPECT_TRUE(follow_control(Deps::all, m));
+  EXPECT_FALSE(follow_control(Deps::data, GlobalMetadata{}));
+  EXPECT_EQ(deps_from_string("auto"), Deps::automatic);
+  EXPECT_FALSE(deps_from_string("none"));
 }
 
 TEST(ChakraJson, JsonizeDejsonizeIsExact)
@@ -570,7 +607,7 @@ TEST(ChakraVisualize, ReplayLogBecomesAChromeTrace)
   auto file                 = sgai::test::temp_dir() / "r.2.et";
   write_trace(file, b.trace());
   std::vector<ReplayEvent> log;
-  trace_stats(file, 64, true, &log);
+  trace_stats(file, 64, Deps::all, &log);
   ASSERT_EQ(log.size(), 4U);
   std::ostringstream csv;
   write_replay_log(log, csv);

@@ -71,6 +71,8 @@ TEST(Numbers, FormattingForFilesAndTables)
   EXPECT_EQ(sgai::format_plain(-3), "-3");
   EXPECT_EQ(sgai::format_plain(2.5), "2.5");
   EXPECT_EQ(sgai::format_plain(1e300), "1e+300");
+  EXPECT_EQ(sgai::format_fixed(1.5, 2), "1.50");
+  EXPECT_EQ(sgai::format_fixed(2.8e293, 3), "2.8e+293"); // too long in fixed notation: never NUL bytes
   EXPECT_EQ(sgai::format_intervals({5, 1, 2, 3, 9, 8}), "1-3 5 8-9");
   EXPECT_EQ(sgai::format_intervals({}), "");
   EXPECT_EQ(sgai::format_intervals({7}), "7");

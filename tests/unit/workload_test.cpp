@@ -52,7 +52,8 @@ TEST(Swf, CleaningAndSelection)
   EXPECT_EQ(two.records[0].job_number, 4);
   EXPECT_EQ(two.records[0].submit_time, 0);
   EXPECT_EQ(two.records[1].submit_time, 10);
-  EXPECT_EQ(select_swf(log, {0, std::nullopt, false}).records.size(), 5U);
+  // without cleaning, only the job without a processor count is dropped (a Batsim job needs one)
+  EXPECT_EQ(select_swf(log, {0, std::nullopt, false}).records.size(), 4U);
 }
 
 TEST(Swf, BadLinesNameTheirNumber)
@@ -66,6 +67,54 @@ TEST(Swf, BadLinesNameTheirNumber)
             }).find("line 2: field 4 (run time) '4x0' is not a number"),
             std::string::npos);
   EXPECT_NE(error_of([] { read_swf(fixture("workloads/missing.swf")); }).find("cannot open"), std::string::npos);
+}
+
+TEST(Swf, OutOfRangeValuesNameTheirLineFieldAndValue)
+{
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bogus_processors.swf", "line 3: field 5 (allocated processors) '10000000000' is above 4,294,967,295"},
+      {"bogus_processors_fraction.swf", "line 3: field 5 (allocated processors) '2.5' is not a whole number"},
+      {"bogus_run_time.swf", "line 3: field 4 (run time) '1e300' is above 1e12 s"},
+      {"bogus_requested_time.swf", "line 2: field 9 (requested time) '2e12' is above 1e12 s"},
+      {"bogus_submit_time.swf", "line 2: field 2 (submit time) '1e13' is above 1e12 s"},
+      {"bogus_max_procs.swf", "line 1: header MaxProcs '-5' is not a processor count"},
+      {"bogus_empty.swf", "bogus_empty.swf: no job"},
+  };
+  for (const auto& [file, expected] : cases) {
+    auto msg = error_of([&] { read_swf(fixture("workloads/" + file)); });
+    EXPECT_NE(msg.find(file), std::string::npos) << msg;
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  }
+}
+
+TEST(Swf2Json, UnknownValuesNeverBecomeWhatTheReaderRejects)
+{
+  auto file = sgai::test::temp_dir() / "unknown.swf";
+  sgai::write_file_atomically(file, "; MaxProcs: -1\n"
+                                    " 1 -1 0 -1 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    " 2 100 0 -5 0 -1 -1 -1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    " 3 50 0 -7 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    " 4 70 0 30 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n");
+  SwfLog log = read_swf(file);
+  auto sel   = select_swf(log, {0, std::nullopt, false});
+  ASSERT_EQ(sel.records.size(), 3U); // job 2 has no processor count
+  EXPECT_EQ(sel.time_shift_s, 50);
+  SwfConversion conv;
+  conv.walltime = true;
+  SwfConversionReport report;
+  auto w = swf_to_workload(log, sel, conv, &report);
+  EXPECT_EQ(report.run_time_unknown, 2U);
+  EXPECT_EQ(*w.nb_res, 4U); // MaxProcs -1: the widest job
+  for (const auto& j : w.jobs) {
+    EXPECT_GE(j.submit_s, 0);
+    EXPECT_GE(j.resources, 1U);
+    EXPECT_GE(w.profile_of(j).cpu, 0);
+  }
+  std::ostringstream text;
+  write_batsim(w, text);
+  auto back = sgai::test::temp_dir() / "unknown.json";
+  sgai::write_file_atomically(back, text.str());
+  EXPECT_EQ(read_batsim(back).jobs.size(), 3U);
 }
 
 TEST(Swf2Json, FollowsTheHDeepRMThesis)
@@ -172,7 +221,11 @@ INSTANTIATE_TEST_SUITE_P(
         std::pair{"bogus_job_key.json", "at /jobs/0/walltim: unknown key 'walltim'"},
         std::pair{"bogus_duplicate_job.json", "at /jobs/1/id: duplicate job id 1"},
         std::pair{"bogus_zero_res.json", "at /jobs/0/res: value 0 out of range"},
-        std::pair{"bogus_negative_delay.json", "at /profiles/d/delay: delay -3 must be a finite number >= 0"}),
+        std::pair{"bogus_negative_delay.json", "at /profiles/d/delay: delay -3 must be a finite number >= 0"},
+        std::pair{"bogus_huge_subtime.json", "at /jobs/0/subtime: submission time 1e+308 is above 1e12 s"},
+        std::pair{"bogus_huge_walltime.json", "at /jobs/0/walltime: walltime 2000000000000.0 is above 1e12 s"},
+        std::pair{"bogus_huge_delay.json", "at /profiles/d/delay: delay 1e+300 is above 1e12 s"},
+        std::pair{"bogus_huge_req_time.json", "at /profiles/p/req_time: req_time 10000000000000.0 is above 1e12 s"}),
     // Test names from the fixture (bogus_<name>.json -> name), not the parameters' addresses.
     [](const ::testing::TestParamInfo<std::pair<const char*, const char*>>& p) {
       std::string n = p.param.first;

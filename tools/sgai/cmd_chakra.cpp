@@ -12,6 +12,7 @@
 #include "generators/util/numbers.hpp"
 #include "generators/util/units.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 
 #include <chrono>
@@ -24,6 +25,63 @@ namespace sgai::cli {
 
 namespace {
 
+// Bounds of the options, stated in --help and checked before any work: they keep what a command
+// reads, holds and writes to what a machine has (each says why).
+constexpr int64_t max_window       = int64_t{1} << 22; ///< feeder window: 4 M nodes, about 4 GiB held
+constexpr int64_t max_drawn        = 100'000;          ///< nodes drawn: Graphviz lays out no more usefully
+constexpr int64_t max_ranks        = 65'536;           ///< one ET file per rank
+constexpr int64_t max_dag_nodes    = 100'000'000;      ///< streamed, about 60 bytes each: 6 GB on disk
+constexpr int64_t max_dag_width    = int64_t{1} << 20; ///< a replay's window must hold this many nodes
+constexpr int64_t max_trace_nodes  = 2'000'000;        ///< traces built in memory (training, synth): ~2.5 GiB
+constexpr double max_layer_flops   = 1e18;             ///< forward FLOPs of one layer: num_ops stay integers
+constexpr double max_message_bytes = 1099511627776.0;  ///< --size, --bucket: 1 TiB
+const std::string message_bounds   = "1B to 1TiB";
+
+const std::vector<std::string> collective_names = {
+    "all_reduce", "reduce",         "all_gather",           "gather", "scatter", "broadcast",
+    "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier"};
+
+std::optional<chakra::CollectiveType> collective_of(const std::string& name)
+{
+  std::string upper = name;
+  for (auto& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return chakra::collective_from_string(upper);
+}
+
+/** "FIRST:LAST", either side empty or digits, FIRST <= LAST; nothing when malformed. */
+std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> id_range(const std::string& text)
+{
+  auto colon = text.find(':');
+  if (colon == std::string::npos)
+    return std::nullopt;
+  auto side = [](const std::string& part, bool& ok) -> std::optional<uint64_t> {
+    if (part.empty())
+      return std::nullopt;
+    if (part.size() > 19 || part.find_first_not_of("0123456789") != std::string::npos) {
+      ok = false;
+      return std::nullopt;
+    }
+    return std::stoull(part);
+  };
+  bool ok    = true;
+  auto first = side(text.substr(0, colon), ok);
+  auto last  = side(text.substr(colon + 1), ok);
+  if (not ok || (first && last && *first > *last))
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
+/** The ET files named by inputs (files, folders, workload prefixes). */
+std::vector<std::filesystem::path> et_files(const std::vector<std::string>& inputs)
+{
+  std::vector<std::filesystem::path> files;
+  for (const auto& in : inputs)
+    for (auto& f : chakra::workload_files(in))
+      files.push_back(std::move(f));
+  return files;
+}
+
 struct ConvertArgs {
   std::string in;
   std::string out;
@@ -34,7 +92,7 @@ struct StatsArgs {
   std::string json;
   std::string replay_log;
   int64_t window   = 1 << 16;
-  std::string deps = "all";
+  std::string deps = "auto";
 };
 
 std::string bytes_text(uint64_t b)
@@ -109,20 +167,35 @@ void json_stats(json::Writer& w, const chakra::TraceStats& s)
 
 int stats(const StatsArgs& a)
 {
-  std::vector<std::filesystem::path> files;
-  for (const auto& in : a.inputs)
-    for (auto& f : chakra::workload_files(in))
-      files.push_back(std::move(f));
-  auto t0 = std::chrono::steady_clock::now();
+  if (not a.json.empty() && not a.replay_log.empty() &&
+      std::filesystem::path(a.json).lexically_normal() == std::filesystem::path(a.replay_log).lexically_normal())
+    throw UsageError("--replay-log: " + quote(a.replay_log) + " is also the --json file: give two names");
+  auto files = et_files(a.inputs);
+  if (not a.json.empty())
+    check_output_file(a.json, files, "--json");
+  if (not a.replay_log.empty())
+    check_output_file(a.replay_log, files, "--replay-log");
+  auto deps = *chakra::deps_from_string(a.deps);
+  auto t0   = std::chrono::steady_clock::now();
   std::vector<chakra::TraceStats> per_file;
   chakra::TraceStats total;
   std::vector<chakra::ReplayEvent> log;
   for (const auto& f : files) {
     per_file.push_back(
-        chakra::trace_stats(f, static_cast<size_t>(a.window), a.deps == "all", a.replay_log.empty() ? nullptr : &log));
+        chakra::trace_stats(f, static_cast<size_t>(a.window), deps, a.replay_log.empty() ? nullptr : &log));
     chakra::accumulate(total, per_file.back());
   }
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double wall        = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  uint64_t auto_data = 0;
+  for (const auto& s : per_file)
+    if (deps == chakra::Deps::automatic && s.data_deps_only)
+      auto_data++;
+  if (auto_data)
+    std::cout << "Note: "
+              << (auto_data == per_file.size() ? "the trace" + std::string(auto_data > 1 ? "s were" : " was")
+                                               : std::to_string(auto_data) + " of the traces were")
+              << " converted from PyTorch (GlobalMetadata pid, start_ts, finish_ts): following data dependencies "
+                 "only, as Chakra's feeder does (--deps all follows control dependencies too)\n";
   for (const auto& s : per_file) {
     std::cout << s.file << (s.rank ? " (rank " + std::to_string(*s.rank) + ")" : "") << "\n";
     print_stats(s, std::cout);
@@ -168,34 +241,27 @@ struct VisualizeArgs {
 
 int visualize(const VisualizeArgs& a)
 {
+  std::string format = a.format;
+  if (format.empty()) {
+    auto ext = std::filesystem::path(a.out).extension().string();
+    if (ext != ".dot" && ext != ".svg" && ext != ".pdf" && ext != ".png")
+      throw UsageError("--out: " + quote(a.out) + (ext.empty() ? " has no extension" : " ends in " + quote(ext)) +
+                       ": expected .dot, .svg, .pdf or .png (or --format dot, svg, pdf or png)");
+    format = ext.substr(1);
+  }
+  check_output_file(a.out, {a.et});
   chakra::DotOptions o;
   o.max_nodes     = static_cast<uint64_t>(a.max_nodes);
   o.name_contains = a.name;
   o.control_edges = not a.no_control;
-  for (const auto& t : a.types) {
-    auto type = chakra::node_type_from_string(t);
-    if (not type)
-      throw InputError("command line", "--type", "unknown node type " + quote(t) + " (COMP_NODE, COMM_COLL_NODE, ...)");
-    o.types.insert(*type);
-  }
+  for (const auto& t : a.types)
+    o.types.insert(*chakra::node_type_from_string(t)); // checked when parsed
   if (not a.ids.empty()) {
-    auto colon = a.ids.find(':');
-    try {
-      if (colon == std::string::npos)
-        throw std::invalid_argument(a.ids);
-      if (colon > 0)
-        o.min_id = std::stoull(a.ids.substr(0, colon));
-      if (colon + 1 < a.ids.size())
-        o.max_id = std::stoull(a.ids.substr(colon + 1));
-    } catch (const std::exception&) {
-      throw InputError("command line", "--ids",
-                       "bad id range " + quote(a.ids) + ": expected FIRST:LAST (either may be empty)");
-    }
-  }
-  std::string format = a.format;
-  if (format.empty()) {
-    auto ext = std::filesystem::path(a.out).extension().string();
-    format   = ext == ".svg" ? "svg" : ext == ".pdf" ? "pdf" : ext == ".png" ? "png" : "dot";
+    auto r = *id_range(a.ids); // checked when parsed
+    if (r.first)
+      o.min_id = *r.first;
+    if (r.second)
+      o.max_id = *r.second;
   }
   std::filesystem::path out = a.out;
   std::filesystem::path dot = format == "dot" ? out : std::filesystem::path(out.string() + ".tmp.dot");
@@ -230,6 +296,10 @@ struct ConvertPytorchArgs {
 
 int convert(const ConvertPytorchArgs& a)
 {
+  std::vector<std::filesystem::path> inputs = {a.et};
+  if (not a.kineto.empty())
+    inputs.emplace_back(a.kineto);
+  check_output_file(a.out, inputs);
   chakra::ConversionReport r;
   auto trace = chakra::convert_pytorch(a.et, a.kineto, &r);
   chakra::write_trace(a.out, trace);
@@ -252,6 +322,7 @@ int convert(const ConvertPytorchArgs& a)
 
 int timeline(const std::string& log, const std::string& out)
 {
+  check_output_file(out, {log});
   auto events = chakra::read_replay_log(log);
   AtomicFile f(out);
   uint64_t n = chakra::write_chrome_trace(events, f.stream());
@@ -268,32 +339,62 @@ struct TrainingArgs {
   std::string prefix = "training";
 };
 
+/** Trace nodes training_iteration makes for these options, at most (each layer its own gradient
+ *  bucket): per rank, every microbatch's forward and backward (a compute and, under TP, an
+ *  all-reduce per layer of its stage; a receive and a send between stages), the buckets and the
+ *  optimizer step. */
+uint64_t training_nodes(const TrainingArgs& a)
+{
+  uint64_t total = 0;
+  for (int64_t s = 0; s < a.pp; s++) {
+    auto layers    = static_cast<uint64_t>(a.layers / a.pp + (s < a.layers % a.pp ? 1 : 0));
+    uint64_t pass  = (s > 0 ? 1 : 0) + layers * (a.tp > 1 ? 2 : 1) + (s + 1 < a.pp ? 1 : 0);
+    uint64_t trace = static_cast<uint64_t>(a.microbatches) * 2 * pass + (a.dp > 1 ? layers : 0) + 1;
+    total += trace * static_cast<uint64_t>(a.dp * a.tp);
+  }
+  return total;
+}
+
 int generate_training(const TrainingArgs& a)
 {
-  chakra::ModelSpec model;
+  // what the options make together, checked before any work (each alone is checked when parsed)
+  if (a.layers < a.pp)
+    throw UsageError("--pp: the model has " + std::to_string(a.layers) + " layers for " + std::to_string(a.pp) +
+                     " pipeline stages: each stage needs a layer");
+  int64_t ranks = a.dp * a.tp * a.pp; // each at most 65,536: no overflow
+  if (ranks > max_ranks)
+    throw UsageError("--dp, --tp, --pp: DP " + std::to_string(a.dp) + " x TP " + std::to_string(a.tp) + " x PP " +
+                     std::to_string(a.pp) + " makes " + grouped(ranks) + " ranks, above " + grouped(max_ranks) +
+                     ", the most sgai generates (one ET file each)");
+  double h = static_cast<double>(a.hidden), sq = static_cast<double>(a.sequence), b = static_cast<double>(a.batch);
+  double flops = 24 * b * sq * h * h + 4 * b * sq * sq * h;
+  if (flops > max_layer_flops)
+    throw UsageError("--hidden, --seq, --batch: hidden " + std::to_string(a.hidden) + ", sequence " +
+                     std::to_string(a.sequence) + " and batch " + std::to_string(a.batch) + " make " +
+                     format_number(flops) + " forward FLOPs per layer, above 1e18, the most sgai generates");
+  uint64_t nodes = training_nodes(a);
+  if (nodes > static_cast<uint64_t>(max_trace_nodes))
+    throw UsageError("--layers, --microbatches, --dp, --tp, --pp: " + std::to_string(a.layers) + " layers, " +
+                     std::to_string(a.microbatches) + " microbatches on " + grouped(ranks) + " ranks make up to " +
+                     grouped(static_cast<int64_t>(std::min<uint64_t>(nodes, INT64_MAX))) + " trace nodes, above " +
+                     grouped(max_trace_nodes) + ", the most sgai builds in memory");
+  check_output_dir(a.out);
+  chakra::ModelSpec model = chakra::transformer(static_cast<uint32_t>(a.layers), static_cast<uint64_t>(a.hidden),
+                                                static_cast<uint64_t>(a.sequence), static_cast<uint64_t>(a.batch),
+                                                static_cast<uint32_t>(a.bytes));
   chakra::Parallelism p;
-  try {
-    model          = chakra::transformer(static_cast<uint32_t>(a.layers), static_cast<uint64_t>(a.hidden),
-                                         static_cast<uint64_t>(a.sequence), static_cast<uint64_t>(a.batch),
-                                         static_cast<uint32_t>(a.bytes));
-    p.data         = static_cast<uint32_t>(a.dp);
-    p.tensor       = static_cast<uint32_t>(a.tp);
-    p.pipeline     = static_cast<uint32_t>(a.pp);
-    p.microbatches = static_cast<uint32_t>(a.microbatches);
-    auto bucket    = units::parse(a.bucket, units::Quantity::size);
-    if (not bucket || not(*bucket >= 1))
-      throw InputError("command line", "--bucket", "bad size " + quote(a.bucket) + ": expected bytes such as 25MiB");
-    p.bucket_bytes = static_cast<uint64_t>(*bucket);
-    auto traces    = chakra::training_iteration(model, p);
-    auto files     = chakra::write_workload(a.out, a.prefix, traces);
-    write_file_atomically(std::filesystem::path(a.out) / (a.prefix + ".groups.json"),
-                          chakra::comm_groups_json(chakra::training_groups(p)));
-    std::cout << "Wrote " << files.size() << " ranks (DP " << a.dp << " x TP " << a.tp << " x PP " << a.pp << ", "
-              << a.microbatches << " microbatches): " << (std::filesystem::path(a.out) / a.prefix).string() << ".{0.."
-              << files.size() - 1 << "}.et and its communicator groups " << a.prefix << ".groups.json\n";
-  } catch (const std::invalid_argument& e) {
-    throw InputError("command line", "", e.what());
-  }
+  p.data         = static_cast<uint32_t>(a.dp);
+  p.tensor       = static_cast<uint32_t>(a.tp);
+  p.pipeline     = static_cast<uint32_t>(a.pp);
+  p.microbatches = static_cast<uint32_t>(a.microbatches);
+  p.bucket_bytes = static_cast<uint64_t>(*units::parse(a.bucket, units::Quantity::size)); // checked when parsed
+  auto traces    = chakra::training_iteration(model, p);
+  auto files     = chakra::write_workload(a.out, a.prefix, traces);
+  write_file_atomically(std::filesystem::path(a.out) / (a.prefix + ".groups.json"),
+                        chakra::comm_groups_json(chakra::training_groups(p)));
+  std::cout << "Wrote " << files.size() << " ranks (DP " << a.dp << " x TP " << a.tp << " x PP " << a.pp << ", "
+            << a.microbatches << " microbatches): " << (std::filesystem::path(a.out) / a.prefix).string() << ".{0.."
+            << files.size() - 1 << "}.et and its communicator groups " << a.prefix << ".groups.json\n";
   return 0;
 }
 
@@ -309,30 +410,14 @@ struct GenerateArgs {
   int64_t seed  = 1;
 };
 
-uint64_t parse_bytes(const std::string& text)
-{
-  auto v = units::parse(text, units::Quantity::size);
-  if (not v || not(*v >= 1) || *v != std::floor(*v))
-    throw InputError("command line", "--size",
-                     "bad size " + quote(text) + ": expected a whole number of bytes such as 1MiB or 4096B");
-  return static_cast<uint64_t>(*v);
-}
-
 int generate(const GenerateArgs& a)
 {
   if (a.kind == "microbenchmark") {
-    std::string upper = a.collective;
-    for (auto& c : upper)
-      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    auto type = chakra::collective_from_string(upper);
-    if (not type)
-      throw InputError("command line", "--collective",
-                       "unknown collective " + quote(a.collective) +
-                           " (known: all_reduce, reduce, all_gather, gather, scatter, broadcast, all_to_all, "
-                           "reduce_scatter, reduce_scatter_block, barrier)");
-    uint64_t bytes     = parse_bytes(a.size);
-    auto traces        = chakra::microbenchmark(*type, static_cast<uint32_t>(a.ranks), bytes);
-    std::string prefix = a.prefix.empty() ? chakra::collective_file_name(*type) : a.prefix;
+    check_output_dir(a.out);
+    auto type          = *collective_of(a.collective); // checked when parsed
+    auto bytes         = static_cast<uint64_t>(*units::parse(a.size, units::Quantity::size));
+    auto traces        = chakra::microbenchmark(type, static_cast<uint32_t>(a.ranks), bytes);
+    std::string prefix = a.prefix.empty() ? chakra::collective_file_name(type) : a.prefix;
     auto files         = chakra::write_workload(a.out, prefix, traces);
     std::cout << "Wrote " << files.size() << " ranks: " << (std::filesystem::path(a.out) / prefix).string() << ".{0.."
               << files.size() - 1 << "}.et\n";
@@ -341,7 +426,8 @@ int generate(const GenerateArgs& a)
   // a random DAG, streamed
   std::filesystem::path file = a.out;
   if (file.extension() != ".et")
-    throw InputError("command line", "--out", "a DAG is one ET file: give a name ending in .et, not " + quote(a.out));
+    throw UsageError("--out: a DAG is one ET file: give a name ending in .et, not " + quote(a.out));
+  check_output_file(file);
   chakra::GlobalMetadata m;
   m.version = "0.0.4";
   chakra::EtWriter w(file, m);
@@ -366,19 +452,28 @@ struct SynthArgs {
 int synth(const SynthArgs& a)
 {
   if (a.inputs.empty() == a.model.empty())
-    throw InputError("command line", "", "give either input traces or --model FILE, not both or neither");
+    throw UsageError("give either input traces or --model FILE, not both or neither");
+  if (a.group_size > a.ranks || (a.group_size > 0 && a.ranks % a.group_size != 0))
+    throw UsageError("--group-size: a group size of " + std::to_string(a.group_size) + " does not divide " +
+                     std::to_string(a.ranks) + " ranks");
+  check_output_dir(a.out);
   chakra::SynthModel model;
   if (not a.model.empty())
     model = chakra::read_synth_model(a.model);
   else {
-    std::vector<std::filesystem::path> files;
-    for (const auto& in : a.inputs)
-      for (auto& f : chakra::workload_files(in))
-        files.push_back(std::move(f));
     chakra::SynthFitOptions fo;
     fo.max_components = static_cast<uint32_t>(a.max_components);
-    model             = chakra::fit_synth_model(files, fo);
+    model             = chakra::fit_synth_model(et_files(a.inputs), fo);
   }
+  // every rank holds its group's sequence (and a compute node before each collective when the
+  // model has compute gaps), all in memory at once
+  double nodes = static_cast<double>(a.ranks) * static_cast<double>(std::max<uint64_t>(model.length_max, 1)) *
+                 (model.compute_gap.components.empty() ? 1 : 2);
+  if (nodes > static_cast<double>(max_trace_nodes))
+    throw InputError(a.model.empty() ? a.inputs.front() : a.model, "--ranks",
+                     std::to_string(a.ranks) + " ranks of sequences up to " + std::to_string(model.length_max) +
+                         " collectives make up to " + format_number(nodes) + " trace nodes, above " +
+                         grouped(max_trace_nodes) + ", the most sgai builds in memory: ask for fewer ranks");
   chakra::SynthSampleOptions so;
   so.ranks        = static_cast<uint32_t>(a.ranks);
   so.group_size   = static_cast<uint32_t>(a.group_size);
@@ -388,7 +483,7 @@ int synth(const SynthArgs& a)
   try {
     out = chakra::sample_synth(model, so);
   } catch (const std::invalid_argument& e) {
-    throw InputError("command line", "", e.what());
+    throw InputError(a.model.empty() ? a.inputs.front() : a.model, "", e.what());
   }
   StagingDir staging(a.out);
   chakra::write_workload(staging.path(), a.prefix, out.ranks);
@@ -437,10 +532,11 @@ void add_chakra_commands(CLI::App& app, Action& action)
   {
     auto a    = std::make_shared<ConvertArgs>();
     auto* cmd = chakra->add_subcommand("jsonize", "ET -> JSON (exact: dejsonize gives the same bytes back)");
-    cmd->add_option("et", a->in, "Chakra ET file")->required();
-    cmd->add_option("--out", a->out, "JSON file to write")->required();
+    add_path(cmd, "et", a->in, "Chakra ET file")->required();
+    add_path(cmd, "--out", a->out, "JSON file to write")->required();
     cmd->callback([a, &action]() {
       action = [a]() {
+        check_output_file(a->out, {a->in});
         uint64_t n = chakra::jsonize_file(a->in, a->out);
         std::cout << "Wrote " << a->out << " (" << n << " nodes)\n";
         return 0;
@@ -450,10 +546,11 @@ void add_chakra_commands(CLI::App& app, Action& action)
   {
     auto a    = std::make_shared<ConvertArgs>();
     auto* cmd = chakra->add_subcommand("dejsonize", "JSON (as written by jsonize) -> ET");
-    cmd->add_option("json", a->in, "JSON file")->required();
-    cmd->add_option("--out", a->out, "Chakra ET file to write")->required();
+    add_path(cmd, "json", a->in, "JSON file")->required();
+    add_path(cmd, "--out", a->out, "Chakra ET file to write")->required();
     cmd->callback([a, &action]() {
       action = [a]() {
+        check_output_file(a->out, {a->in});
         uint64_t n = chakra::dejsonize_file(a->in, a->out);
         std::cout << "Wrote " << a->out << " (" << n << " nodes)\n";
         return 0;
@@ -466,29 +563,44 @@ void add_chakra_commands(CLI::App& app, Action& action)
         chakra->add_subcommand("stats", "Node counts, collectives and bytes, compute operations, critical path of ETs");
     cmd->add_option("inputs", a->inputs, "ET files, folders of ETs, or workload prefixes (dir/name for dir/name.N.et)")
         ->required();
-    cmd->add_option("--json", a->json, "Also write the figures as JSON");
-    cmd->add_option("--replay-log", a->replay_log,
-                    "Also write the replay log (issue and callback of every node, unlimited resources) for timeline");
-    cmd->add_option("--window", a->window, "Nodes the feeder reads ahead (default 65536)")->check(CLI::PositiveNumber);
+    add_path(cmd, "--json", a->json, "Also write the figures as JSON");
+    add_path(cmd, "--replay-log", a->replay_log,
+             "Also write the replay log (issue and callback of every node, unlimited resources) for timeline");
+    add_count(cmd, "--window", a->window, "Nodes the feeder reads ahead (default 65536)", 1, max_window);
     cmd->add_option("--deps", a->deps,
-                    "Dependencies to follow: all (data and control, default) or data (Chakra's own feeder; for "
-                    "traces converted from PyTorch)")
-        ->check(CLI::IsMember({"all", "data"}));
+                    "Dependencies to follow: auto (default: data for traces converted from PyTorch by Chakra, all "
+                    "otherwise), all (data and control) or data (Chakra's own feeder)")
+        ->check(CLI::IsMember({"auto", "all", "data"}));
     cmd->callback([a, &action]() { action = [a]() { return stats(*a); }; });
   }
   {
     auto a = std::make_shared<VisualizeArgs>();
     auto* cmd =
         chakra->add_subcommand("visualize", "Graphviz drawing of an ET's dependency graph (dot, svg, pdf, png)");
-    cmd->add_option("et", a->et, "Chakra ET file")->required();
-    cmd->add_option("--out", a->out, "Output file (.dot, .svg, .pdf or .png)")->required();
+    add_path(cmd, "et", a->et, "Chakra ET file")->required();
+    add_path(cmd, "--out", a->out, "Output file (.dot, .svg, .pdf or .png)")->required();
     cmd->add_option("--format", a->format, "dot, svg, pdf or png (default: from the file name)")
         ->check(CLI::IsMember({"dot", "svg", "pdf", "png"}));
-    cmd->add_option("--max-nodes", a->max_nodes, "Draw at most this many nodes (default 500)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--type", a->types, "Only nodes of this type (repeatable): COMP_NODE, COMM_COLL_NODE, ...");
+    add_count(cmd, "--max-nodes", a->max_nodes, "Draw at most this many nodes (default 500)", 1, max_drawn);
+    cmd->add_option("--type", a->types, "Only nodes of this type (repeatable): COMP_NODE, COMM_COLL_NODE, ...")
+        ->check(CLI::Validator(
+            [](std::string& t) -> std::string {
+              return chakra::node_type_from_string(t)
+                         ? ""
+                         : "unknown node type " + quote(t) +
+                               " (INVALID_NODE, METADATA_NODE, MEM_LOAD_NODE, MEM_STORE_NODE, COMP_NODE, "
+                               "COMM_SEND_NODE, COMM_RECV_NODE, COMM_COLL_NODE, ...)";
+            },
+            "", ""));
     cmd->add_option("--name", a->name, "Only nodes whose name contains this text");
-    cmd->add_option("--ids", a->ids, "Only ids in FIRST:LAST");
+    cmd->add_option("--ids", a->ids, "Only ids in FIRST:LAST (either may be empty; FIRST <= LAST)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+              return id_range(text) ? ""
+                                    : "bad id range " + quote(text) +
+                                          ": expected FIRST:LAST, node ids with FIRST <= LAST (either may be empty)";
+            },
+            "", ""));
     cmd->add_flag("--no-control", a->no_control, "Do not draw control dependencies");
     cmd->callback([a, &action]() { action = [a]() { return visualize(*a); }; });
   }
@@ -496,17 +608,17 @@ void add_chakra_commands(CLI::App& app, Action& action)
     auto a    = std::make_shared<ConvertPytorchArgs>();
     auto* cmd = chakra->add_subcommand(
         "convert", "PyTorch execution trace (+ the rank's Kineto trace for GPU kernels) -> Chakra ET");
-    cmd->add_option("et", a->et, "PyTorch host execution trace JSON (.json or .json.gz)")->required();
-    cmd->add_option("--kineto", a->kineto, "The same rank's Kineto (PyTorch profiler) trace JSON");
-    cmd->add_option("--out", a->out, "Chakra ET file to write (prefix.RANK.et)")->required();
+    add_path(cmd, "et", a->et, "PyTorch host execution trace JSON (.json or .json.gz)")->required();
+    add_path(cmd, "--kineto", a->kineto, "The same rank's Kineto (PyTorch profiler) trace JSON");
+    add_path(cmd, "--out", a->out, "Chakra ET file to write (prefix.RANK.et)")->required();
     cmd->callback([a, &action]() { action = [a]() { return convert(*a); }; });
   }
   {
     auto log  = std::make_shared<std::string>();
     auto out  = std::make_shared<std::string>();
     auto* cmd = chakra->add_subcommand("timeline", "Replay log -> Chrome trace JSON (Perfetto, chrome://tracing)");
-    cmd->add_option("log", *log, "Replay log (CSV: rank,node_id,event,time_us,type,name)")->required();
-    cmd->add_option("--out", *out, "Chrome trace JSON to write")->required();
+    add_path(cmd, "log", *log, "Replay log (CSV: rank,node_id,event,time_us,type,name)")->required();
+    add_path(cmd, "--out", *out, "Chrome trace JSON to write")->required();
     cmd->callback([log, out, &action]() { action = [log, out]() { return timeline(*log, *out); }; });
   }
   {
@@ -516,29 +628,38 @@ void add_chakra_commands(CLI::App& app, Action& action)
       auto a    = std::make_shared<GenerateArgs>();
       a->kind   = "microbenchmark";
       auto* cmd = gen->add_subcommand("microbenchmark", "One collective per rank, as ASTRA-sim's microbenchmarks");
-      cmd->add_option("--collective", a->collective, "all_reduce, all_gather, reduce_scatter, all_to_all, ...");
-      cmd->add_option("--ranks", a->ranks, "Number of ranks (NPUs)")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-      cmd->add_option("--size", a->size, "Bytes per collective (default 1MiB)");
-      cmd->add_option("--out", a->out, "Output folder")->required();
+      cmd->add_option("--collective", a->collective, "all_reduce, all_gather, reduce_scatter, all_to_all, ...")
+          ->check(CLI::Validator(
+              [](std::string& c) -> std::string {
+                std::string known;
+                for (const auto& n : collective_names)
+                  known += (known.empty() ? "" : ", ") + n;
+                return collective_of(c) ? "" : "unknown collective " + quote(c) + " (known: " + known + ")";
+              },
+              "", ""));
+      add_count(cmd, "--ranks", a->ranks, "Number of ranks (NPUs; one ET file each)", 1, max_ranks);
+      add_quantity(cmd, "--size", a->size, "Bytes per collective (default 1MiB)", units::Quantity::size, 1,
+                   max_message_bytes, message_bounds, true);
+      add_path(cmd, "--out", a->out, "Output folder")->required();
       cmd->add_option("--prefix", a->prefix, "File prefix (default: the collective's name)");
       cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
     }
     {
       auto a    = std::make_shared<TrainingArgs>();
       auto* cmd = gen->add_subcommand("training", "One training iteration of a GPT-style model under DP, TP and PP");
-      auto size = CLI::Range(int64_t{1}, int64_t{1} << 40);
-      cmd->add_option("--layers", a->layers, "Transformer layers (default 24)")->check(size);
-      cmd->add_option("--hidden", a->hidden, "Hidden size (default 2048)")->check(size);
-      cmd->add_option("--seq", a->sequence, "Sequence length (default 2048)")->check(size);
-      cmd->add_option("--batch", a->batch, "Global batch in sequences (default 8)")->check(size);
-      cmd->add_option("--bytes", a->bytes, "Bytes per element (default 2)")->check(CLI::Range(int64_t{1}, int64_t{16}));
-      cmd->add_option("--dp", a->dp, "Data-parallel replicas")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
-      cmd->add_option("--tp", a->tp, "Tensor-parallel shards")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
-      cmd->add_option("--pp", a->pp, "Pipeline stages")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
-      cmd->add_option("--microbatches", a->microbatches, "Microbatches per iteration")
-          ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-      cmd->add_option("--bucket", a->bucket, "Gradient bucket size (default 25MiB)");
-      cmd->add_option("--out", a->out, "Output folder")->required();
+      add_count(cmd, "--layers", a->layers, "Transformer layers (default 24)", 1, 4096);
+      add_count(cmd, "--hidden", a->hidden, "Hidden size (default 2048)", 1, 65536);
+      add_count(cmd, "--seq", a->sequence, "Sequence length (default 2048)", 1, 1 << 20);
+      add_count(cmd, "--batch", a->batch, "Global batch in sequences (default 8)", 1, 65536);
+      add_count(cmd, "--bytes", a->bytes, "Bytes per element (default 2)", 1, 16);
+      add_count(cmd, "--dp", a->dp, "Data-parallel replicas (DP x TP x PP at most 65,536 ranks)", 1, max_ranks);
+      add_count(cmd, "--tp", a->tp, "Tensor-parallel shards", 1, max_ranks);
+      add_count(cmd, "--pp", a->pp, "Pipeline stages (at most --layers)", 1, max_ranks);
+      add_count(cmd, "--microbatches", a->microbatches,
+                "Microbatches per iteration (all ranks together at most 2,000,000 trace nodes)", 1, 65536);
+      add_quantity(cmd, "--bucket", a->bucket, "Gradient bucket size (default 25MiB)", units::Quantity::size, 1,
+                   max_message_bytes, message_bounds, true);
+      add_path(cmd, "--out", a->out, "Output folder")->required();
       cmd->add_option("--prefix", a->prefix, "File prefix (default training)");
       cmd->callback([a, &action]() { action = [a]() { return generate_training(*a); }; });
     }
@@ -546,11 +667,11 @@ void add_chakra_commands(CLI::App& app, Action& action)
       auto a    = std::make_shared<GenerateArgs>();
       a->kind   = "dag";
       auto* cmd = gen->add_subcommand("dag", "A layered random DAG of compute nodes (benchmarks), streamed to disk");
-      cmd->add_option("--nodes", a->nodes, "Number of nodes")->check(CLI::PositiveNumber);
-      cmd->add_option("--width", a->width, "Parents are among the previous WIDTH nodes (default 64)")
-          ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-      cmd->add_option("--seed", a->seed, "Seed")->check(CLI::NonNegativeNumber);
-      cmd->add_option("--out", a->out, "Output ET file")->required();
+      add_count(cmd, "--nodes", a->nodes, "Number of nodes (about 60 bytes each on disk; default 1000)", 1,
+                max_dag_nodes);
+      add_count(cmd, "--width", a->width, "Parents are among the previous WIDTH nodes (default 64)", 1, max_dag_width);
+      add_seed(cmd, a->seed, "Seed");
+      add_path(cmd, "--out", a->out, "Output ET file")->required();
       cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
     }
   }
@@ -559,17 +680,17 @@ void add_chakra_commands(CLI::App& app, Action& action)
     auto* cmd = chakra->add_subcommand(
         "synth", "Fit collective types, order, counts and message sizes to real ETs; sample traces of any rank count");
     cmd->add_option("inputs", a->inputs, "ET files, folders or workload prefixes to fit");
-    cmd->add_option("--model", a->model, "Sample from a model written before (PREFIX.model.json) instead of fitting");
-    cmd->add_option("--ranks", a->ranks, "Ranks to generate (default 8)")
-        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-    cmd->add_option("--group-size", a->group_size, "Ranks per communicator group (default: all ranks in one)")
-        ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
-    cmd->add_option("--max-components", a->max_components, "Most Gaussian components per size distribution (default 4)")
-        ->check(CLI::Range(int64_t{1}, int64_t{16}));
-    cmd->add_option("--order", a->order, "1: collective types follow the fitted transitions; 0: independent draws")
-        ->check(CLI::Range(int64_t{0}, int64_t{1}));
-    cmd->add_option("--seed", a->seed, "Seed (default 1)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--out", a->out, "Output folder")->required();
+    add_path(cmd, "--model", a->model, "Sample from a model written before (PREFIX.model.json) instead of fitting");
+    add_count(cmd, "--ranks", a->ranks, "Ranks to generate (default 8; all at most 2,000,000 trace nodes)", 1,
+              max_ranks);
+    add_count(cmd, "--group-size", a->group_size,
+              "Ranks per communicator group, dividing --ranks (default: all ranks in one)", 0, max_ranks);
+    add_count(cmd, "--max-components", a->max_components, "Most Gaussian components per size distribution (default 4)",
+              1, 16);
+    add_count(cmd, "--order", a->order, "1: collective types follow the fitted transitions; 0: independent draws", 0,
+              1);
+    add_seed(cmd, a->seed, "Seed (default 1)");
+    add_path(cmd, "--out", a->out, "Output folder")->required();
     cmd->add_option("--prefix", a->prefix, "File prefix (default synth)");
     cmd->callback([a, &action]() { action = [a]() { return synth(*a); }; });
   }

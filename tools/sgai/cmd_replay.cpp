@@ -15,22 +15,30 @@ namespace {
 struct ReplayArgs {
   replay::AstraRunOptions o;
   std::string out, system, network, groups;
-  std::string deps  = "all";
+  std::string deps  = "auto";
   bool no_durations = false;
   int64_t pstate    = 0;
 };
 
 int run_replay(ReplayArgs a, const Globals& globals)
 {
-  a.o.out                = a.out;
-  a.o.system             = a.system;
-  a.o.network            = a.network;
-  a.o.comm_groups        = a.groups;
-  a.o.simgrid_args       = globals.simgrid_args;
-  a.o.data_deps_only     = a.deps == "data";
+  a.o.out          = a.out;
+  a.o.system       = a.system;
+  a.o.network      = a.network;
+  a.o.comm_groups  = a.groups;
+  a.o.simgrid_args = globals.simgrid_args;
+  if (a.deps != "auto")
+    a.o.data_deps_only = a.deps == "data";
   a.o.recorded_durations = not a.no_durations;
   a.o.pstate             = static_cast<uint32_t>(a.pstate);
   auto r                 = replay::run_astra(a.o);
+  size_t auto_data       = 0;
+  for (const auto& x : r.ranks)
+    auto_data += x.data_deps_auto ? 1 : 0;
+  if (auto_data)
+    std::cout << "Note: " << auto_data << " of " << r.ranks.size()
+              << " ranks' traces were converted from PyTorch (GlobalMetadata pid, start_ts, finish_ts): followed "
+                 "data dependencies only, as Chakra's feeder does (--deps all follows control dependencies too)\n";
   // ASTRA-sim's figures, per rank, in ns
   for (const auto& x : r.ranks) {
     std::cout << "sys[" << x.global << "], Wall time: " << format_plain(std::round(x.end_s * 1e9))
@@ -75,8 +83,10 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
   add_real(cmd, "--link-idle-w", a->o.link_idle_w, "Idle power per link in W (default 0)", 0, 1e6);
   add_real(cmd, "--link-busy-w", a->o.link_busy_w, "Busy power per link in W (default 0)", 0, 1e6);
   add_count(cmd, "--pstate", a->pstate, "NPU P-state: 0 full speed, 1 and 2 power caps (500 W, 300 W)", 0, 2);
-  cmd->add_option("--deps", a->deps, "Dependencies to wait for: all (default) or data")
-      ->check(CLI::IsMember({"all", "data"}));
+  cmd->add_option("--deps", a->deps,
+                  "Dependencies to wait for: auto (default: data for traces converted from PyTorch by Chakra, all "
+                  "otherwise), all (data and control) or data (Chakra's own feeder)")
+      ->check(CLI::IsMember({"auto", "all", "data"}));
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
   cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return run_replay(*a, globals); }; });

@@ -5,6 +5,7 @@
 #include "generators/workload/batsim.hpp"
 #include "generators/workload/synthetic.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/options.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -19,7 +20,7 @@ namespace {
 struct Swf2JsonArgs {
   std::string swf;
   std::string out;
-  int64_t first               = -1;
+  std::optional<int64_t> first;
   int64_t offset              = 0;
   bool no_clean               = false;
   std::string reference_speed = "22Gf";
@@ -30,83 +31,116 @@ struct Swf2JsonArgs {
   double default_mem = 0;
 };
 
+// Bounds of the options (stated in --help): beyond them the figures are no machine's, and the
+// products that follow (operations = time x speed, submission times = jobs x inter-arrival) stay
+// finite and within the readers' bounds (times at most workload::max_time_s).
+constexpr int64_t max_jobs_selected   = 1'000'000'000; ///< --first, --offset: past any log
+constexpr int64_t max_jobs_generated  = 1'000'000;     ///< --jobs: about 250 MB of JSON, 300 MB in memory
+constexpr double max_speed            = 1e18;          ///< --reference-speed: 1 Ef per core
+constexpr double max_mem_bw_gbps      = 1e6;           ///< GB/s per core: 300 times an H100's HBM
+constexpr double max_mem_mb           = 1e9;           ///< MB per core: a petabyte
+constexpr double max_interarrival_s   = 86400;         ///< 1 day: x 1,000,000 jobs stays far below 1e12 s
+const std::string speed_bounds        = "1f to 1Ef";
+const std::string interarrival_bounds = "0s to 1d";
+
 /** "4:24" -> (4, 24); each side a plain number, or a quantity when `q` is given ("1m:1d"). */
-std::pair<double, double> parse_range(const std::string& text, const std::string& option, const std::string& expected,
-                                      std::optional<units::Quantity> q = {})
+std::optional<std::pair<double, double>> range_of(const std::string& text, std::optional<units::Quantity> q)
 {
   auto number = [&](const std::string& part) -> std::optional<double> {
     if (q)
       if (auto v = units::parse(part, *q))
         return v;
-    try { // a plain number: seconds, MB or GB/s
+    if (part.empty() || part.find_first_not_of("0123456789.eE+-") != std::string::npos)
+      return std::nullopt; // no "inf", "nan", hex or spaces
+    try {                  // a plain number: seconds, MB or GB/s
       size_t used = 0;
       double v    = std::stod(part, &used);
-      if (used == part.size())
+      if (used == part.size() && std::isfinite(v))
         return v;
     } catch (const std::exception&) {
     }
     return std::nullopt;
   };
   auto colon = text.find(':');
-  std::optional<double> a, b;
-  if (colon != std::string::npos) {
-    a = number(text.substr(0, colon));
-    b = number(text.substr(colon + 1));
-  }
-  if (not a || not b || not(*a >= 0) || not(*b >= *a) || not std::isfinite(*b))
-    throw InputError("command line", option, "bad range " + quote(text) + ": expected " + expected);
-  return {*a, *b};
+  if (colon == std::string::npos)
+    return std::nullopt;
+  auto a = number(text.substr(0, colon)), b = number(text.substr(colon + 1));
+  if (not a || not b)
+    return std::nullopt;
+  return std::make_pair(*a, *b);
 }
 
-double reference_speed(const std::string& text)
+/** A MIN:MAX option with 0 <= MIN <= MAX <= max (0 < MIN when `positive`), checked when parsed. */
+CLI::Option* add_range(CLI::App* cmd, const std::string& name, std::string& var, const std::string& help,
+                       const std::string& expected, double max, std::optional<units::Quantity> q = {},
+                       bool positive = false)
 {
-  auto speed = units::parse(text, units::Quantity::speed);
-  if (not speed || not(*speed > 0))
-    throw InputError("command line", "--reference-speed",
-                     "malformed speed " + quote(text) + ": expected " + units::expected(units::Quantity::speed));
-  return *speed;
+  return cmd->add_option(name, var, help + " (" + expected + ")")
+      ->check(CLI::Validator(
+          [=](std::string& text) -> std::string {
+            auto r = range_of(text, q);
+            if (not r || not(positive ? r->first > 0 : r->first >= 0) || not(r->second >= r->first) ||
+                not(r->second <= max))
+              return "bad range " + quote(text) + ": expected " + expected;
+            return "";
+          },
+          "", ""));
 }
 
-std::vector<double> parse_values(const std::string& text)
+std::pair<double, double> range(const std::string& text, std::optional<units::Quantity> q = {})
+{
+  return *range_of(text, q); // checked when parsed
+}
+
+double quantity(const std::string& text, units::Quantity q)
+{
+  return *units::parse(text, q); // checked when parsed
+}
+
+/** "4,8,12": GB/s values, each within [0, max_mem_bw_gbps]. */
+std::optional<std::vector<double>> values_of(const std::string& text)
 {
   std::vector<double> out;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    try {
-      size_t used = 0;
-      double v    = std::stod(item, &used);
-      if (used != item.size() || v < 0)
-        throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      throw InputError("--mem-bw-values", "",
-                       "bad value " + quote(item) + ": expected GB/s numbers separated by commas");
-    }
+    auto v = range_of(item + ":" + item, std::nullopt);
+    if (not v || not(v->first >= 0 && v->first <= max_mem_bw_gbps))
+      return std::nullopt;
+    out.push_back(v->first);
   }
-  if (out.empty())
-    throw InputError("--mem-bw-values", "", "no value given");
+  if (out.empty() || (not text.empty() && text.back() == ','))
+    return std::nullopt;
   return out;
 }
 
 int swf2json(const Swf2JsonArgs& a)
 {
-  workload::SwfLog log = workload::read_swf(a.swf);
-  workload::SwfSelection sel;
-  sel.offset = static_cast<uint64_t>(a.offset);
-  if (a.first >= 0)
-    sel.count = static_cast<uint64_t>(a.first);
-  sel.clean   = not a.no_clean;
-  auto chosen = workload::select_swf(log, sel);
+  check_output_file(a.out, {a.swf});
   workload::SwfConversion conv;
-  conv.reference_speed = reference_speed(a.reference_speed);
-  std::tie(conv.mem_bw_min_gbps, conv.mem_bw_max_gbps) =
-      parse_range(a.mem_bw, "--mem-bw", "MIN:MAX in GB/s with 0 <= MIN <= MAX");
+  conv.reference_speed                                 = quantity(a.reference_speed, units::Quantity::speed);
+  std::tie(conv.mem_bw_min_gbps, conv.mem_bw_max_gbps) = range(a.mem_bw);
   if (not a.mem_bw_values.empty())
-    conv.mem_bw_values = parse_values(a.mem_bw_values);
+    conv.mem_bw_values = *values_of(a.mem_bw_values);
   conv.seed           = static_cast<uint64_t>(a.seed);
   conv.walltime       = a.walltime;
   conv.default_mem_mb = a.default_mem;
+
+  workload::SwfLog log = workload::read_swf(a.swf);
+  workload::SwfSelection sel;
+  sel.offset = static_cast<uint64_t>(a.offset);
+  if (a.first)
+    sel.count = static_cast<uint64_t>(*a.first);
+  sel.clean   = not a.no_clean;
+  auto chosen = workload::select_swf(log, sel);
+  if (chosen.records.empty()) {
+    std::string why;
+    for (const auto& [reason, n] : chosen.dropped)
+      why += ", " + std::to_string(n) + " dropped: " + reason;
+    throw InputError(a.swf, "",
+                     "no job to convert: " + std::to_string(chosen.read) + " read" + why + ", offset " +
+                         std::to_string(a.offset) + " (a workload needs at least one job)");
+  }
   workload::SwfConversionReport report;
   auto w = workload::swf_to_workload(log, chosen, conv, &report);
   std::ostringstream text;
@@ -118,6 +152,9 @@ int swf2json(const Swf2JsonArgs& a)
     std::cout << "  dropped " << n << ": " << why << "\n";
   std::cout << "  kept " << w.jobs.size() << " jobs (offset " << a.offset << "), submission times shifted by -"
             << format_number(chosen.time_shift_s) << " s\n";
+  if (report.run_time_unknown)
+    std::cout << "  " << report.run_time_unknown
+              << " jobs without a positive run time: no operations (and no requested time if the log gives none)\n";
   if (report.requested_time_unknown)
     std::cout << "  " << report.requested_time_unknown << " jobs without requested time: the run time is used\n";
   if (report.requested_time_below_run_time)
@@ -147,42 +184,43 @@ struct GenerateArgs {
 
 int generate(const GenerateArgs& a)
 {
-  workload::SyntheticSpec s;
-  s.jobs                             = static_cast<uint64_t>(a.jobs);
-  s.max_cores                        = static_cast<uint32_t>(a.max_cores);
-  s.serial_fraction                  = a.serial;
-  std::tie(s.min_run_s, s.max_run_s) = parse_range(
-      a.run_time, "--run-time", "MIN:MAX times with 0 < MIN <= MAX, e.g. 1m:1d or 60:86400", units::Quantity::time);
-  if (not(s.min_run_s > 0))
-    throw InputError("command line", "--run-time", "the shortest run time must be > 0");
-  s.overestimate                       = a.overestimate;
-  std::tie(s.mem_min_mb, s.mem_max_mb) = parse_range(a.mem, "--mem", "MIN:MAX in MB per core with 0 <= MIN <= MAX");
-  std::tie(s.mem_bw_min_gbps, s.mem_bw_max_gbps) =
-      parse_range(a.mem_bw, "--mem-bw", "MIN:MAX in GB/s with 0 <= MIN <= MAX");
-  s.reference_speed = reference_speed(a.reference_speed);
-  s.seed            = static_cast<uint64_t>(a.seed);
-  s.name            = std::filesystem::path(a.out).stem().string();
+  // every option is checked when parsed; what they make together is checked here, before any work
   if (not a.interarrival.empty() && a.load > 0)
-    throw InputError("command line", "--interarrival", "give --interarrival or --load, not both");
+    throw UsageError("--interarrival: give --interarrival or --load, not both");
+  if (a.load > 0 && a.cores <= 0)
+    throw UsageError("--load: --load needs --cores, the platform's core count");
+  check_output_file(a.out);
+  workload::SyntheticSpec s;
+  s.jobs                                         = static_cast<uint64_t>(a.jobs);
+  s.max_cores                                    = static_cast<uint32_t>(a.max_cores);
+  s.serial_fraction                              = a.serial;
+  std::tie(s.min_run_s, s.max_run_s)             = range(a.run_time, units::Quantity::time);
+  s.overestimate                                 = a.overestimate;
+  std::tie(s.mem_min_mb, s.mem_max_mb)           = range(a.mem);
+  std::tie(s.mem_bw_min_gbps, s.mem_bw_max_gbps) = range(a.mem_bw);
+  s.reference_speed                              = quantity(a.reference_speed, units::Quantity::speed);
+  s.seed                                         = static_cast<uint64_t>(a.seed);
+  s.name                                         = std::filesystem::path(a.out).stem().string();
+  if (s.max_run_s * s.overestimate > workload::max_time_s)
+    throw UsageError("--overestimate: the longest run time of --run-time " + quote(a.run_time) + " times " +
+                     format_number(s.overestimate) + " is " + format_number(s.max_run_s * s.overestimate) +
+                     " s, above 1e12 s, the longest requested time sgai takes");
+  if (a.load > 0) {
+    s.mean_interarrival_s = workload::interarrival_for_load(s, static_cast<uint64_t>(a.cores), a.load);
+    if (s.mean_interarrival_s > max_interarrival_s)
+      throw UsageError("--load: a load of " + format_number(a.load) + " on " + std::to_string(a.cores) +
+                       " cores with these run times makes a mean inter-arrival time of " +
+                       format_number(s.mean_interarrival_s) + " s, above 1 day (86400 s), the most it takes");
+  } else if (not a.interarrival.empty()) {
+    s.mean_interarrival_s = quantity(a.interarrival, units::Quantity::time);
+  }
   try {
-    if (a.load > 0) {
-      if (a.cores <= 0)
-        throw InputError("command line", "--load", "--load needs --cores, the platform's core count");
-      s.mean_interarrival_s = workload::interarrival_for_load(s, static_cast<uint64_t>(a.cores), a.load);
-    } else if (not a.interarrival.empty()) {
-      auto gap = units::parse(a.interarrival, units::Quantity::time);
-      if (not gap || not(*gap >= 0))
-        throw InputError("command line", "--interarrival",
-                         "malformed time " + quote(a.interarrival) + ": expected " +
-                             units::expected(units::Quantity::time));
-      s.mean_interarrival_s = *gap;
-    }
     auto w = workload::generate_workload(s);
     std::ostringstream text;
     workload::write_batsim(w, text);
     write_file_atomically(a.out, text.str());
   } catch (const std::invalid_argument& e) {
-    throw InputError("command line", "", e.what());
+    throw UsageError(e.what());
   }
   std::cout << "Wrote " << a.jobs << " jobs to " << a.out << " (mean inter-arrival "
             << format_number(s.mean_interarrival_s) << " s, seed " << a.seed << ")\n";
@@ -212,52 +250,68 @@ int stats(const std::string& file, const std::string& field)
 
 void add_workload_commands(CLI::App& app, Action& action)
 {
-  auto* wl = app.add_subcommand("workload", "Convert and describe workloads (SWF logs, Batsim JSON)");
+  auto* wl               = app.add_subcommand("workload", "Convert and describe workloads (SWF logs, Batsim JSON)");
+  const std::string gbps = "MIN:MAX in GB/s with 0 <= MIN <= MAX <= 1000000";
   {
     auto a    = std::make_shared<Swf2JsonArgs>();
     auto* cmd = wl->add_subcommand("swf2json", "SWF log (plain or .gz) -> Batsim JSON with HDeepRM's fields");
-    cmd->add_option("swf", a->swf, "SWF log")->required();
-    cmd->add_option("--out", a->out, "Output Batsim JSON workload")->required();
-    cmd->add_option("--first", a->first, "Keep this many jobs (after cleaning)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--offset", a->offset, "Skip this many jobs first (after cleaning)")->check(CLI::NonNegativeNumber);
-    cmd->add_flag("--no-clean", a->no_clean, "Keep jobs with a non-positive run time or processor count");
-    cmd->add_option("--reference-speed", a->reference_speed,
-                    "Speed of the reference machine: operations = time x speed (default 22Gf, HDeepRM's)");
-    cmd->add_option("--mem-bw", a->mem_bw, "Memory bandwidth per core: uniform in MIN:MAX GB/s (default 4:24)");
-    cmd->add_option("--mem-bw-values", a->mem_bw_values, "... or a uniform choice among these GB/s values: 4,8,12");
-    cmd->add_option("--seed", a->seed, "Seed of the memory bandwidth draws")->check(CLI::NonNegativeNumber);
+    add_path(cmd, "swf", a->swf, "SWF log")->required();
+    add_path(cmd, "--out", a->out, "Output Batsim JSON workload")->required();
+    add_count(cmd, "--first", a->first, "Keep this many jobs (after cleaning)", 1, max_jobs_selected);
+    add_count(cmd, "--offset", a->offset, "Skip this many jobs first (after cleaning)", 0, max_jobs_selected);
+    cmd->add_flag("--no-clean", a->no_clean,
+                  "Keep jobs with a non-positive or unknown run time (no operations) or an unknown submission time "
+                  "(placed at 0); jobs without a processor count are always dropped");
+    add_quantity(cmd, "--reference-speed", a->reference_speed,
+                 "Speed of the reference machine: operations = time x speed (default 22Gf, HDeepRM's)",
+                 units::Quantity::speed, 1, max_speed, speed_bounds);
+    add_range(cmd, "--mem-bw", a->mem_bw, "Memory bandwidth per core: uniform in MIN:MAX GB/s (default 4:24)", gbps,
+              max_mem_bw_gbps);
+    cmd->add_option("--mem-bw-values", a->mem_bw_values,
+                    "... or a uniform choice among these GB/s values: 4,8,12 (each 0 to 1000000)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+              return values_of(text) ? ""
+                                     : "bad values " + quote(text) +
+                                           ": expected GB/s numbers from 0 to 1000000 separated by commas";
+            },
+            "", ""));
+    add_seed(cmd, a->seed, "Seed of the memory bandwidth draws");
     cmd->add_flag("--walltime", a->walltime, "Give every job a walltime equal to its requested time");
-    cmd->add_option("--default-mem", a->default_mem, "Memory (MB per core) of jobs whose log gives none")
-        ->check(CLI::NonNegativeNumber);
+    add_real(cmd, "--default-mem", a->default_mem, "Memory (MB per core) of jobs whose log gives none", 0, max_mem_mb);
     cmd->callback([a, &action]() { action = [a]() { return swf2json(*a); }; });
   }
   {
     auto a    = std::make_shared<GenerateArgs>();
     auto* cmd = wl->add_subcommand("generate", "Seeded synthetic rigid jobs -> Batsim JSON with HDeepRM's fields");
-    cmd->add_option("--out", a->out, "Output Batsim JSON workload")->required();
-    cmd->add_option("--jobs", a->jobs, "Number of jobs")->required()->check(CLI::PositiveNumber);
-    cmd->add_option("--max-cores", a->max_cores, "Largest job: sizes are 1 or powers of two up to this (default 64)")
-        ->check(CLI::Range(int64_t{1}, int64_t{UINT32_MAX}));
-    cmd->add_option("--serial-fraction", a->serial, "Fraction of one-core jobs (default 0.25)")
-        ->check(CLI::Range(0.0, 1.0));
-    cmd->add_option("--interarrival", a->interarrival, "Mean inter-arrival time, exponential (default 1m)");
-    cmd->add_option("--load", a->load, "... or the offered load of --cores cores (0.9: 90% busy)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--cores", a->cores, "Cores of the target platform, for --load")->check(CLI::PositiveNumber);
-    cmd->add_option("--run-time", a->run_time, "Run times, log-uniform in MIN:MAX (default 1m:1d)");
-    cmd->add_option("--overestimate", a->overestimate, "Requested time = run time x uniform in [1, this] (default 3)")
-        ->check(CLI::Range(1.0, 1e6));
-    cmd->add_option("--mem", a->mem, "Memory per core, uniform in MIN:MAX MB (default 0:0)");
-    cmd->add_option("--mem-bw", a->mem_bw, "Memory bandwidth per core, uniform in MIN:MAX GB/s (default 4:24)");
-    cmd->add_option("--reference-speed", a->reference_speed, "Operations = run time x this speed (default 22Gf)");
-    cmd->add_option("--seed", a->seed, "Seed of every draw")->check(CLI::NonNegativeNumber);
+    add_path(cmd, "--out", a->out, "Output Batsim JSON workload")->required();
+    add_count(cmd, "--jobs", a->jobs, "Number of jobs", 1, max_jobs_generated)->required();
+    add_count(cmd, "--max-cores", a->max_cores, "Largest job: sizes are 1 or powers of two up to this (default 64)", 1,
+              UINT32_MAX);
+    add_real(cmd, "--serial-fraction", a->serial, "Fraction of one-core jobs (default 0.25)", 0, 1);
+    add_quantity(cmd, "--interarrival", a->interarrival, "Mean inter-arrival time, exponential (default 1m)",
+                 units::Quantity::time, 0, max_interarrival_s, interarrival_bounds);
+    add_real(cmd, "--load", a->load, "... or the offered load of --cores cores (0.9: 90% busy)", 0.001, 1000);
+    add_count(cmd, "--cores", a->cores, "Cores of the target platform, for --load", 1, UINT32_MAX);
+    add_range(cmd, "--run-time", a->run_time, "Run times, log-uniform in MIN:MAX (default 1m:1d)",
+              "MIN:MAX times with 0 < MIN <= MAX <= 1e12 s, e.g. 1m:1d or 60:86400", workload::max_time_s,
+              units::Quantity::time, true);
+    add_real(cmd, "--overestimate", a->overestimate,
+             "Requested time = run time x uniform in [1, this] (default 3; longest run time x this <= 1e12 s)", 1, 1e6);
+    add_range(cmd, "--mem", a->mem, "Memory per core, uniform in MIN:MAX MB (default 0:0)",
+              "MIN:MAX in MB per core with 0 <= MIN <= MAX <= 1e9", max_mem_mb);
+    add_range(cmd, "--mem-bw", a->mem_bw, "Memory bandwidth per core, uniform in MIN:MAX GB/s (default 4:24)", gbps,
+              max_mem_bw_gbps);
+    add_quantity(cmd, "--reference-speed", a->reference_speed, "Operations = run time x this speed (default 22Gf)",
+                 units::Quantity::speed, 1, max_speed, speed_bounds);
+    add_seed(cmd, a->seed, "Seed of every draw");
     cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
   }
   {
     auto file  = std::make_shared<std::string>();
     auto field = std::make_shared<std::string>();
     auto* cmd  = wl->add_subcommand("stats", "Min, quartiles, p95, p99, max of a field of a workload");
-    cmd->add_option("workload", *file, "Batsim JSON or SWF workload")->required();
+    add_path(cmd, "workload", *file, "Batsim JSON or SWF workload")->required();
     cmd->add_option("field", *field, "req_time, size, mem, mem_bw, subtime or walltime")
         ->required()
         ->check(CLI::IsMember(workload::stats_fields()));

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# Bad inputs and option values of the chakra, workload and replay commands: exit status (2 for
+# what is wrong on the command line alone, 1 for bad input files), one 'sgai: error:' line naming
+# the option or file, the place and the value, and no output left behind.
+# Usage: inputs_test.sh CASE   (run from the repository root; $SGAI is the binary)
+source "$(dirname "$0")/lib.sh"
+case_name=$1
+
+# The sgai error is exactly one line holding each argument, and SimGrid did not abort.
+expect_error_parts() {
+  local s
+  expect_one_error_line "$1"
+  for s in "$@"; do
+    grep '^sgai: error:' "$tmp/err" | grep -qF -- "$s" || fail "error line lacks '$s': $err"
+  done
+  no_backtrace
+}
+# usage ERROR_PARTS... -- CMD...: exit 2, one error line with every part
+usage() {
+  local parts=()
+  while [ "$1" != -- ]; do parts+=("$1"); shift; done
+  shift
+  run "$@"; expect_rc 2; expect_error_parts "${parts[@]}"
+}
+# bad_input ERROR_PARTS... -- CMD...: exit 1, one error line with every part
+bad_input() {
+  local parts=()
+  while [ "$1" != -- ]; do parts+=("$1"); shift; done
+  shift
+  run "$@"; expect_rc 1; expect_error_parts "${parts[@]}"
+}
+# nothing DIR: DIR holds nothing (or does not exist), and no temporary is left beside it
+nothing() {
+  [ -z "$(ls -A "$1" 2>/dev/null)" ] || fail "files left in $1: $(ls -A "$1")"
+  nothing_left "$tmp"
+}
+# et FILE ID ATTR VALUE: a one-node ET (COMP_NODE) whose int64 attribute ATTR is VALUE, written
+# byte by byte (sgai's own writers refuse negative num_ops and comm_size)
+et() {
+  python3 - "$@" <<'PY'
+import sys
+def varint(v):
+    v &= (1 << 64) - 1
+    out = b''
+    while True:
+        b, v = v & 0x7f, v >> 7
+        if not v:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+def field(num, wire, payload):
+    key = varint((num << 3) | wire)
+    return key + (varint(len(payload)) + payload if wire == 2 else payload)
+def message(m):
+    return varint(len(m)) + m
+attr = field(1, 2, sys.argv[3].encode()) + field(9, 0, varint(int(sys.argv[4])))
+node = field(1, 0, varint(int(sys.argv[2]))) + field(2, 2, b'x') + field(3, 0, varint(4)) + field(10, 2, attr)
+open(sys.argv[1], 'wb').write(message(field(1, 2, b'0.0.4')) + message(node))
+PY
+}
+
+o=$tmp/o
+case "$case_name" in
+  chakra_bounds)
+    usage "--nodes" "'1000000000000'" "100,000,000" -- "$SGAI" chakra generate dag --nodes 1000000000000 --out "$o/d.et"
+    usage "--width" "'0'" -- "$SGAI" chakra generate dag --width 0 --out "$o/d.et"
+    usage "--seed" "'99999999999999999999'" -- "$SGAI" chakra generate dag --seed 99999999999999999999 --out "$o/d.et"
+    usage "--seed" "'-1'" -- "$SGAI" chakra generate dag --seed -1 --out "$o/d.et"
+    usage "--nodes" "'1e3'" "not a whole number" -- "$SGAI" chakra generate dag --nodes 1e3 --out "$o/d.et"
+    usage "--layers" "'100000000'" "4,096" -- "$SGAI" chakra generate training --layers 100000000 --out "$o"
+    usage "--hidden" "'0'" -- "$SGAI" chakra generate training --hidden 0 --out "$o"
+    usage "--dp, --tp, --pp" "131,072 ranks" "65,536" -- "$SGAI" chakra generate training --dp 256 --tp 256 --pp 2 --out "$o"
+    usage "--microbatches" "536,870,913 trace nodes" "2,000,000" -- \
+      "$SGAI" chakra generate training --layers 4096 --microbatches 65536 --out "$o"
+    usage "--hidden, --seq, --batch" "hidden 65536, sequence 1048576" "1e18" -- \
+      "$SGAI" chakra generate training --hidden 65536 --seq 1048576 --out "$o"
+    usage "--pp" "1 layers for 2 pipeline stages" -- "$SGAI" chakra generate training --layers 1 --pp 2 --out "$o"
+    usage "--bucket" "'abc'" "not a size" -- "$SGAI" chakra generate training --bucket abc --out "$o"
+    usage "--bucket" "'0B'" "1B to 1TiB" -- "$SGAI" chakra generate training --bucket 0B --out "$o"
+    usage "--size" "'2TiB'" "1B to 1TiB" -- "$SGAI" chakra generate microbenchmark --size 2TiB --out "$o"
+    usage "--size" "'1.5B'" "whole number of bytes" -- "$SGAI" chakra generate microbenchmark --size 1.5B --out "$o"
+    usage "--size" "'-1MiB'" -- "$SGAI" chakra generate microbenchmark --size -1MiB --out "$o"
+    usage "--ranks" "'70000'" "65,536" -- "$SGAI" chakra generate microbenchmark --ranks 70000 --out "$o"
+    usage "--collective" "'allreduce'" -- "$SGAI" chakra generate microbenchmark --collective allreduce --out "$o"
+    usage "--ranks" "'0'" -- "$SGAI" chakra synth --model x.json --ranks 0 --out "$o"
+    usage "--group-size" "a group size of 4 does not divide 6 ranks" -- \
+      "$SGAI" chakra synth --model x.json --ranks 6 --group-size 4 --out "$o"
+    usage "--max-components" "'17'" -- "$SGAI" chakra synth --model x.json --max-components 17 --out "$o"
+    usage "--window" "'0'" -- "$SGAI" chakra stats x.et --window 0
+    usage "--window" "'99999999'" "4,194,304" -- "$SGAI" chakra stats x.et --window 99999999
+    usage "--max-nodes" "'1000000'" "100,000" -- "$SGAI" chakra visualize x.et --max-nodes 1000000 --out "$o/v.dot"
+    usage "--deps" "auto" -- "$SGAI" chakra stats x.et --deps none
+    nothing "$o"
+    # the help states the bounds
+    run "$SGAI" chakra generate dag --help; expect_rc 0
+    grep -q "(1 to 100,000,000)" "$tmp/out" || fail "dag --help lacks the bound of --nodes: $out"
+    run "$SGAI" chakra generate training --help; expect_rc 0
+    grep -q "(1B to 1TiB)" "$tmp/out" || fail "training --help lacks the bound of --bucket: $out" ;;
+  workload_bounds)
+    usage "--jobs" "'1000000000000'" "1,000,000" -- "$SGAI" workload generate --jobs 1000000000000 --out "$o/g.json"
+    usage "--seed" "'99999999999999999999'" -- "$SGAI" workload generate --jobs 10 --seed 99999999999999999999 --out "$o/g.json"
+    usage "--serial-fraction" "'1.5'" -- "$SGAI" workload generate --jobs 10 --serial-fraction 1.5 --out "$o/g.json"
+    usage "--interarrival" "'2d'" "0s to 1d" -- "$SGAI" workload generate --jobs 10 --interarrival 2d --out "$o/g.json"
+    usage "--interarrival" "'fast'" "not a time" -- "$SGAI" workload generate --jobs 10 --interarrival fast --out "$o/g.json"
+    usage "--run-time" "'0:10'" -- "$SGAI" workload generate --jobs 10 --run-time 0:10 --out "$o/g.json"
+    usage "--run-time" "'1s:2e12'" "1e12" -- "$SGAI" workload generate --jobs 10 --run-time 1s:2e12 --out "$o/g.json"
+    usage "--overestimate" "'1s:1e12'" "3e+12 s" -- \
+      "$SGAI" workload generate --jobs 10 --run-time 1s:1e12 --overestimate 3 --out "$o/g.json"
+    usage "--load" "0.001" "above 1 day" -- \
+      "$SGAI" workload generate --jobs 10 --load 0.001 --cores 1 --run-time 1d:1d --out "$o/g.json"
+    usage "--load" "--cores" -- "$SGAI" workload generate --jobs 10 --load 0.5 --out "$o/g.json"
+    usage "--interarrival" "--load" -- "$SGAI" workload generate --jobs 10 --load 0.5 --cores 8 --interarrival 1m --out "$o/g.json"
+    usage "--reference-speed" "'abc'" "not a speed" -- "$SGAI" workload generate --jobs 10 --reference-speed abc --out "$o/g.json"
+    usage "--reference-speed" "'2Ef'" "1f to 1Ef" -- "$SGAI" workload generate --jobs 10 --reference-speed 2Ef --out "$o/g.json"
+    usage "--mem" "'1:1e10'" -- "$SGAI" workload generate --jobs 10 --mem 1:1e10 --out "$o/g.json"
+    usage "--mem-bw" "'inf:inf'" -- "$SGAI" workload generate --jobs 10 --mem-bw inf:inf --out "$o/g.json"
+    usage "--first" "'0'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --first 0 --out "$o/w.json"
+    usage "--offset" "'-1'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --offset -1 --out "$o/w.json"
+    usage "--mem-bw-values" "'4,x'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --mem-bw-values 4,x --out "$o/w.json"
+    usage "--default-mem" "'-1'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --default-mem -1 --out "$o/w.json"
+    usage "--out" "empty path" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --out ""
+    usage "workload" "empty path" -- "$SGAI" workload stats "" size
+    nothing "$o"
+    run "$SGAI" workload generate --help; expect_rc 0
+    grep -q "(1 to 1,000,000)" "$tmp/out" || fail "generate --help lacks the bound of --jobs: $out" ;;
+  swf_values)
+    d=tests/fixtures/workloads
+    for x in "bogus_processors.swf:line 3: field 5 (allocated processors) '10000000000'" \
+             "bogus_processors_fraction.swf:line 3: field 5 (allocated processors) '2.5'" \
+             "bogus_run_time.swf:line 3: field 4 (run time) '1e300' is above 1e12 s" \
+             "bogus_requested_time.swf:line 2: field 9 (requested time) '2e12'" \
+             "bogus_submit_time.swf:line 2: field 2 (submit time) '1e13'" \
+             "bogus_max_procs.swf:line 1: header MaxProcs '-5'" \
+             "bogus_empty.swf: no job"; do
+      f=${x%%:*}; msg=${x#*:}
+      bad_input "$d/$f:" "$msg" -- "$SGAI" workload swf2json "$d/$f" --out "$o/w.json"
+      bad_input "$d/$f:" "$msg" -- "$SGAI" batch run --platform platforms/learning.json --workload "$d/$f" --out "$o/b"
+      nothing "$o"
+    done
+    # no job left after cleaning or the offset: an error, not an empty workload
+    bad_input "tiny.swf" "no job to convert" -- "$SGAI" workload swf2json $d/tiny.swf --offset 10 --out "$o/w.json"
+    nothing "$o"
+    # -1 means unknown: kept by --no-clean as the readers take them, never written as what they reject
+    printf '; MaxProcs: -1\n 1 -1 0 -1 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n 2 100 0 -5 0 -1 -1 -1 60 -1 1 1 1 -1 -1 -1 -1 -1\n 3 50 0 -1359980917 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n 4 70 0 30 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n' >"$tmp/unknown.swf"
+    run "$SGAI" workload swf2json "$tmp/unknown.swf" --no-clean --walltime --out "$tmp/unknown.json"; expect_rc 0
+    grep -q "dropped 1: non-positive processor count" "$tmp/out" || fail "job without processors: $out"
+    grep -q "2 jobs without a positive run time" "$tmp/out" || fail "unknown run times: $out"
+    grep -q '"cpu": -' "$tmp/unknown.json" && fail "negative cpu written: $(cat "$tmp/unknown.json")"
+    grep -q '"res": 0' "$tmp/unknown.json" && fail "res 0 written: $(cat "$tmp/unknown.json")"
+    run "$SGAI" workload stats "$tmp/unknown.json" size; expect_rc 0
+    grep -q "size over 3 of 3 jobs" "$tmp/out" || fail "stats of the converted workload: $out"
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload "$tmp/unknown.json" --out "$tmp/b"; expect_rc 0 ;;
+  json_times)
+    d=tests/fixtures/workloads
+    for x in "bogus_huge_subtime.json:at /jobs/0/subtime: submission time 1e+308 is above 1e12 s" \
+             "bogus_huge_walltime.json:at /jobs/0/walltime: walltime" \
+             "bogus_huge_delay.json:at /profiles/d/delay: delay 1e+300 is above 1e12 s" \
+             "bogus_huge_req_time.json:at /profiles/p/req_time: req_time"; do
+      f=${x%%:*}; msg=${x#*:}
+      bad_input "$d/$f:" "$msg" -- "$SGAI" batch run --platform platforms/learning.json --workload "$d/$f" --out "$o"
+      bad_input "$d/$f:" "$msg" -- "$SGAI" workload stats "$d/$f" size
+      nothing "$o"
+    done
+    # the longest time taken runs: no SimGrid failure, finite energy
+    cat >"$tmp/long.json" <<'JSON'
+{ "nb_res": 4, "jobs": [ { "id": 1, "subtime": 1e12, "res": 1, "walltime": 1e12, "profile": "d" } ],
+  "profiles": { "d": { "type": "delay", "delay": 1e12 } } }
+JSON
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload "$tmp/long.json" --out "$tmp/b"; expect_rc 0
+    grep -q '"energy_j": null' "$tmp/b/summary.json" && fail "energy overflowed: $(cat "$tmp/b/summary.json")"
+    true ;;
+  chakra_values)
+    et "$tmp/neg.0.et" 7 num_ops -5
+    bad_input "$tmp/neg.0.et: byte 8: node 7: num_ops -5 is negative" -- "$SGAI" chakra stats "$tmp/neg.0.et"
+    bad_input "node 7: num_ops -5" -- "$SGAI" chakra jsonize "$tmp/neg.0.et" --out "$o/n.json"
+    bad_input "node 7: num_ops -5" -- "$SGAI" chakra visualize "$tmp/neg.0.et" --out "$o/n.dot"
+    et "$tmp/size.0.et" 3 comm_size -4096
+    bad_input "$tmp/size.0.et: byte 8: node 3: comm_size -4096 is negative" -- "$SGAI" chakra stats "$tmp/size.0.et"
+    nothing "$o"
+    # the same values in JSON: dejsonize names the node
+    "$SGAI" chakra generate microbenchmark --ranks 2 --out "$tmp/mb" >/dev/null || fail "microbenchmark"
+    "$SGAI" chakra jsonize "$tmp/mb/all_reduce.0.et" --out "$tmp/a.json" >/dev/null || fail "jsonize"
+    sed 's/"name": "comm_size", "int64_val": [0-9]*/"name": "comm_size", "int64_val": -5/' "$tmp/a.json" >"$tmp/neg.json"
+    bad_input "$tmp/neg.json: at /nodes/0/attr: node 0: comm_size -5 is negative" -- "$SGAI" chakra dejsonize "$tmp/neg.json" --out "$o/n.0.et"
+    sed 's/"name": "comm_size", "int64_val": [0-9]*/"name": "num_ops", "double_val": -1.5/' "$tmp/a.json" >"$tmp/ops.json"
+    bad_input "at /nodes/0/attr: node 0: num_ops -1.5 is negative" -- "$SGAI" chakra dejsonize "$tmp/ops.json" --out "$o/n.0.et"
+    nothing "$o" ;;
+  chakra_usage)
+    "$SGAI" chakra generate microbenchmark --ranks 2 --out "$tmp/mb" >/dev/null || fail "microbenchmark"
+    e=$tmp/mb/all_reduce.0.et
+    usage "--ids" "'5:1'" -- "$SGAI" chakra visualize "$e" --ids 5:1 --out "$o/v.dot"
+    usage "--ids" "'a:b'" -- "$SGAI" chakra visualize "$e" --ids a:b --out "$o/v.dot"
+    usage "--out" "'.bmp'" ".dot, .svg, .pdf or .png" -- "$SGAI" chakra visualize "$e" --out "$o/v.bmp"
+    usage "--out" "no extension" -- "$SGAI" chakra visualize "$e" --out "$o/v"
+    usage "--type" "'COMPUTE'" -- "$SGAI" chakra visualize "$e" --type COMPUTE --out "$o/v.dot"
+    usage "--out" "empty path" -- "$SGAI" chakra jsonize "$e" --out ""
+    usage "--out" "empty path" -- "$SGAI" chakra generate training --out ""
+    usage "--out" "ending in .et" -- "$SGAI" chakra generate dag --out "$o/d.txt"
+    usage "--replay-log" "also the --json file" -- "$SGAI" chakra stats "$e" --json "$o/s" --replay-log "$o/s"
+    nothing "$o"
+    # an output that is an input, or a folder, is refused before any work
+    "$SGAI" chakra jsonize "$e" --out "$tmp/a.json" >/dev/null || fail "jsonize"
+    cp "$tmp/a.json" "$tmp/a.copy"
+    bad_input "--out" "is the input file" -- "$SGAI" chakra dejsonize "$tmp/a.json" --out "$tmp/a.json"
+    cmp -s "$tmp/a.json" "$tmp/a.copy" || fail "dejsonize overwrote its input"
+    bad_input "--out" "is the input file" -- "$SGAI" chakra jsonize "$e" --out "$e"
+    bad_input "--out" "is the input file" -- "$SGAI" chakra visualize "$e" --out "$e" --format dot
+    bad_input "--json" "is the input file" -- "$SGAI" chakra stats "$tmp/mb/all_reduce" --json "$tmp/mb/all_reduce.1.et"
+    bad_input "--out" "is the input file" -- "$SGAI" chakra convert "$tmp/a.json" --out "$tmp/a.json"
+    printf 'rank,node_id,event,time_us,type,name\n' >"$tmp/log.csv"
+    bad_input "--out" "is the input file" -- "$SGAI" chakra timeline "$tmp/log.csv" --out "$tmp/log.csv"
+    bad_input "--out" "is the input file" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --out tests/fixtures/workloads/tiny.swf
+    mkdir "$tmp/d.et"
+    bad_input "--out" "is a folder" -- "$SGAI" chakra generate dag --out "$tmp/d.et" --nodes 5
+    bad_input "--out" "is a folder" -- "$SGAI" workload generate --jobs 5 --out "$tmp/mb"
+    touch "$tmp/file"
+    bad_input "--out" "is a file" -- "$SGAI" chakra generate microbenchmark --out "$tmp/file"
+    bad_input "--out" "is a file" -- "$SGAI" chakra generate training --layers 2 --out "$tmp/file"
+    cmp -s "$tmp/a.json" "$tmp/a.copy" || fail "an input changed" ;;
+  pytorch_deps)
+    shared_or_skip
+    ml=../shared/data/chakra/mlcommons-chakra.0.et
+    run "$SGAI" chakra stats "$ml"; expect_rc 0
+    [ "$(grep -c 'converted from PyTorch' "$tmp/out")" -eq 1 ] || fail "one line should say data dependencies are followed: $out"
+    grep -q "ALL_REDUCE: 5 collectives, 97.492 MiB" "$tmp/out" || fail "$out"
+    grep -q "critical path 46140 us" "$tmp/out" || fail "$out"
+    run "$SGAI" chakra stats "$ml" --deps data; expect_rc 0
+    grep -q "converted from PyTorch" "$tmp/out" && fail "--deps data needs no note: $out"
+    bad_input "$ml: node 3317: dependency cycle: 3317 -> 3318 -> 3317 (through control dependencies" -- \
+      "$SGAI" chakra stats "$ml" --deps all
+    # Chakra's other converters write a schema too: their traces keep every dependency
+    a=../shared/data/astra-sim/examples/workload/microbenchmarks/all_reduce/4npus_1MB/all_reduce
+    for x in "$a" $(ls ../shared/data/astra-sim/examples/workload/*/custom_allreduce.0.et 2>/dev/null | head -1); do
+      run "$SGAI" chakra stats "$x"; expect_rc 0; grep -v "Read and resolved" "$tmp/out" >"$tmp/auto"
+      grep -q "converted from PyTorch" "$tmp/auto" && fail "$x is not from PyTorch: $out"
+      run "$SGAI" chakra stats "$x" --deps all; expect_rc 0; grep -v "Read and resolved" "$tmp/out" >"$tmp/all"
+      cmp -s "$tmp/auto" "$tmp/all" || fail "$x: auto differs from all: $(diff "$tmp/auto" "$tmp/all")"
+    done
+    # the replay follows the same rule
+    printf 'topology: [ Ring ]\nnpus_count: [ 1 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring1.yml"
+    printf '{"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"]}\n' >"$tmp/sys.json"
+    run "$SGAI" replay --workload "$ml" --system "$tmp/sys.json" --network "$tmp/ring1.yml" --out "$tmp/r"; expect_rc 0
+    [ "$(grep -c 'converted from PyTorch' "$tmp/out")" -eq 1 ] || fail "replay: one line should say so: $out"
+    grep -q "Replayed 3664 nodes" "$tmp/out" || fail "replay: $out"
+    bad_input "$ml: rank 0, node 3317: dependency cycle" -- \
+      "$SGAI" replay --workload "$ml" --system "$tmp/sys.json" --network "$tmp/ring1.yml" --out "$o" --deps all
+    nothing "$o" ;;
+  replay_messages)
+    "$SGAI" chakra generate microbenchmark --ranks 4 --out "$tmp/mb" >/dev/null || fail "microbenchmark"
+    printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"
+    printf '{"preferred-dataset-splits": 2, "all-reduce-implementation": ["ring"]}\n' >"$tmp/sys.json"
+    "$SGAI" chakra jsonize "$tmp/mb/all_reduce.0.et" --out "$tmp/a.json" >/dev/null || fail "jsonize"
+    replay_bad() { # ETs edited from rank 0's JSON by sed expression $1; error parts follow
+      local expr=$1; shift
+      rm -rf "$tmp/bad" && mkdir "$tmp/bad" && cp "$tmp"/mb/all_reduce.[123].et "$tmp/bad/"
+      sed "$expr" "$tmp/a.json" >"$tmp/e.json"
+      "$SGAI" chakra dejsonize "$tmp/e.json" --out "$tmp/bad/all_reduce.0.et" >/dev/null || fail "dejsonize $expr"
+      bad_input "$@" -- "$SGAI" replay --workload "$tmp/bad/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$o"
+      [ "$(grep -o "$tmp/bad/all_reduce.0.et" "$tmp/err" | wc -l)" -eq 1 ] || fail "the file is named more than once: $err"
+      grep -q ': $' "$tmp/err" && fail "the error ends with ': ': $err"
+      nothing "$o"
+    }
+    replay_bad 's/"type": "COMM_COLL_NODE"/"type": "COMM_COLL_NODE", "data_deps": [77]/' \
+      "$tmp/bad/all_reduce.0.et: rank 0, node 0: node 0 depends on node 77, which is not in the trace"
+    replay_bad 's/, {"name": "comm_size", "int64_val": [0-9]*}//' "$tmp/bad/all_reduce.0.et: rank 0, node 0: ALL_REDUCE without a comm_size"
+    replay_bad 's/"name": "comm_size", "int64_val": [0-9]*/"name": "comm_size", "string_val": "1MiB"/' \
+      "rank 0, node 0: ALL_REDUCE with a comm_size of kind string_val: expected a whole number of bytes"
+    # a negative comm_size is refused where the trace is read, with the node's id
+    rm -rf "$tmp/bad" && mkdir "$tmp/bad" && cp "$tmp"/mb/all_reduce.[123].et "$tmp/bad/"
+    et "$tmp/bad/all_reduce.0.et" 0 comm_size -5
+    bad_input "$tmp/bad/all_reduce.0.et: rank 0, byte 8: node 0: comm_size -5 is negative" -- \
+      "$SGAI" replay --workload "$tmp/bad/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$o"
+    nothing "$o"
+    # communicator groups naming a rank the job lacks: the groups file is named, with the group
+    printf '{"0": [0, 1, 2, 9]}\n' >"$tmp/groups.json"
+    bad_input "$tmp/groups.json: group '0': rank 9 does not exist (the job has 4 ranks)" -- "$SGAI" replay \
+      --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --comm-group "$tmp/groups.json" --out "$o"
+    nothing "$o"
+    usage "--deps" "none" -- "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$o" --deps none
+    nothing "$o" ;;
+  *)
+    fail "unknown case $case_name" ;;
+esac
+echo "ok: $case_name"
