@@ -426,6 +426,24 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
         }
       }
     } cleanup{to_load, translated.has_value()};
+    // SimGrid aborts on some XML errors after printing a backtrace: the file is loaded in a forked
+    // child first, and what makes it abort there becomes one error line here. (Exceptions are left
+    // to the load below, which reports them.)
+    bool loads = false;
+    auto words = in_child(
+        [&]() {
+          try {
+            engine_->load_platform(to_load.string());
+          } catch (const std::exception&) {
+          }
+          return 0;
+        },
+        loads);
+    if (not loads && not words.empty()) { // (no words: the child could not run; load here)
+      auto message = simgrid_message(words);
+      throw InputError(file.string(), "",
+                       "SimGrid cannot load this platform" + (message.empty() ? std::string() : ": " + message));
+    }
     try {
       engine_->load_platform(to_load.string());
     } catch (const std::exception& e) {

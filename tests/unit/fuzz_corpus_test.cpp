@@ -1,34 +1,148 @@
-/* Replays the platform fuzz target's seeds (every platform fixture) and the inputs it once
- * crashed on (tests/fuzz/regressions), without libFuzzer. */
+/* Replays the seeds of every in-process fuzz target (the TARGET_seeds folders of tests/fuzz, the
+ * platform fixtures) and the inputs they once crashed on (tests/fuzz/regressions, or the seeds),
+ * without libFuzzer: each input is accepted or rejected with an InputError, never a crash, another
+ * exception or a broken property (FuzzBug). */
+#include "../fuzz/astra_groups_check.hpp"
+#include "../fuzz/astra_network_check.hpp"
+#include "../fuzz/astra_system_check.hpp"
+#include "../fuzz/batsim_check.hpp"
 #include "../fuzz/chakra_et_check.hpp"
+#include "../fuzz/chakra_json_check.hpp"
+#include "../fuzz/experiment_check.hpp"
 #include "../fuzz/platform_json_check.hpp"
+#include "../fuzz/platform_xml_check.hpp"
+#include "../fuzz/pytorch_et_check.hpp"
+#include "../fuzz/replay_log_check.hpp"
+#include "../fuzz/swf_check.hpp"
+#include "../fuzz/synth_model_check.hpp"
 #include "generators/util/files.hpp"
 
 #include <gtest/gtest.h>
 
-TEST(FuzzCorpus, EveryInputIsAcceptedOrRejectedCleanly)
-{
+#include <functional>
+
+namespace {
+
+struct Counts {
   size_t accepted = 0, rejected = 0;
-  for (const char* dir : {"tests/fixtures/platforms", "tests/fuzz/regressions"})
+};
+
+/** Runs `check` on every file of the folders; a throw fails the test, naming the file. */
+Counts replay(const std::vector<std::string>& dirs, const std::function<bool(const std::string&)>& check)
+{
+  Counts c;
+  for (const auto& dir : dirs)
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       if (not entry.is_regular_file())
         continue;
       bool ok = false;
-      EXPECT_NO_THROW(ok = sgai::test::check_platform_text(sgai::read_text_file(entry.path()))) << entry.path();
-      (ok ? accepted : rejected)++;
+      try {
+        ok = check(sgai::read_text_file(entry.path()));
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << entry.path() << ": " << e.what();
+      }
+      (ok ? c.accepted : c.rejected)++;
     }
-  EXPECT_GE(accepted, 7U);
-  EXPECT_GE(rejected, 10U);
+  return c;
+}
+
+} // namespace
+
+TEST(FuzzCorpus, EveryInputIsAcceptedOrRejectedCleanly)
+{
+  auto c = replay({"tests/fixtures/platforms", "tests/fuzz/regressions"}, sgai::test::check_platform_text);
+  EXPECT_GE(c.accepted, 7U);
+  EXPECT_GE(c.rejected, 10U);
 }
 
 TEST(FuzzCorpus, EveryChakraSeedIsReadOrRejectedCleanly)
 {
-  size_t accepted = 0, rejected = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("tests/fuzz/chakra_seeds")) {
-    bool ok = false;
-    EXPECT_NO_THROW(ok = sgai::test::check_et_bytes(sgai::read_text_file(entry.path()))) << entry.path();
-    (ok ? accepted : rejected)++;
-  }
-  EXPECT_GE(accepted, 4U);
-  EXPECT_GE(rejected, 1U); // truncated.0.et
+  auto c = replay({"tests/fuzz/chakra_seeds"}, sgai::test::check_et_bytes);
+  EXPECT_GE(c.accepted, 4U);
+  EXPECT_GE(c.rejected, 1U); // truncated.0.et
+}
+
+TEST(FuzzCorpus, SwfSeeds)
+{
+  auto c = replay({"tests/fuzz/swf_seeds"}, sgai::test::check_swf_bytes);
+  EXPECT_GE(c.accepted, 6U); // tiny, tiny.gz, the excerpts of four real logs
+  EXPECT_GE(c.rejected, 4U); // bogus_*, wagap (extended SWF: 21 fields)
+}
+
+TEST(FuzzCorpus, SwfGzipPathReadsWhatThePlainPathReads)
+{
+  auto text = sgai::read_text_file("tests/fixtures/workloads/tiny.swf");
+  EXPECT_TRUE(sgai::test::check_swf_bytes(sgai::test::gzip_bytes(text)));
+  // a gzip stream cut short is rejected, not read as a shorter log
+  auto gz = sgai::test::gzip_bytes(text);
+  EXPECT_FALSE(sgai::test::check_swf_bytes(gz.substr(0, gz.size() / 2)));
+}
+
+TEST(FuzzCorpus, BatsimSeeds)
+{
+  auto c = replay({"tests/fuzz/batsim_seeds"}, sgai::test::check_batsim_bytes);
+  EXPECT_GE(c.accepted, 2U); // tiny, interference
+  EXPECT_GE(c.rejected, 7U); // bogus_*, Batsim's newer profile types (DelayProfile, ptask_homogeneous)
+}
+
+TEST(FuzzCorpus, PlatformXmlSeeds)
+{
+  auto c = replay({"tests/fuzz/platform_xml_seeds"}, sgai::test::check_platform_xml_bytes);
+  EXPECT_GE(c.accepted, 5U); // all are XML
+  EXPECT_FALSE(sgai::test::check_platform_xml_bytes("{ \"sgai_platform\": 1 }"));
+}
+
+TEST(FuzzCorpus, ExperimentSeeds)
+{
+  auto c = replay({"tests/fuzz/experiment_seeds"}, sgai::test::check_experiment_bytes);
+  EXPECT_GE(c.accepted, 4U);
+  EXPECT_GE(c.rejected, 2U);
+}
+
+TEST(FuzzCorpus, AstraNetworkSeeds)
+{
+  auto c = replay({"tests/fuzz/astra_network_seeds"}, sgai::test::check_astra_network_bytes);
+  EXPECT_GE(c.accepted, 4U);
+  EXPECT_GE(c.rejected, 4U);
+}
+
+TEST(FuzzCorpus, AstraSystemSeeds)
+{
+  auto c = replay({"tests/fuzz/astra_system_seeds"}, sgai::test::check_astra_system_bytes);
+  EXPECT_GE(c.accepted, 4U);
+  EXPECT_GE(c.rejected, 3U);
+}
+
+TEST(FuzzCorpus, AstraGroupsSeeds)
+{
+  auto c = replay({"tests/fuzz/astra_groups_seeds"}, sgai::test::check_astra_groups_bytes);
+  EXPECT_GE(c.accepted, 2U);
+  EXPECT_GE(c.rejected, 3U);
+}
+
+TEST(FuzzCorpus, ChakraJsonSeeds)
+{
+  auto c = replay({"tests/fuzz/chakra_json_seeds"}, sgai::test::check_chakra_json_bytes);
+  EXPECT_GE(c.accepted, 3U);
+  EXPECT_GE(c.rejected, 1U);
+}
+
+TEST(FuzzCorpus, PytorchEtSeeds)
+{
+  auto c = replay({"tests/fuzz/pytorch_et_seeds"}, sgai::test::check_pytorch_et_bytes);
+  EXPECT_GE(c.accepted, 4U);
+  EXPECT_GE(c.rejected, 1U); // the parent cycle
+}
+
+TEST(FuzzCorpus, ReplayLogSeeds)
+{
+  auto c = replay({"tests/fuzz/replay_log_seeds"}, sgai::test::check_replay_log_bytes);
+  EXPECT_GE(c.accepted, 3U);
+  EXPECT_GE(c.rejected, 2U);
+}
+
+TEST(FuzzCorpus, SynthModelSeeds)
+{
+  auto c = replay({"tests/fuzz/synth_model_seeds"}, sgai::test::check_synth_model_bytes);
+  EXPECT_GE(c.accepted, 2U);
 }

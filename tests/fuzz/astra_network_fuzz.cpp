@@ -1,0 +1,19 @@
+/* libFuzzer target: ASTRA-sim analytical network YAML (plugins/replay/astra_inputs.*).
+ * The check (astra_network_check.hpp) accepts or rejects the input; a crash, a hang, a memory blow-up or
+ * a FuzzBug (a broken property, reported here) is a bug. Run with tools/fuzz.sh astra_network. */
+#include "astra_network_check.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+  try {
+    sgai::test::check_astra_network_bytes(std::string(reinterpret_cast<const char*>(data), size));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgai fuzz target astra_network: %s\n", e.what());
+    std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+/* What the Batsim workload fuzz target checks for one input, shared with the corpus replay test:
+ * the JSON is read (as `sgai batch run` and `sgai workload stats` read it), summarized and
+ * written back, or rejected with an InputError; what sgai writes it must read again. */
+#ifndef SGAI_TESTS_FUZZ_BATSIM_CHECK_HPP
+#define SGAI_TESTS_FUZZ_BATSIM_CHECK_HPP
+
+#include "fuzz_input.hpp"
+#include "generators/util/error.hpp"
+#include "generators/workload/batsim.hpp"
+#include "workload_roundtrip.hpp"
+
+#include <string>
+
+namespace sgai::test {
+
+/** True when accepted, false when rejected with an InputError; a FuzzBug or any other exception
+ *  is a bug. */
+inline bool check_batsim_bytes(const std::string& bytes)
+{
+  workload::Workload w;
+  try {
+    w = workload::read_workload(write_input("fuzz.json", bytes));
+  } catch (const InputError&) {
+    return false;
+  }
+  for (const auto& field : workload::stats_fields())
+    (void)workload::summarize(workload::field_values(w, field));
+  for (const auto& j : w.jobs)
+    (void)workload::requested_time(w, j);
+  check_batsim_roundtrip(w);
+  return true;
+}
+
+} // namespace sgai::test
+
+#endif
