@@ -41,6 +41,7 @@ double positive_quantity(const Value& v, Quantity q, std::optional<double> bare)
   double d = v.quantity(q, bare);
   if (not(d > 0))
     v.fail("value " + v.shown() + " must be positive: expected " + units::expected(q));
+  check_upper_bound(v, d, q);
   return d;
 }
 
@@ -49,6 +50,7 @@ double non_negative_quantity(const Value& v, Quantity q, std::optional<double> b
   double d = v.quantity(q, bare);
   if (not(d >= 0))
     v.fail("value " + v.shown() + " must not be negative: expected " + units::expected(q));
+  check_upper_bound(v, d, q);
   return d;
 }
 
@@ -62,8 +64,11 @@ ProcessorType parse_processor(Object o, const std::string& name)
     kind->choice({"CPU"}); // HDeepRM: "For now, only CPU type is supported"; GPUs have their own catalogue
   p.cores           = positive_count(o.required("cores"));
   p.clock_hz        = positive_quantity(o.required("clock_rate"), Quantity::frequency, kGiga);
-  p.flops_per_cycle = o.required("dpflops_per_cycle").positive();
-  p.mem_bw_Bps      = positive_quantity(o.required("mem_bw"), Quantity::bandwidth, kGiga);
+  auto fpc          = o.required("dpflops_per_cycle");
+  p.flops_per_cycle = fpc.positive();
+  if (p.flops_per_cycle > 1e6)
+    fpc.fail("dpflops_per_cycle " + fpc.shown() + " is above 1e6, past any processor");
+  p.mem_bw_Bps = positive_quantity(o.required("mem_bw"), Quantity::bandwidth, kGiga);
   if (auto llc = o.optional("llc_size"))
     p.llc_bytes = non_negative_quantity(*llc, Quantity::size, kMega);
   p.tdp_w  = positive_quantity(o.required("power"), Quantity::power, 1.0);
@@ -238,6 +243,36 @@ void parse_section(Object& section, std::map<std::string, T>& into, F parse_one)
 }
 
 } // namespace
+
+void check_upper_bound(const json::Value& v, double value, units::Quantity q)
+{
+  // Past any machine, and low enough that what is derived (a host's speed = cores x clock x
+  // flops per cycle, energy = power x time, a route's latency) stays finite.
+  double max      = 0;
+  const char* why = "";
+  switch (q) {
+  case Quantity::bandwidth:
+    max = 1e18, why = "1e18 B/s (8 Ebps)";
+    break;
+  case Quantity::time:
+    max = 1e6, why = "1e6 s (11.6 days)";
+    break;
+  case Quantity::speed:
+    max = 1e21, why = "1e21 flop/s (1 Zf)";
+    break;
+  case Quantity::size:
+    max = 1e21, why = "1e21 B (1 ZB)";
+    break;
+  case Quantity::power:
+    max = 1e9, why = "1e9 W (1 GW)";
+    break;
+  case Quantity::frequency:
+    max = 1e12, why = "1e12 Hz (1 THz)";
+    break;
+  }
+  if (value > max)
+    v.fail("value " + v.shown() + " is above " + why + ", past any machine");
+}
 
 const std::vector<std::string>& known_precisions()
 {

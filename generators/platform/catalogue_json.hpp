@@ -4,6 +4,7 @@
 
 #include "generators/platform/catalogue.hpp"
 #include "generators/util/json.hpp"
+#include "generators/util/units.hpp"
 
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ const std::vector<std::string>& catalogue_section_keys();
 void check_catalogue_references(const Catalogue& cat);
 /** Names of one kind of type ("node", "network", "processor", "gpu", "interconnect", "memory"). */
 std::vector<std::string> catalogue_names(const Catalogue& cat, const char* kind);
+/** Fails at `v` when a figure is above what any machine has (bandwidth 1e18 B/s, time 1e6 s, speed
+ *  1e21 flop/s, size 1e21 B, power 1e9 W, frequency 1e12 Hz), so derived figures stay finite. */
+void check_upper_bound(const json::Value& v, double value, units::Quantity q);
 
 } // namespace sgai::platform
 

@@ -81,6 +81,59 @@ void validate_output(const std::string& text, const std::filesystem::path& out)
   resolve(parse_spec(text, out.string(), base));
 }
 
+/** Where a place of an imported platform comes from: the machine map or the AccaSim config, and the
+ *  place there. `groups` are the config's groups in cluster order. */
+std::pair<std::string, std::string> import_origin(const std::string& place, const std::vector<std::string>& groups,
+                                                  const std::filesystem::path& config, const std::filesystem::path& map)
+{
+  const std::string at = "at ";
+  if (place.rfind(at, 0) != 0)
+    return {map.string(), place};
+  std::string ptr = place.substr(at.size());
+  auto starts     = [&ptr](const std::string& prefix) { return ptr.rfind(prefix, 0) == 0; };
+  auto rest_after = [&ptr](size_t parts) { // the pointer past its first `parts` components
+    size_t pos = 0;
+    for (size_t i = 0; i < parts && pos != std::string::npos; i++)
+      pos = ptr.find('/', pos + 1);
+    return pos == std::string::npos ? std::string() : ptr.substr(pos);
+  };
+  auto component = [&ptr](size_t index) { // the index-th component (0: the first)
+    size_t pos = 0;
+    for (size_t i = 0; i < index && pos != std::string::npos; i++)
+      pos = ptr.find('/', pos + 1);
+    if (pos == std::string::npos)
+      return std::string();
+    auto end = ptr.find('/', pos + 1);
+    return ptr.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+  };
+  if (starts("/global_links") || starts("/name"))
+    return {map.string(), place};
+  if (starts("/clusters/")) {
+    std::string rest = rest_after(2);
+    size_t index     = 0;
+    try {
+      index = std::stoul(component(1));
+    } catch (const std::exception&) {
+      return {map.string(), place};
+    }
+    if (rest.rfind("/local_links", 0) == 0)
+      return {map.string(), at + rest};
+    if (index < groups.size())
+      return {config.string(), at + "/resources/" + groups[index]};
+    return {config.string(), at + "/resources"};
+  }
+  if (starts("/types/node_types/")) {
+    std::string group = component(2);
+    std::string rest  = rest_after(3);
+    if (rest.rfind("/memory/type", 0) == 0)
+      return {map.string(), at + "/memory_type"};
+    if (rest.rfind("/memory", 0) == 0)
+      return {config.string(), at + "/groups/" + group + "/mem"};
+    return {map.string(), at + "/groups/" + group + rest};
+  }
+  return {map.string(), place};
+}
+
 } // namespace
 
 void convert_hdeeprm(const std::filesystem::path& file, const std::vector<std::filesystem::path>& catalogues,
@@ -175,6 +228,7 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
   ordered_json node_types = ordered_json::object();
   ordered_json clusters   = ordered_json::array();
   std::set<std::string> used_processors;
+  std::vector<std::string> cluster_groups; // the config's group of each cluster
   for (const auto& g : resources.take_all_keys()) {
     auto count_v  = resources.required(g);
     int64_t count = count_v.integer(1, 1 << 24);
@@ -220,8 +274,11 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
     node_types[g]      = nt;
     clusters.push_back(
         {{"id", g}, {"nodes", ordered_json::array({{{"type", g}, {"number", count}}})}, {"local_links", local.raw()}});
+    cluster_groups.push_back(g);
   }
   mgroups.take_all_keys();
+  if (cluster_groups.empty())
+    resources.fail("no groups: expected each group's node count, e.g. {\"g0\": 120}");
 
   ordered_json types;
   for (auto it = mtypes.raw().begin(); it != mtypes.raw().end(); ++it)
@@ -239,7 +296,15 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
   o["global_links"] = global.raw();
 
   std::string text = o.dump(2) + "\n";
-  validate_output(text, out);
+  try {
+    validate_output(text, out);
+  } catch (const InputError& e) {
+    // Nothing is written yet: name the input the bad piece came from, not the output file.
+    if (e.file() != out.string())
+      throw;
+    auto [file, place] = import_origin(e.place(), cluster_groups, config, map);
+    throw InputError(file, place, e.message());
+  }
   write_file_atomically(out, text);
 }
 

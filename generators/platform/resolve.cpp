@@ -351,7 +351,12 @@ private:
     }
     if (spec_.granularity == Granularity::node && not nt.processors.empty()) {
       uint32_t cls = cpu_class("node:" + nt.name, node_cores, *node_speed, node_tdp);
-      uint32_t h   = add_host(nd.name, cls, HostKind::cpu, node_index, g.origin);
+      // A node in a zone of its own (GPU nodes, full meshes) gives the zone its name: its CPU host
+      // is then NODE-cpu, beside NODE-gpuK (the same name would be claimed twice).
+      const Topology& t = cs.topology;
+      bool own_zone =
+          zone_all_ || (t.kind != TopologyKind::flat && t.kind != TopologyKind::full && hosts_per_node(nt) > 1);
+      uint32_t h = add_host(own_zone ? nd.name + "-cpu" : nd.name, cls, HostKind::cpu, node_index, g.origin);
       for (uint32_t i = nd.first_processor; i < p_.processors.size(); i++)
         p_.processors[i].first_host = h;
     }

@@ -49,6 +49,7 @@ LinkSpec parse_link(Object o, const Catalogue& cat)
     l.bandwidth_Bps = bw->quantity(Quantity::bandwidth);
     if (not(l.bandwidth_Bps > 0))
       bw->fail("bandwidth " + bw->shown() + " must be positive");
+    check_upper_bound(*bw, l.bandwidth_Bps, Quantity::bandwidth);
   } else if (nt == nullptr) {
     o.fail("a link needs a network 'type' or a 'bandwidth'");
   }
@@ -56,6 +57,7 @@ LinkSpec parse_link(Object o, const Catalogue& cat)
     l.latency_s = lat->quantity(Quantity::time);
     if (not(l.latency_s >= 0))
       lat->fail("latency " + lat->shown() + " must not be negative");
+    check_upper_bound(*lat, l.latency_s, Quantity::time);
   } else if (nt && nt->latency_s) {
     l.latency_s = *nt->latency_s;
   } else {
@@ -141,6 +143,11 @@ ClusterSpec parse_cluster(Object o, const Catalogue& cat, bool versioned)
   c.id     = id.string();
   if (c.id.empty())
     id.fail("cluster id is empty");
+  // The id starts every host, link and zone name of the cluster, written to SimGrid XML, whose
+  // names end at a NUL and cannot hold other control characters.
+  for (unsigned char ch : c.id)
+    if (ch < 0x20 || ch == 0x7f)
+      id.fail("cluster id " + id.shown() + " holds a control character (byte " + std::to_string(ch) + ")");
   auto nodes = o.required("nodes");
   for (auto& item : nodes.array()) {
     auto no = item.object();
@@ -314,6 +321,7 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
 
   // Catalogues first: the clusters refer to their types.
   std::vector<std::filesystem::path> catalogue_paths;
+  std::vector<std::string> listed_at; // where the platform lists each catalogue (its own ones come first)
   if (versioned) {
     auto ver = o.required("sgai_platform");
     if (ver.integer() != 1)
@@ -328,6 +336,7 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
         if (not std::filesystem::exists(p, ec))
           c.fail("catalogue " + c.shown() + " not found (looked for " + p.string() + ")");
         catalogue_paths.push_back(p);
+        listed_at.push_back(file_name + " at " + c.pointer());
       }
   } else {
     spec.format = "hdeeprm";
@@ -336,8 +345,16 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
   }
   for (const auto& p : options.catalogues)
     catalogue_paths.push_back(p);
-  for (const auto& p : catalogue_paths)
-    merge_catalogue(spec.catalogue, load_catalogue(p));
+  for (size_t i = 0; i < catalogue_paths.size(); i++) {
+    try {
+      merge_catalogue(spec.catalogue, load_catalogue(catalogue_paths[i]));
+    } catch (const InputError& e) {
+      if (i >= listed_at.size() || e.file() == file_name)
+        throw;
+      // The catalogue's own error, and where the platform names it (a path such as /etc/passwd).
+      throw InputError(e.file(), e.place(), e.message() + " (a catalogue listed in " + listed_at[i] + ")");
+    }
+  }
   if (versioned) {
     if (auto types = o.optional("types")) {
       auto to = types->object();

@@ -766,9 +766,33 @@ public:
     if (not timed_.empty())
       next = std::min(next, timed_.top().t);
     if (next == kInf && running_.empty())
-      error_ = "the workload manager is stuck: " + std::to_string(sched_.queue_size()) +
-               " jobs wait but nothing runs and nothing will happen";
+      error_ = stuck_message(now);
     arm_wakeup(next);
+  }
+
+  /** Why the run cannot go on: the waiting jobs (the first three), what each asks and what the
+   *  platform has free, naming the workload file. */
+  std::string stuck_message(double now) const
+  {
+    const auto& queue = sched_.queue();
+    std::string jobs;
+    for (size_t i = 0; i < queue.size() && i < 3; i++) {
+      const auto& q = queue[i];
+      jobs += (jobs.empty() ? "" : "; ") + std::string("job ") + quote(w_.jobs[q.job].id) + " asks " +
+              std::to_string(q.demand.cores) + " cores";
+      if (q.demand.mem_mb > 0)
+        jobs += " with " + format_number(q.demand.mem_mb) + " MB each";
+      if (q.demand.mem_bw_gbps > 0)
+        jobs += ", " + format_number(q.demand.mem_bw_gbps) + " GB/s each";
+      if (std::isfinite(q.requested_time_s))
+        jobs += ", for " + format_number(q.requested_time_s) + " s";
+    }
+    if (queue.size() > 3)
+      jobs += "; and " + std::to_string(queue.size() - 3) + " more";
+    return w_.source + ": the workload manager is stuck at " + format_number(now) +
+           " s: " + std::to_string(queue.size()) + " jobs wait, none can start on the " +
+           std::to_string(state_.free_cores()) + " free cores of " + std::to_string(r_.core_count()) +
+           " and nothing runs (" + jobs + ")";
   }
 
   /** On a terminal, one line of progress at most twice a second (nothing when not a terminal). */

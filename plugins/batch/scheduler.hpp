@@ -83,6 +83,8 @@ public:
   std::vector<Decision> step(double now);
 
   size_t queue_size() const { return queue_.size(); }
+  /** The waiting jobs, in arrival order. */
+  const std::vector<QueuedJob>& queue() const { return queue_; }
   size_t running() const { return running_.size(); }
   const std::vector<uint32_t>& cores_of(uint32_t job) const { return running_.at(job).cores; }
   /** Changes the policies between steps (a learning agent's action). */

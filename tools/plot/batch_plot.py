@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots the output folder of `sgai batch run` (or of an experiment with a batch component).
 
-Writes, beside the CSV files:
+Writes, beside the CSV files (every input is read and checked first; the charts are drawn under
+temporary names, NAME.tmp-PID, and renamed into place only when all are drawn):
   gantt.png            jobs on cores (allocated_resources) over time, coloured by final state
   utilization.png      busy cores and flop/s in use over time (machine_states.csv)
   queue.png            queued and running jobs over time (machine_states.csv)
@@ -11,7 +12,9 @@ Writes, beside the CSV files:
 Usage: batch_plot.py OUTDIR
 """
 import csv
+import math
 import os
+import signal
 import sys
 
 try:
@@ -33,29 +36,60 @@ STATE_COLOURS = {
 }
 
 
+TEMPORARIES = []  # charts drawn but not yet renamed into place
+
+
+def remove_temporaries():
+    for t in TEMPORARIES:
+        try:
+            os.remove(t)
+        except OSError:
+            pass
+    TEMPORARIES.clear()
+
+
 def fail(msg):
+    remove_temporaries()
     print(f"sgai: error: {msg}", file=sys.stderr)
     sys.exit(1)
 
 
+def on_signal(signum, frame):
+    remove_temporaries()
+    os._exit(128 + signum)
+
+
 def read_csv(path, required):
     try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            header = reader.fieldnames
     except OSError as e:
         fail(f"{path}: {e.strerror}")
-    if rows:
-        missing = [c for c in required if c not in rows[0]]
-        if missing:
-            fail(f"{path}: missing columns {', '.join(missing)}")
+    except UnicodeDecodeError as e:
+        fail(f"{path}: byte offset {e.start}: not UTF-8 text: expected the CSV written by sgai batch run")
+    except csv.Error as e:
+        fail(f"{path}: not CSV: {e}")
+    if not header:
+        fail(f"{path}: empty: expected a header line with {', '.join(required)}")
+    missing = [c for c in required if c not in header]
+    if missing:
+        fail(f"{path}: line 1: missing columns {', '.join(missing)}")
+    for i, r in enumerate(rows, start=2):
+        if None in r or any(r[c] is None for c in required):
+            fail(f"{path}: line {i}: {len(header)} columns expected")
     return rows
 
 
 def number(path, line, row, key):
     try:
-        return float(row[key])
+        v = float(row[key])
     except (TypeError, ValueError):
         fail(f"{path}: line {line}: column {key}: {row[key]!r} is not a number")
+    if not math.isfinite(v) or abs(v) > 1e15:
+        fail(f"{path}: line {line}: column {key}: {row[key]!r} is not a finite time or count (at most 1e15)")
+    return v
 
 
 def intervals(text):
@@ -63,15 +97,24 @@ def intervals(text):
     out = []
     for part in text.split():
         a, _, b = part.partition("-")
-        out.append((int(a), int(b or a)))
+        first, last = int(a), int(b or a)
+        if not 0 <= first <= last < 1 << 32:
+            raise ValueError(part)
+        out.append((first, last))
     return out
 
 
 def save(fig, path):
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    temp = f"{path}.tmp-{os.getpid()}"
+    TEMPORARIES.append(temp)
+    try:
+        fig.tight_layout()
+        fig.savefig(temp, dpi=120, format="png")
+    except OSError as e:
+        fail(f"{path}: cannot write: {e.strerror}")
+    except (ValueError, OverflowError, MemoryError) as e:
+        fail(f"{path}: cannot draw this chart: {e}")
     plt.close(fig)
-    print(path)
 
 
 def gantt(jobs, path_csv, out):
@@ -162,7 +205,7 @@ def overutilization(spans, path_csv, out):
         start = number(path_csv, i, s, "start")
         end = number(path_csv, i, s, "end")
         ratio = number(path_csv, i, s, "peak_demand_gbps") / max(number(path_csv, i, s, "capacity_gbps"), 1e-300)
-        ax.broken_barh([(start, end - start)], (row[int(s["processor"])], 0.8),
+        ax.broken_barh([(start, end - start)], (row[int(number(path_csv, i, s, "processor"))], 0.8),
                        facecolors=cmap(min(ratio / 3, 1.0)))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("processor (over-utilized ones)")
@@ -182,18 +225,33 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     outdir = sys.argv[1]
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+    # Every input first: a bad one stops the plot before any chart is drawn.
     jobs_csv = os.path.join(outdir, "jobs.csv")
     jobs = read_csv(jobs_csv, ["job_id", "submission_time", "final_state", "starting_time", "finish_time",
                                "allocated_resources"])
+    states_csv = os.path.join(outdir, "machine_states.csv")
+    states = read_csv(states_csv, ["time", "flops_in_use", "busy_cores", "idle_cores", "queued_jobs", "running_jobs"])
+    over_csv = os.path.join(outdir, "overutilization.csv")
+    spans = read_csv(over_csv, ["processor", "start", "end", "peak_demand_gbps", "capacity_gbps"])
     gantt(jobs, jobs_csv, os.path.join(outdir, "gantt.png"))
     lifecycles(jobs, jobs_csv, os.path.join(outdir, "lifecycles.png"))
-    states_csv = os.path.join(outdir, "machine_states.csv")
-    machine(read_csv(states_csv, ["time", "flops_in_use", "busy_cores", "idle_cores", "queued_jobs", "running_jobs"]),
-            states_csv, outdir)
-    over_csv = os.path.join(outdir, "overutilization.csv")
-    overutilization(read_csv(over_csv, ["processor", "start", "end", "peak_demand_gbps", "capacity_gbps"]),
-                    over_csv, os.path.join(outdir, "overutilization.png"))
+    machine(states, states_csv, outdir)
+    overutilization(spans, over_csv, os.path.join(outdir, "overutilization.png"))
+    # All drawn: into place.
+    for temp in list(TEMPORARIES):
+        final = temp[: temp.rindex(".tmp-")]
+        try:
+            os.replace(temp, final)
+        except OSError as e:
+            fail(f"{final}: cannot write: {e.strerror}")
+        TEMPORARIES.remove(temp)
+        print(final)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except Exception as e:  # whatever slipped through: still one line, and no chart left half-made
+        fail(f"{sys.argv[1]}: cannot plot: {type(e).__name__}: {e}")

@@ -111,7 +111,7 @@ int batch_run(const BatchArgs& a, const Globals& globals)
 int batch_plot(const std::string& dir)
 {
   std::error_code ec;
-  if (not std::filesystem::exists(std::filesystem::path(dir) / "jobs.csv", ec))
+  if (not std::filesystem::is_regular_file(std::filesystem::path(dir) / "jobs.csv", ec))
     throw InputError(dir, "", "no jobs.csv here: expected the output folder of sgai batch run");
   std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / "batch_plot.py";
   if (const char* home = std::getenv("SGAI_HOME"))
@@ -165,7 +165,7 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     auto dir = std::make_shared<std::string>();
     auto* cmd =
         batch->add_subcommand("plot", "Gantt chart, utilization, queue, job life cycles and over-utilization as PNG");
-    cmd->add_option("outdir", *dir, "Output folder of sgai batch run")->required();
+    add_path(cmd, "outdir", *dir, "Output folder of sgai batch run")->required();
     cmd->callback([dir, &action]() { action = [dir]() { return batch_plot(*dir); }; });
   }
 }
