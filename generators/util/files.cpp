@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -79,10 +80,27 @@ void remove_stale(const std::filesystem::path& dir, const std::string& prefix)
     std::filesystem::remove_all(p, ec);
 }
 
+/** Removes what an interrupted run left of `target` (target.tmp-PID, PID gone). The caller holds
+ *  the output lock. A folder is listed once per process, its leftovers remembered: listing it for
+ *  every file made writing 65,536 rank files into one folder quadratic (minutes). */
 void remove_stale_temporaries(const std::filesystem::path& target)
 {
-  auto dir = target.parent_path();
-  remove_stale(dir.empty() ? std::filesystem::path(".") : dir, target.filename().string() + ".tmp-");
+  static std::map<std::filesystem::path, std::vector<std::string>> leftovers; // per folder: "*.tmp-PID" names
+  auto dir          = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  auto [it, listed] = leftovers.try_emplace(dir);
+  std::error_code ec;
+  if (listed) {
+    std::filesystem::directory_iterator entry(dir, ec), end;
+    for (; not ec && entry != end; entry.increment(ec)) {
+      auto name = entry->path().filename().string();
+      if (auto at = name.rfind(".tmp-"); at != std::string::npos && owner_is_gone(name, name.substr(0, at + 5)))
+        it->second.push_back(name);
+    }
+  }
+  std::string prefix = target.filename().string() + ".tmp-";
+  for (const auto& name : it->second)
+    if (owner_is_gone(name, prefix))
+      std::filesystem::remove_all(dir / name, ec);
 }
 
 } // namespace
@@ -139,6 +157,9 @@ void AtomicFile::commit()
   out_.close();
   auto lock = output_lock();
   std::error_code ec;
+  // Renaming over a device would replace it (as root, /dev/null became a plain file): never.
+  if (std::filesystem::exists(target_, ec) && not std::filesystem::is_regular_file(target_, ec))
+    throw RunError("cannot write " + target_.string() + ": it is not a regular file (a device, pipe or socket)");
   std::filesystem::rename(temp_, target_, ec);
   if (ec)
     throw RunError("cannot write " + target_.string() + ": " + ec.message());
@@ -191,6 +212,9 @@ void check_output_file(const std::filesystem::path& file, const std::vector<std:
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw InputError("command line", option, quote(file.string()) + " is a folder, expected a file name");
+  if (std::filesystem::exists(file, ec) && not std::filesystem::is_regular_file(file, ec))
+    throw InputError("command line", option,
+                     quote(file.string()) + " is not a regular file (a device, pipe or socket): choose a file name");
   auto name = file.filename().string();
   if (name.empty() || name == "." || name == "..")
     throw InputError("command line", option, quote(file.string()) + " names a folder, expected a file name");

@@ -47,8 +47,8 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
 void check_output_dir(const std::filesystem::path& dir, const std::string& option = "--out",
                       const std::string& source = "command line");
 
-/** The same for an output file: its folder as above, the file itself no folder, and none of
- *  `inputs` (a command never overwrites what it reads). */
+/** The same for an output file: its folder as above, the file itself no folder and no device,
+ *  pipe or socket, and none of `inputs` (a command never overwrites what it reads). */
 void check_output_file(const std::filesystem::path& file, const std::vector<std::filesystem::path>& inputs = {},
                        const std::string& option = "--out");
 

@@ -34,6 +34,10 @@ public:
   {
     config_.scheduler.seed = ctx.seed;
     auto resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, 0) : batch::resources_from_engine(0);
+    if (resources.cores.empty())
+      throw InputError(ctx.platform_file.string(), "",
+                       "no host here can run jobs (Batsim's master and storage hosts and sgai's gateways do not): "
+                       "the workload manager has no core to use");
     if (config_.max_resources > 0) {
       // Asking for more than there is is bad input, said before anything runs.
       if (config_.max_resources > resources.core_count())
@@ -43,9 +47,12 @@ public:
       resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, config_.max_resources)
                                : batch::resources_from_engine(config_.max_resources);
     }
+    hosts_   = resources.host_names;
     manager_ = std::make_unique<batch::WorkloadManager>(workload_, std::move(resources), ctx.platform, config_);
     manager_->start();
   }
+
+  std::vector<std::string> managed_hosts() const override { return hosts_; }
 
   Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) override
   {
@@ -60,6 +67,7 @@ private:
   workload::Workload workload_;
   batch::ManagerConfig config_;
   std::unique_ptr<batch::WorkloadManager> manager_;
+  std::vector<std::string> hosts_;
   std::string max_resources_file_; ///< where max_resources was read, for the error
   std::string max_resources_place_;
 };
@@ -88,7 +96,7 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
   std::error_code ec;
   if (not std::filesystem::exists(p, ec))
     wv.fail("workload file " + wv.shown() + " not found (looked for " + p.string() + ")");
-  auto w = workload::read_workload(p);
+  auto w = read_named_file(wv, ctx, "workload", [&p]() { return workload::read_workload(p); });
   if (auto v = options.optional("jobs"))
     config.scheduler.job_policy = policy_name(*v, true);
   if (auto v = options.optional("resources"))

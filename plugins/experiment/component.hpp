@@ -5,6 +5,7 @@
 #define SGAI_EXPERIMENT_COMPONENT_HPP
 
 #include "generators/platform/model.hpp"
+#include "generators/util/error.hpp"
 #include "generators/util/json.hpp"
 
 #include <cstdint>
@@ -33,8 +34,12 @@ struct RunContext {
   sim::Simulation* simulation        = nullptr;
   const platform::Platform* platform = nullptr; ///< set for JSON platforms, null for SimGrid XML
   std::filesystem::path output_dir;
-  std::filesystem::path base_dir; ///< relative input paths in the experiment resolve against it
-  uint64_t seed = 0;
+  std::filesystem::path base_dir;      ///< relative input paths in the experiment resolve against it
+  std::filesystem::path platform_file; ///< the platform file, for messages
+  /** Whether errors in files the experiment names also name the experiment's place (not when the
+   *  experiment was built from a command's own options, as `sgai batch run` does). */
+  bool cite_places = true;
+  uint64_t seed    = 0;
 };
 
 /** One (key, number) figure of a component's summary. */
@@ -48,6 +53,9 @@ public:
   virtual std::vector<std::string> simgrid_args() const { return {}; }
   /** Creates the component's actors in the Engine (the platform is loaded). */
   virtual void setup(RunContext& ctx) = 0;
+  /** After setup: the hosts on which the component runs jobs as their only manager (batch, jobs).
+   *  Two components may not share one: each would count the host's cores and energy as its own. */
+  virtual std::vector<std::string> managed_hosts() const { return {}; }
   /** After the run: writes the component's files (atomically) and returns its figures. */
   virtual Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) = 0;
 };
@@ -69,6 +77,21 @@ private:
   };
   std::map<std::string, Entry> entries_;
 };
+
+/** Runs `read`, a reader of the file the option `v` names: its InputError then also names the
+ *  experiment and the option's place ("(the workload of exp.json at /components/0/options/workload)"). */
+template <class F>
+auto read_named_file(const json::Value& v, const RunContext& ctx, const char* what, F read) -> decltype(read())
+{
+  try {
+    return read();
+  } catch (const InputError& bad) {
+    if (not ctx.cite_places || bad.file() == v.file())
+      throw;
+    throw InputError(bad.file(), bad.place(),
+                     bad.message() + " (the " + what + " of " + v.file() + " at " + v.pointer() + ")");
+  }
+}
 
 /** The registry with every component built into sgai. */
 const ComponentRegistry& builtin_components();

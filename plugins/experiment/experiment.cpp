@@ -14,6 +14,7 @@
 #include <xbt/log.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_experiment, sgai, "sgai experiment runner");
@@ -96,8 +97,15 @@ Experiment parse_header(json::Object& o, const std::filesystem::path& base)
         e.simgrid_args.push_back("--cfg=" + text);
       }
     if (auto log = so.optional("log"))
-      for (auto& l : log->array())
+      for (auto& l : log->array()) {
+        try {
+          sim::check_log_setting(l.string());
+        } catch (const UsageError& bad) { // from the file: bad input at its place, not a usage error
+          std::string what = bad.what();
+          l.fail(what.substr(what.find("bad --log setting")));
+        }
         e.simgrid_args.push_back("--log=" + l.string());
+      }
     if (auto le = so.optional("link_energy"))
       e.link_energy = le->boolean();
     so.finish({"cfg", "log", "link_energy"});
@@ -147,9 +155,11 @@ Configured configure(const std::string& text, const std::string& file, const std
     e.simgrid_args.push_back(a);
 
   RunContext ctx;
-  ctx.output_dir = e.output;
-  ctx.base_dir   = base;
-  ctx.seed       = e.seed;
+  ctx.output_dir    = e.output;
+  ctx.base_dir      = base;
+  ctx.seed          = e.seed;
+  ctx.platform_file = e.platform_file;
+  ctx.cite_places   = not overrides.generated;
 
   // Components are configured before anything runs: a bad option fails without output.
   std::vector<ComponentEntry> components;
@@ -233,10 +243,28 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   so.link_energy = e.link_energy;
   sim::Simulation simulation(so);
   ctx.simulation = &simulation;
-  auto platform  = simulation.load_platform(e.platform_file, e.platform_options);
-  ctx.platform   = platform ? &*platform : nullptr;
-  for (auto& c : components)
+  std::optional<platform::Platform> platform;
+  try {
+    platform = simulation.load_platform(e.platform_file, e.platform_options);
+  } catch (const InputError& bad) { // say which experiment named the file, when it is another file
+    if (bad.file() == file || overrides.generated)
+      throw;
+    throw InputError(bad.file(), bad.place(), bad.message() + " (the platform of " + file + " at /platform/file)");
+  }
+  ctx.platform = platform ? &*platform : nullptr;
+  std::map<std::string, size_t> manager_of; // host -> the component running jobs there
+  for (size_t i = 0; i < components.size(); i++) {
+    auto& c = components[i];
     c.component->setup(ctx);
+    for (const auto& h : c.component->managed_hosts()) {
+      auto [at, fresh] = manager_of.emplace(h, i);
+      if (not fresh)
+        throw InputError(file, "at /components/" + std::to_string(i),
+                         "components " + quote(components[at->second].name) + " and " + quote(c.name) +
+                             " both run jobs on host " + quote(h) +
+                             ": one manager per host (each would count its cores and energy as its own)");
+    }
+  }
 
   XBT_INFO("Running experiment '%s' (seed %llu)", e.name.c_str(), static_cast<unsigned long long>(e.seed));
   Result result;

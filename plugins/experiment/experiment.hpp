@@ -17,6 +17,9 @@ struct Overrides {
   std::optional<std::filesystem::path> output;
   std::optional<uint64_t> seed;
   std::vector<std::string> simgrid_args; ///< from the command line, after the file's own
+  /** The experiment was built from a command's options (sgai batch run): errors in the files it
+   *  names do not point into it. */
+  bool generated = false;
 };
 
 struct Result {

@@ -101,6 +101,17 @@ private:
   std::string file_;
   std::vector<Slot> slots_;
 
+public:
+  std::vector<std::string> managed_hosts() const override
+  {
+    std::vector<std::string> names;
+    for (const auto& s : slots_)
+      if (names.empty() || names.back() != s.host->get_name())
+        names.push_back(s.host->get_name());
+    return names;
+  }
+
+private:
   /** Resource i is core i of the resource hierarchy (JSON platforms) or, for SimGrid XML, the
    *  cores of the compute hosts in name order. */
   void build_slots(const RunContext& ctx)

@@ -151,7 +151,8 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
   std::vector<std::string> names;
   auto wv = options.required("workloads");
   for (auto& w : wv.array()) {
-    auto files = chakra::workload_files(resolve(ctx, w.string()).string());
+    auto files = read_named_file(w, ctx, "workload",
+                                 [&]() { return chakra::workload_files(resolve(ctx, w.string()).string()); });
     jobs.push_back(files);
     names.push_back(w.string());
   }
@@ -159,12 +160,14 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
     wv.fail("expected at least one workload (an ET prefix, file or folder)");
   replay::ReplayOptions ro;
   if (auto v = options.optional("system"))
-    ro.system = replay::read_system_json(resolve(ctx, v->string()));
+    ro.system =
+        read_named_file(*v, ctx, "system", [&]() { return replay::read_system_json(resolve(ctx, v->string())); });
   std::map<std::string, std::vector<uint32_t>> groups;
   if (auto v = options.optional("comm_groups")) {
     if (jobs.size() > 1)
       v->fail("communicator groups apply to a single workload");
-    groups = replay::read_comm_groups(resolve(ctx, v->string()));
+    groups = read_named_file(*v, ctx, "communicator groups",
+                             [&]() { return replay::read_comm_groups(resolve(ctx, v->string())); });
   }
   std::vector<std::string> gpus;
   if (auto v = options.optional("gpus"))

@@ -255,6 +255,34 @@ void check_cfg_in_child(const SimulationOptions& o)
   reject_option(o, failing, "SimGrid rejects it" + (message.empty() ? std::string() : ": " + message));
 }
 
+/** SimGrid's XML loader recurses once per nested element and overflows its stack past a few
+ *  thousand levels (a crash, not an error); real platforms nest fewer than ten. */
+void check_xml_nesting(const std::string& text, const std::string& file)
+{
+  constexpr int most = 200;
+  int depth = 0, line = 1;
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] == '\n')
+      line++;
+    if (text[i] != '<' || i + 1 >= text.size())
+      continue;
+    char next = text[i + 1];
+    if (next == '/') {
+      depth--;
+      continue;
+    }
+    if (next == '?' || next == '!')
+      continue;
+    auto close = text.find('>', i);
+    if (close == std::string::npos)
+      return; // malformed: SimGrid's parser reports it
+    if (text[close - 1] != '/' && ++depth > most)
+      throw InputError(file, "line " + std::to_string(line),
+                       "elements nested more than " + std::to_string(most) +
+                           " deep: SimGrid's loader would overflow its stack (real platforms nest a few levels)");
+  }
+}
+
 } // namespace
 
 bool is_xml_platform(const std::filesystem::path& file)
@@ -404,7 +432,9 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     // Older Batsim/SimGrid XML is translated to a temporary file first.
     std::filesystem::path to_load = file;
     std::vector<std::string> notes;
-    auto translated = platform::translate_legacy_xml(read_text_file(file), notes);
+    auto text = read_text_file(file);
+    check_xml_nesting(text, file.string());
+    auto translated = platform::translate_legacy_xml(text, notes);
     if (translated) {
       to_load = std::filesystem::temp_directory_path() /
                 ("sgai-" + std::to_string(::getpid()) + "-" + file.filename().string());

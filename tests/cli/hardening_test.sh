@@ -107,8 +107,28 @@ PY
     run "$SGAI" platform generate $F/platforms/tiny_flat.json --out "$tmp/file"; expect_rc 1; expect_one_error_line "is a file"
     run "$SGAI" platform convert $F/platforms/tiny_flat.json --out $F/platforms/tiny_flat.json; expect_rc 1
     expect_one_error_line "is the input file"
-    run "$SGAI" run $F/experiments/two_batch.json --out "$tmp/file"; expect_rc 1; expect_one_error_line "is a file"
+    run "$SGAI" run $F/experiments/batch_and_replay.json --out "$tmp/file"; expect_rc 1; expect_one_error_line "is a file"
+    mknod "$tmp/dev" c 1 3 2>/dev/null && {
+      run "$SGAI" platform convert $F/platforms/tiny_flat.json --out "$tmp/dev"; expect_rc 1
+      expect_one_error_line "is not a regular file"; [ -c "$tmp/dev" ] || fail "the device was replaced"; }
+    run "$SGAI" run ""; expect_rc 2; expect_one_error_line "an empty path"
     nothing_left "$tmp" ;;
+  experiment_places)
+    # files an experiment names: their error also names the experiment and the place
+    printf '{ "sgai_experiment": 1, "name": "x", "platform": { "file": "%s/%s/platforms/tiny_flat.json" },
+      "components": [ { "type": "batch", "options": { "workload": "/dev/null" } } ] }' "$PWD" $F >"$tmp/e.json"
+    run "$SGAI" run "$tmp/e.json" --out "$tmp/o"; expect_rc 1
+    expect_one_error_line "/dev/null: line 1, column 1: invalid JSON"
+    expect_one_error_line "(the workload of $tmp/e.json at /components/0/options/workload)"
+    sed 's/"components"/"simgrid": { "log": [ "junk" ] }, "components"/' "$tmp/e.json" >"$tmp/l.json"
+    run "$SGAI" run "$tmp/l.json" --out "$tmp/o"; expect_rc 1; expect_one_error_line "l.json: at /simgrid/log/0: bad --log setting 'junk'"
+    run "$SGAI" batch run --platform $F/platforms/bogus_empty_platform.xml --workload $F/workloads/tiny.json --out "$tmp/o"
+    expect_rc 1; expect_one_error_line "bogus_empty_platform.xml: no host here can run jobs"
+    python3 -c "print('<?xml version=\'1.0\'?><platform version=\'4.1\'>' + '<zone id=\'z%d\' routing=\'Full\'>' * 3000 + '</zone>' * 3000 + '</platform>')" >"$tmp/deep.xml"
+    run "$SGAI" platform inspect "$tmp/deep.xml"; expect_rc 1; expect_one_error_line "deep.xml: line 1: elements nested more than 200 deep"
+    no_backtrace
+    run "$SGAI" platform inspect "$tmp/no
+such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform file' ;;
   name_escapes)
     for f in $F/platforms/bogus_name_escape.json $F/platforms/bogus_name_absolute.json; do
       mkdir -p "$tmp/deep/er"
@@ -120,11 +140,17 @@ PY
     expect_rc 1; grep -q "at /name" "$tmp/err" || fail "experiment name: $err"
     [ ! -e "$tmp/escaped" ] || fail "the experiment name chose a folder" ;;
   components)
-    run "$SGAI" run $F/experiments/two_batch.json --out "$tmp/two"; expect_rc 0
-    for c in batch-1 batch-2; do [ -s "$tmp/two/$c/jobs.csv" ] || fail "no $c/jobs.csv"; done
-    cmp -s "$tmp/two/batch-1/jobs.csv" "$tmp/two/batch-2/jobs.csv" && fail "the two components wrote the same jobs"
-    python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['components']; assert list(c)==['batch-1','batch-2'] and c['batch-1']['cores']==4, c" \
+    # several components: each in its own folder, named as in the summary
+    run "$SGAI" run $F/experiments/batch_and_replay.json --out "$tmp/two"; expect_rc 0
+    [ -s "$tmp/two/batch/jobs.csv" ] || fail "no batch/jobs.csv"
+    [ -s "$tmp/two/replay/ranks.csv" ] || fail "no replay/ranks.csv"
+    [ ! -e "$tmp/two/jobs.csv" ] || fail "a component wrote into the top folder"
+    python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['components']; assert list(c)==['batch','replay'], c" \
       "$tmp/two/summary.json" || fail "summary components"
+    # two managers on the same cores would each count them and their energy as their own
+    run "$SGAI" run $F/experiments/bogus_shared_hosts.json --out "$tmp/b"; expect_rc 1
+    expect_one_error_line "at /components/1: components 'batch-1' and 'batch-2' both run jobs on host 'alpha-n0-p0-c0'"
+    no_backtrace; [ ! -e "$tmp/b" ] || fail "left $tmp/b"; nothing_left "$tmp"
     run "$SGAI" run $F/experiments/bogus_component_names.json --out "$tmp/b"; expect_rc 1
     expect_one_error_line "at /components/1/name: two components are named 'same'" ;;
   option_bounds)

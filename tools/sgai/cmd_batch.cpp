@@ -81,6 +81,7 @@ int batch_run(const BatchArgs& a, const Globals& globals)
   experiment::Overrides o;
   o.output       = a.out;
   o.simgrid_args = globals.simgrid_args;
+  o.generated    = true;
   experiment::Result result;
   try {
     result = experiment::run_experiment_text(e.dump(2), kSource, ".", o);

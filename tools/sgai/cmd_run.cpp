@@ -40,7 +40,7 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
   auto opts = std::make_shared<Options>();
   auto* run = app.add_subcommand(
       "run", "Run an experiment file (default: the quick-start experiments, a batch run and a trace replay)");
-  run->add_option("experiment", opts->file, "Experiment JSON (deploy/experiments/*.json)");
+  add_path(run, "experiment", opts->file, "Experiment JSON (deploy/experiments/*.json)");
   add_path(run, "--out", opts->out, "Output folder (default: the file's 'output', or results/<name>)");
   add_seed(run, opts->seed, "Seed overriding the file's");
   run->callback([opts, run, &globals, &action]() {

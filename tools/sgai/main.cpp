@@ -16,6 +16,28 @@ bool is_simgrid_arg(const char* a)
   return std::strncmp(a, "--cfg=", 6) == 0 || std::strncmp(a, "--log=", 6) == 0;
 }
 
+/** The error as one line: control characters (a newline in a file name) are written escaped. */
+std::string one_line(const std::string& message)
+{
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : message) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -36,7 +58,7 @@ int main(int argc, char** argv)
       if (a.rfind("--log=", 0) == 0)
         sgai::sim::check_log_setting(a.substr(6));
   } catch (const sgai::UsageError& e) {
-    std::cerr << "sgai: error: " << e.what() << "\n";
+    std::cerr << "sgai: error: " << one_line(e.what()) << "\n";
     return 2;
   }
 
@@ -47,7 +69,7 @@ int main(int argc, char** argv)
         sgai::sim::print_simgrid_options();
         return 0;
       } catch (const std::exception& e) {
-        std::cerr << "sgai: error: " << e.what() << "\n";
+        std::cerr << "sgai: error: " << one_line(e.what()) << "\n";
         return 1;
       }
     }
@@ -76,7 +98,7 @@ int main(int argc, char** argv)
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "sgai: error: " << e.what() << " (see sgai --help)\n";
+    std::cerr << "sgai: error: " << one_line(e.what()) << " (see sgai --help)\n";
     return 2;
   }
 
@@ -96,16 +118,16 @@ int main(int argc, char** argv)
   try {
     return action();
   } catch (const sgai::UsageError& e) {
-    std::cerr << "sgai: error: " << e.what() << "\n";
+    std::cerr << "sgai: error: " << one_line(e.what()) << "\n";
     return 2;
   } catch (const sgai::InputError& e) {
-    std::cerr << "sgai: error: " << e.what() << "\n";
+    std::cerr << "sgai: error: " << one_line(e.what()) << "\n";
     return 1;
   } catch (const sgai::RunError& e) {
-    std::cerr << "sgai: error: " << e.what() << "\n";
+    std::cerr << "sgai: error: " << one_line(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "sgai: error: " << e.what() << "\n";
+    std::cerr << "sgai: error: " << one_line(e.what()) << "\n";
     return 1;
   }
 }
