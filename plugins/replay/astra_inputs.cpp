@@ -1,12 +1,17 @@
 #include "plugins/replay/astra_inputs.hpp"
 
 #include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
 #include "generators/util/json.hpp"
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 namespace sgai::replay {
 
@@ -26,27 +31,120 @@ std::string scalar_text(const std::string& file, const YAML::Node& n, const std:
   return n.Scalar();
 }
 
+/** Rejects what yaml-cpp would read without a word: text that is not UTF-8 (a UTF-16 or UTF-32
+ *  byte-order mark, a NUL byte, a malformed sequence) and tabs in a line's indentation, which YAML
+ *  forbids (a tab after the first non-blank character, before a comment say, is fine). */
+void check_yaml_text(const std::string& file, const std::string& text)
+{
+  auto at_line = [&](size_t offset) {
+    return "line " + std::to_string(1 + std::count(text.begin(), text.begin() + offset, '\n'));
+  };
+  auto starts = [&](std::string_view bom) { return text.compare(0, bom.size(), bom) == 0; };
+  using namespace std::string_view_literals;
+  if (starts("\xff\xfe"sv) || starts("\xfe\xff"sv) || starts("\0\0\xfe\xff"sv))
+    throw InputError(file, "byte 0", "not UTF-8 text (a UTF-16 or UTF-32 byte-order mark): save it as UTF-8");
+  for (size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0)
+      throw InputError(file, at_line(i), "not UTF-8 text (a NUL byte at byte " + std::to_string(i) + ")");
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok  = n > 0 && i + n <= text.size() && not(n == 2 && c < 0xc2) && not(n == 4 && c > 0xf4);
+    for (size_t k = 1; ok && k < n; k++)
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (ok && n == 3) { // no overlong forms, no surrogates
+      auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok      = not(c == 0xe0 && c1 < 0xa0) && not(c == 0xed && c1 >= 0xa0);
+    }
+    if (ok && n == 4) {
+      auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok      = not(c == 0xf0 && c1 < 0x90) && not(c == 0xf4 && c1 >= 0x90);
+    }
+    if (not ok)
+      throw InputError(file, at_line(i),
+                       "not UTF-8 text (a malformed byte sequence at byte " + std::to_string(i) + ")");
+    i += n;
+  }
+  size_t line = 1;
+  for (size_t begin = 0; begin < text.size(); line++) {
+    size_t end   = std::min(text.find('\n', begin), text.size());
+    size_t first = text.find_first_not_of(" \t\r", begin);
+    if (first < end && text[first] != '#' && text.find('\t', begin) < first)
+      throw InputError(file, "line " + std::to_string(line),
+                       "a tab in the indentation (YAML indents with spaces only)");
+    begin = end + 1;
+  }
+}
+
+/** A number in (min, max] or [min, max] (min_ok); the error names the value and the range. */
+double bounded(const json::Value& v, double min, bool min_ok, double max, const std::string& unit)
+{
+  auto range = [&]() {
+    auto num = [](double d) {
+      std::ostringstream s;
+      s << d;
+      return s.str();
+    };
+    return std::string(min_ok ? "a number >= " : "a number > ") + num(min) + " and <= " + num(max) + " (" + unit + ")";
+  };
+  if (not v.is_number())
+    v.fail("expected " + range() + ", got " + v.shown());
+  double d = v.number();
+  if (not std::isfinite(d) || d < min || (d == min && not min_ok) || d > max)
+    v.fail("value " + v.shown() + " out of range: expected " + range());
+  return d;
+}
+
+/** A communicator group id as astra_inputs.hpp describes it; the error names the key. */
+void check_group_id(const json::Object& o, const std::string& key)
+{
+  auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  auto alnum = [&](char ch) { return digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); };
+  auto shown = quote(key.size() > 60 ? key.substr(0, 57) + "..." : key);
+  if (not key.empty() && std::all_of(key.begin(), key.end(), digit)) {
+    if ((key.size() > 1 && key[0] == '0') || key.size() > 10 || std::stoll(key) > INT32_MAX)
+      o.fail_at(key, "group id " + shown + " is not a whole number from 0 to 2147483647 without leading zero");
+    return;
+  }
+  if (key.empty() || not alnum(key[0]) || not std::all_of(key.begin(), key.end(), [&](char ch) {
+        return alnum(ch) || ch == '_' || ch == '-' || ch == '.' || ch == ':';
+      }))
+    o.fail_at(key, "group id " + shown +
+                       " is neither a whole number >= 0 (ASTRA-sim's ids) nor a name of letters, digits and '_-.:' "
+                       "starting with a letter or digit");
+}
+
+/** One of ASTRA-sim's strings for a key; the error names the value and lists them. */
+void one_of(const json::Value& v, const std::vector<std::string>& allowed)
+{
+  if (not v.is_string())
+    v.fail("expected one of " + json::list_names(allowed) + " (as ASTRA-sim reads it), got " + v.shown());
+  v.choice(allowed);
+}
+
 } // namespace
 
 std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
 {
   const std::string file = path.string();
+  const std::string text = read_text_file(path);
+  check_yaml_text(file, text);
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw InputError(file, "", "cannot read the network file");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, "line " + std::to_string(e.mark.line + 1), "not valid YAML: " + e.msg);
   }
   if (not root.IsMap())
     throw InputError(file, "", "expected a mapping with topology, npus_count, bandwidth and latency");
   static const std::set<std::string> known = {"topology", "npus_count", "bandwidth", "latency"};
+  std::map<std::string, std::string> seen; // key -> its line; yaml-cpp keeps both, root[key] finds one
   for (const auto& kv : root) {
     auto key = scalar_text(file, kv.first, "a key");
     if (not known.count(key))
       throw InputError(file, line_of(kv.first),
                        "unknown key " + quote(key) + " (known: topology, npus_count, bandwidth, latency)");
+    if (auto [it, fresh] = seen.emplace(key, line_of(kv.first)); not fresh)
+      throw InputError(file, line_of(kv.first), "duplicate key " + quote(key) + " (first at " + it->second + ")");
   }
   auto list = [&](const char* key) {
     YAML::Node n = root[key];
@@ -149,17 +247,37 @@ SystemConfig read_system_json(const std::filesystem::path& path)
     c.chunks = static_cast<uint32_t>(v->integer(1, 1 << 20));
   if (auto v = o.optional("active-chunks-per-dimension"))
     c.active_chunks = static_cast<uint32_t>(v->integer(1, 1 << 20));
+  // bounds past any hardware, so that a typo (1e308) is not read as a figure
   if (auto v = o.optional("endpoint-delay"))
-    c.endpoint_delay_s = v->non_negative() * 1e-9;
+    c.endpoint_delay_s = bounded(*v, 0, true, kMaxEndpointDelay_ns, "ns") * 1e-9;
   if (auto v = o.optional("local-mem-bw"))
-    c.local_mem_bw_Bps = v->positive() * kMemoryGBps;
+    c.local_mem_bw_Bps = bounded(*v, 0, false, kMaxLocalMemBw_GBps, "GB/s") * kMemoryGBps;
   if (auto v = o.optional("peak-perf"))
-    c.peak_flops = v->positive() * 1e12;
+    c.peak_flops = bounded(*v, 0, false, kMaxPeakPerf_TFLOPs, "TFLOP/s") * 1e12;
   if (auto v = o.optional("roofline-enabled"))
     c.roofline = v->integer(0, 1) == 1;
-  // accepted, not modelled (docs/replay.md says why)
-  for (const char* key : {"scheduling-policy", "collective-optimization", "boost-mode", "track-local-mem",
-                          "local-mem-trace-filename", "intra-dimension-scheduling", "inter-dimension-scheduling"})
+  // accepted, not modelled (docs/replay.md says why), but their values are ASTRA-sim's
+  if (auto v = o.optional("scheduling-policy")) {
+    one_of(*v, {"LIFO", "FIFO", "EXPLICIT"});
+    c.ignored.emplace_back("scheduling-policy");
+  }
+  if (auto v = o.optional("collective-optimization")) {
+    one_of(*v, {"baseline", "localBWAware"});
+    c.ignored.emplace_back("collective-optimization");
+  }
+  for (const char* key : {"boost-mode", "track-local-mem"})
+    if (auto v = o.optional(key)) {
+      if (not v->is_number())
+        v->fail("expected 0 or 1, got " + v->shown());
+      v->integer(0, 1);
+      c.ignored.emplace_back(key);
+    }
+  if (auto v = o.optional("local-mem-trace-filename")) {
+    if (v->string().empty())
+      v->fail("expected a file name, got an empty string");
+    c.ignored.emplace_back("local-mem-trace-filename");
+  }
+  for (const char* key : {"intra-dimension-scheduling", "inter-dimension-scheduling"})
     if (o.optional(key))
       c.ignored.emplace_back(key);
   if (auto v = o.optional("all-reduce-implementation-custom"))
@@ -173,8 +291,11 @@ std::map<std::string, std::vector<uint32_t>> read_comm_groups(const std::filesys
   auto doc = json::load(path);
   auto o   = doc.object();
   std::map<std::string, std::vector<uint32_t>> groups;
+  if (doc.root->contains("")) // keys() leaves the empty key out, as a comment
+    check_group_id(o, "");
   for (const auto& key : o.take_all_keys()) {
     auto v = o.required(key);
+    check_group_id(o, key);
     std::set<uint32_t> seen;
     for (auto& r : v.array()) {
       auto rank = static_cast<uint32_t>(r.integer(0, UINT32_MAX - 1));

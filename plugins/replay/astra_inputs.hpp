@@ -21,6 +21,13 @@ namespace sgai::replay {
 constexpr double kNetworkGBps = 1073741824.0;
 constexpr double kMemoryGBps  = 1e9;
 
+/** Upper bounds of the system JSON's figures, far past any hardware (an NPU's memory runs at a
+ *  few TB/s, its endpoint delay is nanoseconds, its peak a few PFLOP/s): a value beyond is a typo,
+ *  such as 1e308, and an error naming the key and the value. */
+constexpr double kMaxEndpointDelay_ns = 1e9; ///< endpoint-delay: 1 s
+constexpr double kMaxLocalMemBw_GBps  = 1e6; ///< local-mem-bw: 1 PB/s
+constexpr double kMaxPeakPerf_TFLOPs  = 1e6; ///< peak-perf: 1 EFLOP/s
+
 std::vector<Dimension> read_network_yaml(const std::filesystem::path& file);
 
 struct SystemConfig {
@@ -37,7 +44,11 @@ struct SystemConfig {
 
 SystemConfig read_system_json(const std::filesystem::path& file);
 
-/** Communicator groups: {"<id>": [ranks...]}. */
+/** Communicator groups: {"<id>": [ranks...]}. An id is ASTRA-sim's, a whole number from 0 to
+ *  2^31-1 without sign or leading zero ("0", "12": std::stoi reads it back the same), or a name of
+ *  letters, digits and "_-.:" that starts with a letter or digit ("dp_s0_t0" as sgai's generator
+ *  writes, a hashed PyTorch group name); an ET's pg_name names one of them. Keys starting with '_'
+ *  are comments. */
 std::map<std::string, std::vector<uint32_t>> read_comm_groups(const std::filesystem::path& file);
 
 } // namespace sgai::replay
