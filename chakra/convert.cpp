@@ -521,6 +521,8 @@ Trace convert_pytorch(const std::filesystem::path& host_et, const std::filesyste
       t.nodes.push_back(std::move(gn));
     }
   }
+  if (t.nodes.empty()) // an ET holds at least one node (readers reject an empty one)
+    fail(host_et, "/nodes", "no operator below the thread nodes: nothing to convert");
   return t;
 }
 

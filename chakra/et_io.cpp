@@ -402,6 +402,10 @@ struct EtReader::Impl {
   {
     if (not read_message())
       fail(0, "empty file: an ET starts with a GlobalMetadata message");
+    // an empty record parses as a GlobalMetadata of nothing: NUL bytes would read as an ET
+    if (buffer.empty())
+      fail(0, "the first message is empty (length 0): an ET starts with a GlobalMetadata giving at least its "
+              "version: not an ET file?");
     pb::GlobalMetadata m;
     bool parsed = m.ParseFromString(buffer);
     if (not parsed || not m.GetReflection()->GetUnknownFields(m).empty()) {
@@ -414,8 +418,11 @@ struct EtReader::Impl {
                      : "the first message is not a valid GlobalMetadata: garbage or not an ET file");
     }
     metadata.version = m.version();
-    for (const auto& a : m.attr())
+    for (const auto& a : m.attr()) {
       metadata.attrs.push_back(from_proto(a));
+      if (metadata.attrs.back().kind == AttrKind::none)
+        fail(0, "GlobalMetadata attribute '" + a.name() + "' has no value");
+    }
   }
 };
 
@@ -458,8 +465,14 @@ bool EtReader::next(Node& node)
 {
   Impl& m        = *impl_;
   uint64_t start = m.offset;
-  if (not m.read_message())
+  if (not m.read_message()) {
+    if (m.nodes == 0)
+      m.fail(start, "no node after the GlobalMetadata: an ET holds at least one node");
     return false;
+  }
+  // a record of length 0 parses as a node of nothing (id 0, no name, INVALID_NODE): not a node
+  if (m.buffer.empty())
+    m.fail(start, "node record #" + std::to_string(m.nodes + 1) + " is empty (length 0): not a node (NUL bytes?)");
   if (not m.proto.ParseFromString(m.buffer))
     m.fail(start, "cannot parse node #" + std::to_string(m.nodes + 1) + ": garbage or truncated bytes");
   const pb::Node& p = m.proto;

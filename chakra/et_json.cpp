@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace sgai::chakra {
 
@@ -182,6 +184,15 @@ void write_node(json::Writer& w, const Node& n)
 
 // ------------------------------------------------------------------------------------- reading
 
+/** An optional field: absent is fine, null is not (jsonize never writes null: leave the key out). */
+std::optional<json::Value> given(json::Object& o, std::string_view key, const char* expected)
+{
+  auto keys = o.keys();
+  if (not o.has(key) && std::find(keys.begin(), keys.end(), key) != keys.end())
+    o.fail_at(std::string(key), "null: expected " + std::string(expected) + " (or no '" + std::string(key) + "' key)");
+  return o.optional(key);
+}
+
 uint64_t read_uint(const json::Value& v)
 {
   const auto& r = v.raw();
@@ -291,9 +302,9 @@ Attribute read_attr(json::Object o)
 {
   Attribute a;
   a.name = o.required("name").string();
-  if (auto d = o.optional("doc_string"))
+  if (auto d = given(o, "doc_string", "text"))
     a.doc_string = d->string();
-  if (auto u = o.optional("unknown_fields"))
+  if (auto u = given(o, "unknown_fields", "base64 text"))
     a.unknown_fields = read_bytes(*u);
   std::vector<std::string> accepted = {"name", "doc_string", "unknown_fields"};
   for (const auto& key : o.keys()) {
@@ -374,6 +385,8 @@ Attribute read_attr(json::Object o)
     }
   }
   o.finish(accepted);
+  if (a.kind == AttrKind::none)
+    o.fail("attribute " + quote(a.name) + " has no value: expected one of int64_val, double_val, string_val, ...");
   return a;
 }
 
@@ -396,13 +409,13 @@ std::vector<uint64_t> read_ids(const json::Value& v)
 IOInfo read_io(json::Object o)
 {
   IOInfo io;
-  if (auto v = o.optional("values"))
+  if (auto v = given(o, "values", "text"))
     io.values = v->string();
-  if (auto v = o.optional("shapes"))
+  if (auto v = given(o, "shapes", "text"))
     io.shapes = v->string();
-  if (auto v = o.optional("types"))
+  if (auto v = given(o, "types", "text"))
     io.types = v->string();
-  if (auto v = o.optional("unknown_fields"))
+  if (auto v = given(o, "unknown_fields", "base64 text"))
     io.unknown_fields = read_bytes(*v);
   o.finish({"values", "shapes", "types", "unknown_fields"});
   return io;
@@ -417,24 +430,26 @@ Node read_node(json::Object o)
   auto type             = node_type_from_string(type_name);
   if (not type)
     type_v.fail("unknown node type " + type_v.shown() + " (known: INVALID_NODE, COMP_NODE, COMM_COLL_NODE, ...)");
-  n.type = *type;
-  if (auto v = o.optional("name"))
-    n.name = v->string();
-  if (auto v = o.optional("ctrl_deps"))
+  n.type    = *type;
+  auto name = given(o, "name", "the node's name as text"); // jsonize writes it always, "" included
+  if (not name)
+    o.fail("missing field 'name' (the node's name; \"\" when it has none)");
+  n.name = name->string();
+  if (auto v = given(o, "ctrl_deps", "an array of node ids"))
     n.ctrl_deps = read_ids(*v);
-  if (auto v = o.optional("data_deps"))
+  if (auto v = given(o, "data_deps", "an array of node ids"))
     n.data_deps = read_ids(*v);
-  if (auto v = o.optional("start_time_micros"))
+  if (auto v = given(o, "start_time_micros", "a whole number >= 0"))
     n.start_time_micros = read_uint(*v);
-  if (auto v = o.optional("duration_micros"))
+  if (auto v = given(o, "duration_micros", "a whole number >= 0"))
     n.duration_micros = read_uint(*v);
-  if (auto v = o.optional("inputs"))
+  if (auto v = given(o, "inputs", "an object"))
     n.inputs = read_io(v->object());
-  if (auto v = o.optional("outputs"))
+  if (auto v = given(o, "outputs", "an object"))
     n.outputs = read_io(v->object());
-  if (auto v = o.optional("attr"))
+  if (auto v = given(o, "attr", "an array of attributes"))
     n.attrs = read_attrs(*v);
-  if (auto v = o.optional("unknown_fields"))
+  if (auto v = given(o, "unknown_fields", "base64 text"))
     n.unknown_fields = read_bytes(*v);
   o.finish({"id", "name", "type", "ctrl_deps", "data_deps", "start_time_micros", "duration_micros", "inputs", "outputs",
             "attr", "unknown_fields"});
@@ -485,20 +500,50 @@ uint64_t dejsonize_file(const std::filesystem::path& json_path, const std::files
     version.fail("unsupported chakra_json version " + version.shown() + " (this sgai reads 1)");
   GlobalMetadata m;
   {
-    auto mo = root.required("metadata").object();
-    if (auto v = mo.optional("version"))
-      m.version = v->string();
-    if (auto v = mo.optional("attr"))
+    auto mo     = root.required("metadata").object();
+    auto schema = given(mo, "version", "the schema version as text");
+    if (not schema) // jsonize writes it always ("" in some of Chakra's traces)
+      mo.fail("missing field 'version' (the schema version: \"0.0.4\", or \"\" as some of Chakra's traces have)");
+    m.version = schema->string();
+    if (auto v = given(mo, "attr", "an array of attributes"))
       m.attrs = read_attrs(*v);
-    if (auto v = mo.optional("unknown_fields"))
+    if (auto v = given(mo, "unknown_fields", "base64 text"))
       m.unknown_fields = read_bytes(*v);
     mo.finish({"version", "attr", "unknown_fields"});
+    if (encode_metadata(m).empty())
+      mo.fail("an empty version and nothing else make an empty GlobalMetadata, which no reader takes for an ET: "
+              "give a version (\"0.0.4\")");
   }
-  auto nodes = root.required("nodes").array();
+  auto nodes_v = root.required("nodes");
+  auto nodes   = nodes_v.array();
   root.finish({"chakra_json", "metadata", "nodes"});
+  if (nodes.empty())
+    nodes_v.fail("no node: an ET holds at least one node");
+  // data dependencies must name nodes of the file (control dependencies may name host operators a
+  // converter left out, as Chakra's PyTorch converter does: the feeder ignores those)
+  std::unordered_set<uint64_t> ids;
+  struct Dep {
+    size_t node;
+    size_t index;
+    uint64_t id, dep;
+  };
+  std::vector<Dep> forward; // dependencies on nodes not read yet
   EtWriter w(et, m);
-  for (const auto& v : nodes)
-    w.write(read_node(v.object()));
+  for (size_t i = 0; i < nodes.size(); i++) {
+    Node n = read_node(nodes[i].object());
+    ids.insert(n.id);
+    for (size_t k = 0; k < n.data_deps.size(); k++)
+      if (not ids.count(n.data_deps[k]))
+        forward.push_back({i, k, n.id, n.data_deps[k]});
+    w.write(n);
+  }
+  for (const auto& d : forward)
+    if (not ids.count(d.dep))
+      throw InputError(
+          json_path.string(),
+          "at " + json::child_pointer(json::child_pointer(json::child_pointer("/nodes", d.node), "data_deps"), d.index),
+          "node " + std::to_string(d.id) + " depends on node " + std::to_string(d.dep) +
+              ", which is not in the file (a dangling data dependency)");
   w.commit();
   return nodes.size();
 }

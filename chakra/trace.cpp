@@ -302,6 +302,9 @@ std::string Node::bad_values() const
     o << v;
     return o.str();
   };
+  for (const auto& a : attrs)
+    if (a.kind == AttrKind::none)
+      return "node " + std::to_string(id) + ": attribute '" + a.name + "' has no value";
   if (auto ops = num_ops(); ops && not(*ops >= 0 && std::isfinite(*ops)))
     return "node " + std::to_string(id) + ": num_ops " + value_text(*ops) +
            (*ops < 0 ? " is negative" : " is not a finite number") + ": expected operations >= 0";

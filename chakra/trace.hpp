@@ -159,13 +159,16 @@ struct Node {
   std::optional<double> num_ops() const;
   /** Every parent: data dependencies then control dependencies, without repetition. */
   std::vector<uint64_t> parents() const;
-  /** What is wrong with the values simulators read, or "": a num_ops that is negative or not
-   *  finite, a comm_size that is negative. The readers (EtReader, dejsonize) reject such nodes. */
+  /** What is wrong with the values simulators read, or "": an attribute without a value, a
+   *  num_ops that is negative or not finite, a comm_size that is negative. The readers (EtReader, dejsonize) reject
+   * such nodes. */
   std::string bad_values() const;
 };
 
 struct GlobalMetadata {
-  std::string version;
+  /** Chakra's schema version; never empty in what sgai writes: an empty GlobalMetadata would be a
+   *  record of length 0, which readers reject (NUL bytes are no ET). */
+  std::string version = "0.0.4";
   std::vector<Attribute> attrs;
   std::string unknown_fields;
   const Attribute* attr(std::string_view name) const;

@@ -15,6 +15,12 @@ namespace sgai::chakra {
 
 namespace {
 
+/** A field echoed in a message: long ones cut. */
+std::string shown(const std::string& text)
+{
+  return text.size() <= 40 ? text : text.substr(0, 40) + "...";
+}
+
 bool selected(const Node& n, const DotOptions& o)
 {
   if (not o.types.empty() && not o.types.count(n.type))
@@ -227,6 +233,8 @@ std::vector<ReplayEvent> read_replay_log(const std::filesystem::path& log)
     number++;
     if (not line.empty() && line.back() == '\r')
       line.pop_back();
+    if (line.find('\0') != std::string::npos)
+      fail("a NUL byte at column " + std::to_string(line.find('\0') + 1) + ": a replay log is text");
     if (line.empty())
       continue;
     if (number == 1) {
@@ -254,7 +262,10 @@ std::vector<ReplayEvent> read_replay_log(const std::filesystem::path& log)
       fail("event '" + (*f)[2] + "' is neither issue nor callback");
     auto [ptr, ec] = std::from_chars((*f)[3].data(), (*f)[3].data() + (*f)[3].size(), e.time_us);
     if (ec != std::errc() || ptr != (*f)[3].data() + (*f)[3].size() || not(e.time_us >= 0))
-      fail("time_us '" + (*f)[3] + "' is not a time >= 0");
+      fail("time_us " + quote(shown((*f)[3])) + " is not a time >= 0");
+    if (not(e.time_us <= max_log_time_us))
+      fail("time_us " + quote(shown((*f)[3])) + " is above 1e18 us (1e12 s), the longest time sgai takes");
+    e.line    = number;
     auto type = node_type_from_string((*f)[4]);
     if (not type)
       fail("unknown node type '" + (*f)[4] + "'");
@@ -277,8 +288,12 @@ void write_replay_log(const std::vector<ReplayEvent>& events, std::ostream& out)
         << to_string(e.type) << "," << csv_quote(e.name) << "\n";
 }
 
-uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream& out)
+uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream& out, const std::string& source)
 {
+  auto fail = [&](const ReplayEvent& e, const std::string& what) {
+    throw InputError(source, e.line ? "line " + std::to_string(e.line) : "rank " + std::to_string(e.rank),
+                     e.line ? "rank " + std::to_string(e.rank) + ": " + what : what);
+  };
   // pair each issue with its callback, per rank and node
   std::map<std::pair<uint32_t, uint64_t>, const ReplayEvent*> open;
   struct Span {
@@ -292,24 +307,26 @@ uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream
     auto key = std::pair{e.rank, e.node};
     if (e.issue) {
       if (open.count(key))
-        throw InputError("replay log", "rank " + std::to_string(e.rank),
-                         "node " + std::to_string(e.node) + " issued twice without a callback");
+        fail(e, "node " + std::to_string(e.node) + " issued twice without a callback");
       open[key] = &e;
     } else {
       auto it = open.find(key);
       if (it == open.end())
-        throw InputError("replay log", "rank " + std::to_string(e.rank),
-                         "callback of node " + std::to_string(e.node) + " without an issue");
+        fail(e, "callback of node " + std::to_string(e.node) + " without an issue");
       if (e.time_us < it->second->time_us)
-        throw InputError("replay log", "rank " + std::to_string(e.rank),
-                         "node " + std::to_string(e.node) + " calls back before it was issued");
+        fail(e, "node " + std::to_string(e.node) + " calls back before it was issued");
       spans.push_back({it->second, e.time_us});
       open.erase(it);
     }
   }
-  if (not open.empty())
-    throw InputError("replay log", "rank " + std::to_string(open.begin()->first.first),
-                     "node " + std::to_string(open.begin()->first.second) + " was issued but never called back");
+  if (not open.empty()) {
+    // the earliest issue left open, as the log has it
+    const ReplayEvent* first = open.begin()->second;
+    for (const auto& [key, e] : open)
+      if (e->line < first->line)
+        first = e;
+    fail(*first, "node " + std::to_string(first->node) + " was issued but never called back");
+  }
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
     return std::tie(a.issue->rank, a.issue->time_us, a.issue->node) <
            std::tie(b.issue->rank, b.issue->time_us, b.issue->node);

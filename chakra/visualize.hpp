@@ -42,17 +42,25 @@ struct ReplayEvent {
   double time_us = 0;
   NodeType type  = NodeType::invalid;
   std::string name;
+  uint64_t line = 0; ///< its line in the log read (0: not read from a file)
 };
 
-/** Reads a replay log: CSV "rank,node_id,event,time_us,type,name" with event issue|callback and
- *  type a NodeType name; InputError naming the line on bad input. */
+/** The latest time a replay log may give: 1e18 us, 1e12 s, the longest time sgai takes. */
+constexpr double max_log_time_us = 1e18;
+
+/** Reads a replay log: CSV "rank,node_id,event,time_us,type,name" with event issue|callback,
+ *  time_us from 0 to max_log_time_us and type a NodeType name; InputError naming the file and the
+ *  line on bad input (a NUL byte, a malformed field, text that is not UTF-8). */
 std::vector<ReplayEvent> read_replay_log(const std::filesystem::path& log);
 /** Writes a replay log (the header line, then the events). */
 void write_replay_log(const std::vector<ReplayEvent>& events, std::ostream& out);
 
 /** Chrome trace JSON of a replay log: one process per rank, threads "compute", "memory",
- *  "communication", one complete event per issued node (issue -> callback). Returns the events. */
-uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream& out);
+ *  "communication", one complete event per issued node (issue -> callback). Returns the events.
+ *  InputError naming `source` (the log's file) and the event's line when issues and callbacks do
+ *  not pair up. */
+uint64_t write_chrome_trace(const std::vector<ReplayEvent>& events, std::ostream& out,
+                            const std::string& source = "replay log");
 
 } // namespace sgai::chakra
 

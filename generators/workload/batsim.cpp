@@ -21,10 +21,16 @@ namespace {
 using json::Object;
 using json::Value;
 
-const std::set<std::string, std::less<>>& known_profile_keys()
+/** Fields sgai reads in every profile (HDeepRM's) and fields Batsim's own workloads carry that
+ *  sgai keeps verbatim without interpreting them (command, np, runtime: Batsim's generators). */
+const std::vector<std::string>& common_profile_keys()
 {
-  static const std::set<std::string, std::less<>> k = {"type",     "delay",   "cpu", "com",
-                                                       "req_time", "req_ops", "mem", "mem_bw"};
+  static const std::vector<std::string> k = {"type", "req_time", "req_ops", "mem", "mem_bw"};
+  return k;
+}
+const std::vector<std::string>& kept_profile_keys()
+{
+  static const std::vector<std::string> k = {"command", "np", "runtime"};
   return k;
 }
 
@@ -39,9 +45,11 @@ std::string id_text(const Value& v)
 {
   if (v.is_string())
     return v.string();
+  // a number names a job as its digits: whole, and small enough that a double holds it exactly
   if (v.is_number())
-    return id_text_of(v.number());
-  v.fail("job id " + v.shown() + " must be a number or a string");
+    if (double d = v.number(); std::floor(d) == d && std::fabs(d) < 1e15)
+      return id_text_of(d);
+  v.fail("job id " + v.shown() + " must be a string or a whole number below 1e15 in magnitude");
 }
 
 double non_negative(const Value& v, const char* what)
@@ -49,6 +57,15 @@ double non_negative(const Value& v, const char* what)
   double d = v.number();
   if (not(d >= 0) || not std::isfinite(d))
     v.fail(std::string(what) + " " + v.shown() + " must be a finite number >= 0");
+  return d;
+}
+
+/** An amount of work (flop or bytes), at most max_work. */
+double amount(const Value& v, const char* what, const char* max_text)
+{
+  double d = non_negative(v, what);
+  if (d > max_work)
+    v.fail(std::string(what) + " " + v.shown() + " is above " + max_text);
   return d;
 }
 
@@ -67,44 +84,52 @@ Profile parse_profile(const std::string& name, const Value& v)
 {
   auto o = v.object();
   Profile p;
-  p.name           = name;
-  std::string type = o.required("type").choice({"delay", "parallel_homogeneous", "parallel"});
+  p.name                            = name;
+  std::string type                  = o.required("type").choice({"delay", "parallel_homogeneous", "parallel"});
+  std::vector<std::string> accepted = common_profile_keys();
+  accepted.insert(accepted.end(), kept_profile_keys().begin(), kept_profile_keys().end());
   if (type == "delay") {
     p.type    = ProfileType::delay;
     p.delay_s = time_value(o.required("delay"), "delay", "must be a finite number >= 0");
+    accepted.push_back("delay");
   } else if (type == "parallel_homogeneous") {
     p.type = ProfileType::parallel_homogeneous;
-    p.cpu  = non_negative(o.required("cpu"), "cpu");
-    p.com  = non_negative(o.required("com"), "com");
+    p.cpu  = amount(o.required("cpu"), "cpu", max_flop_text);
+    p.com  = amount(o.required("com"), "com", max_bytes_text);
+    accepted.insert(accepted.end(), {"cpu", "com"});
   } else {
     p.type   = ProfileType::parallel;
     auto cpu = o.required("cpu");
     for (auto& c : cpu.array())
-      p.cpu_vector.push_back(non_negative(c, "cpu"));
+      p.cpu_vector.push_back(amount(c, "cpu", max_flop_text));
     auto com = o.required("com");
     for (auto& c : com.array())
-      p.com_matrix.push_back(non_negative(c, "com"));
+      p.com_matrix.push_back(amount(c, "com", max_bytes_text));
     if (p.cpu_vector.empty())
       cpu.fail("a parallel profile needs one cpu amount per resource");
     if (p.com_matrix.size() != p.cpu_vector.size() * p.cpu_vector.size())
       com.fail("a parallel profile of " + std::to_string(p.cpu_vector.size()) + " resources needs " +
                std::to_string(p.cpu_vector.size() * p.cpu_vector.size()) + " com values (n x n), got " +
                std::to_string(p.com_matrix.size()));
+    accepted.insert(accepted.end(), {"cpu", "com"});
   }
   if (auto x = o.optional("req_time"))
     p.req_time_s = time_value(*x, "req_time", "must be positive", true);
   if (auto x = o.optional("req_ops"))
-    p.req_ops = non_negative(*x, "req_ops");
+    p.req_ops = amount(*x, "req_ops", max_flop_text);
   if (auto x = o.optional("mem"))
     p.mem_mb = non_negative(*x, "mem");
   if (auto x = o.optional("mem_bw"))
     p.mem_bw_gbps = non_negative(*x, "mem_bw");
-  // Batsim lets profiles carry other fields (command, np, runtime, ...): kept, not interpreted.
+  // Batsim's generated workloads carry command, np and runtime: kept, not interpreted
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
   for (auto it = v.raw().begin(); it != v.raw().end(); ++it)
-    if (not known_profile_keys().count(it.key()))
+    if (std::count(kept_profile_keys().begin(), kept_profile_keys().end(), it.key()))
       extra[it.key()] = it.value();
-  o.take_all_keys();
+  for (const auto& k : kept_profile_keys())
+    o.optional(k); // marks it read
+  // any other key is an error (a misspelt field would be silently ignored), per profile type
+  o.finish(accepted);
   if (not extra.empty())
     p.extra_json = extra.dump();
   return p;
@@ -321,6 +346,12 @@ Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const S
       p.req_time_s = req;
       p.req_ops    = req * options.reference_speed;
     }
+    if (not(std::max(run, req) * options.reference_speed <= max_work))
+      throw InputError(log.file, "line " + std::to_string(rec.line),
+                       "job " + id_text_of(rec.job_number) + ": a time of " + format_number(std::max(run, req)) +
+                           " s at the reference speed of " + format_number(options.reference_speed) + " flop/s makes " +
+                           format_number(std::max(run, req) * options.reference_speed) + " flop, above " +
+                           max_flop_text);
     double kb = rec.requested_memory_kb > 0 ? rec.requested_memory_kb : rec.used_memory_kb;
     if (kb > 0) {
       p.mem_mb = kb / 1000.0; // HDeepRM: KB -> MB

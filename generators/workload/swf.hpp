@@ -20,6 +20,13 @@ namespace sgai::workload {
 constexpr double max_time_s = 1e12;
 /** The bound as messages state it. */
 inline constexpr const char* max_time_text = "1e12 s (about 31,700 years), the longest time sgai takes";
+/** The most work one profile may give: 1e21 flop per resource (cpu, req_ops) and 1e21 bytes per
+ *  transfer (com). At 1 Gflop/s per core, or 1 GB/s between two hosts, slower than any machine the
+ *  platforms describe (HDeepRM's reference core is 22 Gflop/s), that is 1e12 s, max_time_s: an
+ *  amount above it cannot finish within the times sgai takes (cpu 1e308 made a job last 1e298 s). */
+constexpr double max_work                   = 1e21;
+inline constexpr const char* max_flop_text  = "1e21 flop, the most sgai takes (1e12 s at 1 Gflop/s)";
+inline constexpr const char* max_bytes_text = "1e21 bytes, the most sgai takes (1e12 s at 1 GB/s)";
 /** The most processors a job may ask for: a Batsim job's res is a 32-bit count. */
 constexpr double max_processors = 4294967295.0;
 

@@ -85,6 +85,16 @@ case "$case_name" in
     usage "--group-size" "a group size of 4 does not divide 6 ranks" -- \
       "$SGAI" chakra synth --model x.json --ranks 6 --group-size 4 --out "$o"
     usage "--max-components" "'17'" -- "$SGAI" chakra synth --model x.json --max-components 17 --out "$o"
+    # a prefix names files: a plain name
+    for p in "" ".." "../x" "a/b" "/abs" ".hidden"; do
+      usage "--prefix" "'$p'" -- "$SGAI" chakra generate microbenchmark --prefix "$p" --out "$o"
+    done
+    usage "--prefix" "'../x'" "may not choose a folder" -- "$SGAI" chakra generate training --prefix ../x --out "$o"
+    usage "--prefix" "'/abs'" -- "$SGAI" chakra synth --model x.json --prefix /abs --out "$o"
+    usage "--bytes" "'3'" "1, 2, 4, 8 or 16" -- "$SGAI" chakra generate training --bytes 3 --out "$o"
+    # the node count comes from the options, before any work (64 layers: 1,622,016 nodes, accepted)
+    usage "--microbatches" "2,932,736 trace nodes" "2,000,000" -- \
+      "$SGAI" chakra generate training --dp 256 --tp 16 --pp 16 --layers 128 --out "$o"
     usage "--window" "'0'" -- "$SGAI" chakra stats x.et --window 0
     usage "--window" "'99999999'" "4,194,304" -- "$SGAI" chakra stats x.et --window 99999999
     usage "--max-nodes" "'1000000'" "100,000" -- "$SGAI" chakra visualize x.et --max-nodes 1000000 --out "$o/v.dot"
@@ -113,6 +123,10 @@ case "$case_name" in
     usage "--reference-speed" "'2Ef'" "1f to 1Ef" -- "$SGAI" workload generate --jobs 10 --reference-speed 2Ef --out "$o/g.json"
     usage "--mem" "'1:1e10'" -- "$SGAI" workload generate --jobs 10 --mem 1:1e10 --out "$o/g.json"
     usage "--mem-bw" "'inf:inf'" -- "$SGAI" workload generate --jobs 10 --mem-bw inf:inf --out "$o/g.json"
+    usage "--reference-speed" "1e+24 flop" "1e21 flop" -- \
+      "$SGAI" workload generate --jobs 10 --run-time 1s:1e6 --overestimate 1 --reference-speed 1Ef --out "$o/g.json"
+    usage "--mem-bw-values" "--mem-bw" "excludes" -- \
+      "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --mem-bw 1:2 --mem-bw-values 4,8 --out "$o/w.json"
     usage "--first" "'0'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --first 0 --out "$o/w.json"
     usage "--offset" "'-1'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --offset -1 --out "$o/w.json"
     usage "--mem-bw-values" "'4,x'" -- "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --mem-bw-values 4,x --out "$o/w.json"
@@ -167,6 +181,21 @@ case "$case_name" in
 JSON
     run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload "$tmp/long.json" --out "$tmp/b"; expect_rc 0
     grep -q '"energy_j": null' "$tmp/b/summary.json" && fail "energy overflowed: $(cat "$tmp/b/summary.json")"
+    # amounts of work are bounded (1e21 flop or bytes), ids are strings or whole numbers, and a
+    # profile takes the keys of its type only
+    w() { printf '{ "nb_res": 4, "jobs": [ { "id": %s, "subtime": 0, "res": 1, "profile": "p" } ],\n  "profiles": { "p": %s } }\n' "$1" "$2" >"$tmp/$3.json"; }
+    w 1 '{ "type": "parallel_homogeneous", "cpu": 1e30, "com": 0 }' cpu
+    bad_input "cpu.json: at /profiles/p/cpu: cpu 1e+30 is above 1e21 flop" -- "$SGAI" workload stats "$tmp/cpu.json" size
+    w 1 '{ "type": "parallel", "cpu": [1], "com": [1e300] }' com
+    bad_input "com.json: at /profiles/p/com/0: com 1e+300 is above 1e21 bytes" -- "$SGAI" workload stats "$tmp/com.json" size
+    w 0.5 '{ "type": "delay", "delay": 1 }' frac
+    bad_input "frac.json: at /jobs/0/id: job id 0.5 must be a string or a whole number" -- "$SGAI" workload stats "$tmp/frac.json" size
+    w 1e308 '{ "type": "delay", "delay": 1 }' huge
+    bad_input "huge.json: at /jobs/0/id: job id 1e+308" -- "$SGAI" workload stats "$tmp/huge.json" size
+    w 1 '{ "type": "delay", "delay": 1, "cpu": 5 }' key
+    bad_input "key.json: at /profiles/p/cpu: unknown key 'cpu'" -- "$SGAI" workload stats "$tmp/key.json" size
+    w 1 '{ "type": "delay", "delay": 1, "command": "sleep 1", "np": 1, "runtime": 1 }' kept
+    run "$SGAI" workload stats "$tmp/kept.json" size; expect_rc 0
     true ;;
   chakra_values)
     et "$tmp/neg.0.et" 7 num_ops -5
@@ -183,6 +212,41 @@ JSON
     bad_input "$tmp/neg.json: at /nodes/0/attr: node 0: comm_size -5 is negative" -- "$SGAI" chakra dejsonize "$tmp/neg.json" --out "$o/n.0.et"
     sed 's/"name": "comm_size", "int64_val": [0-9]*/"name": "num_ops", "double_val": -1.5/' "$tmp/a.json" >"$tmp/ops.json"
     bad_input "at /nodes/0/attr: node 0: num_ops -1.5 is negative" -- "$SGAI" chakra dejsonize "$tmp/ops.json" --out "$o/n.0.et"
+    nothing "$o"
+    # NUL bytes are no ET: an empty GlobalMetadata, empty node records
+    head -c 40 /dev/zero >"$tmp/nul.0.et"
+    bad_input "nul.0.et: byte 0: the first message is empty" -- "$SGAI" chakra jsonize "$tmp/nul.0.et" --out "$o/n.json"
+    bad_input "nul.0.et: byte 0: the first message is empty" -- "$SGAI" chakra visualize "$tmp/nul.0.et" --out "$o/n.dot"
+    printf '\x07\x0a\x050.0.4\x00' >"$tmp/empty_node.0.et"
+    bad_input "empty_node.0.et: byte 8: node record #1 is empty" -- "$SGAI" chakra stats "$tmp/empty_node.0.et"
+    printf '\x07\x0a\x050.0.4' >"$tmp/no_node.0.et"
+    bad_input "no_node.0.et: byte 8: no node after the GlobalMetadata" -- "$SGAI" chakra stats "$tmp/no_node.0.et"
+    # what dejsonize needs: a metadata version, nodes, names, values; data dependencies in the file
+    j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1; json.dump(d, open(sys.argv[2], 'w'))" "$tmp/a.json" "$tmp/$2.json"; }
+    j 'd["metadata"] = {}' meta
+    bad_input "meta.json: at /metadata: missing field 'version'" -- "$SGAI" chakra dejsonize "$tmp/meta.json" --out "$o/n.0.et"
+    j 'd["metadata"]["version"] = None' version
+    bad_input "version.json: at /metadata/version: null" -- "$SGAI" chakra dejsonize "$tmp/version.json" --out "$o/n.0.et"
+    j 'd["nodes"] = []' nodes
+    bad_input "nodes.json: at /nodes: no node" -- "$SGAI" chakra dejsonize "$tmp/nodes.json" --out "$o/n.0.et"
+    j 'del d["nodes"][0]["name"]' name
+    bad_input "name.json: at /nodes/0: missing field 'name'" -- "$SGAI" chakra dejsonize "$tmp/name.json" --out "$o/n.0.et"
+    j 'd["nodes"][0]["attr"] = None' attr
+    bad_input "attr.json: at /nodes/0/attr: null" -- "$SGAI" chakra dejsonize "$tmp/attr.json" --out "$o/n.0.et"
+    j 'd["nodes"][0]["attr"][0] = {"name": "x"}' value
+    bad_input "value.json: at /nodes/0/attr/0: attribute 'x' has no value" -- "$SGAI" chakra dejsonize "$tmp/value.json" --out "$o/n.0.et"
+    j 'd["nodes"][0]["data_deps"] = [999]' dangling
+    bad_input "dangling.json: at /nodes/0/data_deps/0: node 0 depends on node 999, which is not in the file" -- \
+      "$SGAI" chakra dejsonize "$tmp/dangling.json" --out "$o/n.0.et"
+    nothing "$o"
+    # a replay log's errors name the file and the line
+    h="rank,node_id,event,time_us,type,name"
+    printf '%s\n0,1,issue,3,COMP_NODE,x\n' "$h" >"$tmp/open.csv"
+    bad_input "open.csv: line 2: rank 0: node 1 was issued but never called back" -- "$SGAI" chakra timeline "$tmp/open.csv" --out "$o/t.json"
+    printf '%s\n0,1,issue,999999999999999999999999999999,COMP_NODE,x\n' "$h" >"$tmp/late.csv"
+    bad_input "late.csv: line 2: time_us '999999999999999999999999999999' is above 1e18 us" -- "$SGAI" chakra timeline "$tmp/late.csv" --out "$o/t.json"
+    printf '%s\n0,1,issue,3,COMP_NODE,x\0y\n' "$h" >"$tmp/nul.csv"
+    bad_input "nul.csv: line 2: a NUL byte" -- "$SGAI" chakra timeline "$tmp/nul.csv" --out "$o/t.json"
     nothing "$o" ;;
   chakra_usage)
     "$SGAI" chakra generate microbenchmark --ranks 2 --out "$tmp/mb" >/dev/null || fail "microbenchmark"
@@ -259,8 +323,23 @@ JSON
       grep -q ': $' "$tmp/err" && fail "the error ends with ': ': $err"
       nothing "$o"
     }
-    replay_bad 's/"type": "COMM_COLL_NODE"/"type": "COMM_COLL_NODE", "data_deps": [77]/' \
-      "$tmp/bad/all_reduce.0.et: rank 0, node 0: node 0 depends on node 77, which is not in the trace"
+    # a dangling data dependency: dejsonize refuses to write one, so the node's bytes get it
+    # (field 5, data_deps, varint 77) after the GlobalMetadata
+    rm -rf "$tmp/bad" && mkdir "$tmp/bad" && cp "$tmp"/mb/all_reduce.[123].et "$tmp/bad/"
+    python3 - "$tmp/mb/all_reduce.0.et" "$tmp/bad/all_reduce.0.et" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+def message(at):  # (start of the body, its length); lengths below 128 here
+    assert data[at] < 128
+    return at + 1, data[at]
+start, n = message(0)
+nstart, nn = message(start + n)
+node = data[nstart:nstart + nn] + bytes([5 << 3, 77])
+open(sys.argv[2], 'wb').write(data[:start + n] + bytes([len(node)]) + node + data[nstart + nn:])
+PY
+    bad_input "$tmp/bad/all_reduce.0.et: rank 0, node 0: node 0 depends on node 77, which is not in the trace" -- \
+      "$SGAI" replay --workload "$tmp/bad/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$o"
+    nothing "$o"
     replay_bad 's/, {"name": "comm_size", "int64_val": [0-9]*}//' "$tmp/bad/all_reduce.0.et: rank 0, node 0: ALL_REDUCE without a comm_size"
     replay_bad 's/"name": "comm_size", "int64_val": [0-9]*/"name": "comm_size", "string_val": "1MiB"/' \
       "rank 0, node 0: ALL_REDUCE with a comm_size of kind string_val: expected a whole number of bytes"

@@ -224,6 +224,16 @@ TEST(ChakraEt, BadInputNamesTheByteAndTheProblem)
   std::string garbage = encode_metadata(small_trace().metadata) + std::string("\x04\xff\xff\xff\xff", 5);
   msg                 = error_of(read_all(garbage));
   EXPECT_NE(msg.find("cannot parse node #1"), std::string::npos) << msg;
+  // NUL bytes: an empty GlobalMetadata, then empty node records; a GlobalMetadata and no node
+  msg = error_of(read_all(std::string(40, '\0')));
+  EXPECT_NE(msg.find("bad.et: byte 0: the first message is empty"), std::string::npos) << msg;
+  std::string meta = encode_metadata(small_trace().metadata);
+  msg              = error_of(read_all(meta + std::string(3, '\0')));
+  EXPECT_NE(msg.find("bad.et: byte " + std::to_string(meta.size()) + ": node record #1 is empty"), std::string::npos)
+      << msg;
+  msg = error_of(read_all(meta));
+  EXPECT_NE(msg.find("no node after the GlobalMetadata"), std::string::npos) << msg;
+  EXPECT_FALSE(encode_metadata(GlobalMetadata{}).empty()); // sgai never writes an empty one
   // no GlobalMetadata: the file starts with a node
   msg = error_of(read_all(encode_node(small_trace().nodes[0])));
   EXPECT_NE(msg.find("GlobalMetadata is missing"), std::string::npos) << msg;

@@ -49,6 +49,23 @@ std::optional<chakra::CollectiveType> collective_of(const std::string& name)
   return chakra::collective_from_string(upper);
 }
 
+/** --prefix: it names the output files (PREFIX.0.et, ...), so a plain name: not empty, no '/',
+ *  not "." or "..", not hidden (check_plain_name); anything else is a usage error. */
+CLI::Option* add_prefix(CLI::App* cmd, std::string& var, const std::string& help)
+{
+  return cmd->add_option("--prefix", var, help + " (a plain name: no folder)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              check_plain_name(text, "command line", "--prefix");
+            } catch (const InputError& e) {
+              return e.message();
+            }
+            return "";
+          },
+          "", ""));
+}
+
 /** "FIRST:LAST", either side empty or digits, FIRST <= LAST; nothing when malformed. */
 std::optional<std::pair<std::optional<uint64_t>, std::optional<uint64_t>>> id_range(const std::string& text)
 {
@@ -325,7 +342,7 @@ int timeline(const std::string& log, const std::string& out)
   check_output_file(out, {log});
   auto events = chakra::read_replay_log(log);
   AtomicFile f(out);
-  uint64_t n = chakra::write_chrome_trace(events, f.stream());
+  uint64_t n = chakra::write_chrome_trace(events, f.stream(), log);
   f.commit();
   std::cout << "Wrote " << out << " (" << n << " events; open it in https://ui.perfetto.dev or chrome://tracing)\n";
   return 0;
@@ -641,7 +658,7 @@ void add_chakra_commands(CLI::App& app, Action& action)
       add_quantity(cmd, "--size", a->size, "Bytes per collective (default 1MiB)", units::Quantity::size, 1,
                    max_message_bytes, message_bounds, true);
       add_path(cmd, "--out", a->out, "Output folder")->required();
-      cmd->add_option("--prefix", a->prefix, "File prefix (default: the collective's name)");
+      add_prefix(cmd, a->prefix, "File prefix (default: the collective's name)");
       cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
     }
     {
@@ -651,7 +668,16 @@ void add_chakra_commands(CLI::App& app, Action& action)
       add_count(cmd, "--hidden", a->hidden, "Hidden size (default 2048)", 1, 65536);
       add_count(cmd, "--seq", a->sequence, "Sequence length (default 2048)", 1, 1 << 20);
       add_count(cmd, "--batch", a->batch, "Global batch in sequences (default 8)", 1, 65536);
-      add_count(cmd, "--bytes", a->bytes, "Bytes per element (default 2)", 1, 16);
+      cmd->add_option("--bytes", a->bytes, "Bytes per element: 1, 2, 4, 8 or 16 (default 2: fp16, bf16)")
+          ->check(CLI::Validator(
+              [](std::string& text) -> std::string {
+                for (const char* size : {"1", "2", "4", "8", "16"})
+                  if (text == size)
+                    return "";
+                return quote(text.size() > 40 ? text.substr(0, 40) + "..." : text) +
+                       " is not an element size: expected 1, 2, 4, 8 or 16 bytes";
+              },
+              "", ""));
       add_count(cmd, "--dp", a->dp, "Data-parallel replicas (DP x TP x PP at most 65,536 ranks)", 1, max_ranks);
       add_count(cmd, "--tp", a->tp, "Tensor-parallel shards", 1, max_ranks);
       add_count(cmd, "--pp", a->pp, "Pipeline stages (at most --layers)", 1, max_ranks);
@@ -660,7 +686,7 @@ void add_chakra_commands(CLI::App& app, Action& action)
       add_quantity(cmd, "--bucket", a->bucket, "Gradient bucket size (default 25MiB)", units::Quantity::size, 1,
                    max_message_bytes, message_bounds, true);
       add_path(cmd, "--out", a->out, "Output folder")->required();
-      cmd->add_option("--prefix", a->prefix, "File prefix (default training)");
+      add_prefix(cmd, a->prefix, "File prefix (default training)");
       cmd->callback([a, &action]() { action = [a]() { return generate_training(*a); }; });
     }
     {
@@ -691,7 +717,7 @@ void add_chakra_commands(CLI::App& app, Action& action)
               1);
     add_seed(cmd, a->seed, "Seed (default 1)");
     add_path(cmd, "--out", a->out, "Output folder")->required();
-    cmd->add_option("--prefix", a->prefix, "File prefix (default synth)");
+    add_prefix(cmd, a->prefix, "File prefix (default synth)");
     cmd->callback([a, &action]() { action = [a]() { return synth(*a); }; });
   }
 }

@@ -205,6 +205,10 @@ int generate(const GenerateArgs& a)
     throw UsageError("--overestimate: the longest run time of --run-time " + quote(a.run_time) + " times " +
                      format_number(s.overestimate) + " is " + format_number(s.max_run_s * s.overestimate) +
                      " s, above 1e12 s, the longest requested time sgai takes");
+  if (double ops = s.max_run_s * s.overestimate * s.reference_speed; ops > workload::max_work)
+    throw UsageError("--run-time, --overestimate, --reference-speed: the longest requested time, " +
+                     format_number(s.max_run_s * s.overestimate) + " s, at " + format_number(s.reference_speed) +
+                     " flop/s makes " + format_number(ops) + " flop, above " + workload::max_flop_text);
   if (a.load > 0) {
     s.mean_interarrival_s = workload::interarrival_for_load(s, static_cast<uint64_t>(a.cores), a.load);
     if (s.mean_interarrival_s > max_interarrival_s)
@@ -265,8 +269,9 @@ void add_workload_commands(CLI::App& app, Action& action)
     add_quantity(cmd, "--reference-speed", a->reference_speed,
                  "Speed of the reference machine: operations = time x speed (default 22Gf, HDeepRM's)",
                  units::Quantity::speed, 1, max_speed, speed_bounds);
-    add_range(cmd, "--mem-bw", a->mem_bw, "Memory bandwidth per core: uniform in MIN:MAX GB/s (default 4:24)", gbps,
-              max_mem_bw_gbps);
+    auto* mem_bw =
+        add_range(cmd, "--mem-bw", a->mem_bw, "Memory bandwidth per core: uniform in MIN:MAX GB/s (default 4:24)", gbps,
+                  max_mem_bw_gbps);
     cmd->add_option("--mem-bw-values", a->mem_bw_values,
                     "... or a uniform choice among these GB/s values: 4,8,12 (each 0 to 1000000)")
         ->check(CLI::Validator(
@@ -275,7 +280,8 @@ void add_workload_commands(CLI::App& app, Action& action)
                                      : "bad values " + quote(text) +
                                            ": expected GB/s numbers from 0 to 1000000 separated by commas";
             },
-            "", ""));
+            "", ""))
+        ->excludes(mem_bw);
     add_seed(cmd, a->seed, "Seed of the memory bandwidth draws");
     cmd->add_flag("--walltime", a->walltime, "Give every job a walltime equal to its requested time");
     add_real(cmd, "--default-mem", a->default_mem, "Memory (MB per core) of jobs whose log gives none", 0, max_mem_mb);

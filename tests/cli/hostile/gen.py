@@ -880,7 +880,9 @@ def gen_chakra():
                                         ("/metadata/version", "bigstr"), ("/nodes/0/attr", "arr"),
                                         ("/nodes/0/attr/1", "delete"), ("/nodes/0/attr/1/name", "str"),
                                         ("/nodes/0/attr/1/name", "bigstr"), ("/metadata", "delete"),
-                                        ("/nodes/0/attr", "delete"), ("/metadata/version", "delete")} else "fail"
+                                        ("/nodes/0/attr", "delete"), ("/metadata/version", "delete"),
+                                        # node 1 left with "data_deps": []: no dependency, the same ET
+                                        ("/nodes/1/data_deps/0", "delete")} else "fail"
             case(g, f"dejsonize.{n}", dj(p), exp, names=[f"j_{n}.json"])
         for name, text in json_structural(js):
             p = W(f"c/js_{name}.json", text)
@@ -894,7 +896,8 @@ def gen_chakra():
             d = json.loads(json.dumps(js))
             mod(d)
             p = W(f"c/g_{n}.json", dumps(d))
-            case(g, f"dejsonize.{n}", dj(p), "any", names=[f"g_{n}.json"])
+            # a data dependency on a node not in the file is rejected; the rest is the feeder's to judge
+            case(g, f"dejsonize.{n}", dj(p), "fail" if n == "dangling_dep" else "any", names=[f"g_{n}.json"])
             # an ET with that graph, for stats and visualize
             etp = os.path.join(IN, f"c/g_{n}.et")
             r = subprocess.run([SGAI, "chakra", "dejsonize", os.path.join(IN, f"c/g_{n}.json"), "--out", etp],
