@@ -4,7 +4,8 @@
 # Usage: tools/fuzz.sh [TARGET] [SECONDS]   one target (default platform_json, 60 s; a plain number
 #                                           as the first argument is the seconds)
 #        tools/fuzz.sh all [SECONDS]        every target in turn, SECONDS each (default 60), then a
-#                                           table of executions/s and coverage
+#                                           table of executions/s and coverage; FUZZ_JOBS=N runs N
+#                                           targets at a time (one core each)
 #        tools/fuzz.sh list                 the targets and their seeds
 # The build is build-fuzz/ (clang, -DSGAI_FUZZ=ON). Corpora grow in build-fuzz/corpus-TARGET,
 # logs go to build-fuzz/logs/TARGET.log. Crashing inputs land in build-fuzz/crashes/; once fixed,
@@ -109,9 +110,31 @@ case "$arg" in
     mapfile -t all < <(names)
     build "${all[@]}"
     failed=()
-    for n in "${all[@]}"; do
-      fuzz "$n" "$seconds" || failed+=("$n")
-    done
+    jobs_at_once=${FUZZ_JOBS:-1}
+    if [ "$jobs_at_once" -gt 1 ]; then
+      # N at a time; each one's status is kept in build-fuzz/logs/TARGET.status
+      running=0
+      for n in "${all[@]}"; do
+        if [ "$running" -ge "$jobs_at_once" ]; then
+          wait -n || true
+          running=$((running - 1))
+        fi
+        (
+          s=0
+          fuzz "$n" "$seconds" >/dev/null || s=$?
+          echo "$s" >"build-fuzz/logs/$n.status"
+        ) &
+        running=$((running + 1))
+      done
+      wait || true
+      for n in "${all[@]}"; do
+        [ "$(cat "build-fuzz/logs/$n.status" 2>/dev/null || echo 1)" = 0 ] || failed+=("$n")
+      done
+    else
+      for n in "${all[@]}"; do
+        fuzz "$n" "$seconds" || failed+=("$n")
+      done
+    fi
     echo
     printf '%-14s %10s %9s %7s %7s\n' target execs exec/s cov ft
     for n in "${all[@]}"; do summary "$n"; done
