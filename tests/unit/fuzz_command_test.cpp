@@ -7,34 +7,14 @@
 #include "../fuzz/cmd_replay_check.hpp"
 #include "../fuzz/cmd_run_check.hpp"
 #include "../fuzz/cmd_swf2json_check.hpp"
+#include "corpus_replay.hpp"
 #include "generators/util/files.hpp"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-namespace {
-
-struct Counts {
-  size_t accepted = 0, rejected = 0;
-};
-
-Counts replay(const std::string& dir, const std::function<bool(const std::string&)>& check)
-{
-  Counts c;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    bool ok = false;
-    try {
-      ok = check(sgai::read_text_file(entry.path()));
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << entry.path() << ": " << e.what();
-    }
-    (ok ? c.accepted : c.rejected)++;
-  }
-  return c;
-}
-
-} // namespace
+using sgai::test::replay;
 
 TEST(FuzzCommands, SandboxSeesWritesOutsideTheOutputs)
 {
@@ -46,35 +26,35 @@ TEST(FuzzCommands, SandboxSeesWritesOutsideTheOutputs)
 
 TEST(FuzzCommands, PlatformSeeds)
 {
-  auto c = replay("tests/fuzz/cmd_platform_seeds", sgai::test::check_cmd_platform_bytes);
+  auto c = replay({"tests/fuzz/cmd_platform_seeds"}, sgai::test::check_cmd_platform_bytes);
   EXPECT_GE(c.accepted, 6U);
   EXPECT_GE(c.rejected, 2U);
 }
 
 TEST(FuzzCommands, Swf2jsonSeeds)
 {
-  auto c = replay("tests/fuzz/cmd_swf2json_seeds", sgai::test::check_cmd_swf2json_bytes);
+  auto c = replay({"tests/fuzz/cmd_swf2json_seeds"}, sgai::test::check_cmd_swf2json_bytes);
   EXPECT_GE(c.accepted, 3U);
   EXPECT_GE(c.rejected, 1U);
 }
 
 TEST(FuzzCommands, BatchSeeds)
 {
-  auto c = replay("tests/fuzz/cmd_batch_seeds", sgai::test::check_cmd_batch_bytes);
+  auto c = replay({"tests/fuzz/cmd_batch_seeds"}, sgai::test::check_cmd_batch_bytes);
   EXPECT_GE(c.accepted, 2U);
   EXPECT_GE(c.rejected, 1U);
 }
 
 TEST(FuzzCommands, ReplaySeeds)
 {
-  auto c = replay("tests/fuzz/cmd_replay_seeds", sgai::test::check_cmd_replay_bytes);
+  auto c = replay({"tests/fuzz/cmd_replay_seeds"}, sgai::test::check_cmd_replay_bytes);
   EXPECT_GE(c.accepted, 2U);
   EXPECT_GE(c.rejected, 1U);
 }
 
 TEST(FuzzCommands, RunSeeds)
 {
-  auto c = replay("tests/fuzz/cmd_run_seeds", sgai::test::check_cmd_run_bytes);
+  auto c = replay({"tests/fuzz/cmd_run_seeds"}, sgai::test::check_cmd_run_bytes);
   EXPECT_GE(c.accepted, 3U);
   EXPECT_GE(c.rejected, 1U);
 }

@@ -15,38 +15,14 @@
 #include "../fuzz/replay_log_check.hpp"
 #include "../fuzz/swf_check.hpp"
 #include "../fuzz/synth_model_check.hpp"
+#include "corpus_replay.hpp"
 #include "generators/util/files.hpp"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-namespace {
-
-struct Counts {
-  size_t accepted = 0, rejected = 0;
-};
-
-/** Runs `check` on every file of the folders; a throw fails the test, naming the file. */
-Counts replay(const std::vector<std::string>& dirs, const std::function<bool(const std::string&)>& check)
-{
-  Counts c;
-  for (const auto& dir : dirs)
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      if (not entry.is_regular_file())
-        continue;
-      bool ok = false;
-      try {
-        ok = check(sgai::read_text_file(entry.path()));
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << entry.path() << ": " << e.what();
-      }
-      (ok ? c.accepted : c.rejected)++;
-    }
-  return c;
-}
-
-} // namespace
+using sgai::test::replay;
 
 TEST(FuzzCorpus, EveryInputIsAcceptedOrRejectedCleanly)
 {
