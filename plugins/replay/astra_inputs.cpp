@@ -165,16 +165,16 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
                        std::string("'") + key + "' has " + std::to_string(n.size()) + " entries for " +
                            std::to_string(dims) + " dimensions in 'topology'");
   auto number = [&](const YAML::Node& n, const char* key, size_t i) {
-    std::string text = scalar_text(file, n, std::string(key) + "[" + std::to_string(i) + "]");
+    std::string value = scalar_text(file, n, std::string(key) + "[" + std::to_string(i) + "]");
     try {
       size_t used = 0;
-      double v    = std::stod(text, &used);
-      if (used == text.size() && std::isfinite(v))
+      double v    = std::stod(value, &used);
+      if (used == value.size() && std::isfinite(v))
         return v;
     } catch (const std::exception&) {
     }
     throw InputError(file, line_of(n),
-                     std::string(key) + "[" + std::to_string(i) + "] " + quote(text) + " is not a number");
+                     std::string(key) + "[" + std::to_string(i) + "] " + quote(value) + " is not a number");
   };
   std::vector<Dimension> out;
   for (size_t i = 0; i < dims; i++) {
