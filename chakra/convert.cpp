@@ -152,17 +152,26 @@ std::vector<KinetoEvent> read_kineto(const std::filesystem::path& file, const js
     fail(file, "/traceEvents", "expected an array");
   std::vector<KinetoEvent> out;
   for (size_t i = 0; i < events.size(); i++) {
-    const json& e = events[i];
-    if (not e.is_object() || e.value("ph", "") != "X")
+    const json& e  = events[i];
+    std::string at = "/traceEvents/" + std::to_string(i);
+    // a text field, "" when absent (json::value would throw its own exception on a number)
+    auto text = [&](const char* key) -> std::string {
+      auto it = e.find(key);
+      if (it == e.end())
+        return "";
+      if (not it->is_string())
+        fail(file, at + "/" + key, "expected text");
+      return it->get<std::string>();
+    };
+    if (not e.is_object() || text("ph") != "X")
       continue;
     KinetoEvent k;
-    k.cat = e.value("cat", "");
+    k.cat = text("cat");
     if (k.cat != "cpu_op" && k.cat != "user_annotation" && k.cat != "cuda_runtime" && k.cat != "kernel" &&
         k.cat != "gpu_memcpy" && k.cat != "gpu_memset")
       continue;
-    std::string at = "/traceEvents/" + std::to_string(i);
-    k.name         = e.value("name", "");
-    auto number    = [&](const char* key) -> double {
+    k.name      = text("name");
+    auto number = [&](const char* key) -> double {
       auto it = e.find(key);
       if (it == e.end() || not it->is_number())
         fail(file, at + "/" + key, "expected a number");
