@@ -161,7 +161,7 @@ std::optional<std::vector<std::string>> split_csv(const std::string& line)
 
 std::string csv_quote(const std::string& s)
 {
-  if (s.find_first_of(",\"\n") == std::string::npos)
+  if (s.find_first_of(",\"\n\r") == std::string::npos) // a bare \r would read back as a line end
     return s;
   std::string out = "\"";
   for (char c : s) {
