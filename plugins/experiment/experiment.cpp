@@ -255,6 +255,10 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   std::map<std::string, size_t> manager_of; // host -> the component running jobs there
   for (size_t i = 0; i < components.size(); i++) {
     auto& c = components[i];
+    // a component may write into its folder of the staging folder while it runs (nothing elsewhere)
+    ctx.output_dir = components.size() == 1 ? out : out / c.name;
+    if (components.size() > 1)
+      ensure_directory(ctx.output_dir);
     c.component->setup(ctx);
     for (const auto& h : c.component->managed_hosts()) {
       auto [at, fresh] = manager_of.emplace(h, i);
@@ -281,8 +285,6 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   nlohmann::ordered_json comps = nlohmann::ordered_json::object();
   for (auto& c : components) {
     ctx.output_dir = components.size() == 1 ? out : out / c.name;
-    if (components.size() > 1)
-      ensure_directory(ctx.output_dir);
     nlohmann::ordered_json figures = nlohmann::ordered_json::object();
     for (const auto& [k, v] : c.component->finish(ctx, result.outputs)) {
       if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)

@@ -52,8 +52,12 @@ public:
       throw InputError(where_, "workloads",
                        std::to_string(ranks) + " ranks but only " + std::to_string(gpus.size()) +
                            " GPUs to map them on");
-    log_path_ = std::filesystem::temp_directory_path() / ("sgai-replay-" + std::to_string(::getpid()) + ".csv");
+    // the log goes straight into the component's staging folder: nothing is written elsewhere, and
+    // a failed or interrupted run takes it away with the rest
+    log_path_ = ctx.output_dir / "replay_log.csv";
     log_.open(log_path_);
+    if (not log_)
+      throw RunError("cannot write " + log_path_.string());
     log_ << "rank,node_id,event,time_us,type,name\n";
     options_.log = &log_;
     replay_      = std::make_unique<replay::Replay>(options_);
@@ -107,10 +111,6 @@ public:
       }
       f.commit();
     }
-    std::error_code ec;
-    std::filesystem::copy_file(log_path_, dir / "replay_log.csv", std::filesystem::copy_options::overwrite_existing,
-                               ec);
-    std::filesystem::remove(log_path_, ec);
     outputs.push_back({(dir / "ranks.csv").string(), "replay: per rank wall, compute and communication time"});
     outputs.push_back({(dir / "collectives.csv").string(), "replay: every collective with its bandwidths"});
     outputs.push_back({(dir / "replay_log.csv").string(), "replay: issue/callback log (sgai chakra timeline)"});
@@ -118,13 +118,6 @@ public:
             {"nodes", static_cast<double>(replay_->nodes_replayed())},
             {"collectives", static_cast<double>(replay_->collectives().size())},
             {"replay_end_s", end}};
-  }
-
-  ~ReplayComponent() override
-  {
-    std::error_code ec;
-    if (not log_path_.empty())
-      std::filesystem::remove(log_path_, ec);
   }
 
 private:

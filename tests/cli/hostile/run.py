@@ -68,6 +68,9 @@ LEFTOVER = re.compile(r"(^|/)\..*\.sgai-tmp-\d+$|\.tmp-\d+$|(^|/)\.sgai-tmp")
 INFO_LINE = re.compile(r"^\[[0-9.]+\] \[(xbt_cfg|sgai_experiment|sgai_sim|sgai|sgai_batch|sgai_replay)/INFO\]")
 
 
+TMP_BEFORE = set()  # /tmp's entries before the first case
+
+
 def subst(s, sdir):
     return s.replace("{in}", IN).replace("{o}", os.path.join(sdir, "out")).replace("{s}", sdir)
 
@@ -234,8 +237,11 @@ def run_case(c):
             diff = sorted(set(out_after) ^ set(out_before)) or sorted(k for k in out_after if out_after[k] != out_before.get(k))
             problems.append("output folder changed on failure: " + ", ".join(diff[:4]))
     # /tmp: nothing named after the process, nothing named as the corpus' absolute-path cases
+    # (only entries that were not there before the corpus ran: a stale file of an earlier run whose
+    # name holds this process's number by chance is not this case's)
     try:
-        tmp_new = [n for n in os.listdir("/tmp") if (str(p.pid) in n and "sgai" in n) or n.startswith("sgai-hostile")]
+        tmp_new = [n for n in os.listdir("/tmp") if n not in TMP_BEFORE and
+                   ((str(p.pid) in n and "sgai" in n) or n.startswith("sgai-hostile"))]
     except OSError:
         tmp_new = []
     if tmp_new:
@@ -252,6 +258,8 @@ def short(argv):
 
 
 def main():
+    global TMP_BEFORE
+    TMP_BEFORE = set(os.listdir("/tmp"))
     os.makedirs(SCRATCH, exist_ok=True)
     in_hash = tree_hash(IN)
     passed = failed = skipped = fixed_known = 0
