@@ -284,7 +284,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   summary["simulated_time_s"]  = result.simulated_time_s;
   nlohmann::ordered_json comps = nlohmann::ordered_json::object();
   for (auto& c : components) {
-    ctx.output_dir = components.size() == 1 ? out : out / c.name;
+    ctx.output_dir                 = components.size() == 1 ? out : out / c.name;
     nlohmann::ordered_json figures = nlohmann::ordered_json::object();
     for (const auto& [k, v] : c.component->finish(ctx, result.outputs)) {
       if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
