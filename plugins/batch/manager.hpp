@@ -1,9 +1,9 @@
-/* The workload manager: it receives job submissions at their submission times and completions of
- * the jobs it started, and at each such instant runs the scheduling step (in SimGrid's maestro,
- * woken by kernel timers and activity completions). Jobs run
- * as S4U executions on the hosts of their cores (parallel tasks when they communicate), delay jobs
- * just hold their cores; processors' memory-bandwidth interference drives host P-states; energy
- * comes from SimGrid's host_energy plugin, attributed to jobs. No actor per job. */
+/* The workload manager: one S4U actor that receives job submissions at their submission times and
+ * the completions of the jobs' stages as messages, and at each such instant runs the scheduling
+ * step. Jobs run their profile's stages (plugins/batch/profiles: delays, one execution per host,
+ * parallel tasks when they communicate); processors' memory-bandwidth interference drives host
+ * P-states; energy comes from SimGrid's host_energy plugin, attributed to jobs (energy_ledger);
+ * outputs are written by outputs.cpp. No actor per job, no kernel timer. */
 #ifndef SGAI_BATCH_MANAGER_HPP
 #define SGAI_BATCH_MANAGER_HPP
 
@@ -61,8 +61,7 @@ public:
   WorkloadManager(const WorkloadManager&)            = delete;
   WorkloadManager& operator=(const WorkloadManager&) = delete;
 
-  /** Hooks the manager into the Engine (call after the platform is loaded, before Engine::run).
-   *  It runs in SimGrid's maestro, driven by kernel timers and activity completions: no actor. */
+  /** Creates the manager's actor (call after the platform is loaded, before Engine::run). */
   void start();
   /** Why the manager could not finish its workload (empty when it did). */
   const std::string& error() const;

@@ -1,0 +1,58 @@
+/* Energy attribution of the workload manager: reads SimGrid's host_energy plugin only for the hosts
+ * whose load or P-state changed, gives what each host consumed to the jobs sharing it (its
+ * "context": the jobs on its cores, else those on its processors' other cores), and keeps a running
+ * total of all hosts' energy without reading them all at every sample. */
+#ifndef SGAI_BATCH_ENERGY_LEDGER_HPP
+#define SGAI_BATCH_ENERGY_LEDGER_HPP
+
+#include <simgrid/forward.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace sgai::batch {
+
+class EnergyLedger {
+public:
+  /** `hosts` by host index (nullptr: not used); `job_energy` receives each job's share. */
+  EnergyLedger(std::vector<simgrid::s4u::Host*> hosts, std::vector<double>& job_energy);
+
+  /** False when a host of the manager has no power model: no energy figure at all. */
+  bool enabled() const { return enabled_; }
+  void disable() { enabled_ = false; }
+
+  /** Reads the plugin's energy of these hosts now and gives what they consumed since the last read
+   *  to the jobs of their current context. */
+  void settle(const std::vector<uint32_t>& hosts);
+  /** Settles these hosts after a change of their load or P-state; they are dirty until a sample
+   *  reads their new power. */
+  void observe(const std::vector<uint32_t>& hosts);
+  /** Energy of all hosts now: the clean ones from their power, the dirty ones read. */
+  double total();
+  /** Who shares a host's energy from now on: (job, weight) pairs; empty: the host idles. */
+  void set_context(uint32_t host, std::vector<std::pair<uint32_t, double>> jobs);
+
+  double idle_energy() const { return idle_energy_; }
+  /** The energy last read from the plugin for a host. */
+  double read(uint32_t host) const { return energy_read_[host]; }
+
+private:
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<double>& job_energy_;
+  bool enabled_ = true;
+  // A clean host draws a known power P since its last reading E at t_read: the sum over clean
+  // hosts is sum(E - P t_read) + sum(P) x t. A host whose load or P-state changed is dirty: SimGrid
+  // solves its new share only after the change, so it is read at each sample until one falls
+  // strictly after the change, when its power is read and it turns clean again.
+  std::vector<double> energy_read_, power_, read_t_, changed_at_;
+  std::vector<char> dirty_flag_;
+  std::vector<uint32_t> dirty_;
+  double sum_a_ = 0, sum_b_ = 0;
+  std::vector<std::vector<std::pair<uint32_t, double>>> context_;
+  double idle_energy_ = 0;
+};
+
+} // namespace sgai::batch
+
+#endif

@@ -1,0 +1,180 @@
+#include "plugins/batch/history.hpp"
+
+#include "generators/util/files.hpp"
+#include "generators/util/json_writer.hpp"
+#include "generators/util/numbers.hpp"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace sgai::batch {
+
+namespace {
+
+constexpr double kInf      = std::numeric_limits<double>::infinity();
+constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN(); ///< an energy figure that cannot be had
+
+std::string csv_field(const std::string& s)
+{
+  if (s.find_first_of(",\"\n") == std::string::npos)
+    return s;
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, double>> schedule_figures(const History& m, const workload::Workload& w,
+                                                             const Resources& res)
+{
+  std::map<FinalState, double> by_state;
+  double makespan_end = 0, wait_sum = 0, wait_max = 0, turn_sum = 0, turn_max = 0, slow_sum = 0, slow_max = 0;
+  double bsld_sum = 0, busy_core_seconds = 0, jobs_energy = 0;
+  size_t finished = 0;
+  for (size_t i = 0; i < m.records.size(); i++) {
+    const auto& r = m.records[i];
+    by_state[r.state]++;
+    if (r.state == FinalState::rejected || r.start_s < 0)
+      continue;
+    const auto& j     = w.jobs[i];
+    double wait       = r.start_s - j.submit_s;
+    double exec       = r.finish_s - r.start_s;
+    double turnaround = r.finish_s - j.submit_s;
+    double slowdown   = exec > 0 ? turnaround / exec : 1;
+    double bsld       = std::max(1.0, turnaround / std::max(exec, 10.0));
+    finished++;
+    makespan_end = std::max(makespan_end, r.finish_s);
+    wait_sum += wait;
+    wait_max = std::max(wait_max, wait);
+    turn_sum += turnaround;
+    turn_max = std::max(turn_max, turnaround);
+    slow_sum += slowdown;
+    slow_max = std::max(slow_max, slowdown);
+    bsld_sum += bsld;
+    busy_core_seconds += exec * static_cast<double>(r.cores.size());
+    jobs_energy += r.energy_j;
+  }
+  double first                                  = m.first_submit == kInf ? 0 : m.first_submit;
+  double makespan                               = finished ? makespan_end - first : 0;
+  double nf                                     = finished ? static_cast<double>(finished) : 1;
+  std::vector<std::pair<std::string, double>> f = {
+      {"jobs", static_cast<double>(m.records.size())},
+      {"jobs_finished", static_cast<double>(finished)},
+      {"jobs_success", by_state[FinalState::success]},
+      {"jobs_walltime_reached", by_state[FinalState::walltime_reached]},
+      {"jobs_failed", by_state[FinalState::failed]},
+      {"jobs_rejected", by_state[FinalState::rejected]},
+      {"cores", static_cast<double>(res.core_count())},
+      {"makespan_s", makespan},
+      {"mean_waiting_time_s", wait_sum / nf},
+      {"max_waiting_time_s", wait_max},
+      {"mean_turnaround_time_s", turn_sum / nf},
+      {"max_turnaround_time_s", turn_max},
+      {"mean_slowdown", slow_sum / nf},
+      {"max_slowdown", slow_max},
+      {"mean_bounded_slowdown", bsld_sum / nf},
+      {"utilization", makespan > 0 ? busy_core_seconds / (makespan * res.core_count()) : 0},
+      {"energy_j", m.energy ? m.plugin_total : kNoFigure},
+      {"jobs_energy_j", m.energy ? jobs_energy : kNoFigure},
+      {"idle_energy_j", m.energy ? m.idle_energy : kNoFigure},
+      {"pstate_changes", static_cast<double>(m.pstate_changes.size())},
+      {"overutilization_spans", static_cast<double>(m.spans.size())},
+  };
+  return f;
+}
+
+std::vector<std::pair<std::string, std::string>> write_history(const History& m, const workload::Workload& w,
+                                                               const Resources& res, const platform::Platform* platform,
+                                                               const std::filesystem::path& dir)
+{
+  std::vector<std::pair<std::string, std::string>> out;
+  ensure_directory(dir);
+  {
+    AtomicFile f(dir / "jobs.csv");
+    auto& o = f.stream();
+    o << "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
+         "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
+         "allocated_resources,consumed_energy,metadata\n";
+    for (size_t i = 0; i < m.records.size(); i++) {
+      const auto& r = m.records[i];
+      const auto& j = w.jobs[i];
+      auto req      = workload::requested_time(w, j);
+      bool started  = r.start_s >= 0;
+      double exec   = started ? r.finish_s - r.start_s : 0;
+      double turn   = started ? r.finish_s - j.submit_s : 0;
+      o << csv_field(j.id) << "," << csv_field(w.name) << "," << csv_field(w.profile_of(j).name) << ","
+        << format_plain(j.submit_s) << "," << j.resources << "," << (req ? format_plain(*req) : "-1") << ","
+        << (r.state == FinalState::success ? 1 : 0) << "," << to_string(r.state) << ","
+        << (started ? format_plain(r.start_s) : "-1") << "," << format_plain(exec) << ","
+        << (started ? format_plain(r.finish_s) : "-1") << "," << (started ? format_plain(r.start_s - j.submit_s) : "-1")
+        << "," << format_plain(turn) << "," << (exec > 0 ? format_plain(turn / exec) : "-1") << ","
+        << format_intervals(r.cores) << "," << (m.energy ? format_plain(r.energy_j) : "") << ",\n";
+    }
+    f.commit();
+    out.emplace_back((dir / "jobs.csv").string(), "one line per job, Batsim v4 out_jobs.csv columns");
+  }
+  auto figures = schedule_figures(m, w, res);
+  {
+    std::ostringstream ss;
+    json::Writer jw(ss);
+    jw.begin_object();
+    for (const auto& [k, v] : figures) {
+      if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+        jw.field(k, static_cast<int64_t>(v)); // counts read as counts
+      else
+        jw.field(k, v);
+    }
+    jw.end_object();
+    write_file_atomically(dir / "schedule.json", ss.str());
+    std::string header, row;
+    for (const auto& [k, v] : figures) {
+      header += (header.empty() ? "" : ",") + k;
+      row += (row.empty() ? "" : ",") + format_plain(v);
+    }
+    write_file_atomically(dir / "schedule.csv", header + "\n" + row + "\n");
+    out.emplace_back((dir / "schedule.json").string(), "schedule summary (also schedule.csv, one row)");
+  }
+  {
+    AtomicFile f(dir / "machine_states.csv");
+    f.stream() << "time,flops_in_use,busy_cores,idle_cores,queued_jobs,running_jobs\n";
+    for (const auto& s : m.machine)
+      f.stream() << format_plain(s.t) << "," << format_plain(s.flops_in_use) << "," << s.busy_cores << ","
+                 << s.free_cores << "," << s.queued << "," << s.running << "\n";
+    f.commit();
+    out.emplace_back((dir / "machine_states.csv").string(), "cores in use and queue size after every event");
+  }
+  {
+    AtomicFile f(dir / "energy.csv");
+    f.stream() << "time,energy_j\n";
+    for (const auto& s : m.energy_series)
+      f.stream() << format_plain(s.t) << "," << format_plain(s.joules) << "\n";
+    f.commit();
+    out.emplace_back((dir / "energy.csv").string(), "energy consumed by the cores' hosts over time");
+  }
+  {
+    AtomicFile f(dir / "pstate_changes.csv");
+    f.stream() << "time,host,new_pstate,pstate_name\n";
+    for (const auto& c : m.pstate_changes) {
+      std::string name = platform ? platform->cpu_pstate_names[static_cast<size_t>(c.pstate)] : "";
+      f.stream() << format_plain(c.t) << "," << res.host_names[c.host] << "," << c.pstate << "," << name << "\n";
+    }
+    f.commit();
+    out.emplace_back((dir / "pstate_changes.csv").string(), "host P-state changes");
+  }
+  {
+    AtomicFile f(dir / "overutilization.csv");
+    f.stream() << "processor,first_core,start,end,peak_demand_gbps,capacity_gbps\n";
+    for (const auto& s : m.spans)
+      f.stream() << s.processor << "," << res.processors[s.processor].first_core << "," << format_plain(s.start) << ","
+                 << format_plain(s.end) << "," << format_plain(s.peak_demand_gbps) << ","
+                 << format_plain(res.processors[s.processor].mem_bw_gbps) << "\n";
+    f.commit();
+    out.emplace_back((dir / "overutilization.csv").string(), "memory-bandwidth over-utilization spans per processor");
+  }
+  return out;
+}
+
+} // namespace sgai::batch

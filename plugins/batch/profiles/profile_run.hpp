@@ -1,0 +1,79 @@
+/* How a job's profile runs, as a sequence of stages: each stage is a delay or a set of executions
+ * (one per host, or one parallel task), and the next stage starts when all of the previous one's
+ * executions have ended. The workload manager asks a job's ProfileRun for its stages one at a time,
+ * so a long composition costs nothing up front. Profile kinds are found by the profile type's name
+ * in a registry (registry.cpp): a file per kind. Plain C++ (no SimGrid): the manager turns the
+ * stages into S4U activities. */
+#ifndef SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
+#define SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
+
+#include "generators/workload/workload.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgai::batch {
+
+/** One activity of a stage: an execution on one host with `threads` cores (flops per thread), or,
+ *  with bytes, a parallel task over several hosts (flops per host, bytes[i * n + j] from i to j). */
+struct ExecSpec {
+  std::vector<uint32_t> hosts; ///< host indices (Resources::host_names)
+  std::vector<double> flops;
+  std::vector<double> bytes; ///< empty: not a parallel task
+  int threads = 1;
+};
+
+struct Stage {
+  double delay_s = -1; ///< >= 0: the stage only waits this long (the job holds its cores)
+  std::vector<ExecSpec> execs;
+};
+
+/** Where a job runs: the host of each of its cores, in the order of the allocation (the profile's
+ *  resource i runs on core_hosts[i]). */
+struct Placement {
+  std::vector<uint32_t> core_hosts;
+};
+
+class ProfileRun {
+public:
+  virtual ~ProfileRun() = default;
+  /** The next stage; nothing when the profile is done. */
+  virtual std::optional<Stage> next() = 0;
+};
+
+struct ProfileKind {
+  const char* name; ///< workload::to_string of the profile type
+  /** Why a job with this profile cannot run on `resources` cores (empty: it can). */
+  std::string (*cannot_run)(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
+  /** Whether the job's executions are parallel tasks with communication (host/model:ptask_L07). */
+  bool (*communicates)(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
+  std::unique_ptr<ProfileRun> (*start)(const workload::Workload& w, const workload::Profile& p, const Placement& where);
+};
+
+/** The kind that runs profiles of this type; nullptr when none does (the manager rejects such a
+ *  workload before the run, naming the type). */
+const ProfileKind* find_profile_kind(workload::ProfileType type);
+
+/** Why a job cannot run (its profile has no kind, or the kind refuses it); empty when it can. */
+std::string cannot_run(const workload::Workload& w, const workload::Job& j);
+/** Whether the job's executions communicate (they need SimGrid's ptask_L07 host model). */
+bool communicates(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
+/** The stages of a profile placed on hosts (the profile must have a kind). */
+std::unique_ptr<ProfileRun> start_profile(const workload::Workload& w, const workload::Profile& p,
+                                          const Placement& where);
+
+// The built-in kinds (one file each).
+const ProfileKind& delay_kind();
+const ProfileKind& parallel_homogeneous_kind();
+const ProfileKind& parallel_kind();
+
+/** Executions of `flops_of(i)` flops on each resource i, without communication: one execution per
+ *  (host, amount), with as many threads as the host has cores of that amount. */
+std::vector<ExecSpec> per_host_execs(const Placement& where, const std::vector<double>& flops);
+
+} // namespace sgai::batch
+
+#endif
