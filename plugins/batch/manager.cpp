@@ -257,7 +257,8 @@ public:
 
   // the actor
   sg4::SemaphorePtr wake_;
-  bool waiting_       = false; ///< the actor sleeps on wake_
+  std::vector<uint32_t> manager_host_; ///< the host of the manager's actor (one host index)
+  bool waiting_       = false;         ///< the actor sleeps on wake_
   bool wake_posted_   = false;
   bool finished_      = false;
   size_t next_submit_ = 0;
@@ -590,6 +591,7 @@ public:
     try {
       if (not w_.jobs.empty())
         sg4::this_actor::sleep_until(w_.jobs.front().submit_s);
+      settle_instant();
       while (true) {
         step();
         if (finished_ || not error_.empty())
@@ -609,10 +611,22 @@ public:
         else if (next > now)
           wake_->acquire_timeout(next - now);
         waiting_ = false;
+        settle_instant();
       }
     } catch (const std::exception& e) { // an exception escaping an actor would abort the run
       error_ = w_.source + ": the workload manager stopped: " + e.what();
     }
+  }
+
+  /** Everything else due at this instant (executors reporting, other timers) is heard before the
+   *  step: an execution of no work ends only at SimGrid's next solve, after every actor woken at
+   *  this instant has run. (A zero sleep returns at once; a zero timeout is never solved in 3.32.) */
+  void settle_instant()
+  {
+    sg4::this_actor::execute(0);
+    // That execution touched the manager's host: the power SimGrid reports for it is only right
+    // after the next solve, so its energy is read, not extrapolated, at the next sample.
+    ledger_->observe(manager_host_);
   }
 
   double next_date() const
@@ -843,7 +857,8 @@ void WorkloadManager::start()
   Impl* impl = impl_.get();
   impl->bind_hosts();
   impl->ledger_->observe(impl->used_hosts_); // their power is known once SimGrid has solved the first instant
-  impl->wake_ = sg4::Semaphore::create(0);
+  impl->wake_         = sg4::Semaphore::create(0);
+  impl->manager_host_ = {impl->used_hosts_.front()};
   sg4::Actor::create("workload_manager", impl->hosts_[impl->used_hosts_.front()], [impl]() { impl->run_actor(); });
 }
 
