@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace sgai::batch {
 
@@ -145,6 +146,8 @@ Scheduler::Scheduler(ClusterState& state, const SchedulerConfig& config)
     , job_policy_(make_job_policy(config.job_policy))
     , resource_policy_(make_resource_policy(config.resource_policy))
     , rng_(config.seed)
+    , schedule_(config.backfill == Backfill::conservative ? state.resources().core_count() : 0, -kInf)
+    , lowest_(make_resource_policy("first"))
 {
 }
 
@@ -171,6 +174,11 @@ bool Scheduler::submit(const QueuedJob& job)
 {
   if (never_fits(job.demand))
     return false;
+  if (backfill_ == Backfill::conservative) {
+    if (not(job.requested_time_s > 0) || job.requested_time_s == kInf)
+      return false;
+    fresh_++;
+  }
   queue_.push_back(job);
   return true;
 }
@@ -183,6 +191,10 @@ void Scheduler::release(uint32_t job)
   for (uint32_t c : it->second.cores)
     state_.release(c, it->second.demand);
   running_.erase(it);
+  if (backfill_ == Backfill::conservative) {
+    schedule_.remove(job);
+    ended_since_step_ = true;
+  }
 }
 
 void Scheduler::start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out)
@@ -195,7 +207,15 @@ void Scheduler::start(size_t queue_index, std::vector<uint32_t> cores, double no
 
 std::vector<Decision> Scheduler::step(double now)
 {
-  return backfill_ == Backfill::none ? greedy_step(now) : backfill_step(now);
+  switch (backfill_) {
+  case Backfill::none:
+    return greedy_step(now);
+  case Backfill::easy:
+    return backfill_step(now);
+  case Backfill::conservative:
+    return conservative_step(now);
+  }
+  return {};
 }
 
 std::vector<Decision> Scheduler::greedy_step(double now)
@@ -253,6 +273,137 @@ std::vector<Decision> Scheduler::backfill_step(double now)
       profile.occupy(fit->candidates.lowest(q.demand.cores), fit->start, fit->start + q.requested_time_s);
       reserved = true;
     }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < queue_.size(); i++)
+    if (not started[i])
+      queue_[kept++] = queue_[i];
+  queue_.resize(kept);
+  return out;
+}
+
+// ------------------------------------------------------------------------ conservative backfilling
+//
+// batsched's make_decisions (src/algo/conservative_bf.cpp) on a schedule kept between steps:
+// - nothing ended since the last step: only the jobs submitted since are placed, first-fit after
+//   the reservations already there, in arrival order;
+// - a job ended (its cores are free before its requested time): every waiting job in the job
+//   policy's order is taken out of the schedule and placed first-fit again, the jobs after it
+//   keeping their reservations meanwhile.
+// A job whose reservation begins now starts, on the reservation's cores.
+
+std::vector<uint32_t> Scheduler::take_lowest(const QueuedJob& q, std::vector<uint32_t> cores)
+{
+  if (q.demand.mem_mb > 0) {
+    // Memory is not part of the schedule: checked when a job starts (cores of a node are contiguous).
+    const Resources& r = state_.resources();
+    for (size_t i = 0; i < cores.size();) {
+      uint32_t node = r.cores[cores[i]].node;
+      size_t k      = i;
+      while (k < cores.size() && r.cores[cores[k]].node == node)
+        k++;
+      if (state_.node_free_memory_mb(node) + 1e-9 < q.demand.mem_mb * static_cast<double>(k - i)) {
+        CoreSet candidates = schedule_.last_candidates();
+        return lowest_->select(state_, q.job, q.demand, rng_, &candidates);
+      }
+      i = k;
+    }
+  }
+  for (uint32_t c : cores)
+    state_.take(c, q.job, q.demand);
+  return cores;
+}
+
+bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out)
+{
+  const QueuedJob& q    = queue_[queue_index];
+  const uint32_t width  = q.demand.cores;
+  const double duration = q.requested_time_s;
+  // A job already in the schedule is searched as if it were not: it moves only if it must.
+  const ReservationSchedule::Reservation* own = schedule_.find(q.job);
+
+  auto leave = [&] { // its previous reservation
+    if (own != nullptr) {
+      waiting_starts_.erase({own->start, q.job});
+      schedule_.remove(q.job);
+      own = nullptr;
+    }
+  };
+  auto fit = schedule_.first_fit(width, duration, 0, own, q.demand.mem_mb > 0);
+  if (not fit) { // cores held by jobs past their requested time: placed again when a job ends
+    leave();
+    return false;
+  }
+  if (fit->start == now) {
+    std::vector<uint32_t> cores = take_lowest(q, std::move(fit->cores));
+    if (not cores.empty()) {
+      if (own != nullptr && own->start == now && own->cores == cores) {
+        waiting_starts_.erase({now, q.job});
+      } else {
+        leave();
+        schedule_.reserve(q.job, now, now + duration, cores);
+      }
+      ends_.emplace(now + duration, q.job);
+      running_[q.job] = Running{cores, q.demand, now, duration};
+      out.push_back({q.job, std::move(cores)});
+      return true;
+    }
+    // Not enough memory on those nodes now: the next fit after now.
+    leave();
+    fit = schedule_.first_fit(width, duration, 1);
+    if (not fit)
+      return false;
+  }
+  if (own != nullptr && own->start == fit->start && own->cores == fit->cores)
+    return false; // where it was
+  leave();
+  schedule_.reserve(q.job, fit->start, fit->start + duration, std::move(fit->cores));
+  waiting_starts_.emplace(fit->start, q.job);
+  return false;
+}
+
+std::vector<Decision> Scheduler::conservative_step(double now)
+{
+  std::vector<Decision> out;
+  schedule_.advance(now);
+  bool compress = std::exchange(ended_since_step_, false);
+  size_t fresh  = std::exchange(fresh_, 0);
+
+  // A job still running past its requested time (no walltime kill) holds its cores for an unknown
+  // time: every waiting job is placed again around it.
+  std::vector<uint32_t> overran;
+  while (not ends_.empty() && ends_.top().first <= now) {
+    auto [end, job] = ends_.top();
+    ends_.pop();
+    const auto* r = schedule_.find(job);
+    if (running_.count(job) != 0 && r != nullptr && r->end == end)
+      overran.push_back(job);
+  }
+  if (not overran.empty()) {
+    for (const auto& q : queue_)
+      schedule_.remove(q.job);
+    waiting_starts_.clear();
+    for (uint32_t job : overran) {
+      std::vector<uint32_t> cores = schedule_.find(job)->cores;
+      schedule_.remove(job);
+      schedule_.reserve(job, now, kInf, std::move(cores));
+    }
+    compress = true;
+  }
+  // A reservation beginning at or before now belongs to a job that did not start: never so in
+  // batsched (reservations begin where others end, and every end is an event), placed again here.
+  if (not waiting_starts_.empty() && waiting_starts_.begin()->first <= now)
+    compress = true;
+  if (queue_.empty())
+    return out;
+
+  std::vector<char> started(queue_.size(), 0);
+  if (not compress) {
+    for (size_t i = queue_.size() - fresh; i < queue_.size(); i++)
+      started[i] = place(i, now, out) ? 1 : 0;
+  } else {
+    for (size_t i : job_policy_->rank(queue_, rng_))
+      started[i] = place(i, now, out) ? 1 : 0;
   }
   size_t kept = 0;
   for (size_t i = 0; i < queue_.size(); i++)

@@ -1,17 +1,22 @@
 /* The scheduling step of the workload manager: which queued jobs start now, on which cores.
  * Without backfilling it is HDeepRM's greedy loop (pick a job by the job policy, give it cores by
- * the resource policy, stop at the first job that does not fit). EASY and conservative
- * backfilling work on a first-arrived queue with an availability profile of the cores over time
- * (running jobs hold their cores until their requested time ends), as batsched does. Plain C++. */
+ * the resource policy, stop at the first job that does not fit). EASY backfilling works on the
+ * queue in the job policy's order with an availability profile of the cores over time, rebuilt
+ * at each step (running jobs hold their cores until their requested time ends). Conservative
+ * backfilling keeps its reservations between steps, as batsched does (conservative.hpp). Plain C++. */
 #ifndef SGAI_BATCH_SCHEDULER_HPP
 #define SGAI_BATCH_SCHEDULER_HPP
 
+#include "plugins/batch/conservative.hpp"
 #include "plugins/batch/policies.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,7 +80,8 @@ public:
   Scheduler(ClusterState& state, const SchedulerConfig& config);
 
   /** Queues a job; false (the job is rejected) when it can never fit on the platform: more cores
-   *  than there are, or more memory per core than nodes can give to that many cores. */
+   *  than there are, or more memory per core than nodes can give to that many cores. Conservative
+   *  backfilling also rejects jobs without a (positive, finite) requested time, as batsched does. */
   bool submit(const QueuedJob& job);
   /** Frees the cores of a finished (or killed) job. */
   void release(uint32_t job);
@@ -87,6 +93,8 @@ public:
   const std::vector<QueuedJob>& queue() const { return queue_; }
   size_t running() const { return running_.size(); }
   const std::vector<uint32_t>& cores_of(uint32_t job) const { return running_.at(job).cores; }
+  /** Conservative backfilling: the job's reservation (running or waiting), or null. */
+  const ReservationSchedule::Reservation* reservation(uint32_t job) const { return schedule_.find(job); }
   /** Changes the policies between steps (a learning agent's action). */
   void set_policies(const std::string& job_policy, const std::string& resource_policy);
 
@@ -110,6 +118,22 @@ private:
   void start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out);
   std::vector<Decision> greedy_step(double now);
   std::vector<Decision> backfill_step(double now);
+
+  // Conservative backfilling: the reservations kept between steps (batsched's make_decisions).
+  ReservationSchedule schedule_;
+  std::unique_ptr<ResourcePolicy> lowest_; ///< lowest-numbered cores where memory permits
+  bool ended_since_step_ = false;          ///< a job ended since the last step
+  size_t fresh_          = 0;              ///< jobs at the end of the queue submitted since the last step
+  using Dated            = std::pair<double, uint32_t>;
+  std::priority_queue<Dated, std::vector<Dated>, std::greater<>> ends_; ///< running jobs' reservation ends
+  std::set<Dated> waiting_starts_;                                      ///< waiting jobs' reservation starts
+
+  std::vector<Decision> conservative_step(double now);
+  /** Reserves the queued job first-fit; starts it (true) when its reservation begins now. */
+  bool place(size_t queue_index, double now, std::vector<Decision>& out);
+  /** Takes the fit's cores now if their nodes have the memory, else the lowest-numbered of the
+   *  fit's candidates that do; none if they cannot. */
+  std::vector<uint32_t> take_lowest(const QueuedJob& q, std::vector<uint32_t> cores);
 };
 
 } // namespace sgai::batch

@@ -1,0 +1,305 @@
+#include "plugins/batch/conservative.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <limits>
+
+namespace sgai::batch {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/** first_fit: slices intersected whole before going word by word. */
+constexpr size_t kRows = 8;
+
+/** Bits set in a word, inline (std::popcount is a library call without -mpopcnt). */
+uint32_t ones(uint64_t x)
+{
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<uint32_t>((x * 0x0101010101010101ULL) >> 56);
+}
+} // namespace
+
+ReservationSchedule::ReservationSchedule(uint32_t cores, double now)
+    : cores_(cores)
+{
+  std::vector<uint64_t> all((cores + 63) / 64, ~uint64_t{0});
+  if (cores % 64 != 0)
+    all.back() = (uint64_t{1} << (cores % 64)) - 1;
+  std::vector<uint64_t> words((all.size() + 63) / 64, ~uint64_t{0});
+  if (all.size() % 64 != 0)
+    words.back() = (uint64_t{1} << (all.size() % 64)) - 1;
+  own_dense_.assign(all.size(), 0);
+  slices_.push_back({now, std::move(all), std::move(words), cores, 0});
+}
+
+size_t ReservationSchedule::slice_of(double t) const
+{
+  auto it = std::upper_bound(slices_.begin(), slices_.end(), t, [](double v, const Slice& s) { return v < s.begin; });
+  return it == slices_.begin() ? 0 : static_cast<size_t>(it - slices_.begin()) - 1;
+}
+
+void ReservationSchedule::advance(double now)
+{
+  if (not(now > slices_.front().begin))
+    return;
+  size_t i = slice_of(now);
+  slices_.erase(slices_.begin(), slices_.begin() + static_cast<std::ptrdiff_t>(i));
+  slices_.front().begin = now;
+}
+
+size_t ReservationSchedule::split_at(double t)
+{
+  if (t == kInf)
+    return slices_.size();
+  size_t i = slice_of(t);
+  if (not(t > slices_[i].begin))
+    return i;
+  Slice tail{t, slices_[i].free, slices_[i].words, slices_[i].count, 0};
+  slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(tail));
+  return i + 1;
+}
+
+void ReservationSchedule::merge_with_previous(size_t i)
+{
+  if (i == 0 || i >= slices_.size() || slices_[i].edges > 0)
+    return;
+  assert(slices_[i - 1].free == slices_[i].free);
+  slices_.erase(slices_.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+void ReservationSchedule::to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out)
+{
+  // A job's cores are few words (the lowest-numbered are contiguous), in order but for cores
+  // chosen for memory.
+  out.clear();
+  bool sorted = true;
+  for (uint32_t c : cores) {
+    uint64_t bit = uint64_t{1} << (c & 63);
+    if (not out.empty() && out.back().index == c >> 6) {
+      out.back().bits |= bit;
+    } else {
+      sorted = sorted && (out.empty() || out.back().index < c >> 6);
+      out.push_back({c >> 6, bit});
+    }
+  }
+  if (sorted)
+    return;
+  std::sort(out.begin(), out.end(), [](const Word& a, const Word& b) { return a.index < b.index; });
+  size_t m = 0;
+  for (const Word& w : out)
+    if (m > 0 && out[m - 1].index == w.index)
+      out[m - 1].bits |= w.bits;
+    else
+      out[m++] = w;
+  out.resize(m);
+}
+
+void ReservationSchedule::apply(const std::vector<uint32_t>& cores, double start, double end, bool take)
+{
+  bool start_edge = not(start < now()); // a running job's start is in the past
+  start           = std::max(start, now());
+  if (not(end > start))
+    return;
+  size_t first = split_at(start);
+  size_t last  = split_at(end);
+  // Slice boundaries are where reservations begin or end (batsched's): counted in `edges`.
+  auto edge = [&](size_t i) {
+    if (i >= slices_.size())
+      return;
+    if (take)
+      slices_[i].edges++;
+    else if (slices_[i].edges > 0)
+      slices_[i].edges--;
+  };
+  if (start_edge)
+    edge(first);
+  edge(last);
+  to_words(cores, masks_);
+  auto n = static_cast<uint32_t>(cores.size());
+  for (size_t k = first; k < last; k++) {
+    Slice& s = slices_[k];
+    for (const Word& w : masks_) {
+      uint64_t& word = s.free[w.index];
+      assert((take ? word & w.bits : ~word & w.bits) == w.bits);
+      word ^= w.bits;
+      uint64_t nonzero = uint64_t{1} << (w.index & 63);
+      if (word == 0)
+        s.words[w.index >> 6] &= ~nonzero;
+      else
+        s.words[w.index >> 6] |= nonzero;
+    }
+    s.count = take ? s.count - n : s.count + n;
+  }
+  // A boundary where nothing begins or ends any more goes.
+  merge_with_previous(last);
+  merge_with_previous(first);
+}
+
+std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t width, double duration, size_t from,
+                                                                       const Reservation* own, bool all) const
+{
+  const size_t n = slices_.size();
+  // The job's own reservation, as if it were not there: its cores count as free in the slices
+  // [own_first, own_last) (its start and end are slice boundaries).
+  size_t own_first = n, own_last = n;
+  uint32_t own_count = 0;
+  if (own != nullptr && own->end > now()) {
+    own_first = slice_of(std::max(own->start, now()));
+    own_last  = own->end == kInf ? n : slice_of(own->end);
+    assert(slices_[own_first].begin == std::max(own->start, now()));
+    assert(own_last == n || slices_[own_last].begin == own->end);
+    own_count = static_cast<uint32_t>(own->cores.size());
+    to_words(own->cores, own_words_);
+    for (const Word& w : own_words_)
+      own_dense_[w.index] = w.bits;
+  }
+  auto mine      = [&](size_t j) { return own_first <= j && j < own_last; };
+  auto count_of  = [&](size_t j) { return slices_[j].count + (mine(j) ? own_count : 0); };
+  auto free_word = [&](size_t j, uint32_t k) { return slices_[j].free[k] | (mine(j) ? own_dense_[k] : 0); };
+  // Candidates &= the free cores of slice j: whether at least `width` remain.
+  auto intersect = [&](size_t j) {
+    uint32_t count = 0;
+    size_t kept    = 0;
+    for (const Word& w : candidates_)
+      if (uint64_t bits = w.bits & free_word(j, w.index)) {
+        candidates_[kept++] = {w.index, bits};
+        if (count < width) // enough is enough: counting the rest would not change the outcome
+          count += ones(bits);
+      }
+    candidates_.resize(kept);
+    return count >= width;
+  };
+  // Anchors i in order; the window [i, last) only grows at both ends. `fewest` holds the window's
+  // slices by increasing free cores (a monotone queue from `head`): its first is intersected
+  // first, to fail fast. `low`: the last slice seen with fewer than `width` free cores: every
+  // anchor whose window holds it fails.
+  std::optional<Fit> found;
+  fewest_.clear();
+  size_t head = 0;
+  size_t last = from;
+  size_t low  = n;
+  for (size_t i = from; i < n && not found;) {
+    if (last <= i) {
+      last = i;
+      fewest_.clear();
+      head = 0;
+    }
+    double window_end = slices_[i].begin + duration;
+    for (; last < n && (last == i || slices_[last].begin < window_end); last++) {
+      uint32_t count = count_of(last);
+      if (count < width)
+        low = last;
+      while (fewest_.size() > head && count_of(fewest_.back()) >= count)
+        fewest_.pop_back();
+      fewest_.push_back(last);
+    }
+    if (low < n && low >= i) {
+      i = low + 1;
+      continue;
+    }
+    while (fewest_[head] < i)
+      head++;
+    const size_t tightest = fewest_[head];
+    candidates_.clear();
+    const Slice& first = slices_[i];
+    for (size_t w = 0; w < first.words.size(); w++)
+      for (uint64_t bits = first.words[w]; bits != 0; bits &= bits - 1) {
+        auto k = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(std::countr_zero(bits));
+        candidates_.push_back({k, first.free[k]});
+      }
+    if (mine(i)) { // the own cores' words, merged in
+      size_t m = candidates_.size();
+      for (const Word& w : own_words_)
+        candidates_.push_back(w);
+      std::inplace_merge(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(m), candidates_.end(),
+                         [](const Word& a, const Word& b) { return a.index < b.index; });
+      size_t k = 0;
+      for (const Word& w : candidates_)
+        if (k > 0 && candidates_[k - 1].index == w.index)
+          candidates_[k - 1].bits |= w.bits;
+        else
+          candidates_[k++] = w;
+      candidates_.resize(k);
+    }
+    // Slice by slice over the tightest and the first few of the window (most failures show
+    // there), then word by word, the lowest first, each over the rest of the window until it has
+    // no core left: done as soon as `width` cores are found (unless `all` are wanted).
+    const size_t rows = std::min(last, i + 1 + kRows);
+    bool fits         = tightest == i || intersect(tightest);
+    for (size_t j = i + 1; fits && j < rows; j++)
+      if (j != tightest)
+        fits = intersect(j);
+    uint32_t count = 0;
+    size_t kept    = 0;
+    for (size_t c = 0; fits && c < candidates_.size() && (count < width || all); c++) {
+      uint64_t bits = candidates_[c].bits;
+      for (size_t j = rows; bits != 0 && j < last; j++)
+        bits &= free_word(j, candidates_[c].index);
+      if (bits != 0) {
+        candidates_[kept++] = {candidates_[c].index, bits};
+        count += ones(bits);
+      }
+    }
+    if (fits && count >= width) {
+      candidates_.resize(kept);
+      found.emplace(Fit{slices_[i].begin, {}});
+      found->cores.reserve(width);
+      for (const Word& w : candidates_)
+        for (uint64_t bits = w.bits; bits != 0 && found->cores.size() < width; bits &= bits - 1)
+          found->cores.push_back(w.index * 64 + static_cast<uint32_t>(std::countr_zero(bits)));
+    }
+    i++;
+  }
+  for (const Word& w : own_words_)
+    own_dense_[w.index] = 0;
+  own_words_.clear();
+  return found;
+}
+
+CoreSet ReservationSchedule::last_candidates() const
+{
+  CoreSet out(cores_);
+  for (const Word& w : candidates_)
+    for (uint64_t bits = w.bits; bits != 0; bits &= bits - 1)
+      out.set(w.index * 64 + static_cast<uint32_t>(std::countr_zero(bits)));
+  return out;
+}
+
+void ReservationSchedule::reserve(uint32_t job, double start, double end, std::vector<uint32_t> cores)
+{
+  assert(reservations_.count(job) == 0);
+  apply(cores, start, end, true);
+  reservations_[job] = Reservation{start, end, std::move(cores)};
+}
+
+bool ReservationSchedule::remove(uint32_t job)
+{
+  auto it = reservations_.find(job);
+  if (it == reservations_.end())
+    return false;
+  apply(it->second.cores, it->second.start, it->second.end, false);
+  reservations_.erase(it);
+  return true;
+}
+
+const ReservationSchedule::Reservation* ReservationSchedule::find(uint32_t job) const
+{
+  auto it = reservations_.find(job);
+  return it == reservations_.end() ? nullptr : &it->second;
+}
+
+CoreSet ReservationSchedule::free_at(double t) const
+{
+  CoreSet out(cores_);
+  const std::vector<uint64_t>& words = slices_[slice_of(std::max(t, now()))].free;
+  for (size_t k = 0; k < words.size(); k++)
+    for (uint64_t bits = words[k]; bits != 0; bits &= bits - 1)
+      out.set(static_cast<uint32_t>(k * 64) + static_cast<uint32_t>(std::countr_zero(bits)));
+  return out;
+}
+
+} // namespace sgai::batch

@@ -1,0 +1,88 @@
+/* The schedule conservative backfilling keeps between steps, as batsched keeps it: every running
+ * job and every waiting job holds a reservation, the same cores over [start, end), in a profile of
+ * time slices (the cores free in each). Reservations are placed first-fit on the lowest-numbered
+ * cores free over their whole window (batsched's `basic` selector). Plain C++. */
+#ifndef SGAI_BATCH_CONSERVATIVE_HPP
+#define SGAI_BATCH_CONSERVATIVE_HPP
+
+#include "plugins/batch/policies.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace sgai::batch {
+
+class ReservationSchedule {
+public:
+  struct Reservation {
+    double start = 0;
+    double end   = 0; ///< infinity: held until removed
+    std::vector<uint32_t> cores;
+  };
+  struct Fit {
+    double start = 0;
+    std::vector<uint32_t> cores; ///< the lowest-numbered cores free over the whole window
+  };
+
+  /** Every core free from `now` on. */
+  ReservationSchedule(uint32_t cores, double now);
+
+  /** The present moves to `now` (never back): the slices that ended are dropped. */
+  void advance(double now);
+  double now() const { return slices_.front().begin; }
+
+  /** Earliest slice start, from the `from`-th slice on (0: now), at which `width` cores stay free
+   *  for `duration` seconds; none when no slice offers it. `own`: a reservation of this schedule
+   *  to search as if it were not there (a job placed again: most land where they were). `all`:
+   *  find every core free over the window, for last_candidates(). */
+  std::optional<Fit> first_fit(uint32_t width, double duration, size_t from = 0, const Reservation* own = nullptr,
+                               bool all = false) const;
+  /** Every core free over the window of the last fit found with `all`. */
+  CoreSet last_candidates() const;
+
+  /** Holds `cores` (free over the window) for `job` over [start, end); end may be infinity. */
+  void reserve(uint32_t job, double start, double end, std::vector<uint32_t> cores);
+  /** Frees what is left (from now on) of the job's reservation; false when it had none. */
+  bool remove(uint32_t job);
+  /** The job's reservation, or null. */
+  const Reservation* find(uint32_t job) const;
+
+  size_t slice_count() const { return slices_.size(); }
+  size_t size() const { return reservations_.size(); }
+  /** Cores free over [t, next slice) for the slice containing t (t >= now): for tests. */
+  CoreSet free_at(double t) const;
+
+private:
+  struct Slice {
+    double begin;                ///< it lasts until the next slice's begin; the last one forever
+    std::vector<uint64_t> free;  ///< bits of the cores held by no reservation
+    std::vector<uint64_t> words; ///< bit k: free[k] is not zero (few are when the platform is busy)
+    uint32_t count;              ///< cores in `free`
+    uint32_t edges;              ///< reservations beginning or ending at `begin` (slices after the first)
+  };
+  /** A word of a set of cores: few of them are non-zero when the platform is busy. */
+  struct Word {
+    uint32_t index;
+    uint64_t bits;
+  };
+  uint32_t cores_;
+  std::vector<Slice> slices_; ///< by begin, at least one
+  std::unordered_map<uint32_t, Reservation> reservations_;
+  mutable std::vector<Word> candidates_;    ///< first_fit's intersection, its non-zero words
+  mutable std::vector<size_t> fewest_;      ///< first_fit's window slices by increasing free cores
+  mutable std::vector<Word> own_words_;     ///< first_fit's `own` cores, by word
+  mutable std::vector<uint64_t> own_dense_; ///< the same, indexed by word (zero elsewhere)
+  std::vector<Word> masks_;                 ///< apply's cores, by word
+
+  size_t slice_of(double t) const; ///< index of the slice containing t (t >= now)
+  size_t split_at(double t);       ///< index of the slice beginning at t (size() for infinity)
+  void apply(const std::vector<uint32_t>& cores, double start, double end, bool take);
+  static void to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out);
+  void merge_with_previous(size_t i); ///< slices i-1 and i become one when no edge separates them
+};
+
+} // namespace sgai::batch
+
+#endif

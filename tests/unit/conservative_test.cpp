@@ -1,0 +1,386 @@
+/* Conservative backfilling with reservations kept between steps, as batsched keeps them: hand-computed
+ * cases (each with its derivation), the kept schedule's profile, and random instances against a
+ * naive model of batsched's loop. The tests drive Scheduler directly, with explicit times. */
+#include "plugins/batch/conservative.hpp"
+#include "plugins/batch/scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace sgai::batch;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/** `n` Batsim machines: one-core hosts, each its own node and processor. */
+Resources machines(uint32_t n, double node_memory_mb = kInf)
+{
+  Resources r;
+  for (uint32_t c = 0; c < n; c++) {
+    r.nodes.push_back(Node{c, 1, c, 1, node_memory_mb});
+    r.processors.push_back(Processor{c, c, 1, 1e9, 10, 10});
+    r.cores.push_back(Core{c, c, c});
+  }
+  return r;
+}
+
+QueuedJob job(uint32_t id, uint32_t cores, double walltime, double mem_mb = 0)
+{
+  QueuedJob q;
+  q.job              = id;
+  q.arrival          = id;
+  q.requested_time_s = walltime;
+  q.demand           = Demand{cores, mem_mb, 0};
+  return q;
+}
+
+using Starts = std::map<uint32_t, std::vector<uint32_t>>; // job -> cores
+
+Starts starts(const std::vector<Decision>& d)
+{
+  Starts out;
+  for (const auto& x : d)
+    out[x.job] = x.cores;
+  return out;
+}
+
+} // namespace
+
+TEST(ConservativeBackfilling, KeptReservationsAsBatsched)
+{
+  // The case of issue 21. 2 machines; four 1-core jobs submitted at 0, (walltime, run time):
+  // A (2, 2), B (2, 1), C (2, 2), D (4, 2).
+  // t=0, first-fit in order: A core 0 [0,2), B core 1 [0,2), C core 0 [2,4) (nothing free before
+  //   2), D core 1 [2,6) (at 2 only core 1 is free over [2,6): C holds core 0 until 4).
+  // t=1, B ends: each waiting job is taken out and placed again, the others keeping theirs.
+  //   C: over [1,3) core 1 is free until 2 only (D holds it from 2): back at 2 on core 0.
+  //   D: core 1 is free over [1,5) (its own reservation is gone): D starts at 1 on core 1.
+  // t=2, A ends: C starts at 2 on core 0.
+  // Rebuilding every reservation at t=1 instead would place C first (core 1 free from 1) and
+  // start C at 1, D at 2.
+  Resources r = machines(2);
+  ClusterState s(r);
+  Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+  const uint32_t A = 0, B = 1, C = 2, D = 3;
+  ASSERT_TRUE(sched.submit(job(A, 1, 2)));
+  ASSERT_TRUE(sched.submit(job(B, 1, 2)));
+  ASSERT_TRUE(sched.submit(job(C, 1, 2)));
+  ASSERT_TRUE(sched.submit(job(D, 1, 4)));
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{A, {0}}, {B, {1}}}));
+  ASSERT_NE(sched.reservation(C), nullptr);
+  EXPECT_DOUBLE_EQ(sched.reservation(C)->start, 2);
+  EXPECT_EQ(sched.reservation(C)->cores, (std::vector<uint32_t>{0}));
+  EXPECT_DOUBLE_EQ(sched.reservation(D)->start, 2);
+  EXPECT_EQ(sched.reservation(D)->cores, (std::vector<uint32_t>{1}));
+
+  sched.release(B);
+  EXPECT_EQ(starts(sched.step(1)), (Starts{{D, {1}}}));
+  EXPECT_DOUBLE_EQ(sched.reservation(C)->start, 2);
+  sched.release(A);
+  EXPECT_EQ(starts(sched.step(2)), (Starts{{C, {0}}}));
+  EXPECT_EQ(sched.queue_size(), 0U);
+}
+
+TEST(ConservativeBackfilling, AReservationKeepsTheSameCoresOverItsWindow)
+{
+  // 3 machines; submitted at 0 in order, (cores, walltime): A (1, 1), B (2, 2), C (2, 3), D (1, 2).
+  // t=0: A core 0 [0,1), B cores 1-2 [0,2); C: 1 core free over [1,2), all from 2: cores 0-1
+  //   [2,5). Free cores: [1,2) {0}, [2,5) {2}, then all.
+  // D (1 core, 2 s): at 1 there is one free core in each slice of [1,3), but not the same one
+  //   (core 0 until 2, core 2 after): no fit; at 2 core 2 is free over [2,4): D core 2 [2,4).
+  // t=1, A ends on time: C and D placed again find the same reservations: D does not start on
+  //   core 0 (counting cores would start it). t=2, B ends: C starts on 0-1, D on 2.
+  Resources r = machines(3);
+  ClusterState s(r);
+  Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+  const uint32_t A = 0, B = 1, C = 2, D = 3;
+  sched.submit(job(A, 1, 1));
+  sched.submit(job(B, 2, 2));
+  sched.submit(job(C, 2, 3));
+  sched.submit(job(D, 1, 2));
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{A, {0}}, {B, {1, 2}}}));
+  EXPECT_DOUBLE_EQ(sched.reservation(D)->start, 2);
+  EXPECT_EQ(sched.reservation(D)->cores, (std::vector<uint32_t>{2}));
+  sched.release(A);
+  EXPECT_TRUE(sched.step(1).empty());
+  EXPECT_DOUBLE_EQ(sched.reservation(C)->start, 2);
+  EXPECT_DOUBLE_EQ(sched.reservation(D)->start, 2);
+  sched.release(B);
+  EXPECT_EQ(starts(sched.step(2)), (Starts{{C, {0, 1}}, {D, {2}}}));
+}
+
+TEST(ConservativeBackfilling, AnEarlyEndMovesLaterJobsEarlier)
+{
+  // 2 machines; submitted at 0 in order, (cores, walltime): A (1, 10), B (2, 5), C (1, 20).
+  // t=0: A core 0 [0,10); B waits for A: cores 0-1 [10,15); C: core 1 is free from 0 but not
+  //   over [0,20) (B from 10): C core 0 [15,35).
+  // t=3, A ends (7 s early): B, placed again, starts at 3 on cores 0-1 [3,8); C placed again:
+  //   nothing free before 8, core 0 [8,28): 7 s earlier, not started.
+  // t=4, a new job E (1, 4), nothing ended: only E is placed, first-fit around the kept
+  //   reservations: nothing is free before 8, core 1 is free over [8,28): E core 1 [8,12).
+  // t=8, B ends on time: C starts on core 0, E on core 1.
+  Resources r = machines(2);
+  ClusterState s(r);
+  Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+  const uint32_t A = 0, B = 1, C = 2, E = 3;
+  sched.submit(job(A, 1, 10));
+  sched.submit(job(B, 2, 5));
+  sched.submit(job(C, 1, 20));
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{A, {0}}}));
+  EXPECT_DOUBLE_EQ(sched.reservation(B)->start, 10);
+  EXPECT_DOUBLE_EQ(sched.reservation(C)->start, 15);
+  EXPECT_EQ(sched.reservation(C)->cores, (std::vector<uint32_t>{0}));
+
+  sched.release(A);
+  EXPECT_EQ(starts(sched.step(3)), (Starts{{B, {0, 1}}}));
+  EXPECT_DOUBLE_EQ(sched.reservation(C)->start, 8);
+  EXPECT_EQ(sched.reservation(C)->cores, (std::vector<uint32_t>{0}));
+
+  sched.submit(job(E, 1, 4));
+  EXPECT_TRUE(sched.step(4).empty());
+  EXPECT_DOUBLE_EQ(sched.reservation(E)->start, 8);
+  EXPECT_EQ(sched.reservation(E)->cores, (std::vector<uint32_t>{1}));
+
+  sched.release(B);
+  EXPECT_EQ(starts(sched.step(8)), (Starts{{C, {0}}, {E, {1}}}));
+}
+
+TEST(ConservativeBackfilling, RejectsJobsWithoutRequestedTimeOrTooWide)
+{
+  // batsched rejects a job wider than the machine and a job without walltime. 2 machines:
+  // (3 cores, 10 s) is too wide, (1 core, no time) has no walltime, (1 core, 0 s) no positive
+  // one; (2 cores, 10 s) is queued and starts at once. EASY queues the job without a time.
+  Resources r = machines(2);
+  ClusterState s(r);
+  Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+  EXPECT_FALSE(sched.submit(job(0, 3, 10)));
+  EXPECT_FALSE(sched.submit(job(1, 1, kInf)));
+  EXPECT_FALSE(sched.submit(job(2, 1, 0)));
+  EXPECT_TRUE(sched.submit(job(3, 2, 10)));
+  EXPECT_EQ(sched.queue_size(), 1U);
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{3, {0, 1}}}));
+
+  ClusterState s2(r);
+  Scheduler easy(s2, {"first", "first", Backfill::easy, 1});
+  EXPECT_FALSE(easy.submit(job(0, 3, 10)));
+  EXPECT_TRUE(easy.submit(job(1, 1, kInf)));
+}
+
+TEST(ConservativeBackfilling, AJobPastItsRequestedTimeKeepsItsCores)
+{
+  // 1 machine, no walltime kill (a requested time only): A (1, 5) runs [0,5); B (1, 5) is
+  // reserved at 5. At t=6 A still runs: its end is unknown, B does not start; A ends at 7: B
+  // starts at 7.
+  Resources r = machines(1);
+  ClusterState s(r);
+  Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+  sched.submit(job(0, 1, 5));
+  sched.submit(job(1, 1, 5));
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{0, {0}}}));
+  EXPECT_DOUBLE_EQ(sched.reservation(1)->start, 5);
+  EXPECT_TRUE(sched.step(6).empty());
+  EXPECT_EQ(sched.reservation(1), nullptr); // nowhere to go while A holds the only core
+  sched.release(0);
+  EXPECT_EQ(starts(sched.step(7)), (Starts{{1, {0}}}));
+}
+
+TEST(ConservativeBackfilling, MemoryIsCheckedWhenAReservationStarts)
+{
+  // 2 nodes of 2 cores, 1000 MB each. A (1 core, 800 MB) starts on core 0; B (1 core, 800 MB):
+  // the lowest free core, 1, is on node 0 whose memory A holds: B starts on core 2.
+  Resources r;
+  for (uint32_t n = 0; n < 2; n++) {
+    r.nodes.push_back(Node{2 * n, 2, n, 1, 1000});
+    r.processors.push_back(Processor{n, 2 * n, 2, 1e9, 10, 10});
+    for (uint32_t c = 0; c < 2; c++)
+      r.cores.push_back(Core{n, n, 2 * n + c});
+  }
+  ClusterState s(r);
+  Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+  sched.submit(job(0, 1, 10, 800));
+  sched.submit(job(1, 1, 10, 800));
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{0, {0}}, {1, {2}}}));
+  EXPECT_EQ(sched.reservation(1)->cores, (std::vector<uint32_t>{2}));
+}
+
+TEST(ReservationSchedule, SlicesSplitAndMergeBack)
+{
+  ReservationSchedule p(4, 0);
+  p.reserve(1, 0, 10, {0, 1});
+  p.reserve(2, 5, 15, {2});
+  EXPECT_EQ(p.slice_count(), 4U); // [0,5) [5,10) [10,15) [15,inf)
+  auto f = p.first_fit(3, 5, 0, nullptr, true);
+  ASSERT_TRUE(f);
+  EXPECT_DOUBLE_EQ(f->start, 10);
+  EXPECT_EQ(f->cores, (std::vector<uint32_t>{0, 1, 3}));
+  EXPECT_EQ(p.last_candidates().lowest(4), (std::vector<uint32_t>{0, 1, 3}));
+  EXPECT_FALSE(p.first_fit(5, 1));
+  // Searched as if reservation 1 were not there: cores 0-2 over [0,5) at once.
+  EXPECT_EQ(p.first_fit(3, 5, 0, p.find(1))->cores, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_DOUBLE_EQ(p.first_fit(3, 5, 0, p.find(1))->start, 0);
+  EXPECT_TRUE(p.remove(2));
+  EXPECT_FALSE(p.remove(2));
+  EXPECT_EQ(p.slice_count(), 2U); // [0,10) [10,inf)
+  p.advance(4);
+  EXPECT_DOUBLE_EQ(p.now(), 4);
+  EXPECT_EQ(p.free_at(4).count(), 2U);
+  p.advance(12);
+  EXPECT_EQ(p.slice_count(), 1U);
+  EXPECT_EQ(p.free_at(12).count(), 4U);
+  p.reserve(3, 12, kInf, {3});
+  EXPECT_FALSE(p.first_fit(4, 1));
+  EXPECT_DOUBLE_EQ(p.first_fit(3, 1e9)->start, 12);
+}
+
+// ---------------------------------------------------------------------- against a naive batsched
+
+namespace {
+
+/** batsched's conservative loop on a list of reservations, recomputed from scratch: anchors are
+ *  now and every reservation's start and end; a window's cores are those no overlapping
+ *  reservation holds, the lowest ones taken. */
+class NaiveConservative {
+public:
+  explicit NaiveConservative(uint32_t cores)
+      : cores_(cores)
+  {
+  }
+  void submit(const QueuedJob& q)
+  {
+    queue_.push_back(q);
+    fresh_.push_back(q.job);
+  }
+  void release(uint32_t job)
+  {
+    res_.erase(job);
+    ended_ = true;
+  }
+  Starts step(double now)
+  {
+    Starts out;
+    std::vector<uint32_t> todo;
+    if (ended_)
+      for (const auto& q : queue_)
+        todo.push_back(q.job);
+    else
+      todo = fresh_;
+    for (uint32_t j : todo) {
+      const QueuedJob& q = *std::find_if(queue_.begin(), queue_.end(), [&](const QueuedJob& x) { return x.job == j; });
+      res_.erase(j);
+      auto [start, cores] = first_fit(now, q.demand.cores, q.requested_time_s);
+      res_[j]             = {start, start + q.requested_time_s, cores};
+      if (start == now)
+        out[j] = cores;
+    }
+    queue_.erase(std::remove_if(queue_.begin(), queue_.end(), [&](const QueuedJob& x) { return out.count(x.job); }),
+                 queue_.end());
+    fresh_.clear();
+    ended_ = false;
+    return out;
+  }
+
+private:
+  struct Res {
+    double start, end;
+    std::vector<uint32_t> cores;
+  };
+  uint32_t cores_;
+  std::vector<QueuedJob> queue_;
+  std::vector<uint32_t> fresh_;
+  std::map<uint32_t, Res> res_;
+  bool ended_ = false;
+
+  std::pair<double, std::vector<uint32_t>> first_fit(double now, uint32_t width, double duration) const
+  {
+    std::set<double> anchors{now};
+    for (const auto& [j, r] : res_)
+      for (double t : {r.start, r.end})
+        if (t > now)
+          anchors.insert(t);
+    for (double b : anchors) {
+      std::vector<char> busy(cores_, 0);
+      for (const auto& [j, r] : res_)
+        if (r.start < b + duration && r.end > b)
+          for (uint32_t c : r.cores)
+            busy[c] = 1;
+      std::vector<uint32_t> free;
+      for (uint32_t c = 0; c < cores_ && free.size() < width; c++)
+        if (not busy[c])
+          free.push_back(c);
+      if (free.size() == width)
+        return {b, free};
+    }
+    ADD_FAILURE() << "no fit";
+    return {kInf, {}};
+  }
+};
+
+} // namespace
+
+TEST(ConservativeBackfilling, MatchesANaiveModelOfBatsched)
+{
+  // Small platforms (one word of cores) and larger ones (several words), random jobs whose run
+  // times are at most their walltimes, early ends at any time.
+  std::mt19937_64 rng(42);
+  for (int instance = 0; instance < 400; instance++) {
+    auto pick   = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    uint32_t n  = static_cast<uint32_t>(instance < 300 ? pick(2, 6) : pick(60, 200));
+    Resources r = machines(n);
+    ClusterState s(r);
+    Scheduler sched(s, {"first", "first", Backfill::conservative, 1});
+    NaiveConservative naive(n);
+    struct J {
+      double submit, walltime, run;
+      uint32_t cores;
+    };
+    std::vector<J> jobs;
+    for (int i = 0; i < 40; i++) {
+      double wall = pick(1, 10);
+      jobs.push_back({static_cast<double>(pick(0, 60)), wall, static_cast<double>(pick(1, static_cast<int>(wall))),
+                      static_cast<uint32_t>(pick(1, static_cast<int>(n)))});
+    }
+    std::stable_sort(jobs.begin(), jobs.end(), [](const J& a, const J& b) { return a.submit < b.submit; });
+    std::map<uint32_t, double> ends; // running job -> end
+    size_t next = 0, done = 0;
+    while (done < jobs.size()) {
+      double t = next < jobs.size() ? jobs[next].submit : kInf;
+      for (const auto& [j, e] : ends)
+        t = std::min(t, e);
+      ASSERT_LT(t, kInf) << "instance " << instance;
+      for (auto it = ends.begin(); it != ends.end();)
+        if (it->second == t) {
+          sched.release(it->first);
+          naive.release(it->first);
+          it = ends.erase(it);
+          done++;
+        } else {
+          ++it;
+        }
+      for (; next < jobs.size() && jobs[next].submit == t; next++) {
+        auto id = static_cast<uint32_t>(next);
+        ASSERT_TRUE(sched.submit(job(id, jobs[id].cores, jobs[id].walltime)));
+        naive.submit(job(id, jobs[id].cores, jobs[id].walltime));
+      }
+      Starts got = starts(sched.step(t));
+      ASSERT_EQ(got, naive.step(t)) << "instance " << instance << " at t=" << t;
+      for (const auto& [j, c] : got)
+        ends[j] = t + jobs[j].run;
+      ASSERT_EQ(
+          s.free_cores() +
+              [&] {
+                uint32_t busy = 0;
+                for (const auto& [j, e] : ends)
+                  busy += jobs[j].cores;
+                return busy;
+              }(),
+          n);
+    }
+  }
+}
