@@ -21,17 +21,75 @@ namespace {
 using json::Object;
 using json::Value;
 
-/** Fields sgai reads in every profile (HDeepRM's) and fields Batsim's own workloads carry that
- *  sgai keeps verbatim without interpreting them (command, np, runtime: Batsim's generators). */
+/** Fields sgai reads in every profile (HDeepRM's). */
 const std::vector<std::string>& common_profile_keys()
 {
   static const std::vector<std::string> k = {"type", "req_time", "req_ops", "mem", "mem_bw"};
   return k;
 }
+/** Profile fields Batsim's workloads carry that sgai keeps verbatim without interpreting them:
+ *  command, np and runtime (Batsim's generators), expected_execution_time (its tests), mpi_size
+ *  (its SMPI tests) and extra_data (free, forwarded to the scheduler by Batsim). */
 const std::vector<std::string>& kept_profile_keys()
 {
-  static const std::vector<std::string> k = {"command", "np", "runtime"};
+  static const std::vector<std::string> k = {"command",  "np",        "runtime", "expected_execution_time",
+                                             "mpi_size", "extra_data"};
   return k;
+}
+/** The same for jobs: extra_data, and the annotations of Batsim's test workloads. */
+const std::vector<std::string>& kept_job_keys()
+{
+  static const std::vector<std::string> k = {"extra_data",
+                                             "description",
+                                             "expected_execution_time",
+                                             "expected_state",
+                                             "smpi_ranks_to_hosts_mapping",
+                                             "NOT_A_smpi_ranks_to_hosts_mapping"};
+  return k;
+}
+
+/** The most profiles one composed profile may run, its repeats expanded. */
+constexpr double max_sequence_runs = 1e9;
+
+/** A profile type as workloads name it: Batsim 5 (DelayProfile, ...), Batsim 3 and 4 (delay,
+ *  parallel, ...), the names between them (ptask, ...) and the oldest (msg_par, ...). */
+struct TypeName {
+  const char* name;
+  ProfileType type;
+  bool strategy   = false; ///< takes generation_strategy (Batsim 5 and the names before it)
+  bool trace_type = false; ///< a trace replay whose trace_type says which
+  bool cpu_or_com = false; ///< a parallel task with cpu, com or both (Batsim 5; before, both)
+};
+
+const std::vector<TypeName>& type_names()
+{
+  using T                                  = ProfileType;
+  static const std::vector<TypeName> names = {
+      {"delay", T::delay},
+      {"DelayProfile", T::delay},
+      {"parallel_homogeneous", T::parallel_homogeneous},
+      {"msg_par_hg", T::parallel_homogeneous},
+      {"ptask_homogeneous", T::parallel_homogeneous, true},
+      {"ParallelTaskHomogeneousProfile", T::parallel_homogeneous, true},
+      {"parallel_homogeneous_total", T::parallel_homogeneous_total},
+      {"msg_par_hg_tot", T::parallel_homogeneous_total},
+      {"parallel", T::parallel},
+      {"msg_par", T::parallel},
+      {"ptask", T::parallel},
+      {"ParallelTaskProfile", T::parallel, false, false, true},
+      {"composed", T::composed},
+      {"sequential_composition", T::composed},
+      {"SequentialCompositionProfile", T::composed},
+      {"parallel_homogeneous_pfs", T::parallel_homogeneous_pfs},
+      {"msg_par_hg_pfs", T::parallel_homogeneous_pfs},
+      {"ptask_on_storage_homogeneous", T::parallel_homogeneous_pfs, true},
+      {"ParallelTaskOnStorageHomogeneousProfile", T::parallel_homogeneous_pfs, true},
+      {"smpi", T::smpi},
+      {"usage_trace", T::usage_trace},
+      {"trace_replay", T::smpi, false, true},
+      {"TraceReplayProfile", T::smpi, false, true},
+  };
+  return names;
 }
 
 std::string id_text_of(double d)
@@ -69,49 +127,185 @@ double amount(const Value& v, const char* what, const char* max_text)
   return d;
 }
 
-/** A time in seconds, at most max_time_s; `below` says what else it must be ("must be >= 0"). */
-double time_value(const Value& v, const char* what, const char* below, bool positive = false)
+/** A time in seconds, at most `max` (max_time_s); `below` says what else it must be ("must be >= 0"). */
+double time_value(const Value& v, const char* what, const char* below, bool positive = false, double max = max_time_s,
+                  const char* max_text = max_time_text)
 {
   double d = v.number();
   if (positive ? not(d > 0) : not(d >= 0))
     v.fail(std::string(what) + " " + v.shown() + " " + below);
-  if (not(d <= max_time_s))
-    v.fail(std::string(what) + " " + v.shown() + " is above " + max_time_text);
+  if (not(d <= max))
+    v.fail(std::string(what) + " " + v.shown() + " is above " + max_text);
   return d;
 }
 
-Profile parse_profile(const std::string& name, const Value& v)
+/** A non-empty string. */
+std::string label(const Value& v, const char* what)
+{
+  std::string s = v.string();
+  if (s.empty())
+    v.fail(std::string(what) + " must not be empty");
+  return s;
+}
+
+/** The other fields among `kept`, verbatim as a JSON object's text (empty when none); marks them read. */
+std::string kept_fields(Object& o, const Value& v, const std::vector<std::string>& kept)
+{
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+  for (auto it = v.raw().begin(); it != v.raw().end(); ++it)
+    if (std::count(kept.begin(), kept.end(), it.key()))
+      extra[it.key()] = it.value();
+  for (const auto& k : kept)
+    o.optional(k); // marks it read
+  return extra.empty() ? std::string() : extra.dump();
+}
+
+/** Batsim's generation_strategy: whether the amounts are totals spread over the resources. */
+bool spread_uniformly(Object& o)
+{
+  auto g = o.optional("generation_strategy");
+  return g && g->choice({"DefinedAmountsUsedForEachValue", "DefinedAmountsSpreadUniformly"}) ==
+                  "DefinedAmountsSpreadUniformly";
+}
+
+void read_parallel(Object& o, Profile& p, bool cpu_or_com)
+{
+  std::optional<Value> cpu, com;
+  if (cpu_or_com) {
+    cpu = o.optional("cpu");
+    com = o.optional("com");
+    if (not cpu && not com)
+      o.fail("a ParallelTaskProfile needs 'cpu' (flops per resource), 'com' (bytes, n x n) or both");
+  } else {
+    cpu = o.required("cpu");
+    com = o.required("com");
+  }
+  size_t n = 0;
+  if (cpu) {
+    for (auto& c : cpu->array())
+      p.cpu_vector.push_back(amount(c, "cpu", max_flop_text));
+    if (p.cpu_vector.empty())
+      cpu->fail("a parallel profile needs one cpu amount per resource");
+    n = p.cpu_vector.size();
+  }
+  if (com) {
+    auto values = com->array();
+    if (not cpu) { // communication only: n from the matrix
+      n = static_cast<size_t>(std::llround(std::sqrt(static_cast<double>(values.size()))));
+      if (n == 0 || n * n != values.size())
+        com->fail("a parallel profile without cpu needs n x n com values (n >= 1), got " +
+                  std::to_string(values.size()));
+    }
+    if (values.size() != n * n)
+      com->fail("a parallel profile of " + std::to_string(n) + " resources needs " + std::to_string(n * n) +
+                " com values (n x n), got " + std::to_string(values.size()));
+    for (auto& c : values)
+      p.com_matrix.push_back(amount(c, "com", max_bytes_text));
+  }
+  if (not cpu)
+    p.cpu_vector.assign(n, 0); // communication only
+}
+
+/** A trace's file, relative to the workload's folder (Batsim names the field filename, trace or trace_file). */
+void read_trace(Object& o, Profile& p, const std::filesystem::path& folder)
+{
+  std::optional<Value> file;
+  for (const char* key : {"filename", "trace", "trace_file"})
+    if (auto v = o.optional(key)) {
+      if (file)
+        v->fail("a trace replay profile names its trace once ('filename', 'trace' or 'trace_file'), here twice");
+      file = v;
+    }
+  if (not file)
+    o.fail("missing field 'filename' (the trace, relative to the workload's folder; Batsim 4 calls it 'trace')");
+  p.trace_file = label(*file, "the trace's file name");
+  if (std::filesystem::path(p.trace_file).is_absolute())
+    file->fail("trace " + file->shown() + " must be relative to the workload's folder, as in Batsim");
+  p.trace_path = (folder / p.trace_file).lexically_normal();
+}
+
+/** A profile; a composed profile's names are returned in `seq`, resolved once all are read. */
+Profile parse_profile(const std::string& name, const Value& v, const std::filesystem::path& folder,
+                      std::vector<Value>& seq)
 {
   auto o = v.object();
   Profile p;
-  p.name                            = name;
-  std::string type                  = o.required("type").choice({"delay", "parallel_homogeneous", "parallel"});
+  p.name                                        = name;
+  static const std::vector<std::string> allowed = [] {
+    std::vector<std::string> n;
+    for (const auto& t : type_names())
+      n.emplace_back(t.name);
+    return n;
+  }();
+  std::string type_name = o.required("type").choice(allowed);
+  const TypeName& t =
+      *std::find_if(type_names().begin(), type_names().end(), [&](const TypeName& x) { return type_name == x.name; });
   std::vector<std::string> accepted = common_profile_keys();
   accepted.insert(accepted.end(), kept_profile_keys().begin(), kept_profile_keys().end());
-  if (type == "delay") {
-    p.type    = ProfileType::delay;
+  if (t.strategy)
+    accepted.emplace_back("generation_strategy");
+  p.type = t.type;
+  switch (t.type) {
+  case ProfileType::delay:
     p.delay_s = time_value(o.required("delay"), "delay", "must be a finite number >= 0");
-    accepted.push_back("delay");
-  } else if (type == "parallel_homogeneous") {
-    p.type = ProfileType::parallel_homogeneous;
-    p.cpu  = amount(o.required("cpu"), "cpu", max_flop_text);
-    p.com  = amount(o.required("com"), "com", max_bytes_text);
+    accepted.emplace_back("delay");
+    break;
+  case ProfileType::parallel_homogeneous:
+  case ProfileType::parallel_homogeneous_total:
+    p.cpu = amount(o.required("cpu"), "cpu", max_flop_text);
+    p.com = amount(o.required("com"), "com", max_bytes_text);
+    if (t.strategy && spread_uniformly(o))
+      p.type = ProfileType::parallel_homogeneous_total;
     accepted.insert(accepted.end(), {"cpu", "com"});
-  } else {
-    p.type   = ProfileType::parallel;
-    auto cpu = o.required("cpu");
-    for (auto& c : cpu.array())
-      p.cpu_vector.push_back(amount(c, "cpu", max_flop_text));
-    auto com = o.required("com");
-    for (auto& c : com.array())
-      p.com_matrix.push_back(amount(c, "com", max_bytes_text));
-    if (p.cpu_vector.empty())
-      cpu.fail("a parallel profile needs one cpu amount per resource");
-    if (p.com_matrix.size() != p.cpu_vector.size() * p.cpu_vector.size())
-      com.fail("a parallel profile of " + std::to_string(p.cpu_vector.size()) + " resources needs " +
-               std::to_string(p.cpu_vector.size() * p.cpu_vector.size()) + " com values (n x n), got " +
-               std::to_string(p.com_matrix.size()));
+    break;
+  case ProfileType::parallel:
+    read_parallel(o, p, t.cpu_or_com);
     accepted.insert(accepted.end(), {"cpu", "com"});
+    break;
+  case ProfileType::composed: {
+    if (auto r = o.optional("repeat"))
+      p.repeat = static_cast<uint32_t>(r->integer(1, UINT32_MAX));
+    auto s = o.required("seq");
+    seq    = s.array();
+    if (seq.empty())
+      s.fail("a composed profile needs at least one profile name in 'seq'");
+    for (auto& x : seq)
+      if (not x.is_string())
+        x.fail("'seq' holds profile names: expected a string, got " + x.shown());
+    accepted.insert(accepted.end(), {"seq", "repeat"});
+    break;
+  }
+  case ProfileType::parallel_homogeneous_pfs: {
+    auto r = o.optional("bytes_to_read");
+    auto w = o.optional("bytes_to_write");
+    if (not r && not w)
+      o.fail("a storage profile needs 'bytes_to_read' or 'bytes_to_write' (0 when absent), or both");
+    if (r)
+      p.bytes_to_read = amount(*r, "bytes_to_read", max_bytes_text);
+    if (w)
+      p.bytes_to_write = amount(*w, "bytes_to_write", max_bytes_text);
+    auto st = o.optional("storage");
+    if (auto h = o.optional("host")) { // Batsim 3's name of the same field
+      if (st)
+        h->fail("a storage profile names its storage once ('storage', or Batsim 3's 'host'), here twice");
+      st = h;
+    }
+    if (st)
+      p.storage = label(*st, "the storage label");
+    p.bytes_total = t.strategy && spread_uniformly(o);
+    accepted.insert(accepted.end(), {"bytes_to_read", "bytes_to_write", "storage", "host"});
+    break;
+  }
+  case ProfileType::smpi:
+  case ProfileType::usage_trace:
+    if (t.trace_type) {
+      std::string tt = o.required("trace_type").choice({"SMPI", "FractionalComputation", "smpi", "usage"});
+      p.type         = (tt == "SMPI" || tt == "smpi") ? ProfileType::smpi : ProfileType::usage_trace;
+      accepted.emplace_back("trace_type");
+    }
+    read_trace(o, p, folder);
+    accepted.insert(accepted.end(), {"filename", "trace", "trace_file"});
+    break;
   }
   if (auto x = o.optional("req_time"))
     p.req_time_s = time_value(*x, "req_time", "must be positive", true);
@@ -121,18 +315,111 @@ Profile parse_profile(const std::string& name, const Value& v)
     p.mem_mb = non_negative(*x, "mem");
   if (auto x = o.optional("mem_bw"))
     p.mem_bw_gbps = non_negative(*x, "mem_bw");
-  // Batsim's generated workloads carry command, np and runtime: kept, not interpreted
-  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
-  for (auto it = v.raw().begin(); it != v.raw().end(); ++it)
-    if (std::count(kept_profile_keys().begin(), kept_profile_keys().end(), it.key()))
-      extra[it.key()] = it.value();
-  for (const auto& k : kept_profile_keys())
-    o.optional(k); // marks it read
+  p.extra_json = kept_fields(o, v, kept_profile_keys());
   // any other key is an error (a misspelt field would be silently ignored), per profile type
   o.finish(accepted);
-  if (not extra.empty())
-    p.extra_json = extra.dump();
   return p;
+}
+
+/** Resolves the composed profiles' names to indices, rejects cycles and sequences that expand to
+ *  more than max_sequence_runs profiles. `seqs[i]` holds profile i's names, `values[i]` the profile. */
+void resolve_sequences(Workload& w, const std::map<std::string, uint32_t>& index,
+                       const std::vector<std::vector<Value>>& seqs, const std::vector<Value>& values)
+{
+  for (size_t i = 0; i < w.profiles.size(); i++)
+    for (const auto& s : seqs[i]) {
+      auto it = index.find(s.string());
+      if (it == index.end()) {
+        std::vector<std::string> known;
+        for (const auto& [k, v] : index)
+          known.push_back(k);
+        s.fail("composed profile " + quote(w.profiles[i].name) + " names profile " + s.shown() +
+               ", which is not in 'profiles' (known: " + json::list_names(known, 10) + ")");
+      }
+      w.profiles[i].sequence.push_back(it->second);
+    }
+  // depth-first, without recursion (a chain of sequences may be long): 0 new, 1 on the path, 2 done
+  std::vector<uint8_t> state(w.profiles.size(), 0);
+  std::vector<double> runs(w.profiles.size(), 1); // profiles run, repeats expanded
+  for (size_t root = 0; root < w.profiles.size(); root++) {
+    if (state[root] != 0 || w.profiles[root].type != ProfileType::composed)
+      continue;
+    std::vector<std::pair<uint32_t, size_t>> path = {{static_cast<uint32_t>(root), 0}}; // profile, next part
+    state[root]                                   = 1;
+    while (not path.empty()) {
+      auto& [at, next] = path.back();
+      const Profile& p = w.profiles[at];
+      if (next < p.sequence.size()) {
+        size_t k   = next++;
+        uint32_t q = p.sequence[k];
+        if (state[q] == 1) {
+          std::string cycle;
+          auto from = std::find_if(path.begin(), path.end(), [&](const auto& e) { return e.first == q; });
+          for (auto e = from; e != path.end(); ++e)
+            cycle += quote(w.profiles[e->first].name) + " -> ";
+          seqs[at][k].fail("composed profile " + quote(p.name) + " runs itself: " + cycle + quote(w.profiles[q].name));
+        }
+        if (state[q] == 0 && w.profiles[q].type == ProfileType::composed) {
+          state[q] = 1;
+          path.emplace_back(q, 0);
+        }
+        continue;
+      }
+      double n = 0;
+      for (uint32_t q : p.sequence)
+        n += runs[q];
+      runs[at] = n * p.repeat;
+      if (not(runs[at] <= max_sequence_runs))
+        values[at].object().fail("composed profile " + quote(p.name) + " runs " + format_number(runs[at]) +
+                                 " profiles in all (its sequence, repeats expanded), more than 1e9, the most "
+                                 "sgai takes");
+      state[at] = 2;
+      path.pop_back();
+    }
+  }
+}
+
+/** The parallel profiles a profile runs whose size differs from `res`: the first one, or nothing.
+ *  `sizes[i]`: the distinct sizes of the parallel profiles profile i runs (at most two kept, each
+ *  with one profile of that size), filled on demand; sequences are acyclic here. */
+std::optional<uint32_t> parallel_mismatch(const Workload& w, uint32_t profile, uint32_t res,
+                                          std::vector<std::optional<std::vector<std::pair<size_t, uint32_t>>>>& sizes)
+{
+  std::vector<uint32_t> todo = {profile};
+  while (not todo.empty()) {
+    uint32_t i       = todo.back();
+    const Profile& p = w.profiles[i];
+    if (sizes[i]) {
+      todo.pop_back();
+      continue;
+    }
+    if (p.type != ProfileType::composed) {
+      sizes[i].emplace();
+      if (p.type == ProfileType::parallel)
+        sizes[i]->emplace_back(p.cpu_vector.size(), i);
+      todo.pop_back();
+      continue;
+    }
+    bool ready = true;
+    for (uint32_t q : p.sequence)
+      if (not sizes[q]) {
+        todo.push_back(q);
+        ready = false;
+      }
+    if (not ready)
+      continue;
+    std::vector<std::pair<size_t, uint32_t>> s;
+    for (uint32_t q : p.sequence)
+      for (const auto& e : *sizes[q])
+        if (s.size() < 2 && std::none_of(s.begin(), s.end(), [&](const auto& x) { return x.first == e.first; }))
+          s.push_back(e);
+    sizes[i] = std::move(s);
+    todo.pop_back();
+  }
+  for (const auto& [n, q] : *sizes[profile])
+    if (n != res)
+      return q;
+  return std::nullopt;
 }
 
 } // namespace
@@ -144,10 +431,44 @@ const char* to_string(ProfileType t)
     return "delay";
   case ProfileType::parallel_homogeneous:
     return "parallel_homogeneous";
+  case ProfileType::parallel_homogeneous_total:
+    return "parallel_homogeneous_total";
   case ProfileType::parallel:
     return "parallel";
+  case ProfileType::composed:
+    return "composed";
+  case ProfileType::parallel_homogeneous_pfs:
+    return "parallel_homogeneous_pfs";
+  case ProfileType::smpi:
+    return "smpi";
+  case ProfileType::usage_trace:
+    return "usage_trace";
   }
   return "delay";
+}
+
+std::vector<std::string> profile_types_used(const Workload& w)
+{
+  std::vector<std::string> out;
+  std::vector<bool> seen_profile(w.profiles.size(), false);
+  std::vector<bool> seen_type(static_cast<size_t>(ProfileType::usage_trace) + 1, false);
+  for (const auto& j : w.jobs) {
+    std::vector<uint32_t> todo = {j.profile}; // depth first, a composed profile before its parts
+    while (not todo.empty()) {
+      uint32_t i = todo.back();
+      todo.pop_back();
+      if (seen_profile[i])
+        continue;
+      seen_profile[i]  = true;
+      const Profile& p = w.profiles[i];
+      if (not seen_type[static_cast<size_t>(p.type)]) {
+        seen_type[static_cast<size_t>(p.type)] = true;
+        out.emplace_back(to_string(p.type));
+      }
+      todo.insert(todo.end(), p.sequence.rbegin(), p.sequence.rend());
+    }
+  }
+  return out;
 }
 
 std::optional<double> requested_time(const Workload& w, const Job& j)
@@ -169,13 +490,18 @@ Workload read_batsim(const std::filesystem::path& file)
     w.nb_res = static_cast<uint64_t>(n->integer(1, INT64_MAX));
 
   std::map<std::string, uint32_t> index;
+  std::vector<std::vector<Value>> seqs;
+  std::vector<Value> values;
   auto profiles = o.required("profiles").object();
   for (const auto& name : profiles.take_all_keys()) {
     index[name] = static_cast<uint32_t>(w.profiles.size());
-    w.profiles.push_back(parse_profile(name, profiles.required(name)));
+    values.push_back(profiles.required(name));
+    w.profiles.push_back(parse_profile(name, values.back(), file.parent_path(), seqs.emplace_back()));
   }
+  resolve_sequences(w, index, seqs, values);
 
   std::set<std::string> ids;
+  std::vector<std::optional<std::vector<std::pair<size_t, uint32_t>>>> sizes(w.profiles.size());
   auto jobs = o.required("jobs");
   for (auto& item : jobs.array()) {
     auto jo = item.object();
@@ -184,7 +510,8 @@ Workload read_batsim(const std::filesystem::path& file)
     j.id    = id_text(id);
     if (not ids.insert(j.id).second)
       id.fail("duplicate job id " + id.shown());
-    j.submit_s  = time_value(jo.required("subtime"), "submission time", "must be >= 0");
+    j.submit_s =
+        time_value(jo.required("subtime"), "submission time", "must be >= 0", false, max_submit_s, max_submit_text);
     j.resources = static_cast<uint32_t>(jo.required("res").integer(1, UINT32_MAX));
     if (auto wt = jo.optional("walltime")) {
       double d = wt->number();
@@ -209,12 +536,18 @@ Workload read_batsim(const std::filesystem::path& file)
     }
     j.profile         = it->second;
     const Profile& pr = w.profiles[j.profile];
-    if (pr.type == ProfileType::parallel && pr.cpu_vector.size() != j.resources)
-      jo.fail_at("res", "job " + quote(j.id) + " asks for " + std::to_string(j.resources) +
-                            " resources but its parallel profile " + quote(pr.name) + " describes " +
-                            std::to_string(pr.cpu_vector.size()));
-    jo.optional("extra_data");
-    jo.finish({"id", "subtime", "res", "walltime", "profile", "extra_data"});
+    if (auto q = parallel_mismatch(w, j.profile, j.resources, sizes)) {
+      const Profile& pq = w.profiles[*q];
+      std::string which = *q == j.profile
+                              ? "its parallel profile " + quote(pq.name)
+                              : "the parallel profile " + quote(pq.name) + " of its composed profile " + quote(pr.name);
+      jo.fail_at("res", "job " + quote(j.id) + " asks for " + std::to_string(j.resources) + " resources but " + which +
+                            " describes " + std::to_string(pq.cpu_vector.size()));
+    }
+    j.extra_json                      = kept_fields(jo, item, kept_job_keys());
+    std::vector<std::string> accepted = {"id", "subtime", "res", "walltime", "profile"};
+    accepted.insert(accepted.end(), kept_job_keys().begin(), kept_job_keys().end());
+    jo.finish(accepted);
     w.jobs.push_back(std::move(j));
   }
   std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const Job& a, const Job& b) { return a.submit_s < b.submit_s; });
@@ -223,10 +556,20 @@ Workload read_batsim(const std::filesystem::path& file)
     jl->object();
     w.job_limits_json = jl->raw().dump();
   }
-  for (const char* k : {"description", "command", "date", "sgai"})
+  static const std::vector<std::string> ignored = {"description", "command", "date", "comments", "sgai"};
+  for (const auto& k : ignored)
     o.optional(k);
-  o.finish({"nb_res", "jobs", "profiles", "job_limits", "description", "command", "date", "sgai"});
+  std::vector<std::string> accepted = {"nb_res", "jobs", "profiles", "job_limits"};
+  accepted.insert(accepted.end(), ignored.begin(), ignored.end());
+  o.finish(accepted);
   return w;
+}
+
+std::optional<uint64_t> resources_made_for(const Workload& w)
+{
+  if (not w.job_limits_json.empty())
+    return std::nullopt;
+  return w.nb_res;
 }
 
 Workload read_workload(const std::filesystem::path& file)
@@ -241,6 +584,20 @@ Workload read_workload(const std::filesystem::path& file)
   return w;
 }
 
+namespace {
+
+/** Fields kept verbatim (a JSON object's text), written back as they were read. */
+void write_extra(json::Writer& jw, const std::string& extra_json)
+{
+  if (extra_json.empty())
+    return;
+  auto extra = nlohmann::ordered_json::parse(extra_json);
+  for (auto it = extra.begin(); it != extra.end(); ++it)
+    jw.key(it.key()).raw(it.value().dump());
+}
+
+} // namespace
+
 void write_batsim(const Workload& w, std::ostream& out)
 {
   json::Writer jw(out);
@@ -252,27 +609,56 @@ void write_batsim(const Workload& w, std::ostream& out)
     jw.begin_object(true).field("id", j.id).field("subtime", j.submit_s).field("res", j.resources);
     if (j.walltime_s)
       jw.field("walltime", *j.walltime_s);
-    jw.field("profile", w.profiles[j.profile].name).end_object();
+    jw.field("profile", w.profiles[j.profile].name);
+    write_extra(jw, j.extra_json);
+    jw.end_object();
   }
   jw.end_array();
   jw.key("profiles").begin_object();
   for (const auto& p : w.profiles) {
-    jw.key(p.name).begin_object(true).field("type", to_string(p.type));
+    // Batsim 5's names for what Batsim 4 had no name for: a parallel task without communication
+    // (rather than n x n zeros), a storage profile of bytes spread over the resources
+    if (p.type == ProfileType::parallel && p.com_matrix.empty())
+      jw.key(p.name).begin_object(true).field("type", "ParallelTaskProfile");
+    else if (p.type == ProfileType::parallel_homogeneous_pfs && p.bytes_total)
+      jw.key(p.name)
+          .begin_object(true)
+          .field("type", "ParallelTaskOnStorageHomogeneousProfile")
+          .field("generation_strategy", "DefinedAmountsSpreadUniformly");
+    else
+      jw.key(p.name).begin_object(true).field("type", to_string(p.type));
     switch (p.type) {
     case ProfileType::delay:
       jw.field("delay", p.delay_s);
       break;
     case ProfileType::parallel_homogeneous:
+    case ProfileType::parallel_homogeneous_total:
       jw.field("cpu", p.cpu).field("com", p.com);
       break;
     case ProfileType::parallel:
       jw.key("cpu").begin_array();
       for (double c : p.cpu_vector)
         jw.value(c);
-      jw.end_array().key("com").begin_array();
-      for (double c : p.com_matrix)
-        jw.value(c);
       jw.end_array();
+      if (not p.com_matrix.empty()) {
+        jw.key("com").begin_array();
+        for (double c : p.com_matrix)
+          jw.value(c);
+        jw.end_array();
+      }
+      break;
+    case ProfileType::composed:
+      jw.field("repeat", p.repeat).key("seq").begin_array();
+      for (uint32_t q : p.sequence)
+        jw.value(w.profiles[q].name);
+      jw.end_array();
+      break;
+    case ProfileType::parallel_homogeneous_pfs:
+      jw.field("bytes_to_read", p.bytes_to_read).field("bytes_to_write", p.bytes_to_write).field("storage", p.storage);
+      break;
+    case ProfileType::smpi:
+    case ProfileType::usage_trace:
+      jw.field("trace", p.trace_file); // Batsim 4's field, as the type's name is Batsim 4's
       break;
     }
     if (p.req_time_s)
@@ -283,11 +669,7 @@ void write_batsim(const Workload& w, std::ostream& out)
       jw.field("mem", *p.mem_mb);
     if (p.mem_bw_gbps)
       jw.field("mem_bw", *p.mem_bw_gbps);
-    if (not p.extra_json.empty()) {
-      auto extra = nlohmann::ordered_json::parse(p.extra_json);
-      for (auto it = extra.begin(); it != extra.end(); ++it)
-        jw.key(it.key()).raw(it.value().dump());
-    }
+    write_extra(jw, p.extra_json);
     jw.end_object();
   }
   jw.end_object();

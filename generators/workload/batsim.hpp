@@ -12,17 +12,30 @@
 
 namespace sgai::workload {
 
-/** Reads a Batsim workload: `jobs` (id, subtime, res, walltime, profile), `profiles` of type
- *  delay, parallel_homogeneous or parallel, with HDeepRM's req_time, req_ops, mem, mem_bw. Extra
- *  profile fields (Batsim allows them: command, np, ...) are kept verbatim. Times (subtime,
- *  walltime, delay, req_time) are at most max_time_s. */
+/** Reads a Batsim workload: `jobs` (id, subtime, res, walltime, profile) and `profiles` of every
+ *  type Batsim 3 to 5 runs but data staging, under any of its names (DelayProfile or delay,
+ *  ParallelTaskHomogeneousProfile or parallel_homogeneous or msg_par_hg, ...: see ProfileType),
+ *  with HDeepRM's req_time, req_ops, mem, mem_bw. Composed profiles' names are resolved (a missing
+ *  name or a cycle is an error), trace files are resolved from the workload's folder but not read.
+ *  A parallel profile's size must be the res of every job that runs it. Extra fields Batsim's own
+ *  workloads carry (command, np, expected_execution_time, extra_data, ...) are kept verbatim; other
+ *  keys are errors. Durations (walltime, delay, req_time) are at most max_time_s, submission times
+ *  at most max_submit_s. */
 Workload read_batsim(const std::filesystem::path& file);
 
 /** Reads a workload by its format: SWF (.swf, .swf.gz: all jobs, cleaned, converted with default
  *  options) or Batsim JSON. */
 Workload read_workload(const std::filesystem::path& file);
 
-/** Writes a workload as Batsim JSON (deterministic; one job or profile per line). */
+/** The resources a run uses when it is not told how many: a Batsim workload's nb_res (its first
+ *  nb_res machines, Batsim's one-core hosts: the workload was made for them). Nothing (the whole
+ *  platform) without nb_res, and for HDeepRM's workloads, which carry job_limits (swf2json,
+ *  generate, an SWF log read directly): their nb_res is the size of the machine the log came from
+ *  (MaxProcs) or the widest job, and HDeepRM runs them on whole platforms of other sizes. */
+std::optional<uint64_t> resources_made_for(const Workload& w);
+
+/** Writes a workload as Batsim JSON (deterministic; one job or profile per line), the profile types
+ *  under their Batsim 4 names (to_string). */
 void write_batsim(const Workload& w, std::ostream& out);
 
 /** How swf2json builds jobs, after the HDeepRM thesis. */

@@ -20,6 +20,13 @@ namespace sgai::workload {
 constexpr double max_time_s = 1e12;
 /** The bound as messages state it. */
 inline constexpr const char* max_time_text = "1e12 s (about 31,700 years), the longest time sgai takes";
+/** The latest submission time a Batsim JSON workload may give: 1e18 s. Batsim's own tests submit
+ *  up to 1e17 s (test_long_workload.json, jobs ever more distant in time), and such runs go
+ *  through; but SimGrid's clock step is 16 s at 1e17 s (128 s at 1e18 s), so short jobs there last
+ *  a multiple of it (a delay of 20.2 s lasts 16 s): times for tests of the clock, not for studies.
+ *  Durations (walltime, delay, req_time) stay at most max_time_s. */
+constexpr double max_submit_s                = 1e18;
+inline constexpr const char* max_submit_text = "1e18 s, the latest submission sgai takes";
 /** The most work one profile may give: 1e21 flop per resource (cpu, req_ops) and 1e21 bytes per
  *  transfer (com). At 1 Gflop/s per core, or 1 GB/s between two hosts, slower than any machine the
  *  platforms describe (HDeepRM's reference core is 22 Gflop/s), that is 1e12 s, max_time_s: an

@@ -1,10 +1,12 @@
 /* Workloads as the simulators see them: jobs (submission time, requested resources, walltime)
- * running profiles (a delay, or parallel computation and communication), with HDeepRM's extra
- * fields (requested time and operations, memory, memory bandwidth). Plain C++ data. */
+ * running profiles (a delay, parallel computation and communication, I/O with a storage host, a
+ * sequence of other profiles, or a trace to replay), with HDeepRM's extra fields (requested time
+ * and operations, memory, memory bandwidth). Plain C++ data. */
 #ifndef SGAI_WORKLOAD_WORKLOAD_HPP
 #define SGAI_WORKLOAD_WORKLOAD_HPP
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,17 +14,38 @@
 
 namespace sgai::workload {
 
-enum class ProfileType { delay, parallel_homogeneous, parallel };
+/** What a profile does. Named (to_string) as Batsim 3 and 4 name the types; read_batsim also takes
+ *  Batsim 5's names (DelayProfile, ...) and the older ones (msg_par, ...). */
+enum class ProfileType {
+  delay,                      ///< delay_s
+  parallel_homogeneous,       ///< cpu on each resource, com between each ordered pair
+  parallel_homogeneous_total, ///< cpu and com are totals: cpu / n on each of n resources, com / (n (n - 1)) per pair
+  parallel,                   ///< cpu_vector, com_matrix (n x n, n = the job's resources)
+  composed,                   ///< the profiles of `sequence` in turn, `repeat` times
+  parallel_homogeneous_pfs,   ///< bytes_to_read from and bytes_to_write to the `storage` host, on each resource
+  smpi,                       ///< replay of the SMPI time-independent trace trace_path
+  usage_trace,                ///< replay of Batsim's usage trace (FractionalComputation) trace_path
+};
+/** The type's stable name: "delay", "parallel_homogeneous", "parallel_homogeneous_total", "parallel",
+ *  "composed", "parallel_homogeneous_pfs", "smpi", "usage_trace". */
 const char* to_string(ProfileType t);
 
 struct Profile {
   std::string name;
   ProfileType type = ProfileType::delay;
-  double delay_s   = 0;           ///< delay: how long the job occupies its resources
-  double cpu       = 0;           ///< parallel_homogeneous: flops on each resource
-  double com       = 0;           ///< parallel_homogeneous: bytes between each ordered pair of resources
-  std::vector<double> cpu_vector; ///< parallel: flops per resource
-  std::vector<double> com_matrix; ///< parallel: bytes from resource i to j at [i * n + j]
+  double delay_s   = 0; ///< delay: how long the job occupies its resources
+  double cpu       = 0; ///< parallel_homogeneous: flops on each resource (_total: in all)
+  double com       = 0; ///< parallel_homogeneous: bytes between each ordered pair of resources (_total: in all)
+  std::vector<double> cpu_vector;   ///< parallel: flops per resource (n >= 1 entries)
+  std::vector<double> com_matrix;   ///< parallel: bytes from resource i to j at [i * n + j]; empty: none
+  std::vector<uint32_t> sequence;   ///< composed: indices in Workload::profiles, run in this order
+  uint32_t repeat       = 1;        ///< composed: how many times the sequence runs (>= 1)
+  double bytes_to_read  = 0;        ///< parallel_homogeneous_pfs: bytes from the storage to each resource
+  double bytes_to_write = 0;        ///< parallel_homogeneous_pfs: bytes from each resource to the storage
+  bool bytes_total      = false;    ///< parallel_homogeneous_pfs: the bytes are totals, spread over the n resources
+  std::string storage   = "pfs";    ///< parallel_homogeneous_pfs: the storage label (Batsim's storage mapping)
+  std::string trace_file;           ///< smpi, usage_trace: the trace as the workload names it
+  std::filesystem::path trace_path; ///< smpi, usage_trace: trace_file from the workload file's folder (not read)
   // HDeepRM's fields (absent in plain Batsim workloads)
   std::optional<double> req_time_s;  ///< the user's requested time
   std::optional<double> req_ops;     ///< operations the user asked for (requested time x reference speed)
@@ -37,18 +60,23 @@ struct Job {
   uint32_t resources = 1;
   std::optional<double> walltime_s; ///< jobs running longer are killed; none: no limit
   uint32_t profile = 0;             ///< index in Workload::profiles
+  std::string extra_json;           ///< extra_data and the other fields kept verbatim (JSON object text)
 };
 
 struct Workload {
-  std::string name;   ///< workload name in outputs (the file's stem)
-  std::string source; ///< the file read
-  std::optional<uint64_t> nb_res;
+  std::string name;               ///< workload name in outputs (the file's stem)
+  std::string source;             ///< the file read
+  std::optional<uint64_t> nb_res; ///< the resources the workload was made for (Batsim: its first nb_res machines)
   std::vector<Profile> profiles;
   std::vector<Job> jobs;       ///< in submission order (stable for equal times)
   std::string job_limits_json; ///< HDeepRM's job limits, verbatim, may be empty
 
   const Profile& profile_of(const Job& j) const { return profiles[j.profile]; }
 };
+
+/** The distinct profile types the jobs run, composed profiles' parts included, in the order of
+ *  first use (jobs in order, a composed profile before its parts), as to_string names them. */
+std::vector<std::string> profile_types_used(const Workload& w);
 
 /** The requested time the schedulers see: HDeepRM's req_time, else the walltime, else nothing. */
 std::optional<double> requested_time(const Workload& w, const Job& j);

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <sstream>
 
 using namespace sgai::workload;
@@ -193,12 +195,378 @@ TEST(Batsim, ReadsBatsimsOwnWorkloads)
   Workload w = read_batsim(sgai::test::shared_data("batsim/medium_late/medium_late.json"));
   EXPECT_EQ(w.jobs.size(), 801U);
   EXPECT_EQ(*w.nb_res, 32U);
-  for (const auto& f : std::filesystem::directory_iterator(sgai::test::shared_data("batsim/workloads"))) {
-    std::string name = f.path().filename().string();
-    // the other profile types (sequence, smpi, usage traces, ...) are not supported
-    std::string msg = error_of([&] { read_batsim(f.path()); });
-    EXPECT_TRUE(msg == "no error" || msg.find("unknown value") != std::string::npos) << name << ": " << msg;
+  EXPECT_EQ(*resources_made_for(w), 32U);
+}
+
+namespace {
+
+/** Reads Batsim JSON text written to a file of the test's folder. */
+Workload read_text(const std::string& text, const std::string& name = "w.json")
+{
+  auto file = sgai::test::temp_dir() / name;
+  sgai::write_file_atomically(file, text);
+  return read_batsim(file);
+}
+
+/** A workload of one job of `res` resources running profile "p", with other profiles. */
+std::string one_job(const std::string& profiles, int res = 2)
+{
+  return R"({ "nb_res": 4, "jobs": [ { "id": 1, "subtime": 0, "res": )" + std::to_string(res) +
+         R"(, "profile": "p" } ], "profiles": { )" + profiles + " } }";
+}
+
+/** What reading the text says: the error's message or "no error". */
+std::string error_of_text(const std::string& text)
+{
+  return error_of([&] { read_text(text, "bad.json"); });
+}
+
+/** Written as Batsim JSON and read again. */
+Workload round_trip(const Workload& w, const std::string& name = "rt.json")
+{
+  std::ostringstream out;
+  write_batsim(w, out);
+  return read_text(out.str(), name);
+}
+
+} // namespace
+
+TEST(Batsim, ReadsEveryProfileTypeUnderBatsim5sNames)
+{
+  Workload w = read_text(R"({ "nb_res": 4, "comments": "x",
+    "jobs": [ { "id": "a", "subtime": 0, "res": 2, "profile": "seq", "expected_state": "COMPLETED",
+                "extra_data": { "k": 1 } } ],
+    "profiles": {
+      "d":    { "type": "DelayProfile", "delay": 3, "expected_execution_time": 3 },
+      "ph":   { "type": "ParallelTaskHomogeneousProfile", "cpu": 1e9, "com": 1e6,
+                "generation_strategy": "DefinedAmountsUsedForEachValue" },
+      "pht":  { "type": "ParallelTaskHomogeneousProfile", "cpu": 1e9, "com": 1e6,
+                "generation_strategy": "DefinedAmountsSpreadUniformly" },
+      "pt":   { "type": "ParallelTaskProfile", "cpu": [1, 2], "com": [0, 3, 4, 0] },
+      "comm": { "type": "ParallelTaskProfile", "com": [0, 3, 4, 0] },
+      "comp": { "type": "ParallelTaskProfile", "cpu": [5, 6] },
+      "io":   { "type": "ParallelTaskOnStorageHomogeneousProfile", "bytes_to_read": 7, "storage": "nfs",
+                "generation_strategy": "DefinedAmountsSpreadUniformly" },
+      "io2":  { "type": "ParallelTaskOnStorageHomogeneousProfile", "bytes_to_write": 8 },
+      "sm":   { "type": "TraceReplayProfile", "trace_type": "SMPI", "filename": "smpi/t/traces.txt", "mpi_size": 2 },
+      "ut":   { "type": "TraceReplayProfile", "trace_type": "FractionalComputation", "trace": "../u.txt" },
+      "seq":  { "type": "SequentialCompositionProfile", "repeat": 3, "seq": ["d", "ph", "d", "pt"] } } })",
+                         "v5.json");
+  auto p     = [&](const std::string& name) -> const Profile& {
+    for (const auto& x : w.profiles)
+      if (x.name == name)
+        return x;
+    throw std::runtime_error("no profile " + name);
+  };
+  EXPECT_EQ(p("d").type, ProfileType::delay);
+  EXPECT_DOUBLE_EQ(p("d").delay_s, 3);
+  EXPECT_EQ(p("d").extra_json, R"({"expected_execution_time":3})");
+  EXPECT_EQ(p("ph").type, ProfileType::parallel_homogeneous);
+  EXPECT_DOUBLE_EQ(p("ph").com, 1e6);
+  EXPECT_EQ(p("pht").type, ProfileType::parallel_homogeneous_total);
+  EXPECT_DOUBLE_EQ(p("pht").cpu, 1e9);
+  EXPECT_EQ(p("pt").type, ProfileType::parallel);
+  EXPECT_EQ(p("pt").com_matrix, (std::vector<double>{0, 3, 4, 0}));
+  EXPECT_EQ(p("comm").cpu_vector, (std::vector<double>{0, 0})); // communication only: n from the matrix
+  EXPECT_TRUE(p("comp").com_matrix.empty());                    // computation only
+  EXPECT_EQ(p("io").type, ProfileType::parallel_homogeneous_pfs);
+  EXPECT_DOUBLE_EQ(p("io").bytes_to_read, 7);
+  EXPECT_DOUBLE_EQ(p("io").bytes_to_write, 0);
+  EXPECT_EQ(p("io").storage, "nfs");
+  EXPECT_TRUE(p("io").bytes_total);
+  EXPECT_EQ(p("io2").storage, "pfs"); // Batsim's default label
+  EXPECT_FALSE(p("io2").bytes_total);
+  EXPECT_EQ(p("sm").type, ProfileType::smpi);
+  EXPECT_EQ(p("sm").trace_file, "smpi/t/traces.txt");
+  EXPECT_EQ(p("sm").trace_path, sgai::test::temp_dir() / "smpi/t/traces.txt");
+  EXPECT_EQ(p("sm").extra_json, R"({"mpi_size":2})");
+  EXPECT_EQ(p("ut").type, ProfileType::usage_trace);
+  EXPECT_EQ(p("ut").trace_path, (sgai::test::temp_dir() / "../u.txt").lexically_normal());
+  const Profile& seq = p("seq");
+  EXPECT_EQ(seq.type, ProfileType::composed);
+  EXPECT_EQ(seq.repeat, 3U);
+  ASSERT_EQ(seq.sequence.size(), 4U);
+  EXPECT_EQ(w.profiles[seq.sequence[0]].name, "d");
+  EXPECT_EQ(w.profiles[seq.sequence[3]].name, "pt");
+  EXPECT_EQ(w.jobs[0].extra_json, R"({"expected_state":"COMPLETED","extra_data":{"k":1}})");
+  EXPECT_EQ(profile_types_used(w), (std::vector<std::string>{"composed", "delay", "parallel_homogeneous", "parallel"}));
+  // written with Batsim 4's names and read back the same
+  Workload back = round_trip(w);
+  ASSERT_EQ(back.profiles.size(), w.profiles.size());
+  for (size_t i = 0; i < w.profiles.size(); i++) {
+    const Profile& a = w.profiles[i];
+    const Profile& b = back.profiles[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.type, b.type) << a.name;
+    EXPECT_EQ(a.cpu_vector, b.cpu_vector) << a.name;
+    EXPECT_EQ(a.com_matrix, b.com_matrix) << a.name;
+    EXPECT_EQ(a.sequence, b.sequence) << a.name;
+    EXPECT_EQ(a.repeat, b.repeat) << a.name;
+    EXPECT_EQ(a.bytes_total, b.bytes_total) << a.name;
+    EXPECT_EQ(a.storage, b.storage) << a.name;
+    EXPECT_EQ(a.trace_file, b.trace_file) << a.name;
+    EXPECT_EQ(a.extra_json, b.extra_json) << a.name;
   }
+  EXPECT_EQ(back.jobs[0].extra_json, w.jobs[0].extra_json);
+}
+
+TEST(Batsim, ReadsTheOlderNamesOfEachType)
+{
+  const std::vector<std::pair<const char*, ProfileType>> names = {
+      {R"({ "type": "delay", "delay": 1 })", ProfileType::delay},
+      {R"({ "type": "msg_par_hg", "cpu": 1, "com": 0 })", ProfileType::parallel_homogeneous},
+      {R"({ "type": "ptask_homogeneous", "cpu": 1, "com": 0 })", ProfileType::parallel_homogeneous},
+      {R"({ "type": "parallel_homogeneous_total", "cpu": 1, "com": 0 })", ProfileType::parallel_homogeneous_total},
+      {R"({ "type": "msg_par_hg_tot", "cpu": 1, "com": 0 })", ProfileType::parallel_homogeneous_total},
+      {R"({ "type": "ptask_homogeneous", "cpu": 1, "com": 0, "generation_strategy": "DefinedAmountsSpreadUniformly" })",
+       ProfileType::parallel_homogeneous_total},
+      {R"({ "type": "msg_par", "cpu": [1, 1], "com": [0, 0, 0, 0] })", ProfileType::parallel},
+      {R"({ "type": "ptask", "cpu": [1, 1], "com": [0, 0, 0, 0] })", ProfileType::parallel},
+      {R"({ "type": "parallel_homogeneous_pfs", "bytes_to_read": 1, "storage": "pfs" })",
+       ProfileType::parallel_homogeneous_pfs},
+      {R"({ "type": "msg_par_hg_pfs", "bytes_to_write": 1, "host": "pfs" })", ProfileType::parallel_homogeneous_pfs},
+      {R"({ "type": "ptask_on_storage_homogeneous", "bytes_to_read": 1 })", ProfileType::parallel_homogeneous_pfs},
+      {R"({ "type": "smpi", "trace": "t.txt" })", ProfileType::smpi},
+      {R"({ "type": "usage_trace", "trace": "t.txt" })", ProfileType::usage_trace},
+      {R"({ "type": "trace_replay", "trace_type": "smpi", "trace_file": "t.txt" })", ProfileType::smpi},
+      {R"({ "type": "trace_replay", "trace_type": "usage", "trace_file": "t.txt" })", ProfileType::usage_trace},
+  };
+  for (const auto& [text, type] : names) {
+    Workload w;
+    ASSERT_EQ(error_of([&] { w = read_text(one_job(std::string(R"("p": )") + text)); }), "no error") << text;
+    EXPECT_EQ(w.profiles[0].type, type) << text;
+    EXPECT_EQ(round_trip(w).profiles[0].type, type) << text;
+  }
+  // composed, under its three names
+  for (const char* name : {"composed", "sequential_composition", "SequentialCompositionProfile"}) {
+    Workload w = read_text(one_job(std::string(R"("d": { "type": "delay", "delay": 1 }, "p": { "type": ")") + name +
+                                   R"(", "seq": ["d"] })"));
+    EXPECT_EQ(w.profiles[1].type, ProfileType::composed) << name;
+    EXPECT_EQ(w.profiles[1].repeat, 1U) << name; // Batsim's default
+  }
+  // every type has its own stable name
+  std::set<std::string> seen;
+  for (auto t : {ProfileType::delay, ProfileType::parallel_homogeneous, ProfileType::parallel_homogeneous_total,
+                 ProfileType::parallel, ProfileType::composed, ProfileType::parallel_homogeneous_pfs, ProfileType::smpi,
+                 ProfileType::usage_trace})
+    EXPECT_TRUE(seen.insert(to_string(t)).second) << to_string(t);
+}
+
+class BadProfile : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(BadProfile, IsRejectedWithThePointerAndTheValue)
+{
+  auto [profiles, expected] = GetParam();
+  std::string msg           = error_of_text(one_job(profiles));
+  EXPECT_NE(msg.find("bad.json: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, BadProfile,
+    ::testing::Values(
+        std::pair{R"("p": { "type": "ForkJoinCompositionProfile" })",
+                  "at /profiles/p/type: unknown value 'ForkJoinCompositionProfile' (expected one of: 'delay'"},
+        std::pair{R"("p": { "type": "DelayProfile", "delay": -1 })",
+                  "at /profiles/p/delay: delay -1 must be a finite number >= 0"},
+        std::pair{R"("p": { "type": "DelayProfile" })", "at /profiles/p: missing field 'delay'"},
+        std::pair{R"("p": { "type": "ParallelTaskHomogeneousProfile", "cpu": -5, "com": 0 })",
+                  "at /profiles/p/cpu: cpu -5 must be a finite number >= 0"},
+        std::pair{R"("p": { "type": "ParallelTaskHomogeneousProfile", "cpu": 1, "com": "x" })", "at /profiles/p/com: "},
+        std::pair{
+            R"("p": { "type": "ParallelTaskHomogeneousProfile", "cpu": 1, "com": 0, "generation_strategy": "Spread" })",
+            "at /profiles/p/generation_strategy: unknown value 'Spread'"},
+        std::pair{
+            R"("p": { "type": "parallel_homogeneous", "cpu": 1, "com": 0, "generation_strategy": "DefinedAmountsSpreadUniformly" })",
+            "at /profiles/p/generation_strategy: unknown key 'generation_strategy'"},
+        std::pair{R"("p": { "type": "ParallelTaskProfile" })",
+                  "at /profiles/p: a ParallelTaskProfile needs 'cpu' (flops per resource), 'com'"},
+        std::pair{R"("p": { "type": "parallel", "com": [0, 0, 0, 0] })", "at /profiles/p: missing field 'cpu'"},
+        std::pair{R"("p": { "type": "ParallelTaskProfile", "com": [0, 0, 0] })",
+                  "at /profiles/p/com: a parallel profile without cpu needs n x n com values (n >= 1), got 3"},
+        std::pair{R"("p": { "type": "ParallelTaskProfile", "cpu": [1, 1], "com": [0, 0, 0] })",
+                  "at /profiles/p/com: a parallel profile of 2 resources needs 4 com values (n x n), got 3"},
+        std::pair{R"("p": { "type": "ParallelTaskProfile", "cpu": [1, -2] })",
+                  "at /profiles/p/cpu/1: cpu -2 must be a finite number >= 0"},
+        std::pair{R"("p": { "type": "ParallelTaskProfile", "cpu": [] })",
+                  "at /profiles/p/cpu: a parallel profile needs one cpu amount per resource"},
+        std::pair{R"("p": { "type": "ParallelTaskOnStorageHomogeneousProfile", "storage": "pfs" })",
+                  "at /profiles/p: a storage profile needs 'bytes_to_read' or 'bytes_to_write'"},
+        std::pair{R"("p": { "type": "ParallelTaskOnStorageHomogeneousProfile", "bytes_to_read": -1 })",
+                  "at /profiles/p/bytes_to_read: bytes_to_read -1 must be a finite number >= 0"},
+        std::pair{R"("p": { "type": "ParallelTaskOnStorageHomogeneousProfile", "bytes_to_write": 1e30 })",
+                  "at /profiles/p/bytes_to_write: bytes_to_write 1e+30 is above 1e21 bytes"},
+        std::pair{R"("p": { "type": "ParallelTaskOnStorageHomogeneousProfile", "bytes_to_read": 1, "storage": "" })",
+                  "at /profiles/p/storage: the storage label must not be empty"},
+        std::pair{R"("p": { "type": "ParallelTaskOnStorageHomogeneousProfile", "bytes_to_read": 1, "storage": 3 })",
+                  "at /profiles/p/storage: "},
+        std::pair{R"("p": { "type": "msg_par_hg_pfs", "bytes_to_read": 1, "storage": "a", "host": "b" })",
+                  "at /profiles/p/host: a storage profile names its storage once"},
+        std::pair{R"("p": { "type": "TraceReplayProfile", "filename": "t.txt" })",
+                  "at /profiles/p: missing field 'trace_type'"},
+        std::pair{R"("p": { "type": "TraceReplayProfile", "trace_type": "MPI", "filename": "t.txt" })",
+                  "at /profiles/p/trace_type: unknown value 'MPI'"},
+        std::pair{R"("p": { "type": "TraceReplayProfile", "trace_type": "SMPI" })",
+                  "at /profiles/p: missing field 'filename'"},
+        std::pair{R"("p": { "type": "TraceReplayProfile", "trace_type": "SMPI", "filename": "" })",
+                  "at /profiles/p/filename: the trace's file name must not be empty"},
+        std::pair{R"("p": { "type": "TraceReplayProfile", "trace_type": "SMPI", "filename": "/etc/t.txt" })",
+                  "at /profiles/p/filename: trace '/etc/t.txt' must be relative to the workload's folder"},
+        std::pair{R"("p": { "type": "TraceReplayProfile", "trace_type": "SMPI", "filename": "a", "trace": "b" })",
+                  "at /profiles/p/trace: a trace replay profile names its trace once"},
+        std::pair{R"("p": { "type": "smpi", "trace_type": "SMPI", "trace": "a" })",
+                  "at /profiles/p/trace_type: unknown key 'trace_type'"},
+        std::pair{R"("p": { "type": "DelayProfile", "delay": 1, "cpu": 1 })", "at /profiles/p/cpu: unknown key 'cpu'"},
+        std::pair{R"("p": { "type": "DelayProfile", "delay": 1, "expected_execution": 1 })",
+                  "at /profiles/p/expected_execution: unknown key 'expected_execution'"}),
+    [](const ::testing::TestParamInfo<std::pair<const char*, const char*>>& p) {
+      return "case" + std::to_string(p.index);
+    });
+
+TEST(Batsim, ComposedProfilesAreResolvedAndChecked)
+{
+  const std::string d = R"("d": { "type": "delay", "delay": 1 }, )";
+  auto msg            = [&](const std::string& profiles) { return error_of_text(one_job(d + profiles)); };
+  // unknown name, named with its place
+  EXPECT_NE(msg(R"("p": { "type": "composed", "seq": ["d", "nope"] })")
+                .find("at /profiles/p/seq/1: composed profile 'p' names profile 'nope', which is not in 'profiles' "
+                      "(known: 'd', 'p')"),
+            std::string::npos)
+      << msg(R"("p": { "type": "composed", "seq": ["d", "nope"] })");
+  // cycles: itself, or through others
+  EXPECT_NE(msg(R"("p": { "type": "composed", "seq": ["d", "p"] })")
+                .find("at /profiles/p/seq/1: composed profile 'p' runs itself: 'p' -> 'p'"),
+            std::string::npos);
+  std::string cycle = msg(R"("p": { "type": "composed", "seq": ["a"] }, "a": { "type": "composed", "seq": ["d", "b"] },
+                             "b": { "type": "composed", "seq": ["a"] })");
+  EXPECT_NE(cycle.find("at /profiles/b/seq/0: composed profile 'b' runs itself: 'a' -> 'b' -> 'a'"), std::string::npos)
+      << cycle;
+  // seq and repeat
+  EXPECT_NE(msg(R"("p": { "type": "composed", "seq": [] })")
+                .find("at /profiles/p/seq: a composed profile needs at least one profile name in 'seq'"),
+            std::string::npos);
+  EXPECT_NE(msg(R"("p": { "type": "composed", "seq": [1] })")
+                .find("at /profiles/p/seq/0: 'seq' holds profile names: expected a string, got 1"),
+            std::string::npos);
+  EXPECT_NE(msg(R"("p": { "type": "composed" })").find("at /profiles/p: missing field 'seq'"), std::string::npos);
+  for (const char* repeat : {"0", "-1", "1.5", "4294967296", "\"2\""})
+    EXPECT_NE(msg(std::string(R"("p": { "type": "composed", "seq": ["d"], "repeat": )") + repeat + " }")
+                  .find("at /profiles/p/repeat: "),
+              std::string::npos)
+        << repeat;
+  Workload w = read_text(one_job(d + R"("p": { "type": "composed", "seq": ["d"], "repeat": 1000000000 })"));
+  EXPECT_EQ(w.profiles[1].repeat, 1000000000U);
+  // a sequence that expands to more than 1e9 profiles
+  EXPECT_NE(msg(R"("p": { "type": "composed", "seq": ["d"], "repeat": 4294967295 })")
+                .find("at /profiles/p: composed profile 'p' runs 4294967295 profiles in all"),
+            std::string::npos);
+  std::string big = msg(R"("p": { "type": "composed", "seq": ["a", "a"], "repeat": 1000 },
+                           "a": { "type": "composed", "seq": ["d"], "repeat": 1000000 })");
+  EXPECT_NE(big.find("at /profiles/p: composed profile 'p' runs 2e+09 profiles in all"), std::string::npos) << big;
+  // a parallel profile in a sequence must have the job's size too
+  std::string size = msg(R"("pt": { "type": "parallel", "cpu": [1, 1, 1], "com": [0, 0, 0, 0, 0, 0, 0, 0, 0] },
+                            "p": { "type": "composed", "seq": ["d", "pt"] })");
+  EXPECT_NE(size.find("at /jobs/0/res: job '1' asks for 2 resources but the parallel profile 'pt' of its composed "
+                      "profile 'p' describes 3"),
+            std::string::npos)
+      << size;
+}
+
+TEST(Batsim, JobsKeepBatsimsAnnotationsAndRejectOtherKeys)
+{
+  auto job = [](const std::string& extra) {
+    return R"({ "jobs": [ { "id": 1, "subtime": 0, "res": 1, "profile": "d", )" + extra +
+           R"( } ], "profiles": { "d": { "type": "delay", "delay": 1 } } })";
+  };
+  Workload w =
+      read_text(job(R"("description": "x", "expected_execution_time": 1, "NOT_A_smpi_ranks_to_hosts_mapping": [0])"));
+  EXPECT_NE(w.jobs[0].extra_json.find(R"("description":"x")"), std::string::npos);
+  EXPECT_EQ(round_trip(w).jobs[0].extra_json, w.jobs[0].extra_json);
+  EXPECT_NE(error_of_text(job(R"("expected_time": 1)")).find("at /jobs/0/expected_time: unknown key 'expected_time'"),
+            std::string::npos);
+  // submission times go to 1e18 s (Batsim's test_long_workload submits at 1e17 s), durations to 1e12 s
+  EXPECT_EQ(error_of_text(R"({ "jobs": [ { "id": 1, "subtime": 1e17, "res": 1, "profile": "d" } ],
+                               "profiles": { "d": { "type": "delay", "delay": 1 } } })"),
+            "no error");
+  EXPECT_NE(error_of_text(R"({ "jobs": [ { "id": 1, "subtime": 2e18, "res": 1, "profile": "d" } ],
+                               "profiles": { "d": { "type": "delay", "delay": 1 } } })")
+                .find("at /jobs/0/subtime: submission time 2e+18 is above 1e18 s"),
+            std::string::npos);
+}
+
+TEST(Batsim, ResourcesMadeFor)
+{
+  Workload w = read_batsim(fixture("workloads/tiny.json"));
+  EXPECT_EQ(*resources_made_for(w), 4U);
+  w.nb_res.reset();
+  EXPECT_FALSE(resources_made_for(w));
+  // HDeepRM's workloads (job_limits: swf2json, generate, SWF logs) run on the whole platform
+  Workload swf = read_workload(fixture("workloads/tiny.swf"));
+  EXPECT_EQ(*swf.nb_res, 8U);
+  EXPECT_FALSE(resources_made_for(swf));
+  EXPECT_FALSE(resources_made_for(round_trip(swf)));
+}
+
+TEST(Batsim, ReadsAllOfBatsimsWorkloadsUnchanged)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"example_workload_hpc_seed1_jobs250", {"delay"}},
+      {"example_workload_hpc_seed2_jobs250", {"delay"}},
+      {"example_workload_hpc_seed3_jobs250", {"delay"}},
+      {"example_workload_hpc_seed4_jobs250", {"delay"}},
+      {"example_workload_hpc_seed5_jobs250", {"delay"}},
+      {"test_batsim_paper_workload_seed1", {"delay"}},
+      {"test_case_study1", {"delay"}},
+      {"test_compo_sequence_delay", {"composed", "delay"}},
+      {"test_compo_sequence_ptaskcomp", {"composed", "parallel_homogeneous"}},
+      {"test_delays", {"delay"}},
+      {"test_energy_minimal_load0", {"delay"}},
+      {"test_energy_minimal_load100", {"parallel_homogeneous"}},
+      {"test_energy_minimal_load50", {"parallel_homogeneous"}},
+      {"test_extra_data_desired_allocation", {"delay"}},
+      {"test_extra_data_desired_allocation_object", {"delay"}},
+      {"test_homo_ptasks", {"parallel_homogeneous", "parallel_homogeneous_total"}},
+      {"test_long_workload", {"parallel_homogeneous", "parallel", "delay"}},
+      {"test_one_computation_job", {"parallel_homogeneous"}},
+      {"test_one_computation_job_tot", {"parallel_homogeneous_total"}},
+      {"test_one_delay_job", {"delay"}},
+      {"test_ptasks", {"parallel"}},
+      {"test_same_submit_time", {"delay"}},
+      {"test_smpi_collectives", {"smpi"}},
+      {"test_smpi_compute_only", {"smpi"}},
+      {"test_smpi_mapping", {"smpi"}},
+      {"test_smpi_mixed_comp_comm", {"smpi"}},
+      {"test_tuto_stencil", {"composed", "parallel_homogeneous_pfs", "parallel"}},
+      {"test_usage_trace", {"delay", "usage_trace"}},
+      {"test_various_profile_types",
+       {"delay", "parallel", "parallel_homogeneous", "parallel_homogeneous_total", "composed"}},
+      {"test_walltime", {"delay", "parallel_homogeneous"}},
+      {"test_walltime_smpi", {"smpi"}},
+  };
+  size_t read = 0;
+  for (const auto& f : std::filesystem::directory_iterator(sgai::test::shared_data("batsim/workloads"))) {
+    if (f.path().extension() != ".json")
+      continue;
+    std::string name = f.path().stem().string();
+    Workload w;
+    ASSERT_EQ(error_of([&] { w = read_batsim(f.path()); }), "no error") << name;
+    ASSERT_TRUE(expected.count(name)) << name;
+    EXPECT_EQ(profile_types_used(w), expected.at(name)) << name;
+    EXPECT_TRUE(w.nb_res) << name;
+    Workload back = round_trip(w, name + ".json");
+    EXPECT_EQ(profile_types_used(back), expected.at(name)) << name;
+    read++;
+  }
+  EXPECT_EQ(read, 31U);
+  // the traces, from the workload's folder
+  Workload usage = read_batsim(sgai::test::shared_data("batsim/workloads/test_usage_trace.json"));
+  size_t traces  = 0;
+  for (const auto& p : usage.profiles)
+    if (p.type == ProfileType::usage_trace &&
+        p.trace_path.string().find("batsim/workloads/usage-trace/") != std::string::npos)
+      traces++;
+  EXPECT_EQ(traces, 6U);
 }
 
 class BogusWorkload : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
@@ -216,13 +584,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         std::pair{"bogus_missing_profile.json", "at /jobs/0/profile: job '1' names profile 'nope', which is not in"},
         std::pair{"bogus_negative_subtime.json", "at /jobs/0/subtime: submission time -5 must be >= 0"},
-        std::pair{"bogus_profile_type.json", "at /profiles/s/type: unknown value 'smpi' (expected one of: 'delay'"},
         std::pair{"bogus_parallel_size.json", "at /jobs/0/res: job '1' asks for 3 resources but its parallel profile"},
         std::pair{"bogus_job_key.json", "at /jobs/0/walltim: unknown key 'walltim'"},
         std::pair{"bogus_duplicate_job.json", "at /jobs/1/id: duplicate job id 1"},
         std::pair{"bogus_zero_res.json", "at /jobs/0/res: value 0 out of range"},
         std::pair{"bogus_negative_delay.json", "at /profiles/d/delay: delay -3 must be a finite number >= 0"},
-        std::pair{"bogus_huge_subtime.json", "at /jobs/0/subtime: submission time 1e+308 is above 1e12 s"},
+        std::pair{"bogus_huge_subtime.json", "at /jobs/0/subtime: submission time 1e+308 is above 1e18 s"},
         std::pair{"bogus_huge_walltime.json", "at /jobs/0/walltime: walltime 2000000000000.0 is above 1e12 s"},
         std::pair{"bogus_huge_delay.json", "at /profiles/d/delay: delay 1e+300 is above 1e12 s"},
         std::pair{"bogus_huge_req_time.json", "at /profiles/p/req_time: req_time 10000000000000.0 is above 1e12 s"}),
