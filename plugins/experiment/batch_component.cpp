@@ -1,10 +1,16 @@
 /* Component "batch": the workload manager on a workload (Batsim JSON or SWF), with a job policy,
- * a resource policy, optional backfilling, memory-bandwidth interference and energy. */
+ * a resource policy, optional backfilling, memory-bandwidth interference and energy. It uses the
+ * platform's first max_resources cores when given, else the first nb_res of a Batsim workload
+ * (Batsim's machines are one-core hosts: workload::resources_made_for), else all. */
 #include "generators/util/error.hpp"
 #include "generators/util/units.hpp"
 #include "generators/workload/batsim.hpp"
 #include "plugins/batch/manager.hpp"
 #include "plugins/experiment/component.hpp"
+
+#include <xbt/log.h>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_batch_component, sgai, "sgai batch component (workload manager set-up)");
 
 namespace sgai::experiment {
 
@@ -38,15 +44,30 @@ public:
       throw InputError(ctx.platform_file.string(), "",
                        "no host here can run jobs (Batsim's master and storage hosts and sgai's gateways do not): "
                        "the workload manager has no core to use");
+    // Asking for more than there is is bad input, said before anything runs.
+    auto made_for = workload::resources_made_for(workload_);
     if (config_.max_resources > 0) {
-      // Asking for more than there is is bad input, said before anything runs.
       if (config_.max_resources > resources.core_count())
         throw InputError(max_resources_file_, max_resources_place_,
                          "max_resources " + std::to_string(config_.max_resources) + " is more than the " +
                              std::to_string(resources.core_count()) + " cores of the platform");
+      if (made_for && *made_for != config_.max_resources)
+        XBT_WARN("max_resources %u overrides the nb_res %llu of workload %s: the run uses the first %u cores",
+                 config_.max_resources, static_cast<unsigned long long>(*made_for), workload_.source.c_str(),
+                 config_.max_resources);
+    } else if (made_for) {
+      // a Batsim workload is made for its first nb_res machines (one core each)
+      if (*made_for > resources.core_count())
+        throw InputError(workload_.source, "at /nb_res",
+                         "nb_res " + std::to_string(*made_for) + " is more than the " +
+                             std::to_string(resources.core_count()) + " cores of the platform " +
+                             ctx.platform_file.string() +
+                             " (--max-resources, or max_resources in an experiment, sets another count)");
+      config_.max_resources = static_cast<uint32_t>(*made_for);
+    }
+    if (config_.max_resources > 0)
       resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, config_.max_resources)
                                : batch::resources_from_engine(config_.max_resources);
-    }
     hosts_   = resources.host_names;
     manager_ = std::make_unique<batch::WorkloadManager>(workload_, std::move(resources), ctx.platform, config_);
     manager_->start();

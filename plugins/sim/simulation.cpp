@@ -283,6 +283,27 @@ void check_xml_nesting(const std::string& text, const std::string& file)
   }
 }
 
+/** The place of the option SimGrid's message names ("Bad config key: K", the option of a <config>
+ *  element SimGrid does not have): "line N" of its first id="K" in the text; empty otherwise. */
+std::string option_place(const std::string& message, const std::string& text)
+{
+  const std::string marker = "Bad config key: ";
+  auto at                  = message.find(marker);
+  if (at == std::string::npos)
+    return "";
+  auto key = message.substr(at + marker.size());
+  key      = key.substr(0, key.find_first_of(" '\"\n"));
+  if (key.empty())
+    return "";
+  for (const char* q : {"\"", "'"}) {
+    auto pos = text.find(std::string("id=") + q + key + q);
+    if (pos != std::string::npos)
+      return "line " +
+             std::to_string(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n') + 1);
+  }
+  return "";
+}
+
 } // namespace
 
 bool is_xml_platform(const std::filesystem::path& file)
@@ -374,6 +395,7 @@ Simulation::Simulation(const SimulationOptions& options)
 {
   check_cfg_forms(options);
   check_cfg_in_child(options);
+  host_energy_ = options.host_energy;
   argv_storage_.emplace_back("sgai");
   // The energy plugins report every host and link at the end at INFO level; sgai writes these
   // figures to files instead. Users can turn the reports back on with --log=host_energy.thres:info.
@@ -434,14 +456,18 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     std::vector<std::string> notes;
     auto text = read_text_file(file);
     check_xml_nesting(text, file.string());
+    if (host_energy_)
+      platform::check_xml_wattage(text, file.string());
     auto translated = platform::translate_legacy_xml(text, notes);
     if (translated) {
       to_load = std::filesystem::temp_directory_path() /
                 ("sgai-" + std::to_string(::getpid()) + "-" + file.filename().string());
       register_cleanup(to_load); // removed on interruption or SimGrid's abort too
       write_file_atomically(to_load, *translated);
+      std::string said;
       for (const auto& n : notes)
-        XBT_INFO("%s: legacy XML translated: %s", file.string().c_str(), n.c_str());
+        said += (said.empty() ? "" : "; ") + n;
+      XBT_INFO("%s: translated for SimGrid 3.32: %s", file.string().c_str(), said.c_str());
     }
     AbortGuard guard(file.string());
     struct Cleanup {
@@ -457,21 +483,18 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
       }
     } cleanup{to_load, translated.has_value()};
     // SimGrid aborts on some XML errors after printing a backtrace: the file is loaded in a forked
-    // child first, and what makes it abort there becomes one error line here. (Exceptions are left
-    // to the load below, which reports them.)
+    // child first, and what makes it abort or throw there becomes one error line here (without the
+    // warnings SimGrid printed on the way, such as those of Batsim's graphene.xml).
     bool loads = false;
     auto words = in_child(
         [&]() {
-          try {
-            engine_->load_platform(to_load.string());
-          } catch (const std::exception&) {
-          }
+          engine_->load_platform(to_load.string());
           return 0;
         },
         loads);
     if (not loads && not words.empty()) { // (no words: the child could not run; load here)
       auto message = simgrid_message(words);
-      throw InputError(file.string(), "",
+      throw InputError(file.string(), option_place(message, text),
                        "SimGrid cannot load this platform" + (message.empty() ? std::string() : ": " + message));
     }
     try {
@@ -479,7 +502,8 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     } catch (const std::exception& e) {
       broken_          = true; // SimGrid's state is half-built: do not tear it down
       std::string what = e.what();
-      throw InputError(file.string(), "", "SimGrid cannot load this platform: " + what.substr(0, what.find('\n')));
+      what             = what.substr(0, what.find('\n'));
+      throw InputError(file.string(), option_place(what, text), "SimGrid cannot load this platform: " + what);
     }
     return std::nullopt;
   }

@@ -46,9 +46,11 @@ public:
 
   simgrid::s4u::Engine& engine();
 
-  /** Loads SimGrid XML as is, or generates a JSON hierarchy and builds it through S4U. Returns the
-   *  expanded platform for JSON inputs, nothing for XML. InputError on bad input (SimGrid's own
-   *  XML errors included: they are turned into one message instead of an abort). */
+  /** Loads SimGrid XML as is (older Batsim/SimGrid XML translated first, its SMPI options ignored:
+   *  platform::translate_legacy_xml), or generates a JSON hierarchy and builds it through S4U.
+   *  Returns the expanded platform for JSON inputs, nothing for XML. InputError on bad input
+   *  (SimGrid's own XML errors included: they are turned into one message instead of an abort; a
+   *  wattage_per_state the energy plugin would abort on is reported first, with its line). */
   std::optional<platform::Platform> load_platform(const std::filesystem::path& file,
                                                   const platform::LoadOptions& options = {});
   /** Builds an already expanded platform. */
@@ -62,8 +64,9 @@ private:
   std::vector<char*> argv_;
   int argc_ = 0;
   std::unique_ptr<simgrid::s4u::Engine> engine_;
-  bool deadlock_ = false;
-  bool broken_   = false;
+  bool deadlock_    = false;
+  bool broken_      = false;
+  bool host_energy_ = true;
 };
 
 } // namespace sgai::sim

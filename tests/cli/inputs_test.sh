@@ -165,7 +165,7 @@ case "$case_name" in
     run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload "$tmp/unknown.json" --out "$tmp/b"; expect_rc 0 ;;
   json_times)
     d=tests/fixtures/workloads
-    for x in "bogus_huge_subtime.json:at /jobs/0/subtime: submission time 1e+308 is above 1e12 s" \
+    for x in "bogus_huge_subtime.json:at /jobs/0/subtime: submission time 1e+308 is above 1e18 s" \
              "bogus_huge_walltime.json:at /jobs/0/walltime: walltime" \
              "bogus_huge_delay.json:at /profiles/d/delay: delay 1e+300 is above 1e12 s" \
              "bogus_huge_req_time.json:at /profiles/p/req_time: req_time"; do
@@ -356,6 +356,41 @@ PY
     nothing "$o"
     usage "--deps" "none" -- "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$o" --deps none
     nothing "$o" ;;
+  nb_res)
+    # A Batsim workload runs on its first nb_res cores (Batsim's machines are one-core hosts);
+    # tiny_flat has 10 cores
+    p=tests/fixtures/platforms/tiny_flat.json
+    wl() { printf '{ "nb_res": %s, "jobs": [ { "id": 1, "subtime": 0, "res": 1, "profile": "d" } ],\n  "profiles": { "d": { "type": "DelayProfile", "delay": 1 } } }\n' "$1" >"$tmp/$2.json"; }
+    wl 11 big
+    bad_input "$tmp/big.json: at /nb_res: nb_res 11 is more than the 10 cores of the platform" "tiny_flat.json" -- \
+      "$SGAI" batch run --platform $p --workload "$tmp/big.json" --out "$o"
+    grep -q "Running experiment" "$tmp/err" && fail "checked after the simulation started: $err"
+    nothing "$o"
+    # max_resources overrides it, with one warning naming both
+    run "$SGAI" batch run --platform $p --workload "$tmp/big.json" --max-resources 10 --out "$tmp/b1"; expect_rc 0
+    [ "$(grep -c 'overrides the nb_res' "$tmp/err")" -eq 1 ] || fail "one warning expected: $err"
+    grep -qF "max_resources 10 overrides the nb_res 11 of workload $tmp/big.json: the run uses the first 10 cores" \
+      "$tmp/err" || fail "the warning: $err"
+    grep -q '"cores": 10,' "$tmp/b1/summary.json" || fail "10 cores: $(cat "$tmp/b1/summary.json")"
+    # without the option, nb_res cores and no warning; the same count given again: no warning either
+    wl 3 three
+    run "$SGAI" batch run --platform $p --workload "$tmp/three.json" --out "$tmp/b2"; expect_rc 0
+    grep -q '"cores": 3,' "$tmp/b2/summary.json" || fail "3 cores: $(cat "$tmp/b2/summary.json")"
+    grep -q 'WARN' "$tmp/err" && fail "no warning expected: $err"
+    run "$SGAI" batch run --platform $p --workload "$tmp/three.json" --max-resources 3 --out "$tmp/b3"; expect_rc 0
+    grep -q 'overrides' "$tmp/err" && fail "no warning expected for the same count: $err"
+    # HDeepRM's workloads (job_limits: swf2json, generate, SWF logs) run on the whole platform:
+    # their nb_res is the size of the log's machine (tiny.swf: MaxProcs 8)
+    "$SGAI" workload swf2json tests/fixtures/workloads/tiny.swf --out "$tmp/swf.json" >/dev/null || fail "swf2json"
+    grep -q '"nb_res": 8' "$tmp/swf.json" || fail "nb_res 8: $(head -3 "$tmp/swf.json")"
+    run "$SGAI" batch run --platform $p --workload "$tmp/swf.json" --out "$tmp/b4"; expect_rc 0
+    grep -q '"cores": 10,' "$tmp/b4/summary.json" || fail "the whole platform: $(cat "$tmp/b4/summary.json")"
+    # Batsim's medium_late (nb_res 32) on its 128-machine platform: 32 machines without the option
+    if [ -d ../shared/data/batsim/medium_late ]; then
+      run "$SGAI" batch run --platform ../shared/data/batsim/medium_late/platform.xml \
+        --workload ../shared/data/batsim/medium_late/medium_late.json --backfill easy --out "$tmp/b5"; expect_rc 0
+      grep -q '"cores": 32,' "$tmp/b5/summary.json" || fail "medium_late on 32: $(cat "$tmp/b5/summary.json")"
+    fi ;;
   *)
     fail "unknown case $case_name" ;;
 esac

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Benchmark: what a job's width and the number of jobs running at once cost the workload manager.
+#   1. 10,000 synthetic jobs of 1 to 8,192 cores (offered load 0.9) on an LLNL-Atlas-like platform
+#      (platforms/atlas.json: 1,152 nodes x 8 cores, one host per node), EASY backfilling.
+#   2. Cost per job by width: 200 jobs of W cores (W = 1 ... 8,192), one at a time (each runs
+#      100 s, one submitted every 200 s), EASY; CPU seconds per job above a run of 200 one-core jobs.
+#   3. Events per CPU-second with about K jobs running at once (K = 100, 1,000, 10,000): 10 K
+#      one-core jobs of 1 to 2 hours submitted at once on K cores (so K run at a time), EASY and
+#      conservative backfilling. Events: a submission and a completion per job.
+# CPU seconds (user + system) and peak resident memory of the whole `sgai batch run`, from GNU time.
+# Usage: tools/bench/batch_width.sh [build dir]   (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+sgai=${1:-$root/build}/tools/sgai
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -x "$sgai" ] || { echo "no sgai binary at $sgai: build first" >&2; exit 1; }
+
+run() { # platform workload backfill -> prints "cpu_s peak_MiB"
+  rm -rf "$work/out"
+  /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" batch run --platform "$1" --workload "$2" --backfill "$3" \
+    --no-interference --out "$work/out" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  read -r u s kb <"$work/time"
+  python3 -c "print(f'{$u + $s:.2f} {$kb / 1024:.1f}')"
+}
+
+echo "== 1. 10,000 jobs of 1 to 8,192 cores on 1,152 x 8 cores (Atlas-like), EASY"
+"$sgai" workload generate --jobs 10000 --max-cores 8192 --load 0.9 --cores 9216 --reference-speed 4.8Gf --seed 3 \
+  --mem-bw 0:0 --out "$work/atlas.json" >/dev/null
+read -r cpu mib < <(run "$root/platforms/atlas.json" "$work/atlas.json" easy)
+echo "cpu_s $cpu  peak_MiB $mib  jobs/cpu_s $(python3 -c "print(round(10000 / $cpu))")"
+
+echo
+echo "== 2. cost per job by width (200 jobs of W cores, one at a time, 100 s each), EASY"
+width_workload() { # W FILE
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+w, path = int(sys.argv[1]), sys.argv[2]
+profiles = {"p": {"type": "parallel_homogeneous", "cpu": 4.8e9 * 100, "com": 0}}
+jobs = [{"id": str(i), "subtime": 200 * i, "walltime": 150, "res": w, "profile": "p"} for i in range(200)]
+json.dump({"nb_res": 9216, "profiles": profiles, "jobs": jobs}, open(path, "w"))
+PY
+}
+printf "%8s %8s %12s %9s\n" cores cpu_s ms/job_above peak_MiB
+base=""
+for w in 1 8 64 512 4096 8192; do
+  width_workload $w "$work/w$w.json"
+  read -r cpu mib < <(run "$root/platforms/atlas.json" "$work/w$w.json" easy)
+  [ -z "$base" ] && base=$cpu
+  printf "%8s %8s %12s %9s\n" $w "$cpu" "$(python3 -c "print(f'{max(0.0, $cpu - $base) / 200 * 1000:.2f}')")" "$mib"
+done
+
+echo
+echo "== 3. events per CPU-second with K jobs running at once (10 K one-core jobs on K cores)"
+printf "%8s %-13s %8s %8s %12s %9s\n" running backfill jobs cpu_s events/cpu_s peak_MiB
+for k in 100 1000 10000; do
+  python3 - "$k" "$work/k$k.json" <<'PY'
+import json, random, sys
+k, path = int(sys.argv[1]), sys.argv[2]
+rng = random.Random(7)
+profiles, jobs = {}, []
+for i in range(10 * k):
+    d = rng.uniform(3600, 7200)
+    profiles[str(i)] = {"type": "delay", "delay": round(d, 3)}
+    jobs.append({"id": str(i), "subtime": 0, "walltime": 7200, "res": 1, "profile": str(i)})
+json.dump({"nb_res": k, "profiles": profiles, "jobs": jobs}, open(path, "w"))
+PY
+  nodes=$(((k + 7) / 8))
+  python3 - "$root/platforms/atlas.json" "$nodes" "$work/p$k.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["name"] = "atlas_part"
+p["clusters"][0]["nodes"][0]["number"] = int(sys.argv[2])
+json.dump(p, open(sys.argv[3], "w"))
+PY
+  for bf in easy conservative; do
+    read -r cpu mib < <(run "$work/p$k.json" "$work/k$k.json" $bf)
+    printf "%8s %-13s %8s %8s %12s %9s\n" $k $bf $((10 * k)) "$cpu" "$(python3 -c "print(round(2 * 10 * $k / $cpu))")" "$mib"
+  done
+done
