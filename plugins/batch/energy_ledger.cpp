@@ -2,7 +2,6 @@
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/simix.hpp>
 
 namespace sgai::batch {
 
@@ -26,11 +25,8 @@ void EnergyLedger::settle(const std::vector<uint32_t>& hosts)
   if (not enabled_ || hosts.empty())
     return;
   std::vector<double> now(hosts.size());
-  // one simcall for all the readings (from the manager's actor or from maestro alike)
-  simgrid::kernel::actor::simcall_answered([this, &hosts, &now]() {
-    for (size_t i = 0; i < hosts.size(); i++)
-      now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
-  });
+  for (size_t i = 0; i < hosts.size(); i++) // (the plugin brings a host up to date in a simcall of its own)
+    now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
   double t = sg4::Engine::get_clock();
   for (size_t i = 0; i < hosts.size(); i++) {
     uint32_t h   = hosts[i];
@@ -75,19 +71,17 @@ double EnergyLedger::total()
   settle(dirty_);
   double dirty_sum = 0;
   std::vector<uint32_t> still;
-  simgrid::kernel::actor::simcall_answered([this, t, &dirty_sum, &still]() {
-    for (uint32_t h : dirty_) {
-      if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
-        power_[h] = sg_host_get_current_consumption(hosts_[h]);
-        sum_a_ += energy_read_[h] - power_[h] * read_t_[h];
-        sum_b_ += power_[h];
-        dirty_flag_[h] = 0;
-      } else {
-        dirty_sum += energy_read_[h];
-        still.push_back(h);
-      }
+  for (uint32_t h : dirty_) {
+    if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
+      power_[h] = sg_host_get_current_consumption(hosts_[h]);
+      sum_a_ += energy_read_[h] - power_[h] * read_t_[h];
+      sum_b_ += power_[h];
+      dirty_flag_[h] = 0;
+    } else {
+      dirty_sum += energy_read_[h];
+      still.push_back(h);
     }
-  });
+  }
   dirty_.swap(still);
   return sum_a_ + sum_b_ * t + dirty_sum;
 }

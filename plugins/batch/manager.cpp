@@ -134,6 +134,12 @@ Resources resources_from_engine(uint32_t max_cores)
     r.processors.push_back(pr);
     r.nodes.push_back(node);
   }
+  // storage hosts (Batsim's role=storage) after the compute hosts: storage profiles use them
+  for (sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts())
+    if (h->get_property("role") && std::string(h->get_property("role")) == "storage") {
+      r.storage_hosts.push_back(static_cast<uint32_t>(r.host_names.size()));
+      r.host_names.push_back(h->get_name());
+    }
   return r;
 }
 
@@ -162,7 +168,7 @@ public:
       throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
     // Every job's profile must have a kind that can run it: said before anything runs.
     for (const auto& j : w_.jobs) {
-      auto why = cannot_run(w_, j);
+      auto why = cannot_run(w_, j, r_);
       if (not why.empty())
         throw InputError(w_.source, "", "job " + quote(j.id) + ": " + why);
     }
@@ -293,6 +299,8 @@ public:
       if (hosts_[h]->get_property("wattage_per_state") == nullptr)
         energy = false;
     }
+    for (uint32_t h : r_.storage_hosts) // storage profiles' transfers; their energy is not the jobs'
+      hosts_[h] = sg4::Host::by_name(r_.host_names[h]);
     // Without energy (a host lacks wattage_per_state) the energy figures are empty; the run's
     // summary says why, once.
     ledger_ = std::make_unique<EnergyLedger>(hosts_, job_energy_);
@@ -400,6 +408,7 @@ public:
     rec.cores      = d.cores;
     const auto& j  = w_.jobs[d.job];
     Placement where;
+    where.resources = &r_;
     for (uint32_t c : d.cores)
       where.core_hosts.push_back(r_.cores[c].host);
     Run& run    = running_[d.job];
@@ -425,8 +434,11 @@ public:
     }
     std::vector<uint32_t> all_hosts;
     for (auto& spec : stage->execs) {
-      all_hosts.insert(all_hosts.end(), spec.hosts.begin(), spec.hosts.end());
-      run.on_hosts.push_back(spec.hosts);
+      run.on_hosts.emplace_back();
+      for (uint32_t h : spec.hosts)
+        if (not host_cores_[h].empty()) // (a storage host is not the manager's: its energy is not read)
+          run.on_hosts.back().push_back(h);
+      all_hosts.insert(all_hosts.end(), run.on_hosts.back().begin(), run.on_hosts.back().end());
     }
     run.pending = stage->execs.size();
     if (run.pending == 0) { // nothing to compute: the stage is over at once

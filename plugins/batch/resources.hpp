@@ -42,6 +42,9 @@ struct Resources {
   std::vector<Processor> processors;
   std::vector<Node> nodes;
   std::vector<std::string> host_names; ///< SimGrid host of each host index
+  /** Storage hosts (Batsim's role=storage), by name: their host indices follow the compute hosts'
+   *  in host_names and own no core. Storage profiles read from and write to them. */
+  std::vector<uint32_t> storage_hosts;
 
   uint32_t core_count() const { return static_cast<uint32_t>(cores.size()); }
 };

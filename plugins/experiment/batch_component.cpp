@@ -68,7 +68,9 @@ public:
     if (config_.max_resources > 0)
       resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, config_.max_resources)
                                : batch::resources_from_engine(config_.max_resources);
-    hosts_   = resources.host_names;
+    // its compute hosts (storage hosts, shared by storage profiles, are nobody's)
+    hosts_ = resources.host_names;
+    hosts_.resize(hosts_.size() - resources.storage_hosts.size());
     manager_ = std::make_unique<batch::WorkloadManager>(workload_, std::move(resources), ctx.platform, config_);
     manager_->start();
   }

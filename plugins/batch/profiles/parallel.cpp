@@ -1,5 +1,7 @@
 /* Batsim's parallel tasks: `parallel_homogeneous` (the same flops on every resource, the same bytes
- * between every ordered pair) and `parallel` (a flops vector and an n x n bytes matrix). Without
+ * between every ordered pair), `parallel_homogeneous_total` (the same, given as totals spread
+ * evenly: cpu / n per resource, com / (n (n - 1)) per pair) and `parallel` (a flops vector and an
+ * n x n bytes matrix). Without
  * communication, one execution per host with a thread per core; with it, one parallel task over the
  * job's distinct hosts (SimGrid's ptask_L07 host model), flops and bytes summed per host. */
 #include "plugins/batch/profiles/profile_run.hpp"
@@ -30,9 +32,9 @@ private:
   bool done_ = false;
 };
 
-bool homogeneous_communicates(const workload::Profile& p, uint32_t resources)
+bool homogeneous_communicates(double com, uint32_t resources)
 {
-  return p.com > 0 && resources > 1;
+  return com > 0 && resources > 1;
 }
 
 bool matrix_communicates(const workload::Profile& p)
@@ -40,8 +42,29 @@ bool matrix_communicates(const workload::Profile& p)
   return std::any_of(p.com_matrix.begin(), p.com_matrix.end(), [](double b) { return b > 0; });
 }
 
-/** The parallel task over the distinct hosts of the job's resources. */
-ExecSpec ptask(const Placement& where, const std::vector<double>& flops, const std::vector<double>& bytes)
+std::unique_ptr<ProfileRun> homogeneous(double cpu, double com, const Placement& where)
+{
+  Stage st;
+  if (homogeneous_communicates(com, static_cast<uint32_t>(where.core_hosts.size())))
+    st.execs.push_back(parallel_task(where, {cpu}, {com}));
+  else
+    st.execs = per_host_execs(where, {cpu});
+  return one_stage(std::move(st));
+}
+
+std::string runs_anywhere(const workload::Workload&, const workload::Profile&, uint32_t, const Resources&)
+{
+  return {};
+}
+
+} // namespace
+
+std::unique_ptr<ProfileRun> one_stage(Stage s)
+{
+  return std::make_unique<OneStage>(std::move(s));
+}
+
+ExecSpec parallel_task(const Placement& where, const std::vector<double>& flops, const std::vector<double>& bytes)
 {
   const auto& ch = where.core_hosts;
   size_t n_res   = ch.size();
@@ -69,22 +92,28 @@ ExecSpec ptask(const Placement& where, const std::vector<double>& flops, const s
   return e;
 }
 
-} // namespace
-
 const ProfileKind& parallel_homogeneous_kind()
 {
-  static const ProfileKind k{
-      workload::to_string(workload::ProfileType::parallel_homogeneous),
-      [](const workload::Workload&, const workload::Profile&, uint32_t) { return std::string(); },
-      [](const workload::Workload&, const workload::Profile& p, uint32_t r) { return homogeneous_communicates(p, r); },
-      [](const workload::Workload&, const workload::Profile& p, const Placement& where) -> std::unique_ptr<ProfileRun> {
-        Stage st;
-        if (homogeneous_communicates(p, static_cast<uint32_t>(where.core_hosts.size())))
-          st.execs.push_back(ptask(where, {p.cpu}, {p.com}));
-        else
-          st.execs = per_host_execs(where, {p.cpu});
-        return std::make_unique<OneStage>(std::move(st));
-      }};
+  static const ProfileKind k{workload::to_string(workload::ProfileType::parallel_homogeneous), runs_anywhere,
+                             [](const workload::Workload&, const workload::Profile& p, uint32_t r) {
+                               return homogeneous_communicates(p.com, r);
+                             },
+                             [](const workload::Workload&, const workload::Profile& p, const Placement& where) {
+                               return homogeneous(p.cpu, p.com, where);
+                             }};
+  return k;
+}
+
+const ProfileKind& parallel_homogeneous_total_kind()
+{
+  static const ProfileKind k{workload::to_string(workload::ProfileType::parallel_homogeneous_total), runs_anywhere,
+                             [](const workload::Workload&, const workload::Profile& p, uint32_t r) {
+                               return homogeneous_communicates(p.com, r);
+                             },
+                             [](const workload::Workload&, const workload::Profile& p, const Placement& where) {
+                               double n = static_cast<double>(where.core_hosts.size());
+                               return homogeneous(p.cpu / n, n > 1 ? p.com / (n * (n - 1)) : 0, where);
+                             }};
   return k;
 }
 
@@ -92,7 +121,7 @@ const ProfileKind& parallel_kind()
 {
   static const ProfileKind k{
       workload::to_string(workload::ProfileType::parallel),
-      [](const workload::Workload&, const workload::Profile& p, uint32_t r) {
+      [](const workload::Workload&, const workload::Profile& p, uint32_t r, const Resources&) {
         if (p.cpu_vector.size() == r)
           return std::string();
         return "profile " + p.name + " describes " + std::to_string(p.cpu_vector.size()) +
@@ -102,10 +131,10 @@ const ProfileKind& parallel_kind()
       [](const workload::Workload&, const workload::Profile& p, const Placement& where) -> std::unique_ptr<ProfileRun> {
         Stage st;
         if (matrix_communicates(p))
-          st.execs.push_back(ptask(where, p.cpu_vector, p.com_matrix));
+          st.execs.push_back(parallel_task(where, p.cpu_vector, p.com_matrix));
         else
           st.execs = per_host_execs(where, p.cpu_vector);
-        return std::make_unique<OneStage>(std::move(st));
+        return one_stage(std::move(st));
       }};
   return k;
 }

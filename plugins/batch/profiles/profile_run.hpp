@@ -8,6 +8,7 @@
 #define SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
 
 #include "generators/workload/workload.hpp"
+#include "plugins/batch/resources.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,7 @@ struct Stage {
  *  resource i runs on core_hosts[i]). */
 struct Placement {
   std::vector<uint32_t> core_hosts;
+  const Resources* resources = nullptr; ///< host names and storage hosts
 };
 
 class ProfileRun {
@@ -46,8 +48,9 @@ public:
 
 struct ProfileKind {
   const char* name; ///< workload::to_string of the profile type
-  /** Why a job with this profile cannot run on `resources` cores (empty: it can). */
-  std::string (*cannot_run)(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
+  /** Why a job with this profile cannot run on `resources` cores of `r` (empty: it can). */
+  std::string (*cannot_run)(const workload::Workload& w, const workload::Profile& p, uint32_t resources,
+                            const Resources& r);
   /** Whether the job's executions are parallel tasks with communication (host/model:ptask_L07). */
   bool (*communicates)(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
   std::unique_ptr<ProfileRun> (*start)(const workload::Workload& w, const workload::Profile& p, const Placement& where);
@@ -57,8 +60,10 @@ struct ProfileKind {
  *  workload before the run, naming the type). */
 const ProfileKind* find_profile_kind(workload::ProfileType type);
 
-/** Why a job cannot run (its profile has no kind, or the kind refuses it); empty when it can. */
-std::string cannot_run(const workload::Workload& w, const workload::Job& j);
+/** Why a job cannot run on `r` (its profile has no kind, or the kind refuses it); empty when it can. */
+std::string cannot_run(const workload::Workload& w, const workload::Job& j, const Resources& r);
+/** Why a profile cannot run on `resources` cores of `r` (composed profiles ask each part). */
+std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources, const Resources& r);
 /** Whether the job's executions communicate (they need SimGrid's ptask_L07 host model). */
 bool communicates(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
 /** The stages of a profile placed on hosts (the profile must have a kind). */
@@ -69,6 +74,18 @@ std::unique_ptr<ProfileRun> start_profile(const workload::Workload& w, const wor
 const ProfileKind& delay_kind();
 const ProfileKind& parallel_homogeneous_kind();
 const ProfileKind& parallel_kind();
+const ProfileKind& parallel_homogeneous_total_kind();
+const ProfileKind& composed_kind();
+const ProfileKind& storage_kind();
+const ProfileKind& smpi_kind();
+const ProfileKind& usage_trace_kind();
+
+/** A profile of one stage. */
+std::unique_ptr<ProfileRun> one_stage(Stage s);
+/** The parallel task over the distinct hosts of the job's resources: flops[i] (or flops[0] for
+ *  all) on resource i, bytes[i * n + k] (or bytes[0] between every ordered pair) from i to k,
+ *  summed per host. */
+ExecSpec parallel_task(const Placement& where, const std::vector<double>& flops, const std::vector<double>& bytes);
 
 /** Executions of `flops_of(i)` flops on each resource i, without communication: one execution per
  *  (host, amount), with as many threads as the host has cores of that amount. */

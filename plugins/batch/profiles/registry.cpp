@@ -10,7 +10,10 @@ namespace {
 
 const std::vector<const ProfileKind*>& builtin_kinds()
 {
-  static const std::vector<const ProfileKind*> kinds = {&delay_kind(), &parallel_homogeneous_kind(), &parallel_kind()};
+  static const std::vector<const ProfileKind*> kinds = {&delay_kind(),    &parallel_homogeneous_kind(),
+                                                        &parallel_kind(), &parallel_homogeneous_total_kind(),
+                                                        &composed_kind(), &storage_kind(),
+                                                        &smpi_kind(),     &usage_trace_kind()};
   return kinds;
 }
 
@@ -25,13 +28,17 @@ const ProfileKind* find_profile_kind(workload::ProfileType type)
   return nullptr;
 }
 
-std::string cannot_run(const workload::Workload& w, const workload::Job& j)
+std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources, const Resources& r)
 {
-  const auto& p = w.profile_of(j);
   const auto* k = find_profile_kind(p.type);
   if (k == nullptr)
     return std::string("profile type ") + workload::to_string(p.type) + " cannot run in sgai's workload manager";
-  return k->cannot_run(w, p, j.resources);
+  return k->cannot_run(w, p, resources, r);
+}
+
+std::string cannot_run(const workload::Workload& w, const workload::Job& j, const Resources& r)
+{
+  return cannot_run(w, w.profile_of(j), j.resources, r);
 }
 
 bool communicates(const workload::Workload& w, const workload::Profile& p, uint32_t resources)
