@@ -8,6 +8,7 @@
 #include "plugins/batch/manager.hpp"
 #include "plugins/batch/resources.hpp"
 
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -23,6 +24,7 @@ struct MachineSample {
   uint32_t free_cores;
   size_t queued;
   size_t running;
+  std::array<uint32_t, 5> machines; ///< hosts in each MachineState
 };
 
 struct EnergySample {
@@ -53,6 +55,12 @@ struct History {
   bool energy         = true; ///< false: some host has no power model (no energy figures)
   double plugin_total = 0;    ///< all hosts' energy at the end, read from the plugin
   double idle_energy  = 0;
+  /** Machine-seconds in each MachineState, over the intervals that ended (as Batsim counts them:
+   *  each host's last interval is left out). */
+  std::array<double, 5> time_in_state{};
+  uint64_t machine_switches = 0; ///< machines switched on or off
+  uint64_t grouped_switches = 0; ///< switch requests (one per decision and direction)
+  uint32_t machine_count    = 0;
 };
 
 std::vector<std::pair<std::string, double>> schedule_figures(const History& h, const workload::Workload& w,

@@ -19,6 +19,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +39,10 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/** The scheduler's hold of a host's cores while it sleeps or switches: kHoldKey + host index. */
+constexpr uint32_t kHoldKey = 0x80000000U;
+/** Owner::job of a switch's execution (Owner::index: the host). */
+constexpr uint32_t kPowerOwner = std::numeric_limits<uint32_t>::max();
 } // namespace
 
 const char* to_string(FinalState s)
@@ -166,6 +171,13 @@ public:
   {
     if (r_.cores.empty())
       throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
+    if (w.jobs.size() >= kHoldKey)
+      throw InputError(w.source, "", "more than 2^31 jobs");
+    if (cfg_.power && cfg_.scheduler.backfill != Backfill::easy)
+      throw InputError(cfg_.power_source, "",
+                       std::string("the energy policy ") + cfg_.power->variant +
+                           " runs with EASY backfilling, as batsched's does (--backfill easy), not with " +
+                           to_string(cfg_.scheduler.backfill));
     // Every job's profile must have a kind that can run it: said before anything runs.
     for (const auto& j : w_.jobs) {
       auto why = cannot_run(w_, j, r_);
@@ -253,9 +265,10 @@ public:
   struct Timed {
     double t;
     uint64_t seq;
-    uint32_t job;
+    uint32_t job;   ///< (a scripted switch: the host)
     uint32_t stage; ///< a delay stage's number, or walltime
     bool walltime;
+    int8_t script = 0; ///< a scripted switch: 1 on, -1 off
     bool operator>(const Timed& o) const { return t > o.t || (t == o.t && seq > o.seq); }
   };
   std::priority_queue<Timed, std::vector<Timed>, std::greater<>> timed_;
@@ -278,6 +291,21 @@ public:
   double next_energy_sample_                           = 0;
   double series_estimate_                              = 0; ///< the running total at the end, before the final reading
   double series_error_ = 0; ///< largest gap between the running total and a full reading
+
+  // machines' power states (the hosts that run jobs), switched by the energy policy or a script
+  bool switching_ = false; ///< machines may be switched
+  std::vector<MachineState> mstate_;
+  std::vector<SleepPStates> sleep_ps_;
+  std::vector<int> compute_ps_; ///< the P-state a machine computes in (switched on into)
+  std::vector<double> state_since_, wakable_at_, on_at_;
+  std::array<uint32_t, 5> in_state_{};
+  double ensured_sleep_      = 0;
+  size_t switches_in_flight_ = 0;
+  std::vector<uint32_t> power_done_; ///< hosts whose switch's execution ended, not handled yet
+  std::unique_ptr<PowerPolicy> power_;
+  bool first_submitted_       = false;
+  uint32_t cores_per_machine_ = 1;
+  std::vector<uint32_t> host_machine_; ///< host index -> machine (index in used_hosts_)
 
   // P-states and interference
   bool interference_ = false;
@@ -310,6 +338,196 @@ public:
     host_pstate_.assign(hosts_.size(), 0);
     for (uint32_t h : used_hosts_)
       host_pstate_[h] = static_cast<int>(hosts_[h]->get_pstate());
+    mstate_.assign(hosts_.size(), MachineState::idle);
+    state_since_.assign(hosts_.size(), sg4::Engine::get_clock());
+    in_state_[static_cast<size_t>(MachineState::idle)] = static_cast<uint32_t>(used_hosts_.size());
+    hist_.machine_count                                = static_cast<uint32_t>(used_hosts_.size());
+    host_machine_.assign(hosts_.size(), 0);
+    for (uint32_t k = 0; k < used_hosts_.size(); k++)
+      host_machine_[used_hosts_[k]] = k;
+    if (cfg_.power || not cfg_.switches.empty())
+      bind_power(energy);
+  }
+
+  /** Machines that may sleep: each host needs wattage_per_state and sleep_pstates naming P-states
+   *  it has; said before the simulation, naming a host. */
+  void bind_power(bool energy)
+  {
+    switching_              = true;
+    const std::string& file = cfg_.platform_file.empty() ? w_.source : cfg_.platform_file;
+    const char* why         = cfg_.power ? "the energy policy switches machines off and on" : "switches are requested";
+    sleep_ps_.assign(hosts_.size(), SleepPStates{});
+    compute_ps_.assign(hosts_.size(), 0);
+    wakable_at_.assign(hosts_.size(), 0);
+    on_at_.assign(hosts_.size(), 0);
+    cores_per_machine_ = std::numeric_limits<uint32_t>::max();
+    for (uint32_t h : used_hosts_) {
+      sg4::Host* host    = hosts_[h];
+      cores_per_machine_ = std::min(cores_per_machine_, static_cast<uint32_t>(host_cores_[h].size()));
+      if (not energy && host->get_property("wattage_per_state") == nullptr)
+        throw InputError(file, "host " + quote(host->get_name()),
+                         std::string("no wattage_per_state, and ") + why +
+                             ": the energy of a sleeping machine needs a power model");
+      const char* sp = host->get_property("sleep_pstates");
+      if (sp == nullptr)
+        throw InputError(file, "host " + quote(host->get_name()),
+                         std::string("no sleep_pstates property (Batsim's \"sleep:off:on\" P-states), and ") + why);
+      try {
+        sleep_ps_[h] = parse_sleep_pstates(sp).front();
+      } catch (const std::invalid_argument& e) {
+        throw InputError(file, "host " + quote(host->get_name()), std::string("sleep_pstates: ") + e.what());
+      }
+      int n = static_cast<int>(host->get_pstate_count());
+      for (int ps : {sleep_ps_[h].sleep, sleep_ps_[h].off, sleep_ps_[h].on})
+        if (ps >= n)
+          throw InputError(file, "host " + quote(host->get_name()),
+                           "sleep_pstates '" + std::string(sp) + "' names P-state " + std::to_string(ps) +
+                               " but the host has " + std::to_string(n));
+      compute_ps_[h] = cfg_.power ? cfg_.power->pstate_compute : host_pstate_[h];
+      if (compute_ps_[h] >= n)
+        throw InputError(cfg_.power_source, "at /pstate_compute",
+                         "pstate_compute " + std::to_string(compute_ps_[h]) + " but host " + quote(host->get_name()) +
+                             " has " + std::to_string(n) + " P-states");
+      if (cfg_.power && cfg_.power->pstate_sleep != sleep_ps_[h].sleep)
+        throw InputError(cfg_.power_source, "at /pstate_sleep",
+                         "pstate_sleep " + std::to_string(cfg_.power->pstate_sleep) + " but host " +
+                             quote(host->get_name()) + " sleeps in P-state " + std::to_string(sleep_ps_[h].sleep) +
+                             " (its sleep_pstates)");
+    }
+    for (const auto& sw : cfg_.switches) {
+      auto it =
+          std::find_if(used_hosts_.begin(), used_hosts_.end(), [&](uint32_t h) { return r_.host_names[h] == sw.host; });
+      if (it == used_hosts_.end())
+        throw InputError(cfg_.power_source, "", "switch of host " + quote(sw.host) + ", which runs no jobs here");
+      timed_.push({sw.t, seq_++, *it, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
+    }
+    if (cfg_.power) {
+      ensured_sleep_ = ensured_sleep_time(*cfg_.power);
+      power_         = std::make_unique<PowerPolicy>(*cfg_.power, static_cast<uint32_t>(used_hosts_.size()));
+    }
+  }
+
+  // ------------------------------------------------------------------------------ machine states
+
+  void set_mstate(uint32_t h, MachineState s, double now)
+  {
+    MachineState old = mstate_[h];
+    if (old == s)
+      return;
+    hist_.time_in_state[static_cast<size_t>(old)] += now - state_since_[h];
+    in_state_[static_cast<size_t>(old)]--;
+    in_state_[static_cast<size_t>(s)]++;
+    state_since_[h] = now;
+    mstate_[h]      = s;
+  }
+
+  /** An awake machine computes when a job holds one of its cores. */
+  void update_mstate(uint32_t h, double now)
+  {
+    if (mstate_[h] != MachineState::idle && mstate_[h] != MachineState::computing)
+      return;
+    bool busy = false;
+    for (uint32_t c : host_cores_[h])
+      busy = busy || (not state_.is_free(c) && state_.owner(c) < kHoldKey);
+    set_mstate(h, busy ? MachineState::computing : MachineState::idle, now);
+  }
+
+  void set_host_pstate(uint32_t h, int ps, double now)
+  {
+    hosts_[h]->set_pstate(static_cast<unsigned long>(ps));
+    host_pstate_[h] = ps;
+    hist_.pstate_changes.push_back({now, h, ps});
+    ledger_->observe({h});
+  }
+
+  /** A switch is one flop in the virtual P-state (Batsim's src/pstate.cpp), on an executor. */
+  void launch_switch(uint32_t h)
+  {
+    switches_in_flight_++;
+    Chunk c{kPowerOwner, h, {}};
+    c.items.emplace_back(ExecSpec{{h}, {1.0}, {}, 1}, 0);
+    Executor* x = idle_executor();
+    x->chunk    = std::move(c);
+    x->go->release();
+  }
+
+  void switch_off(uint32_t h, double now)
+  {
+    if (mstate_[h] != MachineState::idle)
+      throw RunError("cannot switch host " + r_.host_names[h] + " off at " + format_number(now) + " s: it is " +
+                     to_string(mstate_[h]) + " (only an idle machine can be switched off)");
+    set_mstate(h, MachineState::switching_off, now);
+    sched_.hold(kHoldKey + h, host_cores_[h], now, kInf);
+    set_host_pstate(h, sleep_ps_[h].off, now);
+    hist_.machine_switches++;
+    launch_switch(h);
+  }
+
+  void switch_on(uint32_t h, double now)
+  {
+    if (mstate_[h] != MachineState::sleeping)
+      throw RunError("cannot switch host " + r_.host_names[h] + " on at " + format_number(now) + " s: it is " +
+                     to_string(mstate_[h]) + " (only a sleeping machine can be switched on)");
+    set_mstate(h, MachineState::switching_on, now);
+    set_host_pstate(h, sleep_ps_[h].on, now);
+    on_at_[h] = now + 1 / hosts_[h]->get_speed();
+    sched_.hold_until(kHoldKey + h, on_at_[h]);
+    hist_.machine_switches++;
+    launch_switch(h);
+  }
+
+  /** A switch's flop is done: the machine sleeps, or is on again (its cores back to the scheduler). */
+  void switch_done(uint32_t h, double now)
+  {
+    switches_in_flight_--;
+    if (mstate_[h] == MachineState::switching_off) {
+      set_host_pstate(h, sleep_ps_[h].sleep, now);
+      set_mstate(h, MachineState::sleeping, now);
+      wakable_at_[h] = now + ensured_sleep_;
+    } else if (mstate_[h] == MachineState::switching_on) {
+      set_host_pstate(h, compute_ps_[h], now);
+      set_mstate(h, MachineState::idle, now);
+      sched_.release(kHoldKey + h);
+    }
+  }
+
+  void apply(const PowerDecision& d, double now)
+  {
+    for (uint32_t m : d.switch_off)
+      switch_off(used_hosts_[m], now);
+    for (uint32_t m : d.switch_on)
+      switch_on(used_hosts_[m], now);
+    hist_.grouped_switches += (d.switch_off.empty() ? 0 : 1) + (d.switch_on.empty() ? 0 : 1);
+  }
+
+  /** What the energy policy sees: the waiting jobs in machines, each machine's state. */
+  std::vector<WaitingJob> waiting() const
+  {
+    std::vector<WaitingJob> q;
+    for (const auto& j : sched_.queue())
+      q.push_back({(j.demand.cores + cores_per_machine_ - 1) / cores_per_machine_, j.requested_time_s});
+    return q;
+  }
+
+  std::vector<MachineView> machines() const
+  {
+    std::vector<MachineView> m(used_hosts_.size());
+    for (size_t k = 0; k < used_hosts_.size(); k++) {
+      uint32_t h      = used_hosts_[k];
+      m[k].state      = mstate_[h];
+      m[k].free_at    = 0;
+      m[k].wakable_at = wakable_at_[h];
+      m[k].on_at      = on_at_[h];
+    }
+    for (const auto& [job, run] : running_) {
+      const auto& rec = hist_.records[job];
+      double end      = rec.start_s + workload::requested_time(w_, w_.jobs[job]).value_or(kInf);
+      for (uint32_t c : rec.cores) {
+        auto& v   = m[host_machine_[r_.cores[c].host]];
+        v.free_at = std::max(v.free_at, end);
+      }
+    }
+    return m;
   }
 
   // ------------------------------------------------------------------------------ energy sharing
@@ -318,14 +536,15 @@ public:
   void recompute_context(uint32_t h)
   {
     std::map<uint32_t, double> weights;
+    auto held_by_job = [&](uint32_t c) { return not state_.is_free(c) && state_.owner(c) < kHoldKey; };
     for (uint32_t c : host_cores_[h])
-      if (not state_.is_free(c))
+      if (held_by_job(c))
         weights[state_.owner(c)] += 1;
     if (weights.empty())
       for (uint32_t p : host_processors_[h]) {
         const Processor& pr = r_.processors[p];
         for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
-          if (not state_.is_free(c))
+          if (held_by_job(c))
             weights[state_.owner(c)] += 1;
       }
     ledger_->set_context(h, {weights.begin(), weights.end()});
@@ -373,6 +592,8 @@ public:
       }
       if (interference_)
         for (uint32_t h : processor_hosts_[p]) {
+          if (switching_ && mstate_[h] != MachineState::idle && mstate_[h] != MachineState::computing)
+            continue; // asleep or switching: its P-state is the switch's
           int want = desired_pstate(h);
           if (want != host_pstate_[h]) {
             hosts_[h]->set_pstate(static_cast<unsigned long>(want));
@@ -478,6 +699,10 @@ public:
   /** The manager hears of an ended execution: its hosts idle, its stage counts down. */
   void exec_done(const Owner& o, bool ok)
   {
+    if (o.job == kPowerOwner) {
+      power_done_.push_back(o.index);
+      return;
+    }
     auto it = running_.find(o.job);
     if (it == running_.end())
       return;
@@ -527,9 +752,9 @@ public:
       x->go->acquire();
       Chunk c = std::move(*x->chunk);
       x->chunk.reset();
-      auto it = running_.find(c.job);
-      if (it != running_.end() && it->second.stage == c.stage) { // (else: killed meanwhile)
-        Run& run = it->second;
+      auto it    = running_.find(c.job);
+      bool power = c.job == kPowerOwner;
+      if (power || (it != running_.end() && it->second.stage == c.stage)) { // (else: killed meanwhile)
         for (auto& [spec, index] : c.items) {
           sg4::ExecPtr e = sg4::Exec::init();
           if (spec.bytes.empty()) {
@@ -545,8 +770,12 @@ public:
             e->set_flops_amounts(spec.flops);
             e->set_bytes_amounts(spec.bytes);
           }
-          owner_[e.get()]  = {c.job, index};
-          run.execs[index] = e;
+          if (power) {
+            owner_[e.get()] = {c.job, c.stage}; // (the host)
+          } else {
+            owner_[e.get()]         = {c.job, index};
+            it->second.execs[index] = e;
+          }
           pending.push_back(e);
         }
         for (auto& e : pending)
@@ -601,18 +830,19 @@ public:
   void run_actor()
   {
     try {
-      if (not w_.jobs.empty())
-        sg4::this_actor::sleep_until(w_.jobs.front().submit_s);
+      if (double first = next_date(); first < kInf) // the first submission or scripted switch
+        sg4::this_actor::sleep_until(first);
       settle_instant();
       while (true) {
         step();
-        if (finished_ || not error_.empty())
+        // (switches still under way when the last job ends are waited for, as Batsim does)
+        if ((finished_ && switches_in_flight_ == 0) || not error_.empty())
           return;
         if (not ended_.empty() || not execs_done_.empty()) // stages without work end at once
           continue;
         double now  = sg4::Engine::get_clock();
         double next = next_date();
-        if (next == kInf && running_.empty()) {
+        if (next == kInf && running_.empty() && switches_in_flight_ == 0) {
           error_ = stuck_message(now);
           return;
         }
@@ -648,6 +878,8 @@ public:
       next = w_.jobs[next_submit_].submit_s;
     if (not timed_.empty())
       next = std::min(next, timed_.top().t);
+    if (power_ && done_ < w_.jobs.size())
+      next = std::min(next, power_->next_stage());
     return next;
   }
 
@@ -676,6 +908,14 @@ public:
     execs.swap(execs_done_);
     for (const auto& e : execs)
       exec_done(e.owner, e.ok);
+    std::vector<uint32_t> switched;
+    switched.swap(power_done_);
+    for (uint32_t h : switched)
+      switch_done(h, now);
+    // A monitoring stage acts before the jobs that ended or came at this instant are heard (as
+    // batsched's requested call does).
+    if (power_ && now >= power_->next_stage() && done_ < n)
+      apply(power_->stage(now, waiting(), machines(), false), now);
     std::vector<StageEnd> over;
     over.swap(ended_);
     for (const auto& e : over)
@@ -683,7 +923,12 @@ public:
     while (not timed_.empty() && timed_.top().t <= now) {
       Timed t = timed_.top();
       timed_.pop();
-      if (not t.walltime) {
+      if (t.script != 0) {
+        if (t.script > 0)
+          switch_on(t.job, now);
+        else
+          switch_off(t.job, now);
+      } else if (not t.walltime) {
         stage_over(t.job, t.stage, true);
       } else if (running_.count(t.job) && not ends(t.job)) {
         ending.push_back(t.job);
@@ -721,7 +966,14 @@ public:
         done_++;
         XBT_DEBUG("job %s rejected: it can never fit on the platform", j.id.c_str());
       }
+      if (power_ && not first_submitted_) {
+        first_submitted_ = true;
+        power_->first_submission(now);
+      }
     }
+    // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
+    if (power_)
+      apply(power_->promised(now, machines()), now);
 
     auto decisions = sched_.step(now);
     if (not decisions.empty()) {
@@ -739,16 +991,20 @@ public:
         touched_procs.insert(r_.cores[c].processor);
       hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
     }
-    for (uint32_t h : hosts_before)
+    for (uint32_t h : hosts_before) {
       recompute_context(h);
+      update_mstate(h, now);
+    }
     update_processors(touched_procs, now);
     ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
     for (const auto& d : decisions)
       launch(d, now);
+    if (power_ && done_ < n)
+      apply(power_->after_step(now, waiting(), machines()), now);
 
     sample(now);
     progress(now, false);
-    if (done_ == n && running_.empty())
+    if (done_ == n && running_.empty() && not finished_)
       finish();
   }
 
@@ -794,12 +1050,16 @@ public:
 
   void sample(double now)
   {
+    uint32_t held = 0; // cores of machines asleep or switching: not free, not busy
+    for (size_t k = 2; k < 5; k++)
+      held += in_state_[k] * (switching_ ? cores_per_machine_ : 0);
     MachineSample s{now,
                     flops_in_use_,
-                    r_.core_count() - state_.free_cores(),
+                    r_.core_count() - state_.free_cores() - held,
                     state_.free_cores(),
                     sched_.queue_size(),
-                    running_.size()};
+                    running_.size(),
+                    in_state_};
     auto& machine = hist_.machine;
     if (not machine.empty() && machine.back().t == now)
       machine.back() = s;

@@ -9,6 +9,7 @@
 
 #include "generators/platform/model.hpp"
 #include "generators/workload/workload.hpp"
+#include "plugins/batch/power.hpp"
 #include "plugins/batch/scheduler.hpp"
 
 #include <simgrid/forward.h>
@@ -44,6 +45,20 @@ struct ManagerConfig {
   double energy_period_s = 0;
   /** Also read every host at each sample and record the largest gap (tests; slow). */
   bool check_energy_series = false;
+  /** An energy policy (batsched's energy variants: machines switched off and on); none when empty.
+   *  Needs EASY backfilling, and hosts with wattage_per_state and sleep_pstates. */
+  std::optional<PowerOptions> power;
+  /** Switches at given times, as a scheduler would request them (tests, scripted studies). */
+  struct Switch {
+    double t;
+    std::string host;
+    bool on;
+  };
+  std::vector<Switch> switches;
+  /** The platform file, for messages about its hosts. */
+  std::string platform_file;
+  /** Where switches and the energy policy come from, for messages. */
+  std::string power_source;
 };
 
 /** Builds the resources of a platform expanded from JSON (cores, processors, nodes, hosts). */

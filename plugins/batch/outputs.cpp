@@ -82,7 +82,14 @@ std::vector<std::pair<std::string, double>> schedule_figures(const History& m, c
       {"idle_energy_j", m.energy ? m.idle_energy : kNoFigure},
       {"pstate_changes", static_cast<double>(m.pstate_changes.size())},
       {"overutilization_spans", static_cast<double>(m.spans.size())},
+      // Batsim's machine figures: machines (hosts that run jobs), switches, machine-seconds per
+      // state over the intervals that ended (each machine's last one is left out, as in Batsim)
+      {"nb_computing_machines", static_cast<double>(m.machine_count)},
+      {"nb_machine_switches", static_cast<double>(m.machine_switches)},
+      {"nb_grouped_switches", static_cast<double>(m.grouped_switches)},
   };
+  for (size_t k = 0; k < m.time_in_state.size(); k++)
+    f.emplace_back(std::string("time_") + to_string(static_cast<MachineState>(k)), m.time_in_state[k]);
   return f;
 }
 
@@ -139,12 +146,18 @@ std::vector<std::pair<std::string, std::string>> write_history(const History& m,
   }
   {
     AtomicFile f(dir / "machine_states.csv");
-    f.stream() << "time,flops_in_use,busy_cores,idle_cores,queued_jobs,running_jobs\n";
+    f.stream() << "time,flops_in_use,busy_cores,idle_cores,queued_jobs,running_jobs,nb_sleeping,nb_switching_on,"
+                  "nb_switching_off,nb_idle,nb_computing\n";
+    using S = MachineState;
+    auto n  = [](const MachineSample& s, S k) { return s.machines[static_cast<size_t>(k)]; };
     for (const auto& s : m.machine)
       f.stream() << format_plain(s.t) << "," << format_plain(s.flops_in_use) << "," << s.busy_cores << ","
-                 << s.free_cores << "," << s.queued << "," << s.running << "\n";
+                 << s.free_cores << "," << s.queued << "," << s.running << "," << n(s, S::sleeping) << ","
+                 << n(s, S::switching_on) << "," << n(s, S::switching_off) << "," << n(s, S::idle) << ","
+                 << n(s, S::computing) << "\n";
     f.commit();
-    out.emplace_back((dir / "machine_states.csv").string(), "cores in use and queue size after every event");
+    out.emplace_back((dir / "machine_states.csv").string(),
+                     "cores in use, queue size and machines in each state after every event");
   }
   {
     AtomicFile f(dir / "energy.csv");

@@ -229,6 +229,22 @@ std::vector<Decision> Scheduler::greedy_step(double now)
     start(i, std::move(cores), now, out);
   }
   return out;
+void Scheduler::hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until)
+{
+  if (backfill_ == Backfill::conservative)
+    throw std::logic_error("holding cores is not supported with conservative backfilling");
+  Demand d{static_cast<uint32_t>(cores.size()), 0, 0};
+  for (uint32_t c : cores)
+    state_.take(c, key, d);
+  running_[key] = Running{cores, d, start, until - start};
+}
+
+void Scheduler::hold_until(uint32_t key, double until)
+{
+  auto& r            = running_.at(key);
+  r.requested_time_s = until - r.start_s;
+}
+
 }
 
 std::vector<Decision> Scheduler::backfill_step(double now)

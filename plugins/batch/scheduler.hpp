@@ -83,7 +83,7 @@ public:
    *  than there are, or more memory per core than nodes can give to that many cores. Conservative
    *  backfilling also rejects jobs without a (positive, finite) requested time, as batsched does. */
   bool submit(const QueuedJob& job);
-  /** Frees the cores of a finished (or killed) job. */
+  /** Frees the cores of a finished (or killed) job, or of a hold. */
   void release(uint32_t job);
   /** Starts what can start now; the cores are taken in the cluster state. */
   std::vector<Decision> step(double now);
@@ -106,6 +106,12 @@ private:
     double requested_time_s;
   };
 
+  /** Takes free cores out of scheduling from `start` until `until` (infinity: until released): a
+   *  machine asleep or switching (energy policies). Backfilling sees them busy until then. `key`
+   *  is no job's index. EASY backfilling and none only. */
+  void hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until);
+  /** Moves the end of a hold. */
+  void hold_until(uint32_t key, double until);
   ClusterState& state_;
   Backfill backfill_;
   std::unique_ptr<JobPolicy> job_policy_;

@@ -139,7 +139,38 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     if (not(config.energy_period_s >= 0))
       v->fail("energy_period must not be negative");
   }
-  options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period"});
+  if (auto v = options.optional("energy_policy")) {
+    // batsched's energy variant and its options file, read as it is
+    auto o                  = v->object();
+    auto variant            = o.required("variant").choice(batch::power_variants());
+    auto fv                 = o.required("options");
+    std::filesystem::path f = fv.string();
+    if (f.is_relative())
+      f = ctx.base_dir / f;
+    if (not std::filesystem::exists(f, ec))
+      fv.fail("energy policy options " + fv.shown() + " not found (looked for " + f.string() + ")");
+    config.power =
+        read_named_file(fv, ctx, "energy policy options", [&]() { return batch::read_power_options(f, variant); });
+    config.power_source = f.string();
+    o.finish({"variant", "options"});
+  }
+  if (auto v = options.optional("switches")) {
+    // machines switched off and on at given times: [{"t": 0, "host": "host0", "state": "off"}, ...]
+    for (auto& item : v->array()) {
+      auto o = item.object();
+      batch::ManagerConfig::Switch sw;
+      sw.t    = o.required("t").non_negative();
+      sw.host = o.required("host").string();
+      sw.on   = o.required("state").choice({"on", "off"}) == "on";
+      o.finish({"t", "host", "state"});
+      config.switches.push_back(sw);
+    }
+    if (config.power_source.empty())
+      config.power_source = v->file();
+  }
+  config.platform_file = ctx.platform_file.string();
+  options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period",
+                  "energy_policy", "switches"});
   return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 

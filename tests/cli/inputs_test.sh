@@ -391,6 +391,53 @@ PY
         --workload ../shared/data/batsim/medium_late/medium_late.json --backfill easy --out "$tmp/b5"; expect_rc 0
       grep -q '"cores": 32,' "$tmp/b5/summary.json" || fail "medium_late on 32: $(cat "$tmp/b5/summary.json")"
     fi ;;
+  energy_policies)
+    # batsched's energy variants: checked before the simulation, naming a host or the option
+    shared_or_skip
+    ml=../shared/data/batsim/medium_late
+    B=../shared/data/platforms/batsim/platforms
+    pol=(--energy-policy energy_bf_monitoring_inertial --energy-options deploy/energy/inertial.json)
+    # a platform without wattage (cluster512.xml) or without sleep P-states (gaia.json)
+    bad_input "$(realpath $B/cluster512.xml): host 'a0': no wattage_per_state, and the energy policy switches" -- \
+      "$SGAI" batch run --platform $B/cluster512.xml --workload $ml/medium_late.json --backfill easy "${pol[@]}" --out "$o"
+    grep -q "Running experiment" "$tmp/err" && fail "checked after the simulation started: $err"
+    nothing "$o"
+    bad_input "no sleep_pstates property (Batsim's \"sleep:off:on\" P-states), and the energy policy" "gaia.json: host '" -- \
+      "$SGAI" batch run --platform platforms/gaia.json --workload $ml/medium_late.json --backfill easy "${pol[@]}" \
+      --out "$o"
+    nothing "$o"
+    # EASY backfilling only, as batsched's variants
+    bad_input "inertial.json: the energy policy energy_bf_monitoring_inertial runs with EASY backfilling" -- \
+      "$SGAI" batch run --platform $ml/platform.xml --workload $ml/medium_late.json --backfill conservative \
+      "${pol[@]}" --out "$o"
+    nothing "$o"
+    # the variant and its options go together; unknown variants are usage errors
+    usage "--energy-policy and --energy-options go together" -- \
+      "$SGAI" batch run --platform $ml/platform.xml --workload $ml/medium_late.json --backfill easy \
+      --energy-policy energy_bf_subpart_sleeper --out "$o"
+    usage "--energy-policy" -- "$SGAI" batch run --platform $ml/platform.xml --workload $ml/medium_late.json \
+      --energy-policy energy_bf_dicho --energy-options deploy/energy/inertial.json --out "$o"
+    # a bad options file: its file, pointer and value
+    sed 's/"monitoring_period": 60/"monitoring_period": -60/' deploy/energy/inertial.json >"$tmp/neg.json"
+    bad_input "neg.json: at /monitoring_period: " "-60" -- "$SGAI" batch run --platform $ml/platform.xml \
+      --workload $ml/medium_late.json --backfill easy --energy-policy energy_bf_monitoring_inertial \
+      --energy-options "$tmp/neg.json" --out "$o"
+    nothing "$o"
+    # a run: machines slept, the same jobs done, Batsim's machine columns written
+    run "$SGAI" batch run --platform $ml/platform.xml --workload $ml/medium_late.json --backfill easy \
+      --energy-policy energy_bf_subpart_sleeper --energy-options deploy/energy/opportunistic.json --out "$tmp/e1"
+    expect_rc 0
+    python3 - "$tmp/e1" <<'PY' || fail "energy policy run: $(cat "$tmp/e1/schedule.csv")"
+import csv, json, sys
+d = json.load(open(sys.argv[1] + "/schedule.json"))
+assert d["jobs_success"] == 801 and d["nb_machine_switches"] > 0 and d["time_sleeping"] > 0, d
+assert d["energy_j"] < 0.8 * 48909070.4, d["energy_j"]
+rows = list(csv.DictReader(open(sys.argv[1] + "/machine_states.csv")))
+assert max(int(r["nb_sleeping"]) for r in rows) > 0
+assert all(sum(int(r[k]) for k in ("nb_sleeping", "nb_switching_on", "nb_switching_off", "nb_idle",
+                                    "nb_computing")) == 32 for r in rows)
+PY
+    ;;
   *)
     fail "unknown case $case_name" ;;
 esac

@@ -1,5 +1,6 @@
 #include "generators/util/error.hpp"
 #include "plugins/batch/policies.hpp"
+#include "plugins/batch/power.hpp"
 #include "plugins/batch/scheduler.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
@@ -27,6 +28,8 @@ struct BatchArgs {
   int64_t seed          = 1;
   int64_t max_resources = 0;
   bool no_interference  = false;
+  std::string energy_policy;
+  std::string energy_options;
 };
 
 std::string absolute(const std::string& p)
@@ -77,7 +80,12 @@ int batch_run(const BatchArgs& a, const Globals& globals)
                                     {"backfill", a.backfill},
                                     {"interference", not a.no_interference},
                                     {"max_resources", a.max_resources}};
-  e["components"]                = nlohmann::ordered_json::array({{{"type", "batch"}, {"options", options}}});
+  if (not a.energy_policy.empty() || not a.energy_options.empty()) {
+    if (a.energy_policy.empty() || a.energy_options.empty())
+      throw UsageError("--energy-policy and --energy-options go together (batsched's variant and its options file)");
+    options["energy_policy"] = {{"variant", a.energy_policy}, {"options", absolute(a.energy_options)}};
+  }
+  e["components"] = nlohmann::ordered_json::array({{{"type", "batch"}, {"options", options}}});
   experiment::Overrides o;
   o.output       = a.out;
   o.simgrid_args = globals.simgrid_args;
@@ -95,6 +103,8 @@ int batch_run(const BatchArgs& a, const Globals& globals)
         {"at /platform/granularity", "--granularity"},
         {"at /components/0/options/workload", "--workload"},
         {"at /components/0/options/max_resources", "--max-resources"},
+        {"at /components/0/options/energy_policy/variant", "--energy-policy"},
+        {"at /components/0/options/energy_policy/options", "--energy-options"},
         {"at /seed", "--seed"}};
     for (const auto& [place, option] : by_place)
       if (err.place().rfind(place, 0) == 0)
@@ -160,6 +170,13 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     add_count(cmd, "--max-resources", a->max_resources,
               "Use only the first N cores (Batsim's --mmax; 0: all; at most the platform's cores)", 0, UINT32_MAX);
     cmd->add_flag("--no-interference", a->no_interference, "No memory-bandwidth interference (no P-state changes)");
+    cmd->add_option("--energy-policy", a->energy_policy,
+                    "Switch machines off and on as batsched's energy variant does: energy_bf_monitoring_inertial or "
+                    "energy_bf_subpart_sleeper (needs --backfill easy and hosts with sleep_pstates)")
+        ->check(CLI::IsMember(batch::power_variants()));
+    cmd->add_option(
+        "--energy-options", a->energy_options,
+        "batsched's options file of the energy variant (JSON: monitoring_period, power_*, time_switch_*, ...)");
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
   }
   {

@@ -1,0 +1,574 @@
+#include "plugins/batch/power.hpp"
+
+#include "generators/util/error.hpp"
+#include "generators/util/json.hpp"
+#include "generators/util/numbers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace sgai::batch {
+
+namespace {
+constexpr double kInf     = std::numeric_limits<double>::infinity();
+constexpr double kHorizon = 1e19; ///< batsched's infinite horizon: the queue cannot be poured
+} // namespace
+
+const char* to_string(MachineState s)
+{
+  switch (s) {
+  case MachineState::idle:
+    return "idle";
+  case MachineState::computing:
+    return "computing";
+  case MachineState::sleeping:
+    return "sleeping";
+  case MachineState::switching_on:
+    return "switching_on";
+  case MachineState::switching_off:
+    return "switching_off";
+  }
+  return "idle";
+}
+
+std::vector<SleepPStates> parse_sleep_pstates(const std::string& value)
+{
+  std::vector<SleepPStates> out;
+  if (not value.empty() && value.back() == ',')
+    throw std::invalid_argument("'" + value + "' ends with a comma");
+  std::stringstream groups(value);
+  std::string group;
+  while (std::getline(groups, group, ',')) {
+    int v[3];
+    std::stringstream parts(group);
+    std::string part;
+    int k = 0;
+    while (std::getline(parts, part, ':')) {
+      part.erase(0, part.find_first_not_of(" \t"));
+      part.erase(part.find_last_not_of(" \t") + 1);
+      if (k == 3 || part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6)
+        throw std::invalid_argument("'" + group + "' is not sleep:off:on (three P-state numbers)");
+      v[k++] = std::stoi(part);
+    }
+    if (k != 3)
+      throw std::invalid_argument("'" + group + "' is not sleep:off:on (three P-state numbers)");
+    if (v[0] == v[1] || v[0] == v[2] || v[1] == v[2])
+      throw std::invalid_argument("'" + group + "' names a P-state twice (sleep, off and on differ)");
+    out.push_back({v[0], v[1], v[2]});
+  }
+  if (out.empty())
+    throw std::invalid_argument("no sleep:off:on triplet");
+  return out;
+}
+
+const std::vector<std::string>& power_variants()
+{
+  static const std::vector<std::string> v = {"energy_bf_monitoring_inertial", "energy_bf_subpart_sleeper"};
+  return v;
+}
+
+PowerOptions read_power_options(const std::filesystem::path& file, const std::string& variant)
+{
+  PowerOptions o;
+  o.variant   = variant;
+  auto doc    = json::load(file);
+  auto obj    = doc.object();
+  auto pos    = [&](const char* key) { return obj.required(key).positive(); };
+  auto nonneg = [&](const char* key, double dflt) {
+    auto v = obj.optional(key);
+    return v ? v->non_negative() : dflt;
+  };
+  o.power_sleep       = nonneg("power_sleep", -1);
+  o.power_idle        = pos("power_idle");
+  o.power_compute     = pos("power_compute");
+  o.energy_switch_on  = pos("energy_switch_on");
+  o.energy_switch_off = pos("energy_switch_off");
+  o.time_switch_on    = pos("time_switch_on");
+  o.time_switch_off   = pos("time_switch_off");
+  if (o.power_sleep < 0)
+    obj.fail("missing field 'power_sleep' (watts of a sleeping machine)");
+  if (not(o.power_sleep < o.power_idle))
+    obj.fail_at("power_sleep", "power_sleep " + format_number(o.power_sleep) + " W must be below power_idle " +
+                                   format_number(o.power_idle) + " W, or sleeping never pays");
+  o.pstate_sleep                   = static_cast<int>(obj.required("pstate_sleep").integer(0, 1000000));
+  o.pstate_compute                 = static_cast<int>(obj.required("pstate_compute").integer(0, 1000000));
+  o.monitoring_period              = obj.required("monitoring_period").positive();
+  o.ensured_sleep_time_lower_bound = nonneg("ensured_sleep_time_lower_bound", 0);
+  o.ensured_sleep_time_upper_bound = nonneg("ensured_sleep_time_upper_bound", 1e8);
+  if (o.ensured_sleep_time_lower_bound > o.ensured_sleep_time_upper_bound)
+    obj.fail_at("ensured_sleep_time_lower_bound", "the lower bound is above the upper bound");
+  o.idle_time_to_sedate = nonneg("idle_time_to_sedate", 1e18);
+  if (auto v = obj.optional("sedate_idle_on_classical_events"))
+    o.sedate_idle_on_classical_events = v->boolean();
+  if (auto v = obj.optional("allow_future_switches"))
+    o.allow_future_switches = v->boolean();
+  // read and not used: sgai writes its outputs under --out
+  for (const char* key : {"output_dir", "trace_output_filename"})
+    if (auto v = obj.optional(key))
+      (void)v->string();
+  std::vector<std::string> accepted = {"power_sleep",
+                                       "power_idle",
+                                       "power_compute",
+                                       "energy_switch_on",
+                                       "energy_switch_off",
+                                       "time_switch_on",
+                                       "time_switch_off",
+                                       "pstate_sleep",
+                                       "pstate_compute",
+                                       "monitoring_period",
+                                       "ensured_sleep_time_lower_bound",
+                                       "ensured_sleep_time_upper_bound",
+                                       "idle_time_to_sedate",
+                                       "sedate_idle_on_classical_events",
+                                       "allow_future_switches",
+                                       "output_dir",
+                                       "trace_output_filename"};
+  if (variant == "energy_bf_monitoring_inertial") {
+    if (auto v = obj.optional("inertial_alteration")) {
+      std::string s = v->string();
+      std::string t;
+      for (char c : s)
+        if (c != ' ' && c != '\t')
+          t += c;
+      char* end = nullptr;
+      double k  = t.size() > 1 ? std::strtod(t.c_str() + 1, &end) : 0;
+      if (t.size() < 2 || (t[0] != 'x' && t[0] != 'p') || end == nullptr || *end != '\0' || not(k >= 0) || k > 1e6)
+        v->fail("inertial_alteration " + v->shown() +
+                " is not 'x' or 'p' followed by a number (\"x2\": twice as many "
+                "machines each stage, \"p1\": one more)");
+      o.alteration   = t[0];
+      o.alteration_k = k;
+    }
+    if (auto v = obj.optional("upper_llh_threshold"))
+      o.upper_llh_threshold = v->non_negative();
+    accepted.insert(accepted.end(), {"inertial_alteration", "upper_llh_threshold"});
+  } else if (variant == "energy_bf_subpart_sleeper") {
+    auto v                              = obj.required("fraction_of_machines_to_let_awake");
+    o.fraction_of_machines_to_let_awake = v.number();
+    if (not(o.fraction_of_machines_to_let_awake >= 0 && o.fraction_of_machines_to_let_awake <= 1))
+      v.fail("fraction_of_machines_to_let_awake " + v.shown() + " is not in [0, 1]");
+    accepted.push_back("fraction_of_machines_to_let_awake");
+  } else {
+    throw InputError(file.string(), "",
+                     "unknown energy policy '" + variant + "' (known: " + json::list_names(power_variants()) + ")");
+  }
+  obj.finish(accepted);
+  return o;
+}
+
+double ensured_sleep_time(const PowerOptions& o)
+{
+  double t = ((o.time_switch_off + o.time_switch_on + 2 * o.rjms_delay) * o.power_idle - o.energy_switch_off -
+              o.energy_switch_on) /
+             (o.power_sleep - o.power_idle);
+  return std::min(std::max(t, o.ensured_sleep_time_lower_bound), o.ensured_sleep_time_upper_bound);
+}
+
+// ------------------------------------------------------------------------------------- the policy
+
+PowerPolicy::PowerPolicy(PowerOptions options, uint32_t machines)
+    : o_(std::move(options))
+    , n_(machines)
+    , to_sedate_(machines, 0)
+    , to_awaken_(machines, 0)
+    , idle_since_(machines, 0)
+    , off_now_(machines, 0)
+    , on_now_(machines, 0)
+{
+}
+
+void PowerPolicy::first_submission(double now)
+{
+  if (next_stage_ == kInf && first_stage_)
+    next_stage_ = now + o_.monitoring_period;
+  llh_date_ = now;
+}
+
+void PowerPolicy::begin(const PowerDecision& d)
+{
+  std::fill(off_now_.begin(), off_now_.end(), 0);
+  std::fill(on_now_.begin(), on_now_.end(), 0);
+  for (uint32_t i : d.switch_off)
+    off_now_[i] = 1;
+  for (uint32_t i : d.switch_on)
+    on_now_[i] = 1;
+}
+
+void PowerPolicy::off(uint32_t i, PowerDecision& d)
+{
+  d.switch_off.push_back(i);
+  off_now_[i]   = 1;
+  to_sedate_[i] = 0;
+}
+
+void PowerPolicy::on(uint32_t i, PowerDecision& d)
+{
+  d.switch_on.push_back(i);
+  on_now_[i]    = 1;
+  to_awaken_[i] = 0;
+}
+
+bool PowerPolicy::idle_now(uint32_t i, const std::vector<MachineView>& m) const
+{
+  return m[i].state == MachineState::idle && not off_now_[i];
+}
+
+bool PowerPolicy::awake_now(uint32_t i, const std::vector<MachineView>& m) const
+{
+  return (m[i].state == MachineState::idle || m[i].state == MachineState::computing) && not off_now_[i];
+}
+
+bool PowerPolicy::wakable(uint32_t i, double now, const std::vector<MachineView>& m) const
+{
+  return m[i].state == MachineState::sleeping && m[i].wakable_at <= now && not on_now_[i];
+}
+
+uint32_t PowerPolicy::awake_soon(const std::vector<MachineView>& m) const
+{
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < n_; i++)
+    if ((awake_now(i, m) && not to_sedate_[i]) || m[i].state == MachineState::switching_on || on_now_[i] ||
+        to_awaken_[i])
+      n++;
+  return n;
+}
+
+uint32_t PowerPolicy::altered(uint32_t previous) const
+{
+  double n = o_.alteration == 'x' ? previous * o_.alteration_k : previous + o_.alteration_k;
+  return n >= 4e9 ? 4000000000U : static_cast<uint32_t>(n);
+}
+
+double PowerPolicy::liquid_load_horizon(double now, const std::vector<WaitingJob>& queue,
+                                        const std::vector<MachineView>& m) const
+{
+  double load = 0;
+  for (const auto& j : queue)
+    load += j.machines * (j.requested_time_s + o_.rjms_delay);
+  if (load == 0)
+    return 0;
+  if (not std::isfinite(load))
+    return kHorizon;
+  // when each machine is free: now (idle), at its planned end (computing, switching on); never
+  // (asleep, switching off)
+  std::vector<double> free;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (off_now_[i] || to_sedate_[i])
+      continue;
+    switch (m[i].state) {
+    case MachineState::idle:
+      free.push_back(now);
+      break;
+    case MachineState::computing:
+      if (std::isfinite(m[i].free_at))
+        free.push_back(std::max(now, m[i].free_at));
+      break;
+    case MachineState::switching_on:
+      free.push_back(std::max(now, m[i].on_at));
+      break;
+    default:
+      break;
+    }
+  }
+  std::sort(free.begin(), free.end());
+  double t = now;
+  for (size_t k = 0; k < free.size(); k++) {
+    // machines 0..k are free over [t, next)
+    double next = k + 1 < free.size() ? free[k + 1] : kInf;
+    t           = std::max(t, free[k]);
+    double area = static_cast<double>(k + 1) * (next - t);
+    if (area >= load)
+      return t + load / static_cast<double>(k + 1) - now;
+    load -= area;
+    t = next;
+  }
+  return kHorizon;
+}
+
+void PowerPolicy::integrate(double now, double llh)
+{
+  integral_ += (llh_last_ + llh) / 2 * (now - llh_date_);
+  llh_last_ = llh;
+  llh_date_ = now;
+}
+
+void PowerPolicy::update_idle(double now, const std::vector<MachineView>& m)
+{
+  for (uint32_t i = 0; i < n_; i++) {
+    bool idle = m[i].state == MachineState::idle;
+    if (idle && idle_since_[i] == kInf)
+      idle_since_[i] = now;
+    else if (not idle)
+      idle_since_[i] = kInf;
+  }
+}
+
+uint32_t PowerPolicy::queued_switches(double now, const std::vector<MachineView>& m, PowerDecision& d)
+{
+  uint32_t done = 0;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (to_awaken_[i]) {
+      if (wakable(i, now, m)) {
+        on(i, d);
+        awakened_now_++;
+        done++;
+      } else if (m[i].state != MachineState::sleeping && m[i].state != MachineState::switching_off) {
+        to_awaken_[i] = 0; // awake already
+      }
+    }
+    if (to_sedate_[i]) {
+      if (idle_now(i, m)) {
+        off(i, d);
+        sedated_now_++;
+        done++;
+      } else if (m[i].state != MachineState::computing) {
+        to_sedate_[i] = 0; // asleep or switching already
+      }
+    }
+  }
+  return done;
+}
+
+std::vector<uint32_t> PowerPolicy::pick_to_sedate(uint32_t n, const std::vector<MachineView>& m) const
+{
+  // idle machines first (lowest numbers), then the machines whose jobs end first
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < n_ && out.size() < n; i++)
+    if (idle_now(i, m) && not to_sedate_[i])
+      out.push_back(i);
+  if (out.size() < n) {
+    std::vector<std::pair<double, uint32_t>> busy;
+    for (uint32_t i = 0; i < n_; i++)
+      if (m[i].state == MachineState::computing && not to_sedate_[i])
+        busy.emplace_back(m[i].free_at, i);
+    std::sort(busy.begin(), busy.end());
+    for (size_t k = 0; k < busy.size() && out.size() < n; k++)
+      out.push_back(busy[k].second);
+  }
+  return out;
+}
+
+std::vector<uint32_t> PowerPolicy::pick_to_awaken(uint32_t n, double now, const std::vector<MachineView>& m) const
+{
+  // the machines that can be woken first: wakable now (lowest numbers), then by the end of their
+  // ensured sleep, then those still switching off
+  std::vector<std::pair<double, uint32_t>> c;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (to_awaken_[i] || on_now_[i])
+      continue;
+    if (m[i].state == MachineState::sleeping)
+      c.emplace_back(std::max(now, m[i].wakable_at), i);
+    else if (m[i].state == MachineState::switching_off || off_now_[i])
+      c.emplace_back(kInf, i);
+  }
+  std::sort(c.begin(), c.end());
+  std::vector<uint32_t> out;
+  for (size_t k = 0; k < c.size() && out.size() < n; k++)
+    out.push_back(c[k].second);
+  return out;
+}
+
+void PowerPolicy::awaken(const std::vector<uint32_t>& machines, double now, const std::vector<MachineView>& m,
+                         PowerDecision& d)
+{
+  for (uint32_t i : machines) {
+    if (wakable(i, now, m)) {
+      on(i, d);
+      awakened_now_++;
+    } else {
+      to_awaken_[i] = 1;
+    }
+  }
+}
+
+void PowerPolicy::sedate(const std::vector<uint32_t>& machines, const std::vector<MachineView>& m, PowerDecision& d)
+{
+  for (uint32_t i : machines) {
+    if (idle_now(i, m)) {
+      off(i, d);
+      sedated_now_++;
+    } else {
+      to_sedate_[i] = 1; // switched off once its jobs are over
+    }
+  }
+}
+
+bool PowerPolicy::priority_job(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
+                               PowerDecision& d)
+{
+  if (queue.empty())
+    return false;
+  uint32_t need  = queue.front().machines;
+  uint32_t avail = awake_soon(m);
+  if (need <= avail)
+    return false;
+  // cancel the promised switch-offs first, those whose machines are free earliest
+  std::vector<std::pair<double, uint32_t>> promised;
+  for (uint32_t i = 0; i < n_; i++)
+    if (to_sedate_[i])
+      promised.emplace_back(m[i].free_at, i);
+  std::sort(promised.begin(), promised.end());
+  for (size_t k = 0; k < promised.size() && avail < need; k++, avail++)
+    to_sedate_[promised[k].second] = 0;
+  if (avail < need)
+    awaken(pick_to_awaken(need - avail, now, m), now, m, d);
+  return true;
+}
+
+void PowerPolicy::idle_sleep(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
+                             PowerDecision& d)
+{
+  for (uint32_t i = 0; i < n_; i++)
+    if (m[i].state == MachineState::switching_on || on_now_[i] || to_awaken_[i])
+      return; // never switch off while switching on (no on/off ping-pong)
+  uint32_t keep  = queue.empty() ? 0 : queue.front().machines;
+  uint32_t awake = awake_soon(m);
+  if (awake <= keep)
+    return;
+  uint32_t n = awake - keep;
+  for (uint32_t i = 0; i < n_ && n > 0; i++)
+    if (idle_now(i, m) && not to_sedate_[i] && idle_since_[i] <= now - o_.idle_time_to_sedate) {
+      off(i, d);
+      for_idle_++;
+      n--;
+    }
+}
+
+bool PowerPolicy::idle_wake(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
+                            PowerDecision& d)
+{
+  if (queue.empty() || for_idle_ == 0)
+    return false;
+  std::vector<uint32_t> idle, asleep;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (idle_now(i, m) && not to_sedate_[i])
+      idle.push_back(i);
+    else if (wakable(i, now, m) && asleep.size() < for_idle_)
+      asleep.push_back(i);
+  }
+  size_t ui = 0, ua = 0; // idle and asleep machines used so far, lowest first
+  std::vector<uint32_t> wake;
+  for (const auto& j : queue) {
+    size_t left = idle.size() - ui + asleep.size() - ua;
+    if (left == 0)
+      break;
+    if (j.machines > left)
+      continue;
+    size_t from_idle = std::min<size_t>(j.machines, idle.size() - ui);
+    ui += from_idle;
+    for (size_t k = from_idle; k < j.machines; k++)
+      wake.push_back(asleep[ua++]);
+  }
+  for (uint32_t i : wake) {
+    on(i, d);
+    for_idle_--;
+  }
+  return not wake.empty();
+}
+
+PowerDecision PowerPolicy::promised(double now, const std::vector<MachineView>& m)
+{
+  PowerDecision d;
+  begin(d);
+  awakened_now_ = sedated_now_ = 0;
+  queued_switches(now, m, d);
+  awakened_since_ += awakened_now_;
+  sedated_since_ += sedated_now_;
+  return d;
+}
+
+PowerDecision PowerPolicy::after_step(double now, const std::vector<WaitingJob>& queue,
+                                      const std::vector<MachineView>& m)
+{
+  PowerDecision d;
+  begin(d);
+  integrate(now, liquid_load_horizon(now, queue, m));
+  awakened_now_ = sedated_now_ = 0;
+  queued_switches(now, m, d);
+  priority_job(now, queue, m, d);
+  if (not queue.empty()) { // the switches of this step count for the inertia
+    awakened_since_ += awakened_now_;
+    sedated_since_ += sedated_now_;
+  }
+  update_idle(now, m);
+  if (not idle_wake(now, queue, m, d) && o_.sedate_idle_on_classical_events)
+    idle_sleep(now, queue, m, d);
+  llh_last_ = liquid_load_horizon(now, queue, m);
+  return d;
+}
+
+PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
+                                 bool last)
+{
+  PowerDecision d;
+  begin(d);
+  next_stage_ = last ? kInf : now + o_.monitoring_period;
+  integrate(now, liquid_load_horizon(now, queue, m));
+  std::fill(to_sedate_.begin(), to_sedate_.end(), 0); // the promised switch-offs are decided again
+  awakened_now_ = sedated_now_ = 0;
+  bool needs_awakening         = not queue.empty() && queue.front().machines > awake_soon(m);
+  uint32_t keep_for_p          = queue.empty() ? 0 : queue.front().machines;
+  if (o_.variant == "energy_bf_monitoring_inertial") {
+    if (first_stage_) {
+      first_stage_ = false;
+      awakening_   = true;
+    } else if (not needs_awakening) {
+      if (integral_ / o_.monitoring_period >= o_.upper_llh_threshold) {
+        awakening_     = true;
+        integral_prev_ = 0; // still growing, by decree
+      }
+      if (awakening_) {
+        if (integral_ > integral_prev_) {
+          uint32_t candidates = 0;
+          for (uint32_t i = 0; i < n_; i++)
+            if ((m[i].state == MachineState::sleeping || m[i].state == MachineState::switching_off) &&
+                not to_awaken_[i] && not on_now_[i] && (o_.allow_future_switches || wakable(i, now, m)))
+              candidates++;
+          uint32_t n = std::min(std::max(altered(awakened_since_), 1U), candidates);
+          if (n > 0)
+            awaken(pick_to_awaken(n, now, m), now, m, d);
+        } else {
+          awakening_ = false;
+        }
+      } else {
+        if (integral_ <= integral_prev_) {
+          uint32_t awake = 0;
+          for (uint32_t i = 0; i < n_; i++)
+            if (awake_now(i, m) && (o_.allow_future_switches || idle_now(i, m)))
+              awake++;
+          uint32_t nb             = awake > keep_for_p ? awake - keep_for_p : 0;
+          uint32_t n              = std::min(std::max(altered(sedated_since_), 1U), nb);
+          std::vector<uint32_t> x = pick_to_sedate(n, m);
+          if (not o_.allow_future_switches)
+            x.erase(std::remove_if(x.begin(), x.end(), [&](uint32_t i) { return not idle_now(i, m); }), x.end());
+          sedate(x, m, d);
+        } else {
+          awakening_ = true;
+        }
+      }
+    }
+    integral_prev_ = integral_;
+  } else { // energy_bf_subpart_sleeper
+    if (not needs_awakening) {
+      auto keep  = static_cast<uint32_t>(std::floor(o_.fraction_of_machines_to_let_awake * n_));
+      keep       = std::max(keep, keep_for_p);
+      uint32_t a = awake_soon(m);
+      if (a > keep)
+        sedate(pick_to_sedate(a - keep, m), m, d);
+    }
+  }
+  integral_ = 0;
+  queued_switches(now, m, d);
+  if (needs_awakening)
+    priority_job(now, queue, m, d);
+  awakened_since_ = awakened_now_;
+  sedated_since_  = sedated_now_;
+  update_idle(now, m);
+  idle_sleep(now, queue, m, d);
+  llh_last_ = liquid_load_horizon(now, queue, m);
+  return d;
+}
+
+} // namespace sgai::batch
