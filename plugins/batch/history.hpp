@@ -11,6 +11,7 @@
 #include <array>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,12 +46,61 @@ struct Span {
   double peak_demand_gbps;
 };
 
+/** The time series a run writes (ManagerConfig::series): bits of one file each. */
+enum SeriesBits : unsigned {
+  series_machine_states  = 1,
+  series_energy          = 2,
+  series_pstate_changes  = 4,
+  series_overutilization = 8,
+  series_all             = 15,
+};
+/** "all", "none" or a comma-separated list of machine_states, energy, pstate_changes,
+ *  overutilization; std::invalid_argument naming the unknown word. */
+unsigned parse_series(const std::string& list);
+
+/** The time series of a run, written row by row as the run goes: into files of the output folder
+ *  when it is known at the start (large runs do not hold them in memory), else into memory until
+ *  commit(). A sample at the time of the previous one replaces it. Series not asked for are not
+ *  recorded at all. */
+class SeriesWriter {
+public:
+  SeriesWriter(unsigned which, const std::filesystem::path& dir);
+  ~SeriesWriter();
+  SeriesWriter(const SeriesWriter&)            = delete;
+  SeriesWriter& operator=(const SeriesWriter&) = delete;
+
+  bool wants(unsigned bit) const { return (which_ & bit) != 0; }
+  void machine(const MachineSample& s);
+  void energy(double t, double joules);
+  /** The time of the last energy sample (-infinity: none). */
+  double last_energy_t() const { return energy_pending_ ? energy_last_.t : -std::numeric_limits<double>::infinity(); }
+  void pstate(double t, const std::string& host, int pstate, const std::string& name);
+  void span(const Span& s, uint32_t first_core, double capacity_gbps);
+  uint64_t pstate_changes() const { return pstate_count_; }
+  uint64_t spans() const { return span_count_; }
+  /** Writes the files (into `dir`: the folder given at the start, if any) and returns them with
+   *  what they hold. */
+  std::vector<std::pair<std::string, std::string>> commit(const std::filesystem::path& dir);
+
+private:
+  struct File;
+  unsigned which_;
+  std::filesystem::path dir_;
+  std::vector<std::unique_ptr<File>> files_; ///< machine_states, energy, pstate_changes, overutilization
+  MachineSample machine_last_{};
+  bool machine_pending_ = false;
+  EnergySample energy_last_{};
+  bool energy_pending_   = false;
+  uint64_t pstate_count_ = 0, span_count_ = 0;
+  bool committed_ = false;
+  std::ostream& out(size_t k);
+  void flush_machine();
+  void flush_energy();
+};
+
 struct History {
   std::vector<JobRecord> records;
-  std::vector<MachineSample> machine;
-  std::vector<EnergySample> energy_series;
-  std::vector<PStateChange> pstate_changes;
-  std::vector<Span> spans;
+  std::unique_ptr<SeriesWriter> series;
   double first_submit = std::numeric_limits<double>::infinity();
   bool energy         = true; ///< false: some host has no power model (no energy figures)
   double plugin_total = 0;    ///< all hosts' energy at the end, read from the plugin
@@ -65,9 +115,9 @@ struct History {
 
 std::vector<std::pair<std::string, double>> schedule_figures(const History& h, const workload::Workload& w,
                                                              const Resources& r);
-std::vector<std::pair<std::string, std::string>> write_history(const History& h, const workload::Workload& w,
-                                                               const Resources& r, const platform::Platform* platform,
-                                                               const std::filesystem::path& dir);
+/** Writes jobs.csv, schedule.json/.csv and the time series (h.series) into dir. */
+std::vector<std::pair<std::string, std::string>> write_history(History& h, const workload::Workload& w,
+                                                               const Resources& r, const std::filesystem::path& dir);
 
 } // namespace sgai::batch
 

@@ -409,6 +409,18 @@ public:
 
   // ------------------------------------------------------------------------------ machine states
 
+  void record_pstate(double now, uint32_t h, int ps)
+  {
+    std::string name = platform_ ? platform_->cpu_pstate_names[static_cast<size_t>(ps)] : "";
+    hist_.series->pstate(now, r_.host_names[h], ps, name);
+  }
+
+  void record_span(uint32_t p, double now)
+  {
+    const Processor& pr = r_.processors[p];
+    hist_.series->span({p, over_since_[p], now, peak_demand_[p]}, pr.first_core, pr.mem_bw_gbps);
+  }
+
   void set_mstate(uint32_t h, MachineState s, double now)
   {
     MachineState old = mstate_[h];
@@ -436,7 +448,7 @@ public:
   {
     hosts_[h]->set_pstate(static_cast<unsigned long>(ps));
     host_pstate_[h] = ps;
-    hist_.pstate_changes.push_back({now, h, ps});
+    record_pstate(now, h, ps);
     ledger_->observe({h});
   }
 
@@ -587,7 +599,7 @@ public:
           peak_demand_[p] = state_.processor_demand_gbps(p);
         }
       } else if (over_since_[p] >= 0) {
-        hist_.spans.push_back({p, over_since_[p], now, peak_demand_[p]});
+        record_span(p, now);
         over_since_[p] = -1;
       }
       if (interference_)
@@ -598,7 +610,7 @@ public:
           if (want != host_pstate_[h]) {
             hosts_[h]->set_pstate(static_cast<unsigned long>(want));
             host_pstate_[h] = want;
-            hist_.pstate_changes.push_back({now, h, want});
+            record_pstate(now, h, want);
           }
         }
       // speed in use on this processor, after the P-state changes
@@ -1060,14 +1072,10 @@ public:
                     sched_.queue_size(),
                     running_.size(),
                     in_state_};
-    auto& machine = hist_.machine;
-    if (not machine.empty() && machine.back().t == now)
-      machine.back() = s;
-    else
-      machine.push_back(s);
-    auto& series = hist_.energy_series;
-    bool energy  = ledger_->enabled();
-    bool again   = energy && not series.empty() && series.back().t == now;
+    auto& series = *hist_.series;
+    series.machine(s);
+    bool energy = ledger_->enabled() && series.wants(series_energy);
+    bool again  = energy && series.last_energy_t() == now;
     if (energy && (again || now >= next_energy_sample_)) {
       double total = ledger_->total();
       if (cfg_.check_energy_series) { // read every host: the slow way the running total replaces
@@ -1076,10 +1084,7 @@ public:
           read += sg_host_get_consumed_energy(hosts_[h]);
         series_error_ = std::max(series_error_, std::fabs(read - total));
       }
-      if (again)
-        series.back().joules = total;
-      else
-        series.push_back({now, total});
+      series.energy(now, total);
       next_energy_sample_ = now + cfg_.energy_period_s;
     }
   }
@@ -1091,7 +1096,7 @@ public:
     progress(now, true);
     for (uint32_t p = 0; p < r_.processors.size(); p++)
       if (over_since_[p] >= 0)
-        hist_.spans.push_back({p, over_since_[p], now, peak_demand_[p]});
+        record_span(p, now);
     if (ledger_->enabled()) {
       series_estimate_ = ledger_->total();
       ledger_->settle(used_hosts_);
@@ -1103,11 +1108,7 @@ public:
       if (std::fabs(series_estimate_ - total) > 1e-6 * std::max(1.0, total))
         XBT_WARN("energy time series drifted from the host_energy plugin: %.17g J estimated, %.17g J read",
                  series_estimate_, total);
-      auto& series = hist_.energy_series;
-      if (not series.empty() && series.back().t == now)
-        series.back().joules = total;
-      if (series.empty() || series.back().t != now)
-        series.push_back({now, total});
+      hist_.series->energy(now, total);
     }
     for (size_t i = 0; i < hist_.records.size(); i++)
       hist_.records[i].energy_j = job_energy_[i];
@@ -1126,7 +1127,8 @@ WorkloadManager::~WorkloadManager() = default;
 
 void WorkloadManager::start()
 {
-  Impl* impl = impl_.get();
+  Impl* impl         = impl_.get();
+  impl->hist_.series = std::make_unique<SeriesWriter>(impl->cfg_.series, impl->cfg_.series_dir);
   impl->bind_hosts();
   impl->ledger_->observe(impl->used_hosts_); // their power is known once SimGrid has solved the first instant
   impl->wake_         = sg4::Semaphore::create(0);
@@ -1180,9 +1182,9 @@ std::vector<std::pair<std::string, double>> WorkloadManager::figures() const
   return schedule_figures(impl_->hist_, impl_->w_, impl_->r_);
 }
 
-std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(const std::filesystem::path& dir) const
+std::vector<std::pair<std::string, std::string>> WorkloadManager::write_outputs(const std::filesystem::path& dir)
 {
-  return write_history(impl_->hist_, impl_->w_, impl_->r_, impl_->platform_, dir);
+  return write_history(impl_->hist_, impl_->w_, impl_->r_, dir);
 }
 
 } // namespace sgai::batch

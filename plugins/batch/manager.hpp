@@ -55,6 +55,12 @@ struct ManagerConfig {
     bool on;
   };
   std::vector<Switch> switches;
+  /** The time series written (bits of SeriesBits, history.hpp: machine_states 1, energy 2,
+   *  pstate_changes 4, overutilization 8); jobs.csv and the schedule figures always are. */
+  unsigned series = 15;
+  /** Where the series are streamed as the run goes (the output folder); empty: kept in memory
+   *  until write_outputs. */
+  std::filesystem::path series_dir;
   /** The platform file, for messages about its hosts. */
   std::string platform_file;
   /** Where switches and the energy policy come from, for messages. */
@@ -92,9 +98,11 @@ public:
   /** With ManagerConfig::check_energy_series: the largest gap between energy.csv's running total
    *  and a reading of every host, over all samples. */
   double series_error_j() const;
-  /** Writes jobs.csv, schedule.json/.csv, machine_states.csv, energy.csv, pstate_changes.csv,
-   *  overutilization.csv into `dir` (atomically); returns the files with what they hold. */
-  std::vector<std::pair<std::string, std::string>> write_outputs(const std::filesystem::path& dir) const;
+  /** Writes jobs.csv, schedule.json/.csv and the time series asked for (machine_states.csv,
+   *  energy.csv, pstate_changes.csv, overutilization.csv) into `dir` (atomically; the series
+   *  were streamed into ManagerConfig::series_dir when given, which must then be `dir`); returns
+   *  the files with what they hold. */
+  std::vector<std::pair<std::string, std::string>> write_outputs(const std::filesystem::path& dir);
 
   /** Figures of the schedule (also in schedule.json). */
   std::vector<std::pair<std::string, double>> figures() const;

@@ -4,6 +4,7 @@
 #include "generators/util/json_writer.hpp"
 #include "generators/util/numbers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -80,8 +81,8 @@ std::vector<std::pair<std::string, double>> schedule_figures(const History& m, c
       {"energy_j", m.energy ? m.plugin_total : kNoFigure},
       {"jobs_energy_j", m.energy ? jobs_energy : kNoFigure},
       {"idle_energy_j", m.energy ? m.idle_energy : kNoFigure},
-      {"pstate_changes", static_cast<double>(m.pstate_changes.size())},
-      {"overutilization_spans", static_cast<double>(m.spans.size())},
+      {"pstate_changes", static_cast<double>(m.series ? m.series->pstate_changes() : 0)},
+      {"overutilization_spans", static_cast<double>(m.series ? m.series->spans() : 0)},
       // Batsim's machine figures: machines (hosts that run jobs), switches, machine-seconds per
       // state over the intervals that ended (each machine's last one is left out, as in Batsim)
       {"nb_computing_machines", static_cast<double>(m.machine_count)},
@@ -93,9 +94,8 @@ std::vector<std::pair<std::string, double>> schedule_figures(const History& m, c
   return f;
 }
 
-std::vector<std::pair<std::string, std::string>> write_history(const History& m, const workload::Workload& w,
-                                                               const Resources& res, const platform::Platform* platform,
-                                                               const std::filesystem::path& dir)
+std::vector<std::pair<std::string, std::string>> write_history(History& m, const workload::Workload& w,
+                                                               const Resources& res, const std::filesystem::path& dir)
 {
   std::vector<std::pair<std::string, std::string>> out;
   ensure_directory(dir);
@@ -144,48 +144,157 @@ std::vector<std::pair<std::string, std::string>> write_history(const History& m,
     write_file_atomically(dir / "schedule.csv", header + "\n" + row + "\n");
     out.emplace_back((dir / "schedule.json").string(), "schedule summary (also schedule.csv, one row)");
   }
-  {
-    AtomicFile f(dir / "machine_states.csv");
-    f.stream() << "time,flops_in_use,busy_cores,idle_cores,queued_jobs,running_jobs,nb_sleeping,nb_switching_on,"
-                  "nb_switching_off,nb_idle,nb_computing\n";
-    using S = MachineState;
-    auto n  = [](const MachineSample& s, S k) { return s.machines[static_cast<size_t>(k)]; };
-    for (const auto& s : m.machine)
-      f.stream() << format_plain(s.t) << "," << format_plain(s.flops_in_use) << "," << s.busy_cores << ","
-                 << s.free_cores << "," << s.queued << "," << s.running << "," << n(s, S::sleeping) << ","
-                 << n(s, S::switching_on) << "," << n(s, S::switching_off) << "," << n(s, S::idle) << ","
-                 << n(s, S::computing) << "\n";
-    f.commit();
-    out.emplace_back((dir / "machine_states.csv").string(),
-                     "cores in use, queue size and machines in each state after every event");
+  if (m.series)
+    for (auto& f : m.series->commit(dir))
+      out.push_back(std::move(f));
+  return out;
+}
+
+// ----------------------------------------------------------------------------------- time series
+
+unsigned parse_series(const std::string& list)
+{
+  if (list == "all")
+    return series_all;
+  if (list == "none")
+    return 0;
+  static const std::vector<std::string> names = {"machine_states", "energy", "pstate_changes", "overutilization"};
+  unsigned bits                               = 0;
+  std::stringstream ss(list);
+  for (std::string word; std::getline(ss, word, ',');) {
+    auto it = std::find(names.begin(), names.end(), word);
+    if (it == names.end())
+      throw std::invalid_argument("unknown time series '" + word +
+                                  "' (known: all, none, machine_states, energy, pstate_changes, overutilization)");
+    bits |= 1U << (it - names.begin());
   }
-  {
-    AtomicFile f(dir / "energy.csv");
-    f.stream() << "time,energy_j\n";
-    for (const auto& s : m.energy_series)
-      f.stream() << format_plain(s.t) << "," << format_plain(s.joules) << "\n";
-    f.commit();
-    out.emplace_back((dir / "energy.csv").string(), "energy consumed by the cores' hosts over time");
-  }
-  {
-    AtomicFile f(dir / "pstate_changes.csv");
-    f.stream() << "time,host,new_pstate,pstate_name\n";
-    for (const auto& c : m.pstate_changes) {
-      std::string name = platform ? platform->cpu_pstate_names[static_cast<size_t>(c.pstate)] : "";
-      f.stream() << format_plain(c.t) << "," << res.host_names[c.host] << "," << c.pstate << "," << name << "\n";
+  if (bits == 0)
+    throw std::invalid_argument("no time series named in '" + list + "'");
+  return bits;
+}
+
+namespace {
+struct SeriesFile {
+  const char* name;
+  const char* header;
+  const char* what;
+};
+const SeriesFile kSeries[4] = {
+    {"machine_states.csv",
+     "time,flops_in_use,busy_cores,idle_cores,queued_jobs,running_jobs,nb_sleeping,nb_switching_on,nb_switching_off,"
+     "nb_idle,nb_computing\n",
+     "cores in use, queue size and machines in each state after every event"},
+    {"energy.csv", "time,energy_j\n", "energy consumed by the cores' hosts over time"},
+    {"pstate_changes.csv", "time,host,new_pstate,pstate_name\n", "host P-state changes"},
+    {"overutilization.csv", "processor,first_core,start,end,peak_demand_gbps,capacity_gbps\n",
+     "memory-bandwidth over-utilization spans per processor"},
+};
+} // namespace
+
+/** One series: an atomic file in the output folder, or a buffer until the folder is known. */
+struct SeriesWriter::File {
+  std::unique_ptr<AtomicFile> file;
+  std::ostringstream buffer;
+  std::ostream& stream() { return file ? file->stream() : buffer; }
+};
+
+SeriesWriter::SeriesWriter(unsigned which, const std::filesystem::path& dir)
+    : which_(which)
+    , dir_(dir)
+{
+  for (size_t k = 0; k < 4; k++) {
+    files_.push_back(nullptr);
+    if ((which_ & (1U << k)) == 0)
+      continue;
+    files_[k] = std::make_unique<File>();
+    if (not dir_.empty()) {
+      ensure_directory(dir_);
+      files_[k]->file = std::make_unique<AtomicFile>(dir_ / kSeries[k].name);
     }
-    f.commit();
-    out.emplace_back((dir / "pstate_changes.csv").string(), "host P-state changes");
+    files_[k]->stream() << kSeries[k].header;
   }
-  {
-    AtomicFile f(dir / "overutilization.csv");
-    f.stream() << "processor,first_core,start,end,peak_demand_gbps,capacity_gbps\n";
-    for (const auto& s : m.spans)
-      f.stream() << s.processor << "," << res.processors[s.processor].first_core << "," << format_plain(s.start) << ","
-                 << format_plain(s.end) << "," << format_plain(s.peak_demand_gbps) << ","
-                 << format_plain(res.processors[s.processor].mem_bw_gbps) << "\n";
-    f.commit();
-    out.emplace_back((dir / "overutilization.csv").string(), "memory-bandwidth over-utilization spans per processor");
+}
+
+SeriesWriter::~SeriesWriter() = default;
+
+std::ostream& SeriesWriter::out(size_t k)
+{
+  return files_[k]->stream();
+}
+
+void SeriesWriter::flush_machine()
+{
+  if (not machine_pending_)
+    return;
+  const auto& s = machine_last_;
+  using S       = MachineState;
+  auto n        = [&s](S k) { return s.machines[static_cast<size_t>(k)]; };
+  out(0) << format_plain(s.t) << "," << format_plain(s.flops_in_use) << "," << s.busy_cores << "," << s.free_cores
+         << "," << s.queued << "," << s.running << "," << n(S::sleeping) << "," << n(S::switching_on) << ","
+         << n(S::switching_off) << "," << n(S::idle) << "," << n(S::computing) << "\n";
+  machine_pending_ = false;
+}
+
+void SeriesWriter::machine(const MachineSample& s)
+{
+  if (not wants(series_machine_states))
+    return;
+  if (machine_pending_ && machine_last_.t != s.t)
+    flush_machine();
+  machine_last_    = s;
+  machine_pending_ = true;
+}
+
+void SeriesWriter::flush_energy()
+{
+  if (not energy_pending_)
+    return;
+  out(1) << format_plain(energy_last_.t) << "," << format_plain(energy_last_.joules) << "\n";
+  energy_pending_ = false;
+}
+
+void SeriesWriter::energy(double t, double joules)
+{
+  if (not wants(series_energy))
+    return;
+  if (energy_pending_ && energy_last_.t != t)
+    flush_energy();
+  energy_last_    = {t, joules};
+  energy_pending_ = true;
+}
+
+void SeriesWriter::pstate(double t, const std::string& host, int pstate, const std::string& name)
+{
+  pstate_count_++;
+  if (wants(series_pstate_changes))
+    out(2) << format_plain(t) << "," << host << "," << pstate << "," << name << "\n";
+}
+
+void SeriesWriter::span(const Span& s, uint32_t first_core, double capacity_gbps)
+{
+  span_count_++;
+  if (wants(series_overutilization))
+    out(3) << s.processor << "," << first_core << "," << format_plain(s.start) << "," << format_plain(s.end) << ","
+           << format_plain(s.peak_demand_gbps) << "," << format_plain(capacity_gbps) << "\n";
+}
+
+std::vector<std::pair<std::string, std::string>> SeriesWriter::commit(const std::filesystem::path& dir)
+{
+  std::vector<std::pair<std::string, std::string>> out;
+  if (committed_)
+    return out;
+  committed_ = true;
+  flush_machine();
+  flush_energy();
+  for (size_t k = 0; k < 4; k++) {
+    if (not files_[k])
+      continue;
+    auto path = (dir_.empty() ? dir : dir_) / kSeries[k].name;
+    if (files_[k]->file)
+      files_[k]->file->commit();
+    else
+      write_file_atomically(path, files_[k]->buffer.str());
+    out.emplace_back(path.string(), kSeries[k].what);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include "generators/util/error.hpp"
 #include "generators/util/units.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/batch/history.hpp"
 #include "plugins/batch/manager.hpp"
 #include "plugins/experiment/component.hpp"
 
@@ -71,6 +72,7 @@ public:
     // its compute hosts (storage hosts, shared by storage profiles, are nobody's)
     hosts_ = resources.host_names;
     hosts_.resize(hosts_.size() - resources.storage_hosts.size());
+    config_.series_dir = ctx.output_dir; // the time series are streamed there as the run goes
     manager_ = std::make_unique<batch::WorkloadManager>(workload_, std::move(resources), ctx.platform, config_);
     manager_->start();
   }
@@ -168,9 +170,16 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     if (config.power_source.empty())
       config.power_source = v->file();
   }
+  if (auto v = options.optional("series")) {
+    try {
+      config.series = batch::parse_series(v->string());
+    } catch (const std::invalid_argument& e) {
+      v->fail(e.what());
+    }
+  }
   config.platform_file = ctx.platform_file.string();
   options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period",
-                  "energy_policy", "switches"});
+                  "energy_policy", "switches", "series"});
   return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 

@@ -1,4 +1,5 @@
 #include "generators/util/error.hpp"
+#include "plugins/batch/history.hpp"
 #include "plugins/batch/policies.hpp"
 #include "plugins/batch/power.hpp"
 #include "plugins/batch/scheduler.hpp"
@@ -30,6 +31,7 @@ struct BatchArgs {
   bool no_interference  = false;
   std::string energy_policy;
   std::string energy_options;
+  std::string series = "all";
 };
 
 std::string absolute(const std::string& p)
@@ -79,7 +81,8 @@ int batch_run(const BatchArgs& a, const Globals& globals)
                                     {"resources", a.resources},
                                     {"backfill", a.backfill},
                                     {"interference", not a.no_interference},
-                                    {"max_resources", a.max_resources}};
+                                    {"max_resources", a.max_resources},
+                                    {"series", a.series}};
   if (not a.energy_policy.empty() || not a.energy_options.empty()) {
     if (a.energy_policy.empty() || a.energy_options.empty())
       throw UsageError("--energy-policy and --energy-options go together (batsched's variant and its options file)");
@@ -104,6 +107,7 @@ int batch_run(const BatchArgs& a, const Globals& globals)
         {"at /components/0/options/workload", "--workload"},
         {"at /components/0/options/max_resources", "--max-resources"},
         {"at /components/0/options/energy_policy/variant", "--energy-policy"},
+        {"at /components/0/options/series", "--series"},
         {"at /components/0/options/energy_policy/options", "--energy-options"},
         {"at /seed", "--seed"}};
     for (const auto& [place, option] : by_place)
@@ -177,6 +181,17 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     cmd->add_option(
         "--energy-options", a->energy_options,
         "batsched's options file of the energy variant (JSON: monitoring_period, power_*, time_switch_*, ...)");
+    cmd->add_option("--series", a->series,
+                    "Time series to write besides jobs.csv and the schedule: all (default), none, or a list of "
+                    "machine_states, energy, pstate_changes, overutilization (large runs: none)")
+        ->check([](const std::string& v) {
+          try {
+            batch::parse_series(v);
+            return std::string();
+          } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+          }
+        });
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
   }
   {
