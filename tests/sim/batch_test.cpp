@@ -202,6 +202,21 @@ TEST(BatsimEquivalence, EasyBackfillingOnMediumLate)
   EXPECT_GE(static_cast<double>(same) / static_cast<double>(w.jobs.size()), 0.99);
   EXPECT_NEAR(makespan, makespan_bs, 1e-3 * makespan_bs);
   RecordProperty("same_starting_time", static_cast<int>(same));
+  // Batsim's out_schedule.csv: its energy and its machine-seconds computing and idle (each
+  // machine's last interval left out)
+  std::ifstream sf(test::shared_data("batsim/medium_late/easy/out_schedule.csv"));
+  std::string keys, values;
+  std::getline(sf, keys);
+  std::getline(sf, values);
+  std::map<std::string, double> bs;
+  std::stringstream ks(keys), vs(values);
+  for (std::string k, v; std::getline(ks, k, ',') && std::getline(vs, v, ',');)
+    bs[k] = std::stod(v);
+  const auto& m = *r->manager;
+  EXPECT_NEAR(figure(m, "energy_j"), bs.at("consumed_joules"), 1e-6 * bs.at("consumed_joules"));
+  EXPECT_NEAR(figure(m, "time_computing"), bs.at("time_computing"), 1e-6);
+  EXPECT_NEAR(figure(m, "time_idle"), bs.at("time_idle"), 1e-6);
+  EXPECT_EQ(figure(m, "nb_computing_machines"), bs.at("nb_computing_machines"));
 }
 
 TEST(Communication, ParallelTasksCrossTheNetwork)
