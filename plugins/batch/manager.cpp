@@ -987,6 +987,11 @@ public:
     if (power_)
       apply(power_->promised(now, machines()), now);
 
+    if (cfg_.decide && sched_.queue_size() > 0) {
+      PolicyChoice c = cfg_.decide(DecisionPoint{now, &w_, &r_, &state_, &sched_});
+      if (not c.job_policy.empty() || not c.resource_policy.empty())
+        sched_.set_policies(c.job_policy, c.resource_policy); // (std::invalid_argument: the run stops, named)
+    }
     auto decisions = sched_.step(now);
     if (not decisions.empty()) {
       std::vector<uint32_t> taken;

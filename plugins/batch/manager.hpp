@@ -15,6 +15,7 @@
 #include <simgrid/forward.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,24 @@ struct JobRecord {
   std::vector<uint32_t> cores;
   double energy_j = 0; ///< its cores' energy while it ran, with shared processor power split
 };
+
+/** A decision point: the state a decision maker (a learning agent) sees before the scheduling step
+ *  at `now`, when jobs were submitted or ended and some wait (every event of an instant makes one
+ *  point). Read-only views, valid during the call only. */
+struct DecisionPoint {
+  double now                         = 0;
+  const workload::Workload* workload = nullptr;
+  const Resources* resources         = nullptr;
+  const ClusterState* cluster        = nullptr; ///< who holds each core, free memory and bandwidth
+  const Scheduler* scheduler         = nullptr; ///< the waiting jobs (queue()), the running count
+};
+/** The decision: the job and resource policies of this step and the next ones; both empty: keep
+ *  them (HDeepRM's "void" action). */
+struct PolicyChoice {
+  std::string job_policy;
+  std::string resource_policy;
+};
+using DecisionHook = std::function<PolicyChoice(const DecisionPoint&)>;
 
 struct ManagerConfig {
   SchedulerConfig scheduler;
@@ -61,6 +80,8 @@ struct ManagerConfig {
   /** Where the series are streamed as the run goes (the output folder); empty: kept in memory
    *  until write_outputs. */
   std::filesystem::path series_dir;
+  /** Called at every decision point (state in, decision out); none: the policies stay fixed. */
+  DecisionHook decide;
   /** The platform file, for messages about its hosts. */
   std::string platform_file;
   /** Where switches and the energy policy come from, for messages. */

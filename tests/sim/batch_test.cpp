@@ -171,6 +171,27 @@ INSTANTIATE_TEST_SUITE_P(PolicyPairs, LearningScenario,
                                            std::tuple{"high_mem_bw", 8.4e9, 5.25}),    // spread: shortest
                          [](const auto& param_info) { return std::string(std::get<0>(param_info.param)); });
 
+TEST_P(LearningScenario, ADecisionHookChoosesThePair)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  // The same scenario with fixed "first"/"first" policies and a decision maker choosing the pair at
+  // the one decision point (two jobs submitted at t=0: one step), as a learning agent would.
+  auto [resources, reward, makespan] = GetParam();
+  auto cfg                           = config("first", "first");
+  int calls                          = 0;
+  std::string pair                   = resources;
+  cfg.decide                         = [&calls, pair](const batch::DecisionPoint& p) {
+    calls++;
+    EXPECT_EQ(p.now, 0);
+    EXPECT_EQ(p.scheduler->queue_size(), 2U);
+    EXPECT_EQ(p.cluster->free_cores(), p.resources->core_count());
+    return batch::PolicyChoice{"shortest", pair};
+  };
+  auto r = run("platforms/learning.json", "../shared/data/platforms/hdeeprm/workload_examples/learning.json", cfg);
+  EXPECT_EQ(calls, 1);
+  EXPECT_NEAR(figure(*r->manager, "makespan_s"), makespan, 1e-9);
+}
+
 TEST(BatsimEquivalence, EasyBackfillingOnMediumLate)
 {
   SGAI_REQUIRE_SHARED_DATA();
