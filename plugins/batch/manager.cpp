@@ -617,7 +617,7 @@ public:
       double flops        = 0;
       const Processor& pr = r_.processors[p];
       for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
-        if (not state_.is_free(c))
+        if (not state_.is_free(c) && state_.owner(c) < kHoldKey) // (not a sleeping machine)
           flops += hosts_[r_.cores[c].host]->get_speed();
       flops_in_use_ += flops - proc_flops_[p];
       proc_flops_[p] = flops;
