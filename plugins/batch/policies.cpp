@@ -17,10 +17,31 @@ CoreSet::CoreSet(uint32_t size, bool all)
     words_.back() = (uint64_t{1} << (size % 64)) - 1;
 }
 
+CoreSet::CoreSet(uint32_t size, const std::vector<uint64_t>& words)
+    : size_(size)
+    , words_(words)
+{
+  words_.resize((size + 63) / 64, 0);
+  if (size % 64 != 0)
+    words_.back() &= (uint64_t{1} << (size % 64)) - 1;
+}
+
 void CoreSet::intersect(const CoreSet& other)
 {
   for (size_t i = 0; i < words_.size(); i++)
     words_[i] &= other.words_[i];
+}
+
+void CoreSet::subtract(const CoreSet& other)
+{
+  for (size_t i = 0; i < words_.size(); i++)
+    words_[i] &= ~other.words_[i];
+}
+
+void CoreSet::unite(const CoreSet& other)
+{
+  for (size_t i = 0; i < words_.size(); i++)
+    words_[i] |= other.words_[i];
 }
 
 uint32_t CoreSet::count() const
@@ -56,7 +77,7 @@ public:
       : key_(key)
   {
   }
-  size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& /*rng*/) const override
+  size_t pick(std::span<const QueuedJob> queue, std::mt19937_64& /*rng*/) const override
   {
     size_t best = 0;
     for (size_t i = 1; i < queue.size(); i++)
@@ -65,7 +86,7 @@ public:
         best = i;
     return best;
   }
-  std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& /*rng*/) const override
+  std::vector<size_t> rank(std::span<const QueuedJob> queue, std::mt19937_64& /*rng*/) const override
   {
     std::vector<size_t> order(queue.size());
     std::iota(order.begin(), order.end(), size_t{0});
@@ -82,9 +103,9 @@ private:
 
 } // namespace
 
-std::vector<size_t> JobPolicy::rank(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const
+std::vector<size_t> JobPolicy::rank(std::span<const QueuedJob> queue, std::mt19937_64& rng) const
 {
-  std::vector<QueuedJob> rest = queue;
+  std::vector<QueuedJob> rest(queue.begin(), queue.end());
   std::vector<size_t> index(queue.size()), order;
   std::iota(index.begin(), index.end(), size_t{0});
   while (not rest.empty()) {
@@ -101,22 +122,23 @@ namespace {
 /** The queue is kept in arrival order: the first arrived is at its front. */
 class FirstJobPolicy : public JobPolicy {
 public:
-  size_t pick(const std::vector<QueuedJob>& /*queue*/, std::mt19937_64& /*rng*/) const override { return 0; }
-  std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& /*rng*/) const override
+  size_t pick(std::span<const QueuedJob> /*queue*/, std::mt19937_64& /*rng*/) const override { return 0; }
+  std::vector<size_t> rank(std::span<const QueuedJob> queue, std::mt19937_64& /*rng*/) const override
   {
     std::vector<size_t> order(queue.size());
     std::iota(order.begin(), order.end(), size_t{0});
     return order;
   }
+  bool arrival_order() const override { return true; }
 };
 
 class RandomJobPolicy : public JobPolicy {
 public:
-  size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const override
+  size_t pick(std::span<const QueuedJob> queue, std::mt19937_64& rng) const override
   {
     return std::uniform_int_distribution<size_t>(0, queue.size() - 1)(rng);
   }
-  std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const override
+  std::vector<size_t> rank(std::span<const QueuedJob> queue, std::mt19937_64& rng) const override
   {
     std::vector<size_t> order(queue.size());
     std::iota(order.begin(), order.end(), size_t{0});
@@ -227,6 +249,39 @@ private:
   Scope scope_;
 };
 
+/** The lowest-numbered eligible cores: what KeyedResourcePolicy gives with a constant key (each
+ *  pick is the lowest core that is free, allowed and whose node has the memory; taking cores only
+ *  lowers a node's free memory, so a core passed over never turns eligible again), in one pass
+ *  over the free cores' bits instead of a heap of every processor. */
+class LowestResourcePolicy : public ResourcePolicy {
+public:
+  std::vector<uint32_t> select(ClusterState& state, uint32_t job, const Demand& d, std::mt19937_64& /*rng*/,
+                               const CoreSet* allowed) const override
+  {
+    std::vector<uint32_t> taken;
+    if (d.cores == 0)
+      return taken;
+    const std::vector<uint64_t>& free = state.free_words();
+    for (size_t w = 0; w < free.size(); w++) {
+      uint64_t bits = free[w];
+      if (allowed != nullptr)
+        bits &= allowed->words()[w];
+      for (; bits != 0; bits &= bits - 1) {
+        auto c = static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+        if (not state.fits_memory(c, d))
+          continue;
+        state.take(c, job, d);
+        taken.push_back(c);
+        if (taken.size() == d.cores)
+          return taken;
+      }
+    }
+    for (uint32_t c : taken)
+      state.release(c, d);
+    return {};
+  }
+};
+
 class RandomResourcePolicy : public ResourcePolicy {
 public:
   std::vector<uint32_t> select(ClusterState& state, uint32_t job, const Demand& d, std::mt19937_64& rng,
@@ -269,7 +324,7 @@ const std::vector<ResourcePolicyEntry>& resource_table()
   };
   static const std::vector<ResourcePolicyEntry> table = {
       {{"first", "lowest-numbered free cores (Batsim's default)"},
-       keyed([](const ClusterState&, uint32_t) { return 0.0; }, S::none)},
+       []() -> std::unique_ptr<ResourcePolicy> { return std::make_unique<LowestResourcePolicy>(); }},
       {{"random", "uniformly at random among the free cores (seeded)"},
        []() -> std::unique_ptr<ResourcePolicy> { return std::make_unique<RandomResourcePolicy>(); }},
       {{"high_gflops", "highest flop/s per core"},

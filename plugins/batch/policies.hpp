@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,20 @@ class CoreSet {
 public:
   CoreSet() = default;
   explicit CoreSet(uint32_t size, bool all = false);
+  /** The members given as bits (member i: bit i % 64 of word i / 64), `size` members at most. */
+  CoreSet(uint32_t size, const std::vector<uint64_t>& words);
   uint32_t size() const { return size_; }
   bool test(uint32_t i) const { return (words_[i >> 6] >> (i & 63)) & 1U; }
   void set(uint32_t i) { words_[i >> 6] |= uint64_t{1} << (i & 63); }
   void reset(uint32_t i) { words_[i >> 6] &= ~(uint64_t{1} << (i & 63)); }
   void intersect(const CoreSet& other);
+  /** Removes the members of `other` (same size). */
+  void subtract(const CoreSet& other);
+  /** Adds the members of `other` (same size). */
+  void unite(const CoreSet& other);
   uint32_t count() const;
+  /** The bits, 64 members a word. */
+  const std::vector<uint64_t>& words() const { return words_; }
   /** The `n` lowest members (fewer if the set is smaller). */
   std::vector<uint32_t> lowest(uint32_t n) const;
   /** Calls f(i) for every member, in increasing order. */
@@ -54,10 +63,13 @@ class JobPolicy {
 public:
   virtual ~JobPolicy() = default;
   /** Index in `queue` (non-empty, in arrival order) of the job to consider next. */
-  virtual size_t pick(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const = 0;
+  virtual size_t pick(std::span<const QueuedJob> queue, std::mt19937_64& rng) const = 0;
   /** Indices of the whole queue in the order the policy ranks them (backfilling walks it).
    *  By default, repeated picks. */
-  virtual std::vector<size_t> rank(const std::vector<QueuedJob>& queue, std::mt19937_64& rng) const;
+  virtual std::vector<size_t> rank(std::span<const QueuedJob> queue, std::mt19937_64& rng) const;
+  /** True when rank() is always the arrival order (0, 1, 2, ...) and draws nothing: schedulers
+   *  then walk the queue without ranking it. */
+  virtual bool arrival_order() const { return false; }
 };
 
 /** Chooses cores for a job, one at a time: each choice sees the state the previous ones left

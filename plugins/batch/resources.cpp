@@ -13,7 +13,10 @@ ClusterState::ClusterState(const Resources& r)
     , proc_busy_(r.processors.size(), 0)
     , proc_bw_demand_(r.processors.size(), 0)
     , free_total_(r.core_count())
+    , free_words_((r.cores.size() + 63) / 64, ~uint64_t{0})
 {
+  if (r.cores.size() % 64 != 0)
+    free_words_.back() = (uint64_t{1} << (r.cores.size() % 64)) - 1;
   for (size_t n = 0; n < r.nodes.size(); n++) {
     node_free_[n]     = r.nodes[n].cores;
     node_mem_free_[n] = r.nodes[n].memory_mb;
@@ -41,6 +44,7 @@ void ClusterState::take(uint32_t core, uint32_t job, const Demand& d)
   proc_busy_[c.processor]++;
   proc_bw_demand_[c.processor] += d.mem_bw_gbps;
   free_total_--;
+  free_words_[core >> 6] &= ~(uint64_t{1} << (core & 63));
 }
 
 void ClusterState::release(uint32_t core, const Demand& d)
@@ -55,6 +59,7 @@ void ClusterState::release(uint32_t core, const Demand& d)
   if (proc_busy_[c.processor] == 0)
     proc_bw_demand_[c.processor] = 0; // no drift from repeated additions
   free_total_++;
+  free_words_[core >> 6] |= uint64_t{1} << (core & 63);
 }
 
 } // namespace sgai::batch

@@ -77,6 +77,8 @@ public:
   bool fits_memory(uint32_t core, const Demand& d) const;
   void take(uint32_t core, uint32_t job, const Demand& d);
   void release(uint32_t core, const Demand& d);
+  /** The free cores as bits (core c: bit c % 64 of word c / 64), kept by take and release. */
+  const std::vector<uint64_t>& free_words() const { return free_words_; }
 
 private:
   const Resources* r_;
@@ -86,6 +88,7 @@ private:
   std::vector<uint32_t> proc_busy_;
   std::vector<double> proc_bw_demand_;
   uint32_t free_total_ = 0;
+  std::vector<uint64_t> free_words_;
 };
 
 } // namespace sgai::batch

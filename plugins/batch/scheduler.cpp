@@ -138,6 +138,38 @@ std::optional<AvailabilityProfile::Fit> AvailabilityProfile::fit_now(uint32_t co
   return fit_from(0, cores, duration);
 }
 
+// ------------------------------------------------------------------------------------------- JobQueue
+
+void JobQueue::remove(const std::vector<size_t>& sorted)
+{
+  if (sorted.empty())
+    return;
+  const size_t n = size(), first = sorted.front(), last = sorted.back();
+  if (last + 1 <= n - first) { // the jobs before `last` move right
+    size_t write = last, next = sorted.size();
+    for (size_t i = last + 1; i-- > 0;) {
+      if (next > 0 && sorted[next - 1] == i)
+        next--;
+      else
+        buf_[head_ + write--] = std::move(buf_[head_ + i]);
+    }
+    head_ += sorted.size();
+    if (head_ >= 1024 && head_ * 2 >= buf_.size()) { // give the space of removed jobs back, now and then
+      buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  } else { // the jobs after `first` move left
+    size_t write = first, next = 0;
+    for (size_t i = first; i < n; i++) {
+      if (next < sorted.size() && sorted[next] == i)
+        next++;
+      else
+        buf_[head_ + write++] = std::move(buf_[head_ + i]);
+    }
+    buf_.resize(head_ + write);
+  }
+}
+
 // ------------------------------------------------------------------------------------------ Scheduler
 
 Scheduler::Scheduler(ClusterState& state, const SchedulerConfig& config)
@@ -197,12 +229,28 @@ void Scheduler::release(uint32_t job)
   }
 }
 
+void Scheduler::hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until)
+{
+  if (backfill_ == Backfill::conservative)
+    throw std::logic_error("holding cores is not supported with conservative backfilling");
+  Demand d{static_cast<uint32_t>(cores.size()), 0, 0};
+  for (uint32_t c : cores)
+    state_.take(c, key, d);
+  running_[key] = Running{cores, d, start, until - start};
+}
+
+void Scheduler::hold_until(uint32_t key, double until)
+{
+  auto& r            = running_.at(key);
+  r.requested_time_s = until - r.start_s;
+}
+
 void Scheduler::start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out)
 {
   const QueuedJob& q = queue_[queue_index];
   running_[q.job]    = Running{cores, q.demand, now, q.requested_time_s};
   out.push_back({q.job, std::move(cores)});
-  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(queue_index));
+  queue_.remove({queue_index});
 }
 
 std::vector<Decision> Scheduler::step(double now)
@@ -222,79 +270,129 @@ std::vector<Decision> Scheduler::greedy_step(double now)
 {
   std::vector<Decision> out;
   while (not queue_.empty()) {
-    size_t i   = job_policy_->pick(queue_, rng_);
+    size_t i   = job_policy_->pick(queue_.view(), rng_);
     auto cores = resource_policy_->select(state_, queue_[i].job, queue_[i].demand, rng_);
     if (cores.empty())
       break;
     start(i, std::move(cores), now, out);
   }
   return out;
-void Scheduler::hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until)
-{
-  if (backfill_ == Backfill::conservative)
-    throw std::logic_error("holding cores is not supported with conservative backfilling");
-  Demand d{static_cast<uint32_t>(cores.size()), 0, 0};
-  for (uint32_t c : cores)
-    state_.take(c, key, d);
-  running_[key] = Running{cores, d, start, until - start};
 }
 
-void Scheduler::hold_until(uint32_t key, double until)
-{
-  auto& r            = running_.at(key);
-  r.requested_time_s = until - r.start_s;
-}
-
-}
-
+/* EASY backfilling gives what an AvailabilityProfile of the running jobs, rebuilt at this step,
+ * would give (the walk below is that of the profile; the profile itself is never built):
+ * - Until the reservation is made, every core's availability is monotone: busy until its job's
+ *   end (never, for a job past its requested time or without one), free from then on. The first
+ *   fit of k cores is then the first instant at which k cores are free, whatever the duration,
+ *   and its candidates are the cores free at that instant; a fit now has the free cores.
+ * - The reservation (made once) holds its cores R over [s, s + d). A fit now of duration t then
+ *   has the cores available now, less R when the window reaches s (s < now + t).
+ * - A job started now holds its cores over [now, now + t); when that window is empty (t not
+ *   positive), the profile's occupy() marks nothing: those cores stay available in the profile
+ *   for the rest of the step although the cluster state has them (the resource policy, which
+ *   takes free cores only, never gives them again). `avail` keeps them, as the profile did.
+ * A job the resource policy cannot place on the candidates (memory) is skipped. */
 std::vector<Decision> Scheduler::backfill_step(double now)
 {
   std::vector<Decision> out;
   if (queue_.empty())
     return out;
-  std::vector<std::pair<double, const std::vector<uint32_t>*>> busy;
-  busy.reserve(running_.size());
-  for (const auto& [job, r] : running_) {
-    double end = r.start_s + r.requested_time_s;
-    if (not(end > now))
-      end = kInf; // it outlived its request: its end is unknown
-    busy.emplace_back(end, &r.cores);
-  }
-  AvailabilityProfile profile(state_.resources().core_count(), now, std::move(busy));
-  // The queue in the job policy's order: first-arrived for classic EASY and conservative
-  // backfilling, shortest first for EASY-SJF, and so on.
-  std::vector<size_t> order = job_policy_->rank(queue_, rng_);
-  std::vector<char> started(queue_.size(), 0);
-  bool reserved = false;
-  for (size_t i : order) {
+  const uint32_t n = state_.resources().core_count();
+  CoreSet avail(n, state_.free_words()); // the profile's first slice
+  uint32_t avail_count = state_.free_cores();
+  bool reserved        = false;
+  CoreSet held;               // R, when the reservation holds cores
+  double held_from    = kInf; // s
+  uint32_t held_avail = 0;    // |R n avail|
+  const bool arrival  = job_policy_->arrival_order();
+  std::vector<size_t> order;
+  if (not arrival) // the queue in the job policy's order: shortest first for EASY-SJF, and so on
+    order = job_policy_->rank(queue_.view(), rng_);
+  started_.clear();
+  const size_t count = queue_.size();
+  for (size_t k = 0; k < count; k++) {
     // Nothing more can start now: the later jobs' reservations would not change this step.
-    if (profile.available_now() == 0)
+    if (avail_count == 0)
       break;
-    const QueuedJob& q = queue_[i];
-    bool reserve       = backfill_ == Backfill::conservative || not reserved;
-    // Without a reservation to make, only a start now matters.
-    auto fit = reserve ? profile.first_fit(q.demand.cores, q.requested_time_s)
-                       : profile.fit_now(q.demand.cores, q.requested_time_s);
-    if (fit && fit->start == now) {
-      auto cores = resource_policy_->select(state_, q.job, q.demand, rng_, &fit->candidates);
-      if (not cores.empty()) {
-        profile.occupy(cores, now, now + q.requested_time_s);
-        running_[q.job] = Running{cores, q.demand, now, q.requested_time_s};
-        out.push_back({q.job, std::move(cores)});
-        started[i] = 1;
-        continue;
+    const size_t i        = arrival ? k : order[k];
+    const QueuedJob& q    = queue_[i];
+    const uint32_t width  = q.demand.cores;
+    const double duration = q.requested_time_s;
+    bool fits_now         = false;
+    CoreSet candidates;
+    const CoreSet* allowed = &avail;
+    if (not reserved) {
+      fits_now = avail_count >= width;
+    } else {
+      bool clash = held_avail > 0 && held_from < now + duration;
+      fits_now   = avail_count - (clash ? held_avail : 0) >= width;
+      if (fits_now && clash) {
+        candidates = avail;
+        candidates.subtract(held);
+        allowed = &candidates;
       }
     }
-    if (fit && reserve && fit->start > now) {
-      profile.occupy(fit->candidates.lowest(q.demand.cores), fit->start, fit->start + q.requested_time_s);
-      reserved = true;
+    if (fits_now) {
+      auto cores = resource_policy_->select(state_, q.job, q.demand, rng_, allowed);
+      if (not cores.empty()) {
+        if (now + duration > now) { // (else the profile marked nothing)
+          for (uint32_t c : cores) {
+            if (avail.test(c)) {
+              avail.reset(c);
+              avail_count--;
+              if (held_avail > 0 && held.test(c))
+                held_avail--;
+            }
+          }
+        }
+        running_[q.job] = Running{cores, q.demand, now, duration};
+        out.push_back({q.job, std::move(cores)});
+        started_.push_back(i);
+        continue;
+      }
+      continue; // fits now but not in memory: no reservation for it
+    }
+    if (reserved)
+      continue;
+    // The first fit after now: the first running job's end at which `width` cores are free.
+    ends_scratch_.clear();
+    for (const auto& [job, r] : running_) {
+      double end = r.start_s + r.requested_time_s;
+      if (end > now && end != kInf)
+        ends_scratch_.emplace_back(end, &r.cores);
+    }
+    std::sort(ends_scratch_.begin(), ends_scratch_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    uint64_t free_then = avail_count;
+    size_t upto        = 0;
+    for (; upto < ends_scratch_.size() && free_then < width; upto++)
+      free_then += ends_scratch_[upto].second->size();
+    if (free_then < width)
+      continue; // never enough cores (some are held for an unknown time): no reservation
+    const double start = ends_scratch_[upto - 1].first;
+    while (upto < ends_scratch_.size() && ends_scratch_[upto].first == start) // the same slice
+      upto++;
+    CoreSet then = avail;
+    for (size_t e = 0; e < upto; e++)
+      for (uint32_t c : *ends_scratch_[e].second)
+        then.set(c);
+    reserved = true;
+    if (start + duration > start) { // (else the profile's occupy() marked nothing)
+      held       = CoreSet(n, false);
+      held_from  = start;
+      held_avail = 0;
+      for (uint32_t c : then.lowest(width)) {
+        held.set(c);
+        if (avail.test(c))
+          held_avail++;
+      }
     }
   }
-  size_t kept = 0;
-  for (size_t i = 0; i < queue_.size(); i++)
-    if (not started[i])
-      queue_[kept++] = queue_[i];
-  queue_.resize(kept);
+  if (not started_.empty()) {
+    if (not arrival)
+      std::sort(started_.begin(), started_.end());
+    queue_.remove(started_);
+  }
   return out;
 }
 
@@ -396,7 +494,7 @@ std::vector<Decision> Scheduler::conservative_step(double now)
       overran.push_back(job);
   }
   if (not overran.empty()) {
-    for (const auto& q : queue_)
+    for (const auto& q : queue_.view())
       schedule_.remove(q.job);
     waiting_starts_.clear();
     for (uint32_t job : overran) {
@@ -413,19 +511,19 @@ std::vector<Decision> Scheduler::conservative_step(double now)
   if (queue_.empty())
     return out;
 
-  std::vector<char> started(queue_.size(), 0);
+  started_.clear();
   if (not compress) {
     for (size_t i = queue_.size() - fresh; i < queue_.size(); i++)
-      started[i] = place(i, now, out) ? 1 : 0;
+      if (place(i, now, out))
+        started_.push_back(i);
   } else {
-    for (size_t i : job_policy_->rank(queue_, rng_))
-      started[i] = place(i, now, out) ? 1 : 0;
+    for (size_t i : job_policy_->rank(queue_.view(), rng_))
+      if (place(i, now, out))
+        started_.push_back(i);
+    std::sort(started_.begin(), started_.end());
   }
-  size_t kept = 0;
-  for (size_t i = 0; i < queue_.size(); i++)
-    if (not started[i])
-      queue_[kept++] = queue_[i];
-  queue_.resize(kept);
+  if (not started_.empty())
+    queue_.remove(started_);
   return out;
 }
 

@@ -1,8 +1,10 @@
 /* The scheduling step of the workload manager: which queued jobs start now, on which cores.
  * Without backfilling it is HDeepRM's greedy loop (pick a job by the job policy, give it cores by
  * the resource policy, stop at the first job that does not fit). EASY backfilling works on the
- * queue in the job policy's order with an availability profile of the cores over time, rebuilt
- * at each step (running jobs hold their cores until their requested time ends). Conservative
+ * queue in the job policy's order against the cores' availability over time (running jobs hold
+ * their cores until their requested time ends): what an AvailabilityProfile rebuilt at each step
+ * would say, computed from the free cores and, only when the first job must wait, the running
+ * jobs' ends (see backfill_step). Conservative
  * backfilling keeps its reservations between steps, as batsched does (conservative.hpp). Plain C++. */
 #ifndef SGAI_BATCH_SCHEDULER_HPP
 #define SGAI_BATCH_SCHEDULER_HPP
@@ -17,6 +19,7 @@
 #include <queue>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +65,24 @@ private:
   std::optional<Fit> fit_from(size_t i, uint32_t cores, double duration) const;
 };
 
+/** The waiting jobs in arrival order, contiguous, with removal from the front in O(1) and of a
+ *  few jobs anywhere by moving the shorter side. */
+class JobQueue {
+public:
+  size_t size() const { return buf_.size() - head_; }
+  bool empty() const { return size() == 0; }
+  QueuedJob& operator[](size_t i) { return buf_[head_ + i]; }
+  const QueuedJob& operator[](size_t i) const { return buf_[head_ + i]; }
+  std::span<const QueuedJob> view() const { return {buf_.data() + head_, size()}; }
+  void push_back(const QueuedJob& q) { buf_.push_back(q); }
+  /** Removes the jobs at these positions (increasing), keeping the others' order. */
+  void remove(const std::vector<size_t>& sorted);
+
+private:
+  std::vector<QueuedJob> buf_;
+  size_t head_ = 0; ///< buf_[0, head_) are removed jobs
+};
+
 struct Decision {
   uint32_t job = 0;
   std::vector<uint32_t> cores;
@@ -85,12 +106,18 @@ public:
   bool submit(const QueuedJob& job);
   /** Frees the cores of a finished (or killed) job, or of a hold. */
   void release(uint32_t job);
+  /** Takes free cores out of scheduling from `start` until `until` (infinity: until released): a
+   *  machine asleep or switching (energy policies). Backfilling sees them busy until then. `key`
+   *  is no job's index. EASY backfilling and none only. */
+  void hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until);
+  /** Moves the end of a hold. */
+  void hold_until(uint32_t key, double until);
   /** Starts what can start now; the cores are taken in the cluster state. */
   std::vector<Decision> step(double now);
 
   size_t queue_size() const { return queue_.size(); }
   /** The waiting jobs, in arrival order. */
-  const std::vector<QueuedJob>& queue() const { return queue_; }
+  std::span<const QueuedJob> queue() const { return queue_.view(); }
   size_t running() const { return running_.size(); }
   const std::vector<uint32_t>& cores_of(uint32_t job) const { return running_.at(job).cores; }
   /** Conservative backfilling: the job's reservation (running or waiting), or null. */
@@ -106,24 +133,21 @@ private:
     double requested_time_s;
   };
 
-  /** Takes free cores out of scheduling from `start` until `until` (infinity: until released): a
-   *  machine asleep or switching (energy policies). Backfilling sees them busy until then. `key`
-   *  is no job's index. EASY backfilling and none only. */
-  void hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until);
-  /** Moves the end of a hold. */
-  void hold_until(uint32_t key, double until);
   ClusterState& state_;
   Backfill backfill_;
   std::unique_ptr<JobPolicy> job_policy_;
   std::unique_ptr<ResourcePolicy> resource_policy_;
   std::mt19937_64 rng_;
-  std::vector<QueuedJob> queue_; ///< arrival order
+  JobQueue queue_; ///< arrival order
   std::map<uint32_t, Running> running_;
 
   bool never_fits(const Demand& d) const;
   void start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out);
   std::vector<Decision> greedy_step(double now);
   std::vector<Decision> backfill_step(double now);
+  // EASY's scratch space, kept between steps (no allocation per step)
+  std::vector<size_t> started_;
+  std::vector<std::pair<double, const std::vector<uint32_t>*>> ends_scratch_;
 
   // Conservative backfilling: the reservations kept between steps (batsched's make_decisions).
   ReservationSchedule schedule_;
