@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 using namespace sgai;
+using sgai::test::figure;
 namespace sg4 = simgrid::s4u;
 
 namespace {
@@ -56,14 +57,6 @@ std::unique_ptr<Run> run(const std::string& platform, const std::string& workloa
   r->sim->run();
   EXPECT_EQ(r->manager->error(), "");
   return r;
-}
-
-double figure(const batch::WorkloadManager& m, const std::string& key)
-{
-  for (const auto& [k, v] : m.figures())
-    if (k == key)
-      return v;
-  throw std::runtime_error("no figure " + key);
 }
 
 batch::ManagerConfig config(const std::string& jobs, const std::string& resources,

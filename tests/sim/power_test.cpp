@@ -13,6 +13,7 @@
 #include <fstream>
 
 using namespace sgai;
+using sgai::test::figure;
 namespace sg4 = simgrid::s4u;
 
 namespace {
@@ -49,14 +50,6 @@ std::unique_ptr<PowerRun> run(const std::filesystem::path& workload, batch::Mana
   if (ok)
     EXPECT_EQ(r->manager->error(), "");
   return r;
-}
-
-double figure(const batch::WorkloadManager& m, const std::string& key)
-{
-  for (const auto& [k, v] : m.figures())
-    if (k == key)
-      return v;
-  throw std::runtime_error("no figure " + key);
 }
 
 double energy_of(const char* host)

@@ -11,9 +11,21 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <stdexcept>
+#include <string>
 #include <unistd.h>
 
 namespace sgai::test {
+
+/** A figure of a run's summary (anything with figures(): (key, number) pairs), by key. */
+template <class Run>
+double figure(const Run& run, const std::string& key)
+{
+  for (const auto& [k, v] : run.figures())
+    if (k == key)
+      return v;
+  throw std::runtime_error("no figure " + key);
+}
 
 /** Writes the platform's XML to a temporary file and returns its path. */
 inline std::filesystem::path write_temp_xml(const platform::Platform& p)
