@@ -2,6 +2,7 @@
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/simix.hpp>
 
 namespace sgai::batch {
 
@@ -24,9 +25,14 @@ void EnergyLedger::settle(const std::vector<uint32_t>& hosts)
 {
   if (not enabled_ || hosts.empty())
     return;
-  std::vector<double> now(hosts.size());
-  for (size_t i = 0; i < hosts.size(); i++) // (the plugin brings a host up to date in a simcall of its own)
-    now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
+  std::vector<double>& now = scratch_;
+  now.resize(hosts.size());
+  // The plugin brings a host up to date in a simcall of its own; all of them in one simcall here
+  // (in the kernel, the plugin's simcalls run directly): one context switch, not one per host.
+  simgrid::kernel::actor::simcall_answered([&] {
+    for (size_t i = 0; i < hosts.size(); i++)
+      now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
+  });
   double t = sg4::Engine::get_clock();
   for (size_t i = 0; i < hosts.size(); i++) {
     uint32_t h   = hosts[i];
@@ -69,11 +75,20 @@ double EnergyLedger::total()
 {
   double t = sg4::Engine::get_clock();
   settle(dirty_);
-  double dirty_sum = 0;
-  std::vector<uint32_t> still;
-  for (uint32_t h : dirty_) {
+  double dirty_sum             = 0;
+  std::vector<uint32_t>& still = still_;
+  still.clear();
+  std::vector<double>& power = scratch_;
+  power.resize(dirty_.size());
+  simgrid::kernel::actor::simcall_answered([&] { // (one simcall for all, as in settle)
+    for (size_t i = 0; i < dirty_.size(); i++)
+      if (changed_at_[dirty_[i]] < t)
+        power[i] = sg_host_get_current_consumption(hosts_[dirty_[i]]);
+  });
+  for (size_t i = 0; i < dirty_.size(); i++) {
+    uint32_t h = dirty_[i];
     if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
-      power_[h] = sg_host_get_current_consumption(hosts_[h]);
+      power_[h] = power[i];
       sum_a_ += energy_read_[h] - power_[h] * read_t_[h];
       sum_b_ += power_[h];
       dirty_flag_[h] = 0;

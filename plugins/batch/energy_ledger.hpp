@@ -51,6 +51,8 @@ private:
   double sum_a_ = 0, sum_b_ = 0;
   std::vector<std::vector<std::pair<uint32_t, double>>> context_;
   double idle_energy_ = 0;
+  std::vector<double> scratch_; ///< readings of one settle() or total()
+  std::vector<uint32_t> still_;
 };
 
 } // namespace sgai::batch
