@@ -8,10 +8,13 @@
 #      one-core jobs of 1 to 2 hours submitted at once on K cores (so K run at a time), EASY and
 #      conservative backfilling. Events: a submission and a completion per job.
 # CPU seconds (user + system) and peak resident memory of the whole `sgai batch run`, from GNU time.
-# Usage: tools/bench/batch_width.sh [build dir]   (default: build)
+# Usage: tools/bench/batch_width.sh [build dir] [largest K for conservative]   (defaults: build, 10000)
+#   (conservative backfilling places every waiting job again at each end: 9 K waiting jobs at each
+#   of 10 K ends; with K = 1,000 that is minutes, with K = 10,000 hours: the second argument skips it)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sgai=${1:-$root/build}/tools/sgai
+conservative_max=${2:-10000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -x "$sgai" ] || { echo "no sgai binary at $sgai: build first" >&2; exit 1; }
@@ -74,6 +77,10 @@ p["clusters"][0]["nodes"][0]["number"] = int(sys.argv[2])
 json.dump(p, open(sys.argv[3], "w"))
 PY
   for bf in easy conservative; do
+    if [ $bf = conservative ] && [ "$k" -gt "$conservative_max" ]; then
+      printf "%8s %-13s %8s %8s %12s %9s\n" $k $bf $((10 * k)) - skipped -
+      continue
+    fi
     read -r cpu mib < <(run "$work/p$k.json" "$work/k$k.json" $bf)
     printf "%8s %-13s %8s %8s %12s %9s\n" $k $bf $((10 * k)) "$cpu" "$(python3 -c "print(round(2 * 10 * $k / $cpu))")" "$mib"
   done
