@@ -2,7 +2,6 @@
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/simix.hpp>
 
 namespace sgai::batch {
 
@@ -27,12 +26,10 @@ void EnergyLedger::settle(const std::vector<uint32_t>& hosts)
     return;
   std::vector<double>& now = scratch_;
   now.resize(hosts.size());
-  // The plugin brings a host up to date in a simcall of its own; all of them in one simcall here
-  // (in the kernel, the plugin's simcalls run directly): one context switch, not one per host.
-  simgrid::kernel::actor::simcall_answered([&] {
-    for (size_t i = 0; i < hosts.size(); i++)
-      now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
-  });
+  // (The plugin brings a host not read at this instant up to date in a simcall of its own: public
+  // API only, no batching of them in one kernel call.)
+  for (size_t i = 0; i < hosts.size(); i++)
+    now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
   double t = sg4::Engine::get_clock();
   for (size_t i = 0; i < hosts.size(); i++) {
     uint32_t h   = hosts[i];
@@ -80,11 +77,9 @@ double EnergyLedger::total()
   still.clear();
   std::vector<double>& power = scratch_;
   power.resize(dirty_.size());
-  simgrid::kernel::actor::simcall_answered([&] { // (one simcall for all, as in settle)
-    for (size_t i = 0; i < dirty_.size(); i++)
-      if (changed_at_[dirty_[i]] < t)
-        power[i] = sg_host_get_current_consumption(hosts_[dirty_[i]]);
-  });
+  for (size_t i = 0; i < dirty_.size(); i++)
+    if (changed_at_[dirty_[i]] < t)
+      power[i] = sg_host_get_current_consumption(hosts_[dirty_[i]]);
   for (size_t i = 0; i < dirty_.size(); i++) {
     uint32_t h = dirty_[i];
     if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
