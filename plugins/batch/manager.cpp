@@ -297,7 +297,7 @@ public:
   std::vector<MachineState> mstate_;
   std::vector<SleepPStates> sleep_ps_;
   std::vector<int> compute_ps_; ///< the P-state a machine computes in (switched on into)
-  std::vector<double> state_since_, wakable_at_, on_at_;
+  std::vector<double> state_since_, wakable_at_, on_at_, switched_at_;
   std::array<uint32_t, 5> in_state_{};
   double ensured_sleep_      = 0;
   size_t switches_in_flight_ = 0;
@@ -360,6 +360,7 @@ public:
     compute_ps_.assign(hosts_.size(), 0);
     wakable_at_.assign(hosts_.size(), 0);
     on_at_.assign(hosts_.size(), 0);
+    switched_at_.assign(hosts_.size(), 0);
     cores_per_machine_ = std::numeric_limits<uint32_t>::max();
     for (uint32_t h : used_hosts_) {
       sg4::Host* host    = hosts_[h];
@@ -469,6 +470,7 @@ public:
       throw RunError("cannot switch host " + r_.host_names[h] + " off at " + format_number(now) + " s: it is " +
                      to_string(mstate_[h]) + " (only an idle machine can be switched off)");
     set_mstate(h, MachineState::switching_off, now);
+    switched_at_[h] = now;
     sched_.hold(kHoldKey + h, host_cores_[h], now, kInf);
     set_host_pstate(h, sleep_ps_[h].off, now);
     hist_.machine_switches++;
@@ -481,9 +483,12 @@ public:
       throw RunError("cannot switch host " + r_.host_names[h] + " on at " + format_number(now) + " s: it is " +
                      to_string(mstate_[h]) + " (only a sleeping machine can be switched on)");
     set_mstate(h, MachineState::switching_on, now);
+    switched_at_[h] = now;
     set_host_pstate(h, sleep_ps_[h].on, now);
     on_at_[h] = now + 1 / hosts_[h]->get_speed();
-    sched_.hold_until(kHoldKey + h, on_at_[h]);
+    // the scheduler plans with the policy's switch-on time plus batsched's delay, as batsched does
+    // (its switch-on "fake job"); scripted switches with the real one
+    sched_.hold_until(kHoldKey + h, cfg_.power ? now + cfg_.power->time_switch_on + cfg_.power->rjms_delay : on_at_[h]);
     hist_.machine_switches++;
     launch_switch(h);
   }
@@ -525,11 +530,12 @@ public:
   {
     std::vector<MachineView> m(used_hosts_.size());
     for (size_t k = 0; k < used_hosts_.size(); k++) {
-      uint32_t h      = used_hosts_[k];
-      m[k].state      = mstate_[h];
-      m[k].free_at    = 0;
-      m[k].wakable_at = wakable_at_[h];
-      m[k].on_at      = on_at_[h];
+      uint32_t h       = used_hosts_[k];
+      m[k].state       = mstate_[h];
+      m[k].free_at     = 0;
+      m[k].wakable_at  = wakable_at_[h];
+      m[k].on_at       = on_at_[h];
+      m[k].switched_at = switched_at_[h];
     }
     for (const auto& [job, run] : running_) {
       const auto& rec = hist_.records[job];
@@ -842,6 +848,10 @@ public:
   void run_actor()
   {
     try {
+      // Batsim's scheduler decides once when the simulation begins, before any job: an energy
+      // policy may switch idle machines off then
+      if (power_)
+        apply(power_->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
       if (double first = next_date(); first < kInf) // the first submission or scripted switch
         sg4::this_actor::sleep_until(first);
       settle_instant();

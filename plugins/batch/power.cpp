@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -241,50 +243,88 @@ uint32_t PowerPolicy::altered(uint32_t previous) const
   return n >= 4e9 ? 4000000000U : static_cast<uint32_t>(n);
 }
 
-double PowerPolicy::liquid_load_horizon(double now, const std::vector<WaitingJob>& queue,
-                                        const std::vector<MachineView>& m) const
+PowerPolicy::Prediction PowerPolicy::predict(double now, const std::vector<WaitingJob>& queue,
+                                             const std::vector<MachineView>& m) const
 {
-  double load = 0;
+  // batsched plans with the requested times plus its rjms_delay: a computing machine is free at
+  // its jobs' planned end, a machine switching on at the switch's planned end, plus the delay; a
+  // machine asleep, switching off or promised to sleep never
+  Prediction p;
   for (const auto& j : queue)
-    load += j.machines * (j.requested_time_s + o_.rjms_delay);
-  if (load == 0)
-    return 0;
-  if (not std::isfinite(load))
-    return kHorizon;
-  // when each machine is free: now (idle), at its planned end (computing, switching on); never
-  // (asleep, switching off)
+    p.load += j.machines * (j.requested_time_s + o_.rjms_delay);
   std::vector<double> free;
   for (uint32_t i = 0; i < n_; i++) {
     if (off_now_[i] || to_sedate_[i])
       continue;
+    if (on_now_[i]) {
+      free.push_back(now + o_.time_switch_on + o_.rjms_delay);
+      continue;
+    }
     switch (m[i].state) {
     case MachineState::idle:
       free.push_back(now);
       break;
     case MachineState::computing:
       if (std::isfinite(m[i].free_at))
-        free.push_back(std::max(now, m[i].free_at));
+        free.push_back(std::max(now, m[i].free_at + o_.rjms_delay));
       break;
-    case MachineState::switching_on:
-      free.push_back(std::max(now, m[i].on_at));
+    case MachineState::switching_on: // planned as batsched plans it: time_switch_on after the request
+      free.push_back(std::max(now, m[i].switched_at + o_.time_switch_on + o_.rjms_delay));
       break;
     default:
       break;
     }
   }
   std::sort(free.begin(), free.end());
-  double t = now;
-  for (size_t k = 0; k < free.size(); k++) {
-    // machines 0..k are free over [t, next)
-    double next = k + 1 < free.size() ? free[k + 1] : kInf;
-    t           = std::max(t, free[k]);
-    double area = static_cast<double>(k + 1) * (next - t);
-    if (area >= load)
-      return t + load / static_cast<double>(k + 1) - now;
-    load -= area;
-    t = next;
+  for (double t : free)
+    p.steps.emplace_back(t, 1);
+  // the first waiting job's reservation (EASY's): its machines, from the first time that many are
+  // free, for its requested time (batsched counts it in the queue's load too)
+  if (not queue.empty() && queue.front().machines > 0 && queue.front().machines <= free.size() &&
+      std::isfinite(queue.front().requested_time_s)) {
+    double start = free[queue.front().machines - 1];
+    double end   = start + queue.front().requested_time_s + o_.rjms_delay;
+    auto w       = static_cast<int>(queue.front().machines);
+    p.steps.emplace_back(start, -w);
+    p.steps.emplace_back(end, w);
+    std::stable_sort(p.steps.begin(), p.steps.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  }
+  return p;
+}
+
+double PowerPolicy::Prediction::horizon(double t) const
+{
+  // the time the load takes to pour, from t, into the machines free over time
+  if (load == 0)
+    return 0;
+  if (not std::isfinite(load))
+    return kHorizon;
+  double left = load;
+  long count  = 0;
+  size_t k    = 0;
+  for (; k < steps.size() && steps[k].first <= t; k++)
+    count += steps[k].second;
+  double from = t;
+  for (; k <= steps.size(); k++) {
+    double next = k < steps.size() ? steps[k].first : kInf;
+    if (count > 0) {
+      double area = static_cast<double>(count) * (next - from);
+      if (area >= left)
+        return from + left / static_cast<double>(count) - t;
+      left -= area;
+    }
+    if (k == steps.size())
+      break;
+    count += steps[k].second;
+    from = next;
   }
   return kHorizon;
+}
+
+double PowerPolicy::liquid_load_horizon(double now, const std::vector<WaitingJob>& queue,
+                                        const std::vector<MachineView>& m) const
+{
+  return predict(now, queue, m).horizon(now);
 }
 
 void PowerPolicy::integrate(double now, double llh)
@@ -331,21 +371,25 @@ uint32_t PowerPolicy::queued_switches(double now, const std::vector<MachineView>
   return done;
 }
 
-std::vector<uint32_t> PowerPolicy::pick_to_sedate(uint32_t n, const std::vector<MachineView>& m) const
+std::vector<uint32_t> PowerPolicy::pick_to_sedate(uint32_t n, const std::vector<MachineView>& m,
+                                                  const std::vector<char>& reserved) const
 {
-  // idle machines first (lowest numbers), then the machines whose jobs end first
+  // idle machines first (lowest numbers), then the machines whose jobs end first; those the first
+  // waiting job's reservation holds last (batsched protects that job's window)
   std::vector<uint32_t> out;
-  for (uint32_t i = 0; i < n_ && out.size() < n; i++)
-    if (idle_now(i, m) && not to_sedate_[i])
-      out.push_back(i);
-  if (out.size() < n) {
-    std::vector<std::pair<double, uint32_t>> busy;
-    for (uint32_t i = 0; i < n_; i++)
-      if (m[i].state == MachineState::computing && not to_sedate_[i])
-        busy.emplace_back(m[i].free_at, i);
-    std::sort(busy.begin(), busy.end());
-    for (size_t k = 0; k < busy.size() && out.size() < n; k++)
-      out.push_back(busy[k].second);
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t i = 0; i < n_ && out.size() < n; i++)
+      if (idle_now(i, m) && not to_sedate_[i] && reserved[i] == pass)
+        out.push_back(i);
+    if (out.size() < n) {
+      std::vector<std::pair<double, uint32_t>> busy;
+      for (uint32_t i = 0; i < n_; i++)
+        if (m[i].state == MachineState::computing && not to_sedate_[i] && reserved[i] == pass)
+          busy.emplace_back(m[i].free_at, i);
+      std::sort(busy.begin(), busy.end());
+      for (size_t k = 0; k < busy.size() && out.size() < n; k++)
+        out.push_back(busy[k].second);
+    }
   }
   return out;
 }
@@ -428,12 +472,50 @@ void PowerPolicy::idle_sleep(double now, const std::vector<WaitingJob>& queue, c
   if (awake <= keep)
     return;
   uint32_t n = awake - keep;
+  // a machine the first job's reservation holds would sleep only after that job: not now
+  std::vector<char> reserved = reserved_for_first(now, queue, m);
   for (uint32_t i = 0; i < n_ && n > 0; i++)
-    if (idle_now(i, m) && not to_sedate_[i] && idle_since_[i] <= now - o_.idle_time_to_sedate) {
+    if (idle_now(i, m) && not to_sedate_[i] && not reserved[i] && idle_since_[i] <= now - o_.idle_time_to_sedate) {
       off(i, d);
       for_idle_++;
       n--;
     }
+}
+
+std::vector<char> PowerPolicy::reserved_for_first(double now, const std::vector<WaitingJob>& queue,
+                                                  const std::vector<MachineView>& m) const
+{
+  // EASY's reservation of the first waiting job: the lowest-numbered machines of those free when
+  // it can start (batsched's basic selector), from when that many are free as planned
+  std::vector<char> reserved(n_, 0);
+  if (queue.empty())
+    return reserved;
+  std::vector<std::pair<double, uint32_t>> free;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (off_now_[i] || to_sedate_[i])
+      continue;
+    if (on_now_[i])
+      free.emplace_back(now + o_.time_switch_on + o_.rjms_delay, i);
+    else if (m[i].state == MachineState::idle)
+      free.emplace_back(now, i);
+    else if (m[i].state == MachineState::computing && std::isfinite(m[i].free_at))
+      free.emplace_back(std::max(now, m[i].free_at + o_.rjms_delay), i);
+    else if (m[i].state == MachineState::switching_on)
+      free.emplace_back(std::max(now, m[i].switched_at + o_.time_switch_on + o_.rjms_delay), i);
+  }
+  uint32_t need = queue.front().machines;
+  if (need == 0 || need > free.size())
+    return reserved;
+  std::sort(free.begin(), free.end());
+  double start = free[need - 1].first;
+  std::vector<uint32_t> at;
+  for (const auto& [t, i] : free)
+    if (t <= start)
+      at.push_back(i);
+  std::sort(at.begin(), at.end());
+  for (uint32_t k = 0; k < need; k++)
+    reserved[at[k]] = 1;
+  return reserved;
 }
 
 bool PowerPolicy::idle_wake(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
@@ -441,9 +523,11 @@ bool PowerPolicy::idle_wake(double now, const std::vector<WaitingJob>& queue, co
 {
   if (queue.empty() || for_idle_ == 0)
     return false;
+  // the first job's reservation keeps its machines: they are not for the others
+  std::vector<char> reserved = reserved_for_first(now, queue, m);
   std::vector<uint32_t> idle, asleep;
   for (uint32_t i = 0; i < n_; i++) {
-    if (idle_now(i, m) && not to_sedate_[i])
+    if (idle_now(i, m) && not to_sedate_[i] && not reserved[i])
       idle.push_back(i);
     else if (wakable(i, now, m) && asleep.size() < for_idle_)
       asleep.push_back(i);
@@ -484,7 +568,7 @@ PowerDecision PowerPolicy::after_step(double now, const std::vector<WaitingJob>&
 {
   PowerDecision d;
   begin(d);
-  integrate(now, liquid_load_horizon(now, queue, m));
+  integrate(now, last_.horizon(now)); // the previous step's prediction, at this instant
   awakened_now_ = sedated_now_ = 0;
   queued_switches(now, m, d);
   priority_job(now, queue, m, d);
@@ -495,7 +579,11 @@ PowerDecision PowerPolicy::after_step(double now, const std::vector<WaitingJob>&
   update_idle(now, m);
   if (not idle_wake(now, queue, m, d) && o_.sedate_idle_on_classical_events)
     idle_sleep(now, queue, m, d);
-  llh_last_ = liquid_load_horizon(now, queue, m);
+  double before = last_.horizon(now);
+  last_         = predict(now, queue, m);
+  llh_last_     = last_.horizon(now);
+  if (getenv("SGAI_LLH"))
+    fprintf(stderr, "LLH %g,%zu,%g,%g,%g\n", now, queue.size(), last_.load, before, llh_last_);
   return d;
 }
 
@@ -505,7 +593,7 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
   PowerDecision d;
   begin(d);
   next_stage_ = last ? kInf : now + o_.monitoring_period;
-  integrate(now, liquid_load_horizon(now, queue, m));
+  integrate(now, last_.horizon(now));
   std::fill(to_sedate_.begin(), to_sedate_.end(), 0); // the promised switch-offs are decided again
   awakened_now_ = sedated_now_ = 0;
   bool needs_awakening         = not queue.empty() && queue.front().machines > awake_soon(m);
@@ -540,7 +628,7 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
               awake++;
           uint32_t nb             = awake > keep_for_p ? awake - keep_for_p : 0;
           uint32_t n              = std::min(std::max(altered(sedated_since_), 1U), nb);
-          std::vector<uint32_t> x = pick_to_sedate(n, m);
+          std::vector<uint32_t> x = pick_to_sedate(n, m, std::vector<char>(n_, 0));
           if (not o_.allow_future_switches)
             x.erase(std::remove_if(x.begin(), x.end(), [&](uint32_t i) { return not idle_now(i, m); }), x.end());
           sedate(x, m, d);
@@ -556,7 +644,7 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
       keep       = std::max(keep, keep_for_p);
       uint32_t a = awake_soon(m);
       if (a > keep)
-        sedate(pick_to_sedate(a - keep, m), m, d);
+        sedate(pick_to_sedate(a - keep, m, std::vector<char>(n_, 0)), m, d);
     }
   }
   integral_ = 0;
@@ -567,7 +655,8 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
   sedated_since_  = sedated_now_;
   update_idle(now, m);
   idle_sleep(now, queue, m, d);
-  llh_last_ = liquid_load_horizon(now, queue, m);
+  last_     = predict(now, queue, m);
+  llh_last_ = last_.horizon(now);
   return d;
 }
 

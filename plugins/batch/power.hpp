@@ -80,7 +80,8 @@ struct MachineView {
   MachineState state = MachineState::idle;
   double free_at     = 0; ///< computing: when its jobs' requested times end (infinity: unknown)
   double wakable_at  = 0; ///< sleeping: from when it may be switched on (after the ensured sleep)
-  double on_at       = 0; ///< switching on: when it will be on (planned)
+  double on_at       = 0; ///< switching on: when it will be on
+  double switched_at = 0; ///< switching on or off: when the switch was asked for
 };
 
 /** A waiting job: its machines and requested time (queue order: the first is the priority job). */
@@ -124,6 +125,16 @@ private:
   bool first_stage_  = true;
   bool awakening_    = true; ///< the last inertial decision: wake (true) or sedate
   double llh_last_ = 0, llh_date_ = 0, integral_ = 0, integral_prev_ = 0;
+  /** What batsched's schedule predicts: the queue's load (machine-seconds) and the machines free
+   *  over time, as (time, change of the count) steps, the first job's reservation included. */
+  struct Prediction {
+    double load = 0;
+    std::vector<std::pair<double, int>> steps;
+    /** The liquid load horizon from t: how long the load takes to pour into the free machines. */
+    double horizon(double t) const;
+  };
+  Prediction last_; ///< the last step's prediction: its horizon at the next step is batsched's "before" value
+  Prediction predict(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m) const;
   std::vector<char> to_sedate_, to_awaken_;         ///< switches promised until the machine can take them
   uint32_t awakened_since_ = 0, sedated_since_ = 0; ///< switched since the last stage (the inertia's base)
   uint32_t awakened_now_ = 0, sedated_now_ = 0;     ///< switched in this call by the inertia or for the first job
@@ -144,8 +155,10 @@ private:
   void update_idle(double now, const std::vector<MachineView>& m);
   /** Carries out the promised switches that are possible now. */
   uint32_t queued_switches(double now, const std::vector<MachineView>& m, PowerDecision& d);
-  /** n machines to sedate: idle ones first (lowest numbers), then those whose jobs end first. */
-  std::vector<uint32_t> pick_to_sedate(uint32_t n, const std::vector<MachineView>& m) const;
+  /** n machines to sedate: idle ones first (lowest numbers), then those whose jobs end first; the
+   *  first waiting job's (`reserved`) last. */
+  std::vector<uint32_t> pick_to_sedate(uint32_t n, const std::vector<MachineView>& m,
+                                       const std::vector<char>& reserved) const;
   /** n machines to wake: wakable now first, then by the end of their ensured sleep, then those
    *  switching off. */
   std::vector<uint32_t> pick_to_awaken(uint32_t n, double now, const std::vector<MachineView>& m) const;
@@ -157,6 +170,9 @@ private:
                     PowerDecision& d);
   void idle_sleep(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
                   PowerDecision& d);
+  /** The machines EASY's reservation of the first waiting job holds (batsched's basic selector). */
+  std::vector<char> reserved_for_first(double now, const std::vector<WaitingJob>& queue,
+                                       const std::vector<MachineView>& m) const;
   bool idle_wake(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m, PowerDecision& d);
 };
 

@@ -47,8 +47,9 @@ std::unique_ptr<PowerRun> run(const std::filesystem::path& workload, batch::Mana
       std::make_unique<batch::WorkloadManager>(r->workload, batch::resources_from_engine(machines), nullptr, cfg);
   r->manager->start();
   r->sim->run();
-  if (ok)
+  if (ok) {
     EXPECT_EQ(r->manager->error(), "");
+  }
   return r;
 }
 
@@ -159,7 +160,4 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("energy_bf_monitoring_inertial", "deploy/energy/inertial_opportunistic.json"),
                       std::make_pair("energy_bf_subpart_sleeper", "deploy/energy/opportunistic.json"),
                       std::make_pair("energy_bf_subpart_sleeper", "deploy/energy/subpart.json")),
-    [](const auto& info) {
-      std::string f = std::filesystem::path(info.param.second).stem().string();
-      return f;
-    });
+    [](const auto& param_info) { return std::filesystem::path(param_info.param.second).stem().string(); });

@@ -105,16 +105,24 @@ TEST(Power, ReadsBatschedsOptionsFiles)
 
 TEST(Power, LiquidLoadHorizon)
 {
-  // 4 machines: 2 idle, one computing until 100, one asleep. Queue: 3 machines x (35 + 5) s and
-  // 1 x (15 + 5) s = 140 machine-seconds. From now (0) the 2 idle machines hold 140 by t = 70:
-  // the horizon is 70 s. With 400 machine-seconds: 200 by t = 100, then 3 machines: 100 + 200/3.
+  // As batsched computes it: the waiting jobs' load, machines x (requested time + 5 s), poured into
+  // the machines free over time as planned (a computing machine at its jobs' planned end + 5 s,
+  // never one asleep), the first job's reservation holding its machines (and counted in the load).
+  // 4 machines: 2 idle, one computing until 100 (free at 105), one asleep.
   PowerPolicy p(options(), 4);
   auto m       = idle(4);
   m[2].state   = MachineState::computing;
   m[2].free_at = 100;
   m[3].state   = MachineState::sleeping;
+  // 3 x 40 + 1 x 20 = 140 machine-seconds; the first job (3 machines) is reserved from 105, after
+  // the 2 idle machines hold the 140 by t = 70: 70 s
   EXPECT_NEAR(p.liquid_load_horizon(0, {{3, 35}, {1, 15}}, m), 70, 1e-9);
-  EXPECT_NEAR(p.liquid_load_horizon(0, {{4, 95}}, m), 100 + 200.0 / 3, 1e-9);
+  // 2 x 40 + 1 x 20 = 100; the first job (2 machines) takes the idle ones over [0, 40): nothing is
+  // free until 40, then 2 machines until 105 hold 100 by t = 90
+  EXPECT_NEAR(p.liquid_load_horizon(0, {{2, 35}, {1, 15}}, m), 90, 1e-9);
+  // 400 machine-seconds and a first job that can never be reserved (4 machines, one asleep): 210
+  // by t = 105, then 3 machines: 105 + 190 / 3
+  EXPECT_NEAR(p.liquid_load_horizon(0, {{4, 95}}, m), 105 + 190.0 / 3, 1e-9);
   EXPECT_EQ(p.liquid_load_horizon(0, {}, m), 0);
   m[0].state = m[1].state = MachineState::sleeping;
   m[2].free_at            = kInf; // no machine will ever be free: batsched's infinite horizon
