@@ -486,9 +486,10 @@ public:
     switched_at_[h] = now;
     set_host_pstate(h, sleep_ps_[h].on, now);
     on_at_[h] = now + 1 / hosts_[h]->get_speed();
-    // the scheduler plans with the policy's switch-on time plus batsched's delay, as batsched does
-    // (its switch-on "fake job"); scripted switches with the real one
-    sched_.hold_until(kHoldKey + h, cfg_.power ? now + cfg_.power->time_switch_on + cfg_.power->rjms_delay : on_at_[h]);
+    // the scheduler plans with the policy's switch-on time, as batsched does (its switch-on "fake
+    // job"; batsched adds its 5 s delay to it as to every job's requested time, a shift that
+    // changes no decision), scripted switches with the real one
+    sched_.hold_until(kHoldKey + h, cfg_.power ? now + cfg_.power->time_switch_on : on_at_[h]);
     hist_.machine_switches++;
     launch_switch(h);
   }
@@ -946,6 +947,15 @@ public:
       Timed t = timed_.top();
       timed_.pop();
       if (t.script != 0) {
+        // a scripted switch a machine cannot take ends the run with that error (said, not thrown:
+        // an exception unwinding an actor's stack is what sanitizers cannot follow)
+        MachineState need = t.script > 0 ? MachineState::sleeping : MachineState::idle;
+        if (mstate_[t.job] != need) {
+          error_ = "cannot switch host " + r_.host_names[t.job] + (t.script > 0 ? " on" : " off") + " at " +
+                   format_number(now) + " s: it is " + to_string(mstate_[t.job]) + " (only " +
+                   (t.script > 0 ? "a sleeping machine can be switched on)" : "an idle machine can be switched off)");
+          return;
+        }
         if (t.script > 0)
           switch_on(t.job, now);
         else
@@ -971,6 +981,8 @@ public:
       end_job(ending[i], ending_state[i], now);
       done_++;
     }
+    for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
+      update_mstate(h, now);
 
     while (next_submit_ < n && w_.jobs[next_submit_].submit_s <= now) {
       auto job           = static_cast<uint32_t>(next_submit_++);
@@ -995,7 +1007,7 @@ public:
     }
     // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
     if (power_)
-      apply(power_->promised(now, machines()), now);
+      apply(power_->promised(now, waiting(), machines()), now);
 
     if (cfg_.decide && sched_.queue_size() > 0) {
       PolicyChoice c = cfg_.decide(DecisionPoint{now, &w_, &r_, &state_, &sched_});

@@ -371,25 +371,38 @@ uint32_t PowerPolicy::queued_switches(double now, const std::vector<MachineView>
   return done;
 }
 
-std::vector<uint32_t> PowerPolicy::pick_to_sedate(uint32_t n, const std::vector<MachineView>& m,
-                                                  const std::vector<char>& reserved) const
+std::vector<uint32_t> PowerPolicy::pick_to_sedate(uint32_t n, double now, const std::vector<WaitingJob>& queue,
+                                                  const std::vector<MachineView>& m) const
 {
-  // idle machines first (lowest numbers), then the machines whose jobs end first; those the first
-  // waiting job's reservation holds last (batsched protects that job's window)
+  // The machines free first (idle now, lowest numbers, then by their jobs' planned end), as
+  // batsched walks its schedule; of those the first waiting job could use (free when it can
+  // start), only as many as leave it its machines (batsched's steal limit).
+  std::vector<char> usable = reserved_for_first(now, queue, m, true);
+  uint32_t need            = queue.empty() ? 0 : queue.front().machines;
+  auto pool                = static_cast<uint32_t>(std::count(usable.begin(), usable.end(), 1));
+  uint32_t steal_left      = pool > need ? pool - need : 0;
+  if (pool == 0)
+    steal_left = 0;
+  std::vector<std::pair<double, uint32_t>> order;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (to_sedate_[i])
+      continue;
+    if (idle_now(i, m))
+      order.emplace_back(now, i);
+    else if (m[i].state == MachineState::computing)
+      order.emplace_back(m[i].free_at, i);
+  }
+  std::stable_sort(order.begin(), order.end());
   std::vector<uint32_t> out;
-  for (int pass = 0; pass < 2; pass++) {
-    for (uint32_t i = 0; i < n_ && out.size() < n; i++)
-      if (idle_now(i, m) && not to_sedate_[i] && reserved[i] == pass)
-        out.push_back(i);
-    if (out.size() < n) {
-      std::vector<std::pair<double, uint32_t>> busy;
-      for (uint32_t i = 0; i < n_; i++)
-        if (m[i].state == MachineState::computing && not to_sedate_[i] && reserved[i] == pass)
-          busy.emplace_back(m[i].free_at, i);
-      std::sort(busy.begin(), busy.end());
-      for (size_t k = 0; k < busy.size() && out.size() < n; k++)
-        out.push_back(busy[k].second);
+  for (const auto& [t, i] : order) {
+    if (out.size() >= n)
+      break;
+    if (usable[i]) {
+      if (steal_left == 0)
+        continue;
+      steal_left--;
     }
+    out.push_back(i);
   }
   return out;
 }
@@ -439,6 +452,13 @@ void PowerPolicy::sedate(const std::vector<uint32_t>& machines, const std::vecto
   }
 }
 
+void PowerPolicy::unsleep(uint32_t n)
+{
+  uint32_t a = std::min(n, by_inertia_);
+  by_inertia_ -= a;
+  for_idle_ -= std::min(n - a, for_idle_);
+}
+
 bool PowerPolicy::priority_job(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
                                PowerDecision& d)
 {
@@ -454,10 +474,15 @@ bool PowerPolicy::priority_job(double now, const std::vector<WaitingJob>& queue,
     if (to_sedate_[i])
       promised.emplace_back(m[i].free_at, i);
   std::sort(promised.begin(), promised.end());
-  for (size_t k = 0; k < promised.size() && avail < need; k++, avail++)
+  uint32_t cancelled = 0;
+  for (size_t k = 0; k < promised.size() && avail < need; k++, avail++, cancelled++)
     to_sedate_[promised[k].second] = 0;
-  if (avail < need)
-    awaken(pick_to_awaken(need - avail, now, m), now, m, d);
+  unsleep(cancelled);
+  if (avail < need) {
+    auto w = pick_to_awaken(need - avail, now, m);
+    unsleep(static_cast<uint32_t>(w.size()));
+    awaken(w, now, m, d);
+  }
   return true;
 }
 
@@ -483,7 +508,7 @@ void PowerPolicy::idle_sleep(double now, const std::vector<WaitingJob>& queue, c
 }
 
 std::vector<char> PowerPolicy::reserved_for_first(double now, const std::vector<WaitingJob>& queue,
-                                                  const std::vector<MachineView>& m) const
+                                                  const std::vector<MachineView>& m, bool all_usable) const
 {
   // EASY's reservation of the first waiting job: the lowest-numbered machines of those free when
   // it can start (batsched's basic selector), from when that many are free as planned
@@ -513,7 +538,7 @@ std::vector<char> PowerPolicy::reserved_for_first(double now, const std::vector<
     if (t <= start)
       at.push_back(i);
   std::sort(at.begin(), at.end());
-  for (uint32_t k = 0; k < need; k++)
+  for (uint32_t k = 0; k < (all_usable ? at.size() : need); k++)
     reserved[at[k]] = 1;
   return reserved;
 }
@@ -552,14 +577,16 @@ bool PowerPolicy::idle_wake(double now, const std::vector<WaitingJob>& queue, co
   return not wake.empty();
 }
 
-PowerDecision PowerPolicy::promised(double now, const std::vector<MachineView>& m)
+PowerDecision PowerPolicy::promised(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m)
 {
   PowerDecision d;
   begin(d);
   awakened_now_ = sedated_now_ = 0;
   queued_switches(now, m, d);
-  awakened_since_ += awakened_now_;
-  sedated_since_ += sedated_now_;
+  if (not queue.empty()) { // (as batsched counts them: with an empty queue, not for the inertia)
+    awakened_since_ += awakened_now_;
+    sedated_since_ += sedated_now_;
+  }
   return d;
 }
 
@@ -594,7 +621,9 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
   begin(d);
   next_stage_ = last ? kInf : now + o_.monitoring_period;
   integrate(now, last_.horizon(now));
-  std::fill(to_sedate_.begin(), to_sedate_.end(), 0); // the promised switch-offs are decided again
+  // the promised switch-offs are decided again
+  unsleep(static_cast<uint32_t>(std::count(to_sedate_.begin(), to_sedate_.end(), 1)));
+  std::fill(to_sedate_.begin(), to_sedate_.end(), 0);
   awakened_now_ = sedated_now_ = 0;
   bool needs_awakening         = not queue.empty() && queue.front().machines > awake_soon(m);
   uint32_t keep_for_p          = queue.empty() ? 0 : queue.front().machines;
@@ -615,8 +644,11 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
                 not to_awaken_[i] && not on_now_[i] && (o_.allow_future_switches || wakable(i, now, m)))
               candidates++;
           uint32_t n = std::min(std::max(altered(awakened_since_), 1U), candidates);
-          if (n > 0)
-            awaken(pick_to_awaken(n, now, m), now, m, d);
+          if (n > 0) {
+            auto w = pick_to_awaken(n, now, m);
+            unsleep(static_cast<uint32_t>(w.size()));
+            awaken(w, now, m, d);
+          }
         } else {
           awakening_ = false;
         }
@@ -626,11 +658,19 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
           for (uint32_t i = 0; i < n_; i++)
             if (awake_now(i, m) && (o_.allow_future_switches || idle_now(i, m)))
               awake++;
-          uint32_t nb             = awake > keep_for_p ? awake - keep_for_p : 0;
-          uint32_t n              = std::min(std::max(altered(sedated_since_), 1U), nb);
-          std::vector<uint32_t> x = pick_to_sedate(n, m, std::vector<char>(n_, 0));
-          if (not o_.allow_future_switches)
-            x.erase(std::remove_if(x.begin(), x.end(), [&](uint32_t i) { return not idle_now(i, m); }), x.end());
+          uint32_t nb = awake > keep_for_p ? awake - keep_for_p : 0;
+          uint32_t n  = std::min(std::max(altered(sedated_since_), 1U), nb);
+          // machines already asleep for having been idle count as sedated by the inertia first
+          // ("stolen"); as in batsched, when only some are, n new machines are still sedated
+          uint32_t steal = std::min(for_idle_, n);
+          std::vector<uint32_t> x;
+          if (n > steal) {
+            x = pick_to_sedate(n, now, queue, m);
+            if (not o_.allow_future_switches)
+              x.erase(std::remove_if(x.begin(), x.end(), [&](uint32_t i) { return not idle_now(i, m); }), x.end());
+          }
+          by_inertia_ += static_cast<uint32_t>(x.size()) + steal;
+          for_idle_ -= steal;
           sedate(x, m, d);
         } else {
           awakening_ = true;
@@ -643,8 +683,15 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
       auto keep  = static_cast<uint32_t>(std::floor(o_.fraction_of_machines_to_let_awake * n_));
       keep       = std::max(keep, keep_for_p);
       uint32_t a = awake_soon(m);
-      if (a > keep)
-        sedate(pick_to_sedate(a - keep, m, std::vector<char>(n_, 0)), m, d);
+      if (a > keep) {
+        uint32_t k     = a - keep;
+        uint32_t steal = std::min(for_idle_, k);
+        by_inertia_ += steal;
+        for_idle_ -= steal;
+        auto x = pick_to_sedate(k, now, queue, m);
+        by_inertia_ += static_cast<uint32_t>(x.size());
+        sedate(x, m, d);
+      }
     }
   }
   integral_ = 0;

@@ -101,7 +101,7 @@ public:
 
   /** Before each scheduling step: the promised switches that can be made now (a machine promised
    *  to sleep sleeps as soon as its jobs are over, before another job takes it). */
-  PowerDecision promised(double now, const std::vector<MachineView>& m);
+  PowerDecision promised(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m);
   /** After each scheduling step at `now` (jobs started already): the queue, the machines. */
   PowerDecision after_step(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m);
   /** When the next monitoring stage is due (infinity: none); the first is a period after the
@@ -138,7 +138,10 @@ private:
   std::vector<char> to_sedate_, to_awaken_;         ///< switches promised until the machine can take them
   uint32_t awakened_since_ = 0, sedated_since_ = 0; ///< switched since the last stage (the inertia's base)
   uint32_t awakened_now_ = 0, sedated_now_ = 0;     ///< switched in this call by the inertia or for the first job
-  uint32_t for_idle_ = 0;                           ///< machines asleep for having been idle
+  uint32_t for_idle_   = 0;                         ///< machines asleep (or going to) for having been idle
+  uint32_t by_inertia_ = 0; ///< machines asleep (or going to) by the inertia or the subpart rule
+  /** n machines are no longer asleep or going to: counted off by_inertia_ first, then for_idle_. */
+  void unsleep(uint32_t n);
   std::vector<double> idle_since_;
   std::vector<char> off_now_, on_now_; ///< this call's decisions
 
@@ -155,10 +158,10 @@ private:
   void update_idle(double now, const std::vector<MachineView>& m);
   /** Carries out the promised switches that are possible now. */
   uint32_t queued_switches(double now, const std::vector<MachineView>& m, PowerDecision& d);
-  /** n machines to sedate: idle ones first (lowest numbers), then those whose jobs end first; the
-   *  first waiting job's (`reserved`) last. */
-  std::vector<uint32_t> pick_to_sedate(uint32_t n, const std::vector<MachineView>& m,
-                                       const std::vector<char>& reserved) const;
+  /** n machines to sedate: idle ones first (lowest numbers), then those whose jobs end first, taking
+   *  of those the first waiting job could use only as many as leave it its machines. */
+  std::vector<uint32_t> pick_to_sedate(uint32_t n, double now, const std::vector<WaitingJob>& queue,
+                                       const std::vector<MachineView>& m) const;
   /** n machines to wake: wakable now first, then by the end of their ensured sleep, then those
    *  switching off. */
   std::vector<uint32_t> pick_to_awaken(uint32_t n, double now, const std::vector<MachineView>& m) const;
@@ -170,9 +173,10 @@ private:
                     PowerDecision& d);
   void idle_sleep(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m,
                   PowerDecision& d);
-  /** The machines EASY's reservation of the first waiting job holds (batsched's basic selector). */
+  /** The machines EASY's reservation of the first waiting job holds (batsched's basic selector);
+   *  with all_usable, every machine free when it can start. */
   std::vector<char> reserved_for_first(double now, const std::vector<WaitingJob>& queue,
-                                       const std::vector<MachineView>& m) const;
+                                       const std::vector<MachineView>& m, bool all_usable = false) const;
   bool idle_wake(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m, PowerDecision& d);
 };
 

@@ -173,8 +173,8 @@ TEST(Power, TheFirstJobWakesWhatItNeeds)
   n[1].state      = MachineState::sleeping;
   n[1].wakable_at = 50;
   EXPECT_TRUE(q.after_step(10, {{2, 100}}, n).switch_on.empty());
-  EXPECT_TRUE(q.promised(49, n).switch_on.empty());
-  EXPECT_EQ(q.promised(50, n).switch_on, (std::vector<uint32_t>{1}));
+  EXPECT_TRUE(q.promised(49, {{2, 100}}, n).switch_on.empty());
+  EXPECT_EQ(q.promised(50, {{2, 100}}, n).switch_on, (std::vector<uint32_t>{1}));
 }
 
 TEST(Power, SubpartSleeperKeepsAFraction)
@@ -196,5 +196,5 @@ TEST(Power, SubpartSleeperKeepsAFraction)
   EXPECT_FALSE(p.reserved_for_sleep(5));
   m[0].state = m[1].state = MachineState::sleeping;
   m[7].state              = MachineState::idle; // its job is over
-  EXPECT_EQ(p.promised(101, m).switch_off, (std::vector<uint32_t>{7}));
+  EXPECT_EQ(p.promised(101, {}, m).switch_off, (std::vector<uint32_t>{7}));
 }
