@@ -38,7 +38,7 @@ no_backtrace
 nothing_left "$tmp"
 if [ -n "${rejected[$name]:-}" ]; then
   expect_rc 1
-  expect_one_error_line "sgai: error: $(realpath "$file"): ${rejected[$name]}"
+  expect_one_error_line "sgai: error: $(realpath -s "$file"): ${rejected[$name]}"
   grep -q "Running experiment" "$tmp/err" && fail "rejected after the simulation started: $err"
   [ ! -e "$tmp/o" ] || fail "a rejected platform left $tmp/o"
   exit 0

@@ -38,7 +38,7 @@ case $1 in
       nothing_left "$tmp"
       if [ -n "${rejected[$name]:-}" ]; then
         expect_rc 1
-        expect_one_error_line "sgai: error: $(realpath "$f"): ${rejected[$name]}"
+        expect_one_error_line "sgai: error: $(realpath -s "$f"): ${rejected[$name]}"
         grep -q "Running experiment" "$tmp/err" && fail "$name: rejected after the simulation started: $err"
         [ ! -e "$tmp/$name" ] || fail "$name: a rejected workload left its output folder"
       else

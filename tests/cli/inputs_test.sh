@@ -398,7 +398,7 @@ PY
     B=../shared/data/platforms/batsim/platforms
     pol=(--energy-policy energy_bf_monitoring_inertial --energy-options deploy/energy/inertial.json)
     # a platform without wattage (cluster512.xml) or without sleep P-states (gaia.json)
-    bad_input "$(realpath $B/cluster512.xml): host 'a0': no wattage_per_state, and the energy policy switches" -- \
+    bad_input "$(realpath -s $B/cluster512.xml): host 'a0': no wattage_per_state, and the energy policy switches" -- \
       "$SGAI" batch run --platform $B/cluster512.xml --workload $ml/medium_late.json --backfill easy "${pol[@]}" --out "$o"
     grep -q "Running experiment" "$tmp/err" && fail "checked after the simulation started: $err"
     nothing "$o"
