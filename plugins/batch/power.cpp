@@ -243,39 +243,37 @@ uint32_t PowerPolicy::altered(uint32_t previous) const
   return n >= 4e9 ? 4000000000U : static_cast<uint32_t>(n);
 }
 
+std::vector<std::pair<double, uint32_t>> PowerPolicy::planned_free(double now, const std::vector<MachineView>& m) const
+{
+  // batsched plans with the requested times plus its rjms_delay: a computing machine is free at
+  // its jobs' planned end, a machine switching on at the switch's planned end (time_switch_on after
+  // the request), plus the delay; a machine asleep, switching off or promised to sleep never
+  std::vector<std::pair<double, uint32_t>> free;
+  for (uint32_t i = 0; i < n_; i++) {
+    if (off_now_[i] || to_sedate_[i])
+      continue;
+    if (on_now_[i])
+      free.emplace_back(now + o_.time_switch_on + o_.rjms_delay, i);
+    else if (m[i].state == MachineState::idle)
+      free.emplace_back(now, i);
+    else if (m[i].state == MachineState::computing && std::isfinite(m[i].free_at))
+      free.emplace_back(std::max(now, m[i].free_at + o_.rjms_delay), i);
+    else if (m[i].state == MachineState::switching_on)
+      free.emplace_back(std::max(now, m[i].switched_at + o_.time_switch_on + o_.rjms_delay), i);
+  }
+  std::sort(free.begin(), free.end());
+  return free;
+}
+
 PowerPolicy::Prediction PowerPolicy::predict(double now, const std::vector<WaitingJob>& queue,
                                              const std::vector<MachineView>& m) const
 {
-  // batsched plans with the requested times plus its rjms_delay: a computing machine is free at
-  // its jobs' planned end, a machine switching on at the switch's planned end, plus the delay; a
-  // machine asleep, switching off or promised to sleep never
   Prediction p;
   for (const auto& j : queue)
     p.load += j.machines * (j.requested_time_s + o_.rjms_delay);
   std::vector<double> free;
-  for (uint32_t i = 0; i < n_; i++) {
-    if (off_now_[i] || to_sedate_[i])
-      continue;
-    if (on_now_[i]) {
-      free.push_back(now + o_.time_switch_on + o_.rjms_delay);
-      continue;
-    }
-    switch (m[i].state) {
-    case MachineState::idle:
-      free.push_back(now);
-      break;
-    case MachineState::computing:
-      if (std::isfinite(m[i].free_at))
-        free.push_back(std::max(now, m[i].free_at + o_.rjms_delay));
-      break;
-    case MachineState::switching_on: // planned as batsched plans it: time_switch_on after the request
-      free.push_back(std::max(now, m[i].switched_at + o_.time_switch_on + o_.rjms_delay));
-      break;
-    default:
-      break;
-    }
-  }
-  std::sort(free.begin(), free.end());
+  for (const auto& [t, i] : planned_free(now, m))
+    free.push_back(t);
   for (double t : free)
     p.steps.emplace_back(t, 1);
   // the first waiting job's reservation (EASY's): its machines, from the first time that many are
@@ -515,23 +513,10 @@ std::vector<char> PowerPolicy::reserved_for_first(double now, const std::vector<
   std::vector<char> reserved(n_, 0);
   if (queue.empty())
     return reserved;
-  std::vector<std::pair<double, uint32_t>> free;
-  for (uint32_t i = 0; i < n_; i++) {
-    if (off_now_[i] || to_sedate_[i])
-      continue;
-    if (on_now_[i])
-      free.emplace_back(now + o_.time_switch_on + o_.rjms_delay, i);
-    else if (m[i].state == MachineState::idle)
-      free.emplace_back(now, i);
-    else if (m[i].state == MachineState::computing && std::isfinite(m[i].free_at))
-      free.emplace_back(std::max(now, m[i].free_at + o_.rjms_delay), i);
-    else if (m[i].state == MachineState::switching_on)
-      free.emplace_back(std::max(now, m[i].switched_at + o_.time_switch_on + o_.rjms_delay), i);
-  }
+  auto free     = planned_free(now, m);
   uint32_t need = queue.front().machines;
   if (need == 0 || need > free.size())
     return reserved;
-  std::sort(free.begin(), free.end());
   double start = free[need - 1].first;
   std::vector<uint32_t> at;
   for (const auto& [t, i] : free)

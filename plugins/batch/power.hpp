@@ -134,6 +134,8 @@ private:
     double horizon(double t) const;
   };
   Prediction last_; ///< the last step's prediction: its horizon at the next step is batsched's "before" value
+  /** (time, machine) when each machine is free as batsched plans, by time; none for those never. */
+  std::vector<std::pair<double, uint32_t>> planned_free(double now, const std::vector<MachineView>& m) const;
   Prediction predict(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m) const;
   std::vector<char> to_sedate_, to_awaken_;         ///< switches promised until the machine can take them
   uint32_t awakened_since_ = 0, sedated_since_ = 0; ///< switched since the last stage (the inertia's base)
