@@ -554,30 +554,50 @@ public:
   /** Who shares a host's energy: the jobs on its cores, else the jobs on its processors' other cores. */
   void recompute_context(uint32_t h)
   {
-    std::map<uint32_t, double> weights;
-    auto held_by_job = [&](uint32_t c) { return not state_.is_free(c) && state_.owner(c) < kHoldKey; };
+    // (job, cores) pairs, by job: few jobs share a host, a linear search is cheapest
+    std::vector<std::pair<uint32_t, double>> weights;
+    auto add = [&](uint32_t c) {
+      if (state_.is_free(c) || state_.owner(c) >= kHoldKey)
+        return;
+      uint32_t job = state_.owner(c);
+      for (auto& [j, w] : weights)
+        if (j == job) {
+          w += 1;
+          return;
+        }
+      weights.emplace_back(job, 1.0);
+    };
     for (uint32_t c : host_cores_[h])
-      if (held_by_job(c))
-        weights[state_.owner(c)] += 1;
+      add(c);
     if (weights.empty())
       for (uint32_t p : host_processors_[h]) {
         const Processor& pr = r_.processors[p];
         for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
-          if (held_by_job(c))
-            weights[state_.owner(c)] += 1;
+          add(c);
       }
-    ledger_->set_context(h, {weights.begin(), weights.end()});
+    std::sort(weights.begin(), weights.end());
+    ledger_->set_context(h, std::move(weights));
   }
 
   /** Hosts whose sharing changes when these cores change hands. */
   std::vector<uint32_t> affected_hosts(const std::vector<uint32_t>& cores) const
   {
-    std::set<uint32_t> hosts;
+    // (a mark per host, not a std::set: a wide job touches thousands)
+    std::vector<uint32_t> hosts;
+    if (host_mark_.size() != host_cores_.size())
+      host_mark_.assign(host_cores_.size(), 0);
     for (uint32_t c : cores)
       for (uint32_t h : processor_hosts_[r_.cores[c].processor])
-        hosts.insert(h);
-    return {hosts.begin(), hosts.end()};
+        if (not host_mark_[h]) {
+          host_mark_[h] = 1;
+          hosts.push_back(h);
+        }
+    for (uint32_t h : hosts)
+      host_mark_[h] = 0;
+    std::sort(hosts.begin(), hosts.end());
+    return hosts;
   }
+  mutable std::vector<char> host_mark_;
 
   // ------------------------------------------------------------------------------ P-states
 
@@ -595,7 +615,14 @@ public:
     return active ? ps_active_ : ps_idle_;
   }
 
-  void update_processors(const std::set<uint32_t>& processors, double now)
+  void update_processors(std::vector<uint32_t>& processors, double now)
+  {
+    std::sort(processors.begin(), processors.end());
+    processors.erase(std::unique(processors.begin(), processors.end()), processors.end());
+    update_sorted_processors(processors, now);
+  }
+
+  void update_sorted_processors(const std::vector<uint32_t>& processors, double now)
   {
     for (uint32_t p : processors) {
       bool over = state_.processor_over_utilized(p);
@@ -974,9 +1001,9 @@ public:
         freed.push_back(c);
     auto hosts_before = affected_hosts(freed);
     ledger_->settle(hosts_before);
-    std::set<uint32_t> touched_procs;
+    std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
     for (uint32_t c : freed)
-      touched_procs.insert(r_.cores[c].processor);
+      touched_procs.push_back(r_.cores[c].processor);
     for (size_t i = 0; i < ending.size(); i++) {
       end_job(ending[i], ending_state[i], now);
       done_++;
@@ -1027,7 +1054,7 @@ public:
       // old contexts, unchanged at this instant.
       ledger_->settle(extra);
       for (uint32_t c : taken)
-        touched_procs.insert(r_.cores[c].processor);
+        touched_procs.push_back(r_.cores[c].processor);
       hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
     }
     for (uint32_t h : hosts_before) {

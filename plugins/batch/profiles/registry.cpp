@@ -55,20 +55,37 @@ std::unique_ptr<ProfileRun> start_profile(const workload::Workload& w, const wor
 
 std::vector<ExecSpec> per_host_execs(const Placement& where, const std::vector<double>& flops)
 {
-  // (host, amount) -> threads, in the order of first appearance (deterministic)
+  // (host, amount) -> threads, in the order of first appearance (deterministic). A job's cores on
+  // one host are consecutive in its allocation: runs of equal (host, amount) make the executions,
+  // and only when a pair comes back after another one are they merged through a map.
   std::vector<ExecSpec> out;
-  std::map<std::pair<uint32_t, double>, size_t> at;
-  for (size_t i = 0; i < where.core_hosts.size(); i++) {
+  const auto& ch = where.core_hosts;
+  for (size_t i = 0; i < ch.size(); i++) {
     double f = flops.size() == 1 ? flops[0] : flops[i];
     if (f <= 0)
       continue; // nothing to compute on this core
-    auto [it, fresh] = at.emplace(std::make_pair(where.core_hosts[i], f), out.size());
-    if (fresh)
-      out.push_back({{where.core_hosts[i]}, {f}, {}, 1});
+    if (not out.empty() && out.back().hosts[0] == ch[i] && out.back().flops[0] == f)
+      out.back().threads++;
     else
-      out[it->second].threads++;
+      out.push_back({{ch[i]}, {f}, {}, 1});
   }
-  return out;
+  std::vector<std::pair<uint32_t, double>> keys;
+  keys.reserve(out.size());
+  for (const auto& e : out)
+    keys.emplace_back(e.hosts[0], e.flops[0]);
+  std::sort(keys.begin(), keys.end());
+  if (std::adjacent_find(keys.begin(), keys.end()) == keys.end())
+    return out;
+  std::map<std::pair<uint32_t, double>, size_t> at;
+  std::vector<ExecSpec> merged;
+  for (auto& e : out) {
+    auto [it, fresh] = at.emplace(std::make_pair(e.hosts[0], e.flops[0]), merged.size());
+    if (fresh)
+      merged.push_back(std::move(e));
+    else
+      merged[it->second].threads += e.threads;
+  }
+  return merged;
 }
 
 } // namespace sgai::batch
