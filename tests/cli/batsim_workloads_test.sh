@@ -55,7 +55,14 @@ PY
       fi
       n=$((n + 1))
     done
-    [ "$n" -eq 31 ] || fail "expected Batsim's 31 workloads, found $n" ;;
+    [ "$n" -eq 31 ] || fail "expected Batsim's 31 workloads, found $n"
+    # storage profiles need a storage host: small_platform.xml has none
+    run "$SGAI" batch run --platform "${P%cluster512_pfs.xml}small_platform.xml" --max-resources 4 \
+      --workload "$W/test_tuto_stencil.json" --out "$tmp/nostorage"
+    expect_rc 1
+    no_backtrace
+    expect_one_error_line "job '0': its part initial_load: profile 'initial_load' (type parallel_homogeneous_pfs) reads and writes storage 'pfs', but the platform has no storage host"
+    [ ! -e "$tmp/nostorage" ] || fail "a rejected workload left its output folder" ;;
   batsim_workloads.expected)
     # cluster512.xml: the platform whose links (1 GB/s, 5 us) and backbone give Batsim's figures
     python3 - "$SGAI" "$W" "${P%_pfs.xml}.xml" "$tmp" <<'PY' || fail "expected times"

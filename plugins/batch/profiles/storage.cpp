@@ -41,9 +41,9 @@ const ProfileKind& storage_kind()
         if (storage_of(p.storage, r))
           return std::string();
         if (r.storage_hosts.empty())
-          return "profile " + p.name + " reads and writes storage '" + p.storage +
+          return "profile '" + p.name + "' (type parallel_homogeneous_pfs) reads and writes storage '" + p.storage +
                  "', but the platform has no storage host (a host with the property role=storage)";
-        return "profile " + p.name + " reads and writes storage '" + p.storage +
+        return "profile '" + p.name + "' (type parallel_homogeneous_pfs) reads and writes storage '" + p.storage +
                "', which names none of the platform's storage hosts (" + storage_names(r) + ")";
       },
       [](const workload::Workload&, const workload::Profile& p, uint32_t) {
