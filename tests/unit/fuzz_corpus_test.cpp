@@ -57,8 +57,9 @@ TEST(FuzzCorpus, SwfGzipPathReadsWhatThePlainPathReads)
 TEST(FuzzCorpus, BatsimSeeds)
 {
   auto c = replay({"tests/fuzz/batsim_seeds"}, sgai::test::check_batsim_bytes);
-  // tiny, interference, and Batsim's own workloads (DelayProfile, ptask_homogeneous, ...)
-  EXPECT_GE(c.accepted, 6U);
+  // tiny, interference, and Batsim's own workloads (DelayProfile, ptask_homogeneous, compositions,
+  // storage, trace replay, ...)
+  EXPECT_GE(c.accepted, 10U);
   EXPECT_GE(c.rejected, 3U); // bogus_*
 }
 
