@@ -964,8 +964,13 @@ public:
       switch_done(h, now);
     // A monitoring stage acts before the jobs that ended or came at this instant are heard (as
     // batsched's requested call does).
-    if (power_ && now >= power_->next_stage() && done_ < n)
+    // what the scheduler hears of this instant, as Batsim tells it (a stale walltime timer is not an
+    // event: the energy policy decides only when something happened)
+    bool happened = not switched.empty();
+    if (power_ && now >= power_->next_stage() && done_ < n) {
       apply(power_->stage(now, waiting(), machines(), false), now);
+      happened = true;
+    }
     std::vector<StageEnd> over;
     over.swap(ended_);
     for (const auto& e : over)
@@ -1027,6 +1032,7 @@ public:
         done_++;
         XBT_DEBUG("job %s rejected: it can never fit on the platform", j.id.c_str());
       }
+      happened = true;
       if (power_ && not first_submitted_) {
         first_submitted_ = true;
         power_->first_submission(now);
@@ -1065,7 +1071,7 @@ public:
     ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
     for (const auto& d : decisions)
       launch(d, now);
-    if (power_ && done_ < n)
+    if (power_ && done_ < n && (happened || not ending.empty()))
       apply(power_->after_step(now, waiting(), machines()), now);
 
     sample(now);
