@@ -154,7 +154,18 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
     expect_one_error_line "at /components/1: components 'batch-1' and 'batch-2' both run jobs on host 'alpha-n0-p0-c0'"
     no_backtrace; [ ! -e "$tmp/b" ] || fail "left $tmp/b"; nothing_left "$tmp"
     run "$SGAI" run $F/experiments/bogus_component_names.json --out "$tmp/b"; expect_rc 1
-    expect_one_error_line "at /components/1/name: two components are named 'same'" ;;
+    expect_one_error_line "at /components/1/name: two components are named 'same'"
+    # the workload manager's switches, energy policy and time series, checked before the run
+    for b in switches energy_variant series; do
+      run "$SGAI" run $F/experiments/bogus_$b.json --out "$tmp/b"; expect_rc 1; no_backtrace
+      case $b in
+        switches) expect_one_error_line "tiny_flat.json: host 'alpha-n0-p0-c0': no sleep_pstates property" ;;
+        energy_variant) expect_one_error_line "at /components/0/options/energy_policy/variant: unknown value 'energy_bf_dicho'" ;;
+        series) expect_one_error_line "at /components/0/options/series: unknown time series 'gantt'" ;;
+      esac
+      [ ! -e "$tmp/b" ] || fail "bogus_$b left $tmp/b"
+    done
+    nothing_left "$tmp" ;;
   option_bounds)
     for v in -1 abc 1e3 0x10 99999999999999999999; do
       batch $F/platforms/tiny_flat.json "$tmp/o" --seed "$v"; expect_rc 2; expect_one_error_line "--seed: '$v'"
