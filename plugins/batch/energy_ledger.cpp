@@ -24,13 +24,21 @@ void EnergyLedger::settle(const std::vector<uint32_t>& hosts)
 {
   if (not enabled_ || hosts.empty())
     return;
+  double t                 = sg4::Engine::get_clock();
   std::vector<double>& now = scratch_;
   now.resize(hosts.size());
-  // (The plugin brings a host not read at this instant up to date in a simcall of its own: public
-  // API only, no batching of them in one kernel call.)
-  for (size_t i = 0; i < hosts.size(); i++)
-    now[i] = sg_host_get_consumed_energy(hosts_[hosts[i]]);
-  double t = sg4::Engine::get_clock();
+  // A host settled at this instant consumed nothing since; a clean one drew its known power; a
+  // dirty one is read (the plugin brings a host not read at this instant up to date in a simcall of
+  // its own: public API only, no batching of them in one kernel call).
+  for (size_t i = 0; i < hosts.size(); i++) {
+    uint32_t h = hosts[i];
+    if (read_t_[h] == t)
+      now[i] = energy_read_[h];
+    else if (analytic_ && not dirty_flag_[h])
+      now[i] = energy_read_[h] + power_[h] * (t - read_t_[h]);
+    else
+      now[i] = sg_host_get_consumed_energy(hosts_[h]);
+  }
   for (size_t i = 0; i < hosts.size(); i++) {
     uint32_t h   = hosts[i];
     double delta = now[i] - energy_read_[h];
@@ -38,6 +46,8 @@ void EnergyLedger::settle(const std::vector<uint32_t>& hosts)
       sum_a_ += (now[i] - power_[h] * t) - (energy_read_[h] - power_[h] * read_t_[h]);
     energy_read_[h] = now[i];
     read_t_[h]      = t;
+    if (delta == 0)
+      continue;
     const auto& ctx = context_[h];
     if (ctx.empty()) {
       idle_energy_ += delta;
@@ -68,31 +78,36 @@ void EnergyLedger::observe(const std::vector<uint32_t>& hosts)
   }
 }
 
-double EnergyLedger::total()
+void EnergyLedger::refresh()
 {
-  double t = sg4::Engine::get_clock();
-  settle(dirty_);
-  double dirty_sum             = 0;
+  if (not enabled_ || dirty_.empty())
+    return;
+  double t                     = sg4::Engine::get_clock();
   std::vector<uint32_t>& still = still_;
   still.clear();
-  std::vector<double>& power = scratch_;
-  power.resize(dirty_.size());
-  for (size_t i = 0; i < dirty_.size(); i++)
-    if (changed_at_[dirty_[i]] < t)
-      power[i] = sg_host_get_current_consumption(hosts_[dirty_[i]]);
-  for (size_t i = 0; i < dirty_.size(); i++) {
-    uint32_t h = dirty_[i];
+  for (uint32_t h : dirty_) {
     if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
-      power_[h] = power[i];
+      if (not analytic_)      // (in analytic mode, read at its change: its energy follows from its power)
+        settle({h});
+      power_[h] = sg_host_get_current_consumption(hosts_[h]);
       sum_a_ += energy_read_[h] - power_[h] * read_t_[h];
       sum_b_ += power_[h];
       dirty_flag_[h] = 0;
     } else {
-      dirty_sum += energy_read_[h];
       still.push_back(h);
     }
   }
   dirty_.swap(still);
+}
+
+double EnergyLedger::total()
+{
+  double t = sg4::Engine::get_clock();
+  refresh();
+  settle(dirty_);
+  double dirty_sum = 0;
+  for (uint32_t h : dirty_)
+    dirty_sum += energy_read_[h];
   return sum_a_ + sum_b_ * t + dirty_sum;
 }
 

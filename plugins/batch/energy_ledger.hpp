@@ -1,7 +1,13 @@
-/* Energy attribution of the workload manager: reads SimGrid's host_energy plugin only for the hosts
- * whose load or P-state changed, gives what each host consumed to the jobs sharing it (its
- * "context": the jobs on its cores, else those on its processors' other cores), and keeps a running
- * total of all hosts' energy without reading them all at every sample. */
+/* Energy attribution of the workload manager: gives what each host consumed to the jobs sharing it
+ * (its "context": the jobs on its cores, else those on its processors' other cores), and keeps a
+ * running total of all hosts' energy without reading them all at every sample.
+ * SimGrid's host_energy plugin integrates a host's power, constant between changes of its load or
+ * P-state. The manager makes those changes itself (it starts and hears the end of every execution,
+ * sets every P-state), so once SimGrid has solved a change the host's power is read from the plugin
+ * once and its energy then follows from it until the next change: a host is read twice per change
+ * (its power, then nothing), not at every event that touches it. Where SimGrid changes hosts on its
+ * own (the ptask model, whose rates follow the network; host state or speed profiles), every
+ * reading goes to the plugin. */
 #ifndef SGAI_BATCH_ENERGY_LEDGER_HPP
 #define SGAI_BATCH_ENERGY_LEDGER_HPP
 
@@ -21,6 +27,8 @@ public:
   /** False when a host of the manager has no power model: no energy figure at all. */
   bool enabled() const { return enabled_; }
   void disable() { enabled_ = false; }
+  /** From now on, every settle reads the plugin (SimGrid changes hosts' power on its own). */
+  void read_always() { analytic_ = false; }
 
   /** Reads the plugin's energy of these hosts now and gives what they consumed since the last read
    *  to the jobs of their current context. */
@@ -28,19 +36,23 @@ public:
   /** Settles these hosts after a change of their load or P-state; they are dirty until a sample
    *  reads their new power. */
   void observe(const std::vector<uint32_t>& hosts);
+  /** Hosts changed before this instant: their new power is solved; it is read now and their energy
+   *  follows from it until their next change. Call when every change of this instant is known. */
+  void refresh();
   /** Energy of all hosts now: the clean ones from their power, the dirty ones read. */
   double total();
   /** Who shares a host's energy from now on: (job, weight) pairs; empty: the host idles. */
   void set_context(uint32_t host, std::vector<std::pair<uint32_t, double>> jobs);
 
   double idle_energy() const { return idle_energy_; }
-  /** The energy last read from the plugin for a host. */
+  /** A host's energy at its last settle. */
   double read(uint32_t host) const { return energy_read_[host]; }
 
 private:
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<double>& job_energy_;
-  bool enabled_ = true;
+  bool enabled_  = true;
+  bool analytic_ = true;
   // A clean host draws a known power P since its last reading E at t_read: the sum over clean
   // hosts is sum(E - P t_read) + sum(P) x t. A host whose load or P-state changed is dirty: SimGrid
   // solves its new share only after the change, so it is read at each sample until one falls

@@ -16,6 +16,7 @@
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -228,6 +229,8 @@ public:
   History hist_;
   std::vector<double> job_energy_;
   std::unique_ptr<EnergyLedger> ledger_;
+  std::shared_ptr<bool> host_state_changed_ = std::make_shared<bool>(false); ///< by SimGrid, not us
+  bool ledger_always_read_                  = false;
 
   std::vector<sg4::Host*> hosts_;
   std::vector<std::vector<uint32_t>> host_cores_;
@@ -334,6 +337,12 @@ public:
     ledger_ = std::make_unique<EnergyLedger>(hosts_, job_energy_);
     if (not energy)
       ledger_->disable();
+    // Under the ptask model a job's rate follows the network: SimGrid changes hosts' power on its
+    // own; so does a host switched off or on by a state profile of the platform. Then every
+    // energy reading goes to the plugin.
+    if (simgrid::config::get_value<std::string>("host/model") == "ptask_L07")
+      ledger_->read_always();
+    sg4::Host::on_state_change_cb([flag = host_state_changed_](const sg4::Host&) { *flag = true; });
     hist_.energy = energy;
     host_pstate_.assign(hosts_.size(), 0);
     for (uint32_t h : used_hosts_)
@@ -936,7 +945,12 @@ public:
   /** Everything due now: ended stages and jobs, submissions, then the scheduling decision. */
   void step()
   {
-    double now     = sg4::Engine::get_clock();
+    double now = sg4::Engine::get_clock();
+    if (*host_state_changed_ && not ledger_always_read_) { // from now on, every reading is the plugin's
+      ledger_always_read_ = true;
+      ledger_->read_always();
+      ledger_->observe(used_hosts_);
+    }
     const size_t n = w_.jobs.size();
     std::vector<uint32_t> ending;
     std::vector<FinalState> ending_state;
@@ -1074,6 +1088,7 @@ public:
     if (power_ && done_ < n && (happened || not ending.empty()))
       apply(power_->after_step(now, waiting(), machines()), now);
 
+    ledger_->refresh(); // every change of this instant is known
     sample(now);
     progress(now, false);
     if (done_ == n && running_.empty() && not finished_)

@@ -215,6 +215,29 @@ bool Scheduler::submit(const QueuedJob& job)
   return true;
 }
 
+namespace {
+double requested_end(double start_s, double requested_time_s)
+{
+  return start_s + requested_time_s;
+}
+} // namespace
+
+void Scheduler::set_running(uint32_t job, Running r)
+{
+  if (auto it = running_.find(job); it != running_.end())
+    erase_running(it);
+  double end = requested_end(r.start_s, r.requested_time_s);
+  if (end != kInf)
+    requested_ends_.emplace(end, job);
+  running_.emplace(job, std::move(r));
+}
+
+void Scheduler::erase_running(std::map<uint32_t, Running>::iterator it)
+{
+  requested_ends_.erase({requested_end(it->second.start_s, it->second.requested_time_s), it->first});
+  running_.erase(it);
+}
+
 void Scheduler::release(uint32_t job)
 {
   auto it = running_.find(job);
@@ -222,7 +245,7 @@ void Scheduler::release(uint32_t job)
     return;
   for (uint32_t c : it->second.cores)
     state_.release(c, it->second.demand);
-  running_.erase(it);
+  erase_running(it);
   if (backfill_ == Backfill::conservative) {
     schedule_.remove(job);
     ended_since_step_ = true;
@@ -236,19 +259,20 @@ void Scheduler::hold(uint32_t key, const std::vector<uint32_t>& cores, double st
   Demand d{static_cast<uint32_t>(cores.size()), 0, 0};
   for (uint32_t c : cores)
     state_.take(c, key, d);
-  running_[key] = Running{cores, d, start, until - start};
+  set_running(key, Running{cores, d, start, until - start});
 }
 
 void Scheduler::hold_until(uint32_t key, double until)
 {
-  auto& r            = running_.at(key);
+  Running r          = running_.at(key);
   r.requested_time_s = until - r.start_s;
+  set_running(key, std::move(r));
 }
 
 void Scheduler::start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out)
 {
   const QueuedJob& q = queue_[queue_index];
-  running_[q.job]    = Running{cores, q.demand, now, q.requested_time_s};
+  set_running(q.job, Running{cores, q.demand, now, q.requested_time_s});
   out.push_back({q.job, std::move(cores)});
   queue_.remove({queue_index});
 }
@@ -345,7 +369,7 @@ std::vector<Decision> Scheduler::backfill_step(double now)
             }
           }
         }
-        running_[q.job] = Running{cores, q.demand, now, duration};
+        set_running(q.job, Running{cores, q.demand, now, duration});
         out.push_back({q.job, std::move(cores)});
         started_.push_back(i);
         continue;
@@ -355,26 +379,21 @@ std::vector<Decision> Scheduler::backfill_step(double now)
     if (reserved)
       continue;
     // The first fit after now: the first running job's end at which `width` cores are free.
-    ends_scratch_.clear();
-    for (const auto& [job, r] : running_) {
-      double end = r.start_s + r.requested_time_s;
-      if (end > now && end != kInf)
-        ends_scratch_.emplace_back(end, &r.cores);
-    }
-    std::sort(ends_scratch_.begin(), ends_scratch_.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    // (requested_ends_ holds the finite ends in order; a job past its requested end holds its cores for an
+    // unknown time, as one without a requested time)
     uint64_t free_then = avail_count;
-    size_t upto        = 0;
-    for (; upto < ends_scratch_.size() && free_then < width; upto++)
-      free_then += ends_scratch_[upto].second->size();
+    auto first_end     = requested_ends_.upper_bound({now, std::numeric_limits<uint32_t>::max()});
+    auto upto          = first_end;
+    for (; upto != requested_ends_.end() && free_then < width; ++upto)
+      free_then += running_.at(upto->second).cores.size();
     if (free_then < width)
       continue; // never enough cores (some are held for an unknown time): no reservation
-    const double start = ends_scratch_[upto - 1].first;
-    while (upto < ends_scratch_.size() && ends_scratch_[upto].first == start) // the same slice
-      upto++;
+    const double start = std::prev(upto)->first;
+    while (upto != requested_ends_.end() && upto->first == start) // the same slice
+      ++upto;
     CoreSet then = avail;
-    for (size_t e = 0; e < upto; e++)
-      for (uint32_t c : *ends_scratch_[e].second)
+    for (auto e = first_end; e != upto; ++e)
+      for (uint32_t c : running_.at(e->second).cores)
         then.set(c);
     reserved = true;
     if (start + duration > start) { // (else the profile's occupy() marked nothing)
@@ -458,7 +477,7 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
         schedule_.reserve(q.job, now, now + duration, cores);
       }
       ends_.emplace(now + duration, q.job);
-      running_[q.job] = Running{cores, q.demand, now, duration};
+      set_running(q.job, Running{cores, q.demand, now, duration});
       out.push_back({q.job, std::move(cores)});
       return true;
     }

@@ -140,6 +140,11 @@ private:
   std::mt19937_64 rng_;
   JobQueue queue_; ///< arrival order
   std::map<uint32_t, Running> running_;
+  /** (requested end, job) of the running jobs with a finite requested end, in order: EASY's first
+   *  fit walks it from now on instead of sorting the running jobs at each step. */
+  std::set<std::pair<double, uint32_t>> requested_ends_;
+  void set_running(uint32_t job, Running r);
+  void erase_running(std::map<uint32_t, Running>::iterator it);
 
   bool never_fits(const Demand& d) const;
   void start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out);
@@ -147,7 +152,6 @@ private:
   std::vector<Decision> backfill_step(double now);
   // EASY's scratch space, kept between steps (no allocation per step)
   std::vector<size_t> started_;
-  std::vector<std::pair<double, const std::vector<uint32_t>*>> ends_scratch_;
 
   // Conservative backfilling: the reservations kept between steps (batsched's make_decisions).
   ReservationSchedule schedule_;

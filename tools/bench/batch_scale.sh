@@ -5,7 +5,11 @@
 #     both converted with swf2json at the speed of those cores (9.04 Gflop/s, Xeon L5640) so
 #     that run times are the log's when no interference slows them;
 #   100k synthetic jobs (sgai workload generate, 1 to 256 cores, run times 1 min to 1 day,
-#     offered load 0.7) on MetaCentrum 2013 (8,412 cores, one host per core).
+#     offered load 0.7) on MetaCentrum 2013 (8,412 cores): one host per core (the platform file's
+#     granularity), and one host per node (--granularity node: 495 hosts, as the machine is built).
+#     Jobs ask for cores and take the same cores either way: the schedules are the same, the energy
+#     equal to 1e-15 (the per-core power model is linear); a node's host runs one execution per job
+#     on it, with as many threads as the job has cores there, against one per core.
 # Each with first-come first-served (no backfilling) and EASY backfilling, HDeepRM's interference
 # and the energy plugins on; the synthetic jobs also with EASY and --no-interference. GNU time gives
 # the wall-clock seconds, the CPU seconds (user + system) and the peak resident memory of the whole
@@ -58,10 +62,12 @@ for bf in none easy; do
     run "KTH-SP2 (gaia 100)" gaia.json "$work/kth.json" 100 $bf
     run "SDSC-Par (gaia 400)" gaia.json "$work/sdsc.json" 400 $bf
   fi
-  run "synthetic (MetaCentrum)" metacentrum2013.json "$work/synthetic.json" 0 $bf
+  run "synthetic (MC, per core)" metacentrum2013.json "$work/synthetic.json" 0 $bf
 done
-run "synthetic (MetaCentrum)" metacentrum2013.json "$work/synthetic.json" 0 easy --no-interference
+run "synthetic (MC, per core)" metacentrum2013.json "$work/synthetic.json" 0 easy --no-interference
+run "synthetic (MC, per node)" metacentrum2013.json "$work/synthetic.json" 0 easy --granularity node
+run "synthetic (MC, per node)" metacentrum2013.json "$work/synthetic.json" 0 easy --no-interference --granularity node
 echo
-grep "^synthetic.* easy " "$work/lines" | while read -r _ _ _ intf jobs _ _ cpu rate mib _; do
-  echo "synthetic EASY, interference $intf: $jobs jobs, $rate jobs per CPU-second ($cpu CPU s), peak $mib MiB"
+grep "^synthetic.* easy " "$work/lines" | while read -r _ _ _ hosts _ intf jobs _ _ cpu rate mib _; do
+  echo "synthetic EASY, one host per ${hosts%)}, interference $intf: $jobs jobs, $rate jobs per CPU-second ($cpu CPU s), peak $mib MiB"
 done
