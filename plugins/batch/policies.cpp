@@ -26,6 +26,21 @@ CoreSet::CoreSet(uint32_t size, const std::vector<uint64_t>& words)
     words_.back() &= (uint64_t{1} << (size % 64)) - 1;
 }
 
+void CoreSet::assign(uint32_t size, const std::vector<uint64_t>& words)
+{
+  size_ = size;
+  words_.assign(words.begin(), words.end());
+  words_.resize((size + 63) / 64, 0);
+  if (size % 64 != 0)
+    words_.back() &= (uint64_t{1} << (size % 64)) - 1;
+}
+
+void CoreSet::assign_empty(uint32_t size)
+{
+  size_ = size;
+  words_.assign((size + 63) / 64, 0);
+}
+
 void CoreSet::intersect(const CoreSet& other)
 {
   for (size_t i = 0; i < words_.size(); i++)

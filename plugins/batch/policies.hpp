@@ -21,6 +21,10 @@ public:
   explicit CoreSet(uint32_t size, bool all = false);
   /** The members given as bits (member i: bit i % 64 of word i / 64), `size` members at most. */
   CoreSet(uint32_t size, const std::vector<uint64_t>& words);
+  /** Becomes CoreSet(size, words), reusing its storage. */
+  void assign(uint32_t size, const std::vector<uint64_t>& words);
+  /** Becomes CoreSet(size) (empty), reusing its storage. */
+  void assign_empty(uint32_t size);
   uint32_t size() const { return size_; }
   bool test(uint32_t i) const { return (words_[i >> 6] >> (i & 63)) & 1U; }
   void set(uint32_t i) { words_[i >> 6] |= uint64_t{1} << (i & 63); }

@@ -150,12 +150,15 @@ void JobQueue::remove(const std::vector<size_t>& sorted)
     for (size_t i = last + 1; i-- > 0;) {
       if (next > 0 && sorted[next - 1] == i)
         next--;
-      else
-        buf_[head_ + write--] = std::move(buf_[head_ + i]);
+      else {
+        buf_[head_ + write]      = std::move(buf_[head_ + i]);
+        widths_[head_ + write--] = widths_[head_ + i];
+      }
     }
     head_ += sorted.size();
     if (head_ >= 1024 && head_ * 2 >= buf_.size()) { // give the space of removed jobs back, now and then
       buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
+      widths_.erase(widths_.begin(), widths_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }
   } else { // the jobs after `first` move left
@@ -163,10 +166,13 @@ void JobQueue::remove(const std::vector<size_t>& sorted)
     for (size_t i = first; i < n; i++) {
       if (next < sorted.size() && sorted[next] == i)
         next++;
-      else
-        buf_[head_ + write++] = std::move(buf_[head_ + i]);
+      else {
+        buf_[head_ + write]      = std::move(buf_[head_ + i]);
+        widths_[head_ + write++] = widths_[head_ + i];
+      }
     }
     buf_.resize(head_ + write);
+    widths_.resize(head_ + write);
   }
 }
 
@@ -319,31 +325,40 @@ std::vector<Decision> Scheduler::greedy_step(double now)
 std::vector<Decision> Scheduler::backfill_step(double now)
 {
   std::vector<Decision> out;
-  if (queue_.empty())
+  if (queue_.empty() || state_.free_cores() == 0) // (nothing can start)
     return out;
   const uint32_t n = state_.resources().core_count();
-  CoreSet avail(n, state_.free_words()); // the profile's first slice
+  // (the sets are members: a step allocates nothing for them)
+  CoreSet& avail = bf_avail_; // the profile's first slice
+  avail.assign(n, state_.free_words());
   uint32_t avail_count = state_.free_cores();
   bool reserved        = false;
-  CoreSet held;               // R, when the reservation holds cores
-  double held_from    = kInf; // s
-  uint32_t held_avail = 0;    // |R n avail|
-  const bool arrival  = job_policy_->arrival_order();
+  CoreSet& held        = bf_held_; // R, when the reservation holds cores
+  double held_from     = kInf;     // s
+  uint32_t held_avail  = 0;        // |R n avail|
+  const bool arrival   = job_policy_->arrival_order();
   std::vector<size_t> order;
   if (not arrival) // the queue in the job policy's order: shortest first for EASY-SJF, and so on
     order = job_policy_->rank(queue_.view(), rng_);
   started_.clear();
-  const size_t count = queue_.size();
+  const size_t count     = queue_.size();
+  const uint32_t* widths = queue_.widths();
   for (size_t k = 0; k < count; k++) {
     // Nothing more can start now: the later jobs' reservations would not change this step.
     if (avail_count == 0)
       break;
-    const size_t i        = arrival ? k : order[k];
-    const QueuedJob& q    = queue_[i];
-    const uint32_t width  = q.demand.cores;
-    const double duration = q.requested_time_s;
-    bool fits_now         = false;
-    CoreSet candidates;
+    if (reserved && arrival) { // once reserved, only a job that fits now matters
+      while (k < count && widths[k] > avail_count)
+        k++;
+      if (k == count)
+        break;
+    }
+    const size_t i         = arrival ? k : order[k];
+    const QueuedJob& q     = queue_[i];
+    const uint32_t width   = q.demand.cores;
+    const double duration  = q.requested_time_s;
+    bool fits_now          = false;
+    CoreSet& candidates    = bf_candidates_;
     const CoreSet* allowed = &avail;
     if (not reserved) {
       fits_now = avail_count >= width;
@@ -391,13 +406,14 @@ std::vector<Decision> Scheduler::backfill_step(double now)
     const double start = std::prev(upto)->first;
     while (upto != requested_ends_.end() && upto->first == start) // the same slice
       ++upto;
-    CoreSet then = avail;
+    CoreSet& then = bf_then_;
+    then          = avail;
     for (auto e = first_end; e != upto; ++e)
       for (uint32_t c : running_.at(e->second).cores)
         then.set(c);
     reserved = true;
     if (start + duration > start) { // (else the profile's occupy() marked nothing)
-      held       = CoreSet(n, false);
+      held.assign_empty(n);
       held_from  = start;
       held_avail = 0;
       for (uint32_t c : then.lowest(width)) {

@@ -74,13 +74,21 @@ public:
   QueuedJob& operator[](size_t i) { return buf_[head_ + i]; }
   const QueuedJob& operator[](size_t i) const { return buf_[head_ + i]; }
   std::span<const QueuedJob> view() const { return {buf_.data() + head_, size()}; }
-  void push_back(const QueuedJob& q) { buf_.push_back(q); }
+  void push_back(const QueuedJob& q)
+  {
+    buf_.push_back(q);
+    widths_.push_back(q.demand.cores);
+  }
   /** Removes the jobs at these positions (increasing), keeping the others' order. */
   void remove(const std::vector<size_t>& sorted);
+  /** The jobs' widths (demand.cores) in queue order, packed: backfilling skips the jobs wider than
+   *  what is free without touching their records. */
+  const uint32_t* widths() const { return widths_.data() + head_; }
 
 private:
   std::vector<QueuedJob> buf_;
-  size_t head_ = 0; ///< buf_[0, head_) are removed jobs
+  std::vector<uint32_t> widths_; ///< buf_[i].demand.cores
+  size_t head_ = 0;              ///< buf_[0, head_) are removed jobs
 };
 
 struct Decision {
@@ -152,6 +160,7 @@ private:
   std::vector<Decision> backfill_step(double now);
   // EASY's scratch space, kept between steps (no allocation per step)
   std::vector<size_t> started_;
+  CoreSet bf_avail_, bf_held_, bf_candidates_, bf_then_;
 
   // Conservative backfilling: the reservations kept between steps (batsched's make_decisions).
   ReservationSchedule schedule_;
