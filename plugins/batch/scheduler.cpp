@@ -325,7 +325,10 @@ std::vector<Decision> Scheduler::greedy_step(double now)
 std::vector<Decision> Scheduler::backfill_step(double now)
 {
   std::vector<Decision> out;
-  if (queue_.empty() || state_.free_cores() == 0) // (nothing can start)
+  const bool arrival = job_policy_->arrival_order();
+  // nothing can start (a policy of another order ranks the queue at every step all the same: its
+  // random draws follow the steps)
+  if (queue_.empty() || (arrival && state_.free_cores() == 0))
     return out;
   const uint32_t n = state_.resources().core_count();
   // (the sets are members: a step allocates nothing for them)
@@ -336,7 +339,6 @@ std::vector<Decision> Scheduler::backfill_step(double now)
   CoreSet& held        = bf_held_; // R, when the reservation holds cores
   double held_from     = kInf;     // s
   uint32_t held_avail  = 0;        // |R n avail|
-  const bool arrival   = job_policy_->arrival_order();
   std::vector<size_t> order;
   if (not arrival) // the queue in the job policy's order: shortest first for EASY-SJF, and so on
     order = job_policy_->rank(queue_.view(), rng_);
