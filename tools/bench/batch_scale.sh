@@ -7,9 +7,10 @@
 #   100k synthetic jobs (sgai workload generate, 1 to 256 cores, run times 1 min to 1 day,
 #     offered load 0.7) on MetaCentrum 2013 (8,412 cores): one host per core (the platform file's
 #     granularity), and one host per node (--granularity node: 495 hosts, as the machine is built).
-#     Jobs ask for cores and take the same cores either way: the schedules are the same, the energy
-#     equal to 1e-15 (the per-core power model is linear); a node's host runs one execution per job
-#     on it, with as many threads as the job has cores there, against one per core.
+#     Jobs ask for cores and take the same cores either way: without interference the schedules are
+#     the same and the energy equal to 1e-15 (the per-core power model is linear); with it, a
+#     memory-bound processor slows its node's whole host, not only its own cores. A node's host runs
+#     one execution per job on it, with as many threads as the job has cores there.
 # Each with first-come first-served (no backfilling) and EASY backfilling, HDeepRM's interference
 # and the energy plugins on; the synthetic jobs also with EASY and --no-interference. GNU time gives
 # the wall-clock seconds, the CPU seconds (user + system) and the peak resident memory of the whole
