@@ -75,8 +75,9 @@ struct ManagerConfig {
   };
   std::vector<Switch> switches;
   /** The time series written (bits of SeriesBits, history.hpp: machine_states 1, energy 2,
-   *  pstate_changes 4, overutilization 8); jobs.csv and the schedule figures always are. */
-  unsigned series = 15;
+   *  pstate_changes 4, overutilization 8; none by default, as Batsim users ask for them); jobs.csv
+   *  and the schedule figures always are. */
+  unsigned series = 0;
   /** Where the series are streamed as the run goes (the output folder); empty: kept in memory
    *  until write_outputs. */
   std::filesystem::path series_dir;

@@ -221,7 +221,8 @@ case "$case_name" in
     done ;;
   batch_run)
     run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json \
-      --jobs first --resources first --out "$tmp/b"; expect_rc 0
+      --jobs first --resources first --series overutilization --out "$tmp/b"; expect_rc 0
+    [ ! -e "$tmp/b/machine_states.csv" ] || fail "machine_states.csv written without being asked for"
     head -1 "$tmp/b/jobs.csv" | grep -qx "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata" || fail "jobs.csv header"
     grep -q '^f,.*,REJECTED,' "$tmp/b/jobs.csv" || fail "job f (11 cores of 10) not rejected"
     grep -q '^e,.*,COMPLETED_WALLTIME_REACHED,' "$tmp/b/jobs.csv" || fail "job e not killed at its walltime"
@@ -232,7 +233,13 @@ case "$case_name" in
     expect_rc 0; [ -s "$tmp/s/jobs.csv" ] || fail "SWF workload run" ;;
   batch_plot)
     /usr/bin/python3 -c "import matplotlib" 2>/dev/null || { echo "no python3-matplotlib: skipped"; exit 77; }
-    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json --out "$tmp/b"
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json --out "$tmp/n"
+    expect_rc 0
+    run "$SGAI" batch plot "$tmp/n"; expect_rc 0 # no time series: the job charts only
+    [ -s "$tmp/n/gantt.png" ] && [ ! -e "$tmp/n/queue.png" ] || fail "charts without the time series"
+    grep -q "not written (--series machine_states)" "$tmp/err" || fail "the missing series is not said"
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json \
+      --series all --out "$tmp/b"
     expect_rc 0
     run "$SGAI" batch plot "$tmp/b"; expect_rc 0
     for f in gantt utilization queue lifecycles overutilization; do

@@ -425,7 +425,8 @@ PY
     nothing "$o"
     # a run: machines slept, the same jobs done, Batsim's machine columns written
     run "$SGAI" batch run --platform $ml/platform.xml --workload $ml/medium_late.json --backfill easy \
-      --energy-policy energy_bf_subpart_sleeper --energy-options deploy/energy/opportunistic.json --out "$tmp/e1"
+      --energy-policy energy_bf_subpart_sleeper --energy-options deploy/energy/opportunistic.json --series machine_states \
+      --out "$tmp/e1"
     expect_rc 0
     python3 - "$tmp/e1" <<'PY' || fail "energy policy run: $(cat "$tmp/e1/schedule.csv")"
 import csv, json, sys
@@ -439,20 +440,20 @@ assert all(sum(int(r[k]) for k in ("nb_sleeping", "nb_switching_on", "nb_switchi
 PY
     ;;
   series)
-    # the time series on request: none, a list, all (the default); unknown names are usage errors
+    # the time series on request: none (the default), a list, all; unknown names are usage errors
     p=tests/fixtures/platforms/tiny_flat.json
     wl=tests/fixtures/workloads/tiny.json
-    run "$SGAI" batch run --platform $p --workload $wl --series none --out "$tmp/s0"; expect_rc 0
+    run "$SGAI" batch run --platform $p --workload $wl --out "$tmp/s0"; expect_rc 0
     for f in machine_states energy pstate_changes overutilization; do
-      [ ! -e "$tmp/s0/$f.csv" ] || fail "--series none wrote $f.csv"
+      [ ! -e "$tmp/s0/$f.csv" ] || fail "the default (none) wrote $f.csv"
     done
     [ -s "$tmp/s0/jobs.csv" ] && [ -s "$tmp/s0/schedule.json" ] || fail "jobs.csv and schedule.json are always written"
     run "$SGAI" batch run --platform $p --workload $wl --series energy,machine_states --out "$tmp/s1"; expect_rc 0
     [ -s "$tmp/s1/energy.csv" ] && [ -s "$tmp/s1/machine_states.csv" ] || fail "the series asked for"
     [ ! -e "$tmp/s1/pstate_changes.csv" ] || fail "pstate_changes.csv was not asked for"
-    run "$SGAI" batch run --platform $p --workload $wl --out "$tmp/s2"; expect_rc 0
+    run "$SGAI" batch run --platform $p --workload $wl --series all --out "$tmp/s2"; expect_rc 0
     for f in machine_states energy pstate_changes overutilization; do
-      [ -s "$tmp/s2/$f.csv" ] || fail "the default writes $f.csv"
+      [ -s "$tmp/s2/$f.csv" ] || fail "--series all writes $f.csv"
     done
     # the same rows whether streamed (here) or not: machine_states of s1 and s2 agree
     cmp -s "$tmp/s1/machine_states.csv" "$tmp/s2/machine_states.csv" || fail "machine_states differ"

@@ -231,14 +231,26 @@ def main():
     jobs_csv = os.path.join(outdir, "jobs.csv")
     jobs = read_csv(jobs_csv, ["job_id", "submission_time", "final_state", "starting_time", "finish_time",
                                "allocated_resources"])
+    # (the time series are written on request: `--series`; a chart whose series is absent is left out)
     states_csv = os.path.join(outdir, "machine_states.csv")
-    states = read_csv(states_csv, ["time", "flops_in_use", "busy_cores", "idle_cores", "queued_jobs", "running_jobs"])
+    states = None
+    if os.path.exists(states_csv):
+        states = read_csv(states_csv, ["time", "flops_in_use", "busy_cores", "idle_cores", "queued_jobs",
+                                       "running_jobs"])
     over_csv = os.path.join(outdir, "overutilization.csv")
-    spans = read_csv(over_csv, ["processor", "start", "end", "peak_demand_gbps", "capacity_gbps"])
+    spans = None
+    if os.path.exists(over_csv):
+        spans = read_csv(over_csv, ["processor", "start", "end", "peak_demand_gbps", "capacity_gbps"])
     gantt(jobs, jobs_csv, os.path.join(outdir, "gantt.png"))
     lifecycles(jobs, jobs_csv, os.path.join(outdir, "lifecycles.png"))
-    machine(states, states_csv, outdir)
-    overutilization(spans, over_csv, os.path.join(outdir, "overutilization.png"))
+    if states is not None:
+        machine(states, states_csv, outdir)
+    else:
+        print(f"{states_csv}: not written (--series machine_states): no utilization.png or queue.png", file=sys.stderr)
+    if spans is not None:
+        overutilization(spans, over_csv, os.path.join(outdir, "overutilization.png"))
+    else:
+        print(f"{over_csv}: not written (--series overutilization): no overutilization.png", file=sys.stderr)
     # All drawn: into place.
     for temp in list(TEMPORARIES):
         final = temp[: temp.rindex(".tmp-")]

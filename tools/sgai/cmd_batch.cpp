@@ -31,7 +31,7 @@ struct BatchArgs {
   bool no_interference  = false;
   std::string energy_policy;
   std::string energy_options;
-  std::string series = "all";
+  std::string series = "none";
 };
 
 std::string absolute(const std::string& p)
@@ -182,8 +182,8 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
         "--energy-options", a->energy_options,
         "batsched's options file of the energy variant (JSON: monitoring_period, power_*, time_switch_*, ...)");
     cmd->add_option("--series", a->series,
-                    "Time series to write besides jobs.csv and the schedule: all (default), none, or a list of "
-                    "machine_states, energy, pstate_changes, overutilization (large runs: none)")
+                    "Time series to write besides jobs.csv and the schedule: none (default), all, or a list of "
+                    "machine_states, energy, pstate_changes, overutilization")
         ->check([](const std::string& v) {
           try {
             batch::parse_series(v);

@@ -41,7 +41,7 @@ for pair in "low_power 6" "high_gflops 6.6" "high_mem_bw 8.4"; do
   read -r res thesis <<<"$pair"
   "$sgai" batch run --platform "$root/platforms/learning.json" \
     --workload "$data/platforms/hdeeprm/workload_examples/learning.json" --jobs shortest --resources "$res" \
-    --out "$work/l-$res" >/dev/null 2>&1
+    --series machine_states --out "$work/l-$res" >/dev/null 2>&1
   python3 - "$res" "$thesis" "$work/l-$res" <<'PY'
 import csv, json, sys
 res, thesis, out = sys.argv[1:]
