@@ -261,9 +261,11 @@ SystemConfig read_system_json(const std::filesystem::path& path)
     one_of(*v, {"LIFO", "FIFO", "EXPLICIT"});
     c.ignored.emplace_back("scheduling-policy");
   }
+  c.all_reduce_composition = AllReduceComposition::baseline; // (ASTRA-sim's when the key is absent)
   if (auto v = o.optional("collective-optimization")) {
     one_of(*v, {"baseline", "localBWAware"});
-    c.ignored.emplace_back("collective-optimization");
+    if (v->string() == "localBWAware")
+      c.all_reduce_composition = AllReduceComposition::local_bw_aware;
   }
   for (const char* key : {"boost-mode", "track-local-mem"})
     if (auto v = o.optional(key)) {

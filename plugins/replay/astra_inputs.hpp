@@ -33,12 +33,15 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& file);
 struct SystemConfig {
   /** Implementation per dimension of each collective (the *-implementation keys). */
   std::map<CollectiveType, std::vector<Algorithm>> implementations;
-  uint32_t chunks         = 1;      ///< preferred-dataset-splits
-  uint32_t active_chunks  = 1;      ///< active-chunks-per-dimension
-  double endpoint_delay_s = 0;      ///< endpoint-delay (ns in the file)
-  double local_mem_bw_Bps = 0;      ///< local-mem-bw (GB/s in the file); 0: reductions are free
-  double peak_flops       = 0;      ///< peak-perf (TFLOP/s in the file); 0: not given
-  bool roofline           = false;  ///< roofline-enabled
+  uint32_t chunks         = 1;     ///< preferred-dataset-splits
+  uint32_t active_chunks  = 1;     ///< active-chunks-per-dimension
+  double endpoint_delay_s = 0;     ///< endpoint-delay (ns in the file)
+  double local_mem_bw_Bps = 0;     ///< local-mem-bw (GB/s in the file); 0: reductions are free
+  double peak_flops       = 0;     ///< peak-perf (TFLOP/s in the file); 0: not given
+  bool roofline           = false; ///< roofline-enabled
+  /** collective-optimization: localBWAware, or baseline (ASTRA-sim's when a system file leaves
+   *  the key out); sgai's own replays without a system file use localBWAware. */
+  AllReduceComposition all_reduce_composition = AllReduceComposition::local_bw_aware;
   std::vector<std::string> ignored; ///< keys read and accepted but not modelled
 };
 

@@ -33,15 +33,15 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
       break;
     }
     break;
-  case Algorithm::direct:
+  case Algorithm::direct: // one step: a rank's n-1 pieces share its bandwidth
     switch (type) {
     case CollectiveType::all_to_all:
     case CollectiveType::reduce_scatter:
-      return (N - 1) * (a + s / (N * b));
+      return a + (N - 1) * s / (N * b);
     case CollectiveType::all_gather:
-      return (N - 1) * (a + s / b);
+      return a + (N - 1) * s / b;
     case CollectiveType::all_reduce:
-      return 2 * (N - 1) * (a + s / (N * b));
+      return 2 * (a + (N - 1) * s / (N * b));
     case CollectiveType::broadcast:
     case CollectiveType::reduce:
       return a + (N - 1) * s / b;

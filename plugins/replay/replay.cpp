@@ -324,7 +324,8 @@ struct Replay::Impl {
     auto& cached = schedules[key];
     if (not cached) {
       if (multidim)
-        cached = std::make_shared<const Schedule>(make_multidim_schedule(type, options.dims, algorithms));
+        cached = std::make_shared<const Schedule>(
+            make_multidim_schedule(type, options.dims, algorithms, 0, options.system.all_reduce_composition));
       else
         cached = std::make_shared<const Schedule>(make_schedule(type, algorithms[0], n));
     }

@@ -96,7 +96,8 @@ Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks,
 }
 
 Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>& dims,
-                                const std::vector<Algorithm>& algorithms, uint32_t root)
+                                const std::vector<Algorithm>& algorithms, uint32_t root,
+                                AllReduceComposition composition)
 {
   if (dims.empty() || algorithms.size() != dims.size())
     throw std::invalid_argument("one algorithm per dimension is needed (" + std::to_string(dims.size()) +
@@ -124,6 +125,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
     Schedule s   = make_schedule(t, algorithms[i], dims[i]);
     size_t first = out.steps.size();
     out.steps.resize(first + s.steps.size());
+    out.step_dim.resize(first + s.steps.size(), static_cast<uint32_t>(i));
     for (uint32_t base = 0; base < n; base++) {
       if ((base / stride) % dims[i] != 0)
         continue;
@@ -139,18 +141,30 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
     buffer[i] = buffer[i - 1] / dims[i - 1];
   switch (algorithms::canonical(type)) {
   case CollectiveType::all_reduce:
-    for (size_t i = 0; i < D; i++)
-      phase(CollectiveType::reduce_scatter, i, buffer[i]);
-    for (size_t i = D; i-- > 0;)
-      phase(CollectiveType::all_gather, i, buffer[i] / dims[i]);
+    if (composition == AllReduceComposition::baseline) {
+      for (size_t i = 0; i < D; i++)
+        phase(CollectiveType::all_reduce, i, 1.0);
+      break;
+    }
+    {
+      size_t last = D - 1; // the last dimension with more than one rank takes the all-reduce
+      while (last > 0 && dims[last] == 1)
+        last--;
+      for (size_t i = 0; i < last; i++)
+        phase(CollectiveType::reduce_scatter, i, buffer[i]);
+      phase(CollectiveType::all_reduce, last, buffer[last]);
+      for (size_t i = last; i-- > 0;)
+        phase(CollectiveType::all_gather, i, buffer[i] / dims[i]);
+    }
     break;
   case CollectiveType::reduce_scatter:
     for (size_t i = 0; i < D; i++)
       phase(CollectiveType::reduce_scatter, i, buffer[i]);
     break;
   case CollectiveType::all_gather: {
-    double contribution = 1; // gathered along dimensions 0, 1, ...: each phase's input grows
-    for (size_t i = 0; i < D; i++) {
+    // the last dimension first, on one contribution; each phase's input grows by the dimensions done
+    double contribution = 1;
+    for (size_t i = D; i-- > 0;) {
       phase(CollectiveType::all_gather, i, contribution);
       contribution *= dims[i];
     }

@@ -40,6 +40,8 @@ struct Schedule {
   Algorithm algorithm = Algorithm::ring;
   uint32_t ranks      = 0;
   std::vector<std::vector<Transfer>> steps;
+  /** Dimension of each step (multi-dimensional schedules; empty: one dimension). */
+  std::vector<uint32_t> step_dim;
 
   /** Per rank and step: indexes into steps[k] of its sends and of its receives. */
   struct RankStep {
@@ -58,15 +60,22 @@ struct Schedule {
  *  halving-doubling over a rank count that is not a power of two. */
 Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks, uint32_t root = 0);
 
+/** How a multi-dimensional all-reduce is composed (ASTRA-sim's collective-optimization). */
+enum class AllReduceComposition {
+  baseline,       ///< an all-reduce along each dimension in turn, on the whole buffer
+  local_bw_aware, ///< reduce-scatter along all but the last dimension, all-reduce along the last, all-gather back
+};
+
 /** A collective over ranks laid out on dimensions (sizes `dims`, dimension 0 varying fastest), run
- *  one dimension at a time with that dimension's algorithm, as ASTRA-sim does: all-reduce is a
- *  reduce-scatter along dimensions 0, 1, ... on a buffer shrinking by each dimension's size, then
- *  an all-gather back along ..., 1, 0; reduce-scatter is the first half; all-gather gathers along
- *  dimensions 0, 1, ... on growing contributions; all-to-all
- *  runs along every dimension on the whole buffer; broadcast and reduce run over all ranks with
- *  the first algorithm. One dimension gives make_schedule's schedule. */
+ *  one dimension at a time with that dimension's algorithm, as ASTRA-sim composes it: reduce-scatter
+ *  along dimensions 0, 1, ... on a buffer shrinking by each dimension's size; all-gather along
+ *  ..., 1, 0 (the last dimension first) on growing contributions; all-to-all along 0, 1, ... on the
+ *  whole buffer; all-reduce as `composition` says; broadcast and reduce over all ranks with the
+ *  first algorithm. Schedule::step_dim gives each step's dimension. One dimension gives
+ *  make_schedule's schedule. */
 Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>& dims,
-                                const std::vector<Algorithm>& algorithms, uint32_t root = 0);
+                                const std::vector<Algorithm>& algorithms, uint32_t root = 0,
+                                AllReduceComposition composition = AllReduceComposition::local_bw_aware);
 
 /** Alpha-beta time of one collective of `bytes` run as `algorithm` over n ranks on a network
  *  where every transfer between two ranks takes alpha + size / bandwidth and each rank's

@@ -31,7 +31,8 @@ TEST(AstraInputs, SharedConfigurationsRead)
   EXPECT_DOUBLE_EQ(sys.endpoint_delay_s, 10e-9);
   EXPECT_DOUBLE_EQ(sys.local_mem_bw_Bps, 50e9);
   EXPECT_EQ(sys.implementations.at(CollectiveType::all_to_all), std::vector<Algorithm>{Algorithm::ring});
-  EXPECT_EQ(sys.ignored.size(), 3U); // scheduling-policy, collective-optimization, boost-mode
+  EXPECT_EQ(sys.ignored.size(), 2U); // scheduling-policy, boost-mode
+  EXPECT_EQ(sys.all_reduce_composition, AllReduceComposition::local_bw_aware);
   auto h100 = read_system_json(base / "inputs/system/analytical/hgx_h100_8gpu.json");
   EXPECT_EQ(h100.active_chunks, 2U);
   EXPECT_DOUBLE_EQ(h100.local_mem_bw_Bps, 3350e9);
@@ -134,7 +135,10 @@ TEST(AstraInputs, StrictButNotStricterThanYamlAndAstraSim)
   auto sys = read_system_json(write_temp("sys.json", R"({"scheduling-policy": "EXPLICIT", "collective-optimization":
       "baseline", "boost-mode": 1, "track-local-mem": 0, "local-mem-trace-filename": "trace", "endpoint-delay": 0,
       "local-mem-bw": 1e6, "peak-perf": 1e6})"));
-  EXPECT_EQ(sys.ignored.size(), 5U);
+  EXPECT_EQ(sys.ignored.size(), 4U);
+  EXPECT_EQ(sys.all_reduce_composition, AllReduceComposition::baseline);
+  EXPECT_EQ(read_system_json(write_temp("sys0.json", "{}")).all_reduce_composition,
+            AllReduceComposition::baseline); // ASTRA-sim's when the key is absent
   EXPECT_DOUBLE_EQ(sys.local_mem_bw_Bps, 1e15);
   for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
            {R"({"scheduling-policy": -1})", "at /scheduling-policy: expected one of 'LIFO', 'FIFO', 'EXPLICIT'"},

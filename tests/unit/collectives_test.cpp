@@ -167,3 +167,45 @@ TEST(Collectives, MultiDimensionalSchedulesReachEveryRank)
   EXPECT_DOUBLE_EQ(s.bytes_sent(0, 1.0), 3.0 / 4 + 2.0 / 8 + 3.0 / 4);
   EXPECT_THROW(make_multidim_schedule(CollectiveType::all_reduce, {4, 2}, {Algorithm::ring}), std::invalid_argument);
 }
+
+TEST(Collectives, MultiDimensionalOrdersAreAstraSims)
+{
+  // all-gather: the last dimension first, on one contribution (S), then dimension 0 on 2 S
+  Schedule ag = make_multidim_schedule(CollectiveType::all_gather, {4, 2}, {Algorithm::ring, Algorithm::ring});
+  ASSERT_EQ(ag.steps.size(), 1U + 3U);
+  EXPECT_EQ(ag.step_dim, (std::vector<uint32_t>{1, 0, 0, 0}));
+  EXPECT_EQ(ag.steps[0][0].dst, ag.steps[0][0].src ^ 4U);
+  EXPECT_DOUBLE_EQ(ag.steps[0][0].fraction, 1.0);
+  EXPECT_DOUBLE_EQ(ag.steps[1][0].fraction, 2.0);
+  // baseline all-reduce: an all-reduce along each dimension on the whole buffer
+  Schedule base = make_multidim_schedule(CollectiveType::all_reduce, {4, 2}, {Algorithm::ring, Algorithm::ring}, 0,
+                                         AllReduceComposition::baseline);
+  EXPECT_EQ(base.step_dim, (std::vector<uint32_t>{0, 0, 0, 0, 0, 0, 1, 1}));
+  EXPECT_DOUBLE_EQ(base.bytes_sent(0, 1.0), 6.0 / 4 + 2.0 / 2);
+  // local-bandwidth-aware: a double binary tree on the last dimension runs as an all-reduce there
+  Schedule tree =
+      make_multidim_schedule(CollectiveType::all_reduce, {2, 4}, {Algorithm::ring, Algorithm::double_binary_tree});
+  EXPECT_EQ(tree.step_dim.front(), 0U);
+  EXPECT_EQ(tree.step_dim.back(), 0U);
+  EXPECT_DOUBLE_EQ(tree.steps[1][0].fraction, 0.5 / 2); // half the buffer, on each of the two trees
+}
+
+TEST(Collectives, DirectSendsToEveryPeerAtOnceAndHalvingDoublingStartsWithNeighbours)
+{
+  Schedule d = make_schedule(CollectiveType::all_gather, Algorithm::direct, 8);
+  ASSERT_EQ(d.steps.size(), 1U);
+  EXPECT_EQ(d.steps[0].size(), 8U * 7U);
+  EXPECT_EQ(make_schedule(CollectiveType::all_reduce, Algorithm::direct, 8).steps.size(), 2U);
+  // reduce-scatter: S/2 to the next rank, S/4 two ranks away, S/8 four away
+  Schedule rs = make_schedule(CollectiveType::reduce_scatter, Algorithm::halving_doubling, 8);
+  ASSERT_EQ(rs.steps.size(), 3U);
+  for (uint32_t j = 0; j < 3; j++) {
+    EXPECT_EQ(rs.steps[j][0].dst, 1U << j);
+    EXPECT_DOUBLE_EQ(rs.steps[j][0].fraction, 1.0 / (2U << j));
+  }
+  // all-gather: S four ranks away first, 4 S to the next rank last
+  Schedule ag = make_schedule(CollectiveType::all_gather, Algorithm::halving_doubling, 8);
+  EXPECT_EQ(ag.steps[0][0].dst, 4U);
+  EXPECT_EQ(ag.steps[2][0].dst, 1U);
+  EXPECT_DOUBLE_EQ(ag.steps[2][0].fraction, 4.0);
+}

@@ -1,8 +1,8 @@
-/* Direct algorithms: every rank exchanges with every other one, in n-1 rounds where round k sends
- * from r to (r + k) mod n, so at most n flows are in flight and each rank sends and receives one
- * piece per round (a non-blocking switch carries a round at full bandwidth).
- *   all-to-all, reduce-scatter: n-1 rounds of S/n; all-gather: n-1 rounds of S;
- *   all-reduce: direct reduce-scatter, then direct all-gather;
+/* Direct algorithms: every rank sends to every other one at once (ASTRA-sim's `direct`, whose
+ * window is all n-1 peers by default): one step where rank r sends to r+1, ..., r+n-1 (mod n),
+ * so its n-1 pieces share its links and each one takes the path to its peer.
+ *   all-to-all, reduce-scatter: S/n to each peer; all-gather: S to each peer;
+ *   all-reduce: direct reduce-scatter, then (once every piece is reduced) direct all-gather;
  *   broadcast (reduce): the root sends S to (receives S from) every rank at once. */
 #include "plugins/replay/algorithms/common.hpp"
 
@@ -13,11 +13,10 @@ Schedule direct(CollectiveType type, uint32_t n, uint32_t root)
   Schedule s;
   const double piece = 1.0 / n;
   auto rounds        = [&](double fraction, bool reduce) {
-    for (uint32_t k = 1; k < n; k++) {
-      auto& step = new_step(s);
-      for (uint32_t r = 0; r < n; r++)
+    auto& step = new_step(s);
+    for (uint32_t r = 0; r < n; r++)
+      for (uint32_t k = 1; k < n; k++)
         step.push_back({r, (r + k) % n, fraction, reduce});
-    }
   };
   switch (canonical(type)) {
   case CollectiveType::all_to_all:

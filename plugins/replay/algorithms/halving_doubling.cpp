@@ -1,6 +1,10 @@
-/* Halving-doubling (Rabenseifner) over a power-of-two rank count, k = log2 n steps per phase:
- *   reduce-scatter by recursive halving: step j exchanges S/2^(j+1) with r xor n/2^(j+1);
- *   all-gather by recursive doubling: step j exchanges 2^j contributions with r xor 2^j;
+/* Halving-doubling (Rabenseifner) over a power-of-two rank count, k = log2 n steps per phase, the
+ * largest messages between the nearest ranks (ASTRA-sim's order: on a ring they cross the fewest
+ * links):
+ *   reduce-scatter by recursive halving: step j exchanges S/2^(j+1) with r xor 2^j (neighbours
+ *   first, the partner twice as far at each step);
+ *   all-gather by recursive doubling: step j exchanges 2^j contributions with r xor n/2^(j+1)
+ *   (the farthest first, with the smallest message);
  *   all-reduce: the first, then the second on the S/n pieces;
  *   broadcast (reduce): a binomial tree, k steps of S. */
 #include "plugins/replay/algorithms/common.hpp"
@@ -19,14 +23,14 @@ Schedule halving_doubling(CollectiveType type, uint32_t n, uint32_t root)
     for (uint32_t j = 0; j < k; j++) {
       auto& step = new_step(s);
       for (uint32_t r = 0; r < n; r++)
-        step.push_back({r, r ^ (n >> (j + 1)), 1.0 / (2U << j), true});
+        step.push_back({r, r ^ (1U << j), 1.0 / (2U << j), true});
     }
   };
   auto doubling = [&](double contribution) {
     for (uint32_t j = 0; j < k; j++) {
       auto& step = new_step(s);
       for (uint32_t r = 0; r < n; r++)
-        step.push_back({r, r ^ (1U << j), contribution * (1U << j), false});
+        step.push_back({r, r ^ (n >> (j + 1)), contribution * (1U << j), false});
     }
   };
   switch (canonical(type)) {
