@@ -4,8 +4,13 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 
 namespace sgai::replay {
@@ -42,7 +47,35 @@ CollectiveRun::CollectiveRun(std::shared_ptr<const Schedule> schedule, std::vect
     offset += step.size();
   }
   chunks_.resize(options_.chunks);
+  // phases: runs of steps on one dimension
+  const auto& dims = schedule_->step_dim;
+  for (size_t k = 0; k < schedule_->steps.size(); k++) {
+    uint32_t d = dims.empty() ? 0 : dims[k];
+    if (k == 0 || d != phase_dim_.back()) {
+      phase_first_.push_back(k);
+      phase_dim_.push_back(d);
+      dims_ = std::max(dims_, d + 1);
+    }
+  }
+  phase_first_.push_back(schedule_->steps.size());
 }
+
+/** One rank's queues: per dimension, the chunks waiting (in order of arrival) and how many run;
+ *  the idle helper actors wait for a (chunk, phase) to run. */
+struct CollectiveRun::RankQueues {
+  struct Work {
+    uint32_t chunk;
+    size_t phase;
+  };
+  struct Worker {
+    s4u::SemaphorePtr go = s4u::Semaphore::create(0);
+    std::optional<Work> work; ///< none when woken to stop
+  };
+  std::vector<std::deque<Work>> waiting; ///< per dimension
+  std::vector<uint32_t> running;         ///< per dimension
+  std::vector<Worker*> idle;
+  uint32_t chunks_left = 0;
+};
 
 CollectiveRun::~CollectiveRun() = default;
 
@@ -66,7 +99,7 @@ void CollectiveRun::release(uint32_t c)
     chunks_[c].reset();
 }
 
-void CollectiveRun::run_chunk(uint32_t r, uint32_t c)
+void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
 {
   const Schedule& s  = *schedule_;
   const double piece = bytes_ / options_.chunks;
@@ -80,9 +113,9 @@ void CollectiveRun::run_chunk(uint32_t r, uint32_t c)
       }
     sent.clear();
   };
-  if (options_.endpoint_delay_s > 0)
+  if (phase == 0 && options_.endpoint_delay_s > 0)
     s4u::this_actor::sleep_for(options_.endpoint_delay_s);
-  for (size_t k = 0; k < s.steps.size(); k++) {
+  for (size_t k = phase_first_[phase]; k < phase_first_[phase + 1]; k++) {
     const auto& mine = s.by_rank[r][k];
     for (uint32_t i : mine.sends) {
       const Transfer& t = s.steps[k][i];
@@ -124,21 +157,83 @@ void CollectiveRun::run_chunk(uint32_t r, uint32_t c)
     // the next step starts once this one's sends have arrived too
     wait_sent();
   }
-  release(c);
+  if (phase + 2 == phase_first_.size())
+    release(c);
 }
 
 void CollectiveRun::run_rank(uint32_t r)
 {
-  const uint32_t channels = std::min(options_.channels, options_.chunks);
+  const size_t phases = phase_first_.size() - 1;
+  if (phases == 0) // nothing to send (one rank)
+    return;
+  RankQueues q;
+  q.waiting.resize(dims_);
+  q.running.assign(dims_, 0);
+  q.chunks_left = options_.chunks;
+  for (uint32_t c = 0; c < options_.chunks; c++)
+    q.waiting[phase_dim_[0]].push_back({c, 0});
+
+  // Each actor runs a (chunk, phase), then hands the chunk to its next dimension's queue and
+  // starts what the freed places allow: the first waiting chunk of each queue with room, handed
+  // to an idle actor, or run by this one (the last of them).
+  RankQueues::Worker self_worker;
   std::vector<s4u::ActorPtr> helpers;
-  for (uint32_t w = 1; w < channels; w++)
-    helpers.push_back(
-        s4u::Actor::create("channel" + std::to_string(w), s4u::this_actor::get_host(), [this, r, w, channels]() {
-          for (uint32_t c = w; c < options_.chunks; c += channels)
-            run_chunk(r, c);
-        }));
-  for (uint32_t c = 0; c < options_.chunks; c += channels)
-    run_chunk(r, c);
+  std::vector<std::unique_ptr<RankQueues::Worker>> pool;
+  const uint32_t channels = options_.channels;
+  std::function<void(RankQueues::Worker*)> work_loop;
+  // the next work this actor takes, after handing the other startable ones to idle actors
+  auto dispatch = [&]() -> std::optional<RankQueues::Work> {
+    std::optional<RankQueues::Work> mine;
+    for (uint32_t d = 0; d < dims_; d++)
+      while (q.running[d] < channels && not q.waiting[d].empty()) {
+        RankQueues::Work w = q.waiting[d].front();
+        q.waiting[d].pop_front();
+        q.running[d]++;
+        if (not mine) {
+          mine = w;
+        } else if (not q.idle.empty()) {
+          RankQueues::Worker* x = q.idle.back();
+          q.idle.pop_back();
+          x->work = w;
+          x->go->release();
+        } else {
+          pool.push_back(std::make_unique<RankQueues::Worker>());
+          RankQueues::Worker* x = pool.back().get();
+          x->work               = w;
+          helpers.push_back(s4u::Actor::create("channel" + std::to_string(pool.size()), s4u::this_actor::get_host(),
+                                               [&work_loop, x]() { work_loop(x); }));
+        }
+      }
+    return mine;
+  };
+  work_loop = [&](RankQueues::Worker* me) {
+    std::optional<RankQueues::Work> w = me->work;
+    me->work.reset();
+    while (true) {
+      if (not w) {
+        if (q.chunks_left == 0)
+          break;
+        q.idle.push_back(me);
+        me->go->acquire();
+        w = me->work;
+        me->work.reset();
+        if (not w) // the collective is over
+          break;
+      }
+      run_phase(r, w->chunk, w->phase);
+      q.running[phase_dim_[w->phase]]--;
+      if (w->phase + 1 < phases)
+        q.waiting[phase_dim_[w->phase + 1]].push_back({w->chunk, w->phase + 1});
+      else if (--q.chunks_left == 0) { // the last chunk: the idle actors stop
+        for (RankQueues::Worker* x : q.idle)
+          x->go->release();
+        q.idle.clear();
+      }
+      w = dispatch();
+    }
+  };
+  self_worker.work = dispatch();
+  work_loop(&self_worker);
   for (auto& h : helpers)
     h->join();
 }

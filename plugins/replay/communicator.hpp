@@ -1,11 +1,18 @@
 /* One collective executed on SimGrid: the schedule's transfers become host-to-host S4U
  * communications (Comm::sendto_async) between the ranks' hosts, created only when the sender
- * reaches them; the message is cut in chunks processed by `channels` actors per rank (NCCL's
- * channels), so that at most channels chunks per rank are in flight; a received piece that is
- * reduced costs an execution on the receiver's host (its local memory bandwidth).
+ * reaches them; a received piece that is reduced costs an execution on the receiver's host (its
+ * local memory bandwidth).
  *
- * Each rank's part runs in the actor that calls run_rank() (plus channels-1 helper actors it
- * starts and joins); the collective is complete when every rank's run_rank() has returned. */
+ * The message is cut in chunks. A chunk runs the schedule's phases in turn (a phase: the steps of
+ * one dimension; a one-dimensional schedule is one phase). Each rank keeps, per dimension, a
+ * first-come first-served queue of chunks where at most `channels` run at once (ASTRA-sim's
+ * active-chunks-per-dimension, one queue per dimension): every chunk enters its first dimension's
+ * queue at the start, and a chunk that leaves a phase joins the queue of its next one, so chunks
+ * overlap across dimensions (a chunk is in dimension 1 while the next one is in dimension 0).
+ *
+ * Each rank's part runs in the actor that calls run_rank(), with helper actors it starts and
+ * joins (as many as phases can run at once: channels per dimension); the collective is complete
+ * when every rank's run_rank() has returned. */
 #ifndef SGAI_REPLAY_COMMUNICATOR_HPP
 #define SGAI_REPLAY_COMMUNICATOR_HPP
 
@@ -51,7 +58,8 @@ public:
 private:
   struct Op;
   struct Chunk;
-  void run_chunk(uint32_t r, uint32_t c);
+  struct RankQueues;
+  void run_phase(uint32_t r, uint32_t c, size_t phase);
   Chunk& chunk(uint32_t c);
   void release(uint32_t c);
 
@@ -60,6 +68,9 @@ private:
   double bytes_;
   CollectiveOptions options_;
   std::vector<size_t> step_offset_; ///< first op of step k in a chunk's ops
+  std::vector<size_t> phase_first_; ///< first step of each phase, then the step count
+  std::vector<uint32_t> phase_dim_; ///< dimension of each phase
+  uint32_t dims_ = 1;
   std::vector<std::unique_ptr<Chunk>> chunks_;
 };
 
