@@ -1,8 +1,10 @@
 #include "plugins/replay/communicator.hpp"
 
+#include "plugins/replay/network.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
@@ -19,6 +21,8 @@ namespace s4u = simgrid::s4u;
 
 struct CollectiveRun::Op {
   s4u::CommPtr comm;            ///< set by the sender when it reaches the transfer
+  double arrives     = -1;      ///< instead of comm on an unshared network: when it has arrived
+  bool posted        = false;   ///< the sender has reached it
   s4u::Actor* waiter = nullptr; ///< the receiver, suspended until the transfer exists
   s4u::Actor* sender = nullptr; ///< the sender, suspended until the receiver has it all
   bool done          = false;
@@ -106,6 +110,15 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
   Chunk& ch          = chunk(c);
   std::vector<size_t> sent; // this rank's transfers of the current step
   auto wait_sent = [&]() {
+    if (options_.unshared) { // delivered when they arrive
+      double last = -1;
+      for (size_t i : sent)
+        last = std::max(last, ch.ops[i].arrives);
+      if (last > s4u::Engine::get_clock())
+        s4u::this_actor::sleep_until(last);
+      sent.clear();
+      return;
+    }
     for (size_t i : sent)
       if (not ch.ops[i].done) {
         ch.ops[i].sender = s4u::Actor::self();
@@ -115,49 +128,68 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
   };
   if (phase == 0 && options_.endpoint_delay_s > 0)
     s4u::this_actor::sleep_for(options_.endpoint_delay_s);
+  const bool last_phase = phase + 2 == phase_first_.size();
+  const auto parity     = static_cast<uint8_t>(c % 2);
   for (size_t k = phase_first_[phase]; k < phase_first_[phase + 1]; k++) {
     const auto& mine = s.by_rank[r][k];
     for (uint32_t i : mine.sends) {
       const Transfer& t = s.steps[k][i];
-      size_t index      = step_offset_[k] + i;
-      Op& op            = ch.ops[index];
-      auto size         = static_cast<uint64_t>(std::llround(piece * t.fraction));
-      op.comm           = s4u::Comm::sendto_async(hosts_[r], hosts_[t.dst], size);
+      if (t.parity != 2 && t.parity != parity)
+        continue;
+      size_t index = step_offset_[k] + i;
+      Op& op       = ch.ops[index];
+      auto size    = static_cast<uint64_t>(std::llround(piece * t.fraction));
+      if (options_.unshared)
+        op.arrives =
+            s4u::Engine::get_clock() + options_.unshared->seconds(hosts_[r], hosts_[t.dst], static_cast<double>(size));
+      else
+        op.comm = s4u::Comm::sendto_async(hosts_[r], hosts_[t.dst], size);
+      op.posted = true;
       sent.push_back(index);
       if (op.waiter != nullptr) {
         op.waiter->resume();
         op.waiter = nullptr;
       }
     }
+    // Each received piece is handled on its own once it has arrived: the crossing into memory
+    // (endpoint delay), then its reduction at local memory bandwidth. Pieces of one step are
+    // handled side by side (ASTRA-sim's memory-bus events; NCCL reduces in its kernels, on SMs of
+    // their own), so the step is done when the last one is. Reductions are time on the
+    // collective's path, not executions on the GPU's host: compute kernels are not slowed by them.
+    double ready = -1;
     for (uint32_t i : mine.recvs) {
       const Transfer& t = s.steps[k][i];
-      Op& op            = ch.ops[step_offset_[k] + i];
-      if (not op.comm) {
+      if (t.parity != 2 && t.parity != parity)
+        continue;
+      Op& op = ch.ops[step_offset_[k] + i];
+      if (not op.posted) {
         op.waiter = s4u::Actor::self();
         s4u::this_actor::suspend();
       }
-      op.comm->wait();
-      op.comm = nullptr;
+      double arrived = op.arrives;
+      if (op.comm) {
+        op.comm->wait();
+        arrived = op.comm->get_finish_time();
+        op.comm = nullptr;
+      }
       op.done = true;
       if (op.sender != nullptr) {
         op.sender->resume();
         op.sender = nullptr;
       }
-      if (options_.endpoint_delay_s > 0)
-        s4u::this_actor::sleep_for(options_.endpoint_delay_s);
-      if (t.reduce && options_.reduce_Bps > 0) {
-        double seconds = reduction_time(piece * t.fraction, options_.reduce_Bps);
-        s4u::ExecPtr e = s4u::Exec::init();
-        e->set_host(hosts_[r]);
-        e->set_flops_amount(seconds * hosts_[r]->get_speed());
-        e->start();
-        e->wait();
-      }
+      double handled = arrived + options_.endpoint_delay_s;
+      if (t.reduce)
+        handled += reduction_time(piece * t.fraction, options_.reduce_Bps);
+      ready = std::max(ready, handled);
     }
-    // the next step starts once this one's sends have arrived too
-    wait_sent();
+    if (ready > s4u::Engine::get_clock())
+      s4u::this_actor::sleep_until(ready);
+    // the next step starts once this one's sends have arrived too (the last ones: as the
+    // schedule says)
+    if (k + 1 < phase_first_[phase + 1] || not last_phase || s.wait_final_sends)
+      wait_sent();
   }
-  if (phase + 2 == phase_first_.size())
+  if (last_phase)
     release(c);
 }
 

@@ -1,7 +1,8 @@
 /* One collective executed on SimGrid: the schedule's transfers become host-to-host S4U
  * communications (Comm::sendto_async) between the ranks' hosts, created only when the sender
- * reaches them; a received piece that is reduced costs an execution on the receiver's host (its
- * local memory bandwidth).
+ * reaches them; a received piece costs the endpoint delay and, when reduced, 3 bytes per byte at
+ * the receiver's local memory bandwidth, on the collective's path (pieces of one step handled side
+ * by side), not as an execution that would slow the host's compute kernels.
  *
  * The message is cut in chunks. A chunk runs the schedule's phases in turn (a phase: the steps of
  * one dimension; a one-dimensional schedule is one phase). Each rank keeps, per dimension, a
@@ -32,8 +33,11 @@ struct CollectiveOptions {
    *  two operands and writes the result, 3 b / reduce_Bps (ASTRA-sim's cost); 0: free. */
   double reduce_Bps = 0;
   /** Delay of every crossing between the network and a rank's memory (ASTRA-sim's endpoint
-   *  delay): once when a chunk starts, and after each receive. */
+   *  delay): once when a chunk starts, and after each received piece. */
   double endpoint_delay_s = 0;
+  /** Set: transfers share nothing (ASTRA-sim's congestion-unaware network) and take the time these
+   *  paths give, as delays, instead of SimGrid communications. */
+  const class UnsharedPaths* unshared = nullptr;
 };
 
 class CollectiveRun {

@@ -76,6 +76,8 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
       return 2 * d * a + (2 * d - 1) * s / b;
     }
     break;
+  case Algorithm::astra_tree:
+    throw std::invalid_argument("ASTRA-sim's tree has no closed form here (its chunks overlap between ranks)");
   }
   // same message as make_schedule's
   make_schedule(type, algorithm, n);

@@ -134,4 +134,22 @@ NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimens
   return net;
 }
 
+double UnsharedPaths::seconds(const s4u::Host* src, const s4u::Host* dst, double bytes) const
+{
+  auto key = std::make_pair(src, dst);
+  auto it  = paths_.find(key);
+  if (it == paths_.end()) {
+    std::vector<s4u::Link*> links;
+    double latency = 0;
+    src->route_to(dst, links, &latency);
+    double bandwidth = 0;
+    for (const s4u::Link* l : links)
+      if (bandwidth == 0 || l->get_bandwidth() < bandwidth)
+        bandwidth = l->get_bandwidth();
+    it = paths_.emplace(key, Path{latency, bandwidth}).first;
+  }
+  const Path& p = it->second;
+  return p.latency_s + (p.bandwidth_Bps > 0 ? bytes / p.bandwidth_Bps : 0);
+}
+
 } // namespace sgai::replay

@@ -8,6 +8,7 @@
 #include <simgrid/forward.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,20 @@ struct NpuNetwork {
  *  Call before the simulation starts. */
 NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimension>& dims,
                              const NpuOptions& options = {});
+
+/** Transfer times on a network where nothing is shared (ASTRA-sim's congestion-unaware analytical
+ *  backend): the sum of the route's link latencies plus the bytes at its slowest link's bandwidth,
+ *  whatever else is in flight. Routes are looked up once per pair of hosts. */
+class UnsharedPaths {
+public:
+  double seconds(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes) const;
+
+private:
+  struct Path {
+    double latency_s, bandwidth_Bps;
+  };
+  mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Path> paths_;
+};
 
 } // namespace sgai::replay
 

@@ -124,7 +124,8 @@ struct Replay::Impl {
   std::vector<RankResult> results;
   std::vector<CollectiveRecord> records;
   std::map<std::string, std::shared_ptr<const Schedule>> schedules;
-  std::string error; ///< the first error: file, place (rank, node) and message apart
+  UnsharedPaths unshared_paths; ///< transfer times when the network shares nothing (congestion-unaware)
+  std::string error;            ///< the first error: file, place (rank, node) and message apart
   std::string error_file, error_place, error_message;
   bool error_is_input  = false;
   uint64_t total_nodes = 0;
@@ -408,6 +409,7 @@ struct Replay::Impl {
       co.channels         = options.system.active_chunks;
       co.reduce_Bps       = options.system.local_mem_bw_Bps;
       co.endpoint_delay_s = options.system.endpoint_delay_s;
+      co.unshared         = options.congestion_aware ? nullptr : &unshared_paths;
       in->run             = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
       in->start           = s4u::Engine::get_clock();
       CollectiveRecord rec;
@@ -448,8 +450,13 @@ struct Replay::Impl {
       w->second->resume();
       pipe.waiting.erase(w);
     }
-    s4u::CommPtr c = s4u::Comm::sendto_async(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, *size);
-    c->wait();
+    if (options.congestion_aware) {
+      s4u::CommPtr c = s4u::Comm::sendto_async(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, *size);
+      c->wait();
+    } else {
+      s4u::this_actor::sleep_for(
+          unshared_paths.seconds(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, static_cast<double>(*size)));
+    }
     t->done = true;
     if (t->receiver != nullptr)
       t->receiver->resume();

@@ -34,6 +34,9 @@ struct ReplayOptions {
   double gpu_mem_bw_Bps = 0; ///< memory nodes and roofline (0: system.local_mem_bw_Bps, else free)
   /** Compute nodes with a recorded duration replay it; others (and all when false) use num_ops. */
   bool recorded_durations = true;
+  /** false: transfers share no link (ASTRA-sim's congestion-unaware backend): each takes its
+   *  path's latency plus its bytes at the path's slowest bandwidth, as a delay. */
+  bool congestion_aware = true;
   /** The feeder waits for control parents (true) or data parents only (false); unset: data only
    *  for traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
   std::optional<bool> control_deps;

@@ -164,6 +164,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   if (o.data_deps_only)
     ro.control_deps = not *o.data_deps_only;
   ro.recorded_durations = o.recorded_durations;
+  ro.congestion_aware   = o.congestion_aware;
   ro.log                = &log;
   if (jobs.size() == 1)
     for (const auto& d : dims)

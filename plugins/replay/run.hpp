@@ -26,6 +26,9 @@ struct AstraRunOptions {
   double gpu_idle_w = 70, gpu_busy_w = 700; ///< H100 SXM5 figures (platforms/catalogues)
   double link_idle_w = 0, link_busy_w = 0;  ///< link_energy figures per link (0: none)
   uint32_t pstate = 0;                      ///< P-state of every NPU: 1 and 2 are H100 power caps (500 W, 300 W)
+  /** false: ASTRA-sim's congestion-unaware network, where transfers never share a link (SimGrid's
+   *  FATPIPE links: each flow alone at the link's bandwidth); true: links shared (max-min). */
+  bool congestion_aware = true;
   /** Wait for data dependencies only (true) or for control ones too (false); unset: data only for
    *  traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
   std::optional<bool> data_deps_only;

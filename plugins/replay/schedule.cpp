@@ -17,6 +17,8 @@ const char* to_string(Algorithm a)
     return "halving_doubling";
   case Algorithm::double_binary_tree:
     return "double_binary_tree";
+  case Algorithm::astra_tree:
+    return "doubleBinaryTree";
   }
   return "?";
 }
@@ -29,8 +31,10 @@ bool algorithm_from_string(std::string_view s, Algorithm& out)
     out = Algorithm::direct;
   else if (s == "halving_doubling" || s == "halvingDoubling")
     out = Algorithm::halving_doubling;
-  else if (s == "double_binary_tree" || s == "doubleBinaryTree" || s == "dbt")
+  else if (s == "double_binary_tree" || s == "dbt")
     out = Algorithm::double_binary_tree;
+  else if (s == "doubleBinaryTree" || s == "astra_tree")
+    out = Algorithm::astra_tree;
   else
     return false;
   return true;
@@ -86,6 +90,9 @@ Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks,
     case Algorithm::double_binary_tree:
       s = algorithms::double_binary_tree(type, ranks, root);
       break;
+    case Algorithm::astra_tree:
+      s = algorithms::astra_double_binary_tree(type, ranks, root);
+      break;
     }
   }
   s.type      = type;
@@ -132,7 +139,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
       for (size_t k = 0; k < s.steps.size(); k++)
         for (const auto& tr : s.steps[k])
           out.steps[first + k].push_back(
-              {base + tr.src * stride, base + tr.dst * stride, tr.fraction * scale, tr.reduce});
+              {base + tr.src * stride, base + tr.dst * stride, tr.fraction * scale, tr.reduce, tr.parity});
     }
   };
   const size_t D = dims.size();

@@ -20,16 +20,20 @@ namespace sgai::replay {
 
 using chakra::CollectiveType;
 
-enum class Algorithm { ring, direct, halving_doubling, double_binary_tree };
+/** double_binary_tree is NCCL's (the buffer split between two trees at once); astra_tree is what
+ *  ASTRA-sim's doubleBinaryTree does (an all-reduce of each chunk on one tree, chunks alternating
+ *  between two trees; algorithms/astra_tree.cpp). */
+enum class Algorithm { ring, direct, halving_doubling, double_binary_tree, astra_tree };
 const char* to_string(Algorithm a);
 /** "ring", "direct", "halving_doubling" (also "halvingDoubling", ASTRA-sim's), "double_binary_tree"
- *  (also "doubleBinaryTree", "dbt"). */
+ *  (also "dbt"), "doubleBinaryTree" (ASTRA-sim's name: astra_tree). */
 bool algorithm_from_string(std::string_view s, Algorithm& out);
 
 struct Transfer {
   uint32_t src = 0, dst = 0; ///< ranks of the group (0..n-1)
   double fraction = 0;       ///< of the collective's bytes (per chunk: of the chunk's)
   bool reduce     = false;   ///< the receiver reduces what it receives with its own data
+  uint8_t parity  = 2;       ///< 0 or 1: only in chunks of that parity; 2: in every chunk
 };
 
 /** Steps in order. A rank starts its sends of step k once its transfers of the steps before k
@@ -42,6 +46,9 @@ struct Schedule {
   std::vector<std::vector<Transfer>> steps;
   /** Dimension of each step (multi-dimensional schedules; empty: one dimension). */
   std::vector<uint32_t> step_dim;
+  /** false: a rank's part ends once it has sent its last pieces, without waiting for them to
+   *  arrive (ASTRA-sim's tree); true: once they have arrived. */
+  bool wait_final_sends = true;
 
   /** Per rank and step: indexes into steps[k] of its sends and of its receives. */
   struct RankStep {
@@ -89,6 +96,7 @@ Schedule ring(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule direct(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule halving_doubling(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t root);
+Schedule astra_double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t root);
 } // namespace algorithms
 
 } // namespace sgai::replay

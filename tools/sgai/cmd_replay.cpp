@@ -15,9 +15,10 @@ namespace {
 struct ReplayArgs {
   replay::AstraRunOptions o;
   std::string out, system, network, groups;
-  std::string deps  = "auto";
-  bool no_durations = false;
-  int64_t pstate    = 0;
+  std::string deps       = "auto";
+  std::string congestion = "aware";
+  bool no_durations      = false;
+  int64_t pstate         = 0;
 };
 
 int run_replay(ReplayArgs a, const Globals& globals)
@@ -30,6 +31,7 @@ int run_replay(ReplayArgs a, const Globals& globals)
   if (a.deps != "auto")
     a.o.data_deps_only = a.deps == "data";
   a.o.recorded_durations = not a.no_durations;
+  a.o.congestion_aware   = a.congestion == "aware";
   a.o.pstate             = static_cast<uint32_t>(a.pstate);
   auto r                 = replay::run_astra(a.o);
   size_t auto_data       = 0;
@@ -87,6 +89,11 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
                   "Dependencies to wait for: auto (default: data for traces converted from PyTorch by Chakra, all "
                   "otherwise), all (data and control) or data (Chakra's own feeder)")
       ->check(CLI::IsMember({"auto", "all", "data"}));
+  cmd->add_option("--congestion", a->congestion,
+                  "aware (default): transfers share the links they cross (SimGrid's max-min sharing); unaware: "
+                  "each transfer has every link of its path to itself, as ASTRA-sim's congestion-unaware "
+                  "analytical backend")
+      ->check(CLI::IsMember({"aware", "unaware"}));
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
   cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return run_replay(*a, globals); }; });
