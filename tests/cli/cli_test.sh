@@ -113,6 +113,13 @@ case "$case_name" in
     [ "$(grep -cE '^(all_reduce|all_gather|reduce_scatter|all_to_all) ' "$tmp/out")" -eq 12 ] || fail "12 microbenchmarks expected: $(cat "$tmp/out")"
     bus=$(awk '$1 == 8589934592 { print $4 }' "$tmp/out")
     awk -v b="$bus" 'BEGIN { exit !(b > 370.67 / 1.1 && b < 370.67 / 0.9) }' || fail "HGX 8 GiB bus bandwidth $bus GB/s: time not within 10% of the measured 370.67" ;;
+  astra_grid)
+    # every ASTRA-sim microbenchmark cell and the multi-dimensional networks against ASTRA-sim's own
+    # figures (tools/validate/astra-sim/*.csv): >= 90% within 5%, multi-dimensional within 1%
+    shared_or_skip
+    /usr/bin/python3 tools/validate/astra_grid.py --sgai "$SGAI" --check >"$tmp/out" 2>"$tmp/err" ||
+      fail "astra_grid: $(tail -3 "$tmp/err") $(tail -8 "$tmp/out")"
+    grep -q "multi-dimensional (unaware): largest difference" "$tmp/out" || fail "no multi-dimensional summary" ;;
   replay_tools)
     run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --out "$tmp/mb"; expect_rc 0
     printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"

@@ -209,3 +209,29 @@ TEST(Collectives, DirectSendsToEveryPeerAtOnceAndHalvingDoublingStartsWithNeighb
   EXPECT_EQ(ag.steps[2][0].dst, 1U);
   EXPECT_DOUBLE_EQ(ag.steps[2][0].fraction, 4.0);
 }
+
+TEST(Collectives, AstraSimsTreeAlternatesTwoInOrderTrees)
+{
+  // 4 ranks: the first tree is 0 <- 1 -> 2 under the root 3, the second 1 <- 2 -> 3 under the root 0
+  Schedule s = make_schedule(CollectiveType::all_gather, Algorithm::astra_tree, 4); // an all-reduce anyway
+  ASSERT_EQ(s.steps.size(), 4U);
+  EXPECT_FALSE(s.wait_final_sends);
+  auto has = [&](size_t step, uint32_t src, uint32_t dst, bool reduce, uint8_t parity) {
+    for (const auto& t : s.steps[step])
+      if (t.src == src && t.dst == dst && t.reduce == reduce && t.parity == parity && t.fraction == 1.0)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(has(0, 0, 1, true, 0));
+  EXPECT_TRUE(has(0, 2, 1, true, 0));
+  EXPECT_TRUE(has(1, 1, 3, true, 0));
+  EXPECT_TRUE(has(2, 3, 1, true, 0)); // a rank with children reduces what comes down (ASTRA-sim's)
+  EXPECT_TRUE(has(3, 1, 0, false, 0));
+  EXPECT_TRUE(has(1, 2, 0, true, 1));
+  EXPECT_TRUE(has(3, 2, 3, false, 1));
+  EXPECT_EQ(s.transfer_count(), 2U * 2U * 3U);
+  Algorithm a;
+  ASSERT_TRUE(algorithm_from_string("doubleBinaryTree", a));
+  EXPECT_EQ(a, Algorithm::astra_tree);
+  EXPECT_THROW(make_schedule(CollectiveType::all_reduce, Algorithm::astra_tree, 6), std::invalid_argument);
+}
