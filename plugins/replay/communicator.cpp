@@ -103,6 +103,20 @@ void CollectiveRun::release(uint32_t c)
     chunks_[c].reset();
 }
 
+namespace {
+
+/** Sleeps until `t`. SimGrid's clock resolves 1 ns (surf/precision): a wait shorter than half of
+ *  it is rounding noise and skipped, one a little shorter than 1 ns (a 1 ns endpoint delay after
+ *  floating-point sums) lasts 1 ns, below which SimGrid warns and ignores the sleep. */
+void wait_until(double t)
+{
+  double d = t - s4u::Engine::get_clock();
+  if (d >= 0.5e-9)
+    s4u::this_actor::sleep_for(std::max(d, 1e-9));
+}
+
+} // namespace
+
 void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
 {
   const Schedule& s  = *schedule_;
@@ -114,8 +128,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       double last = -1;
       for (size_t i : sent)
         last = std::max(last, ch.ops[i].arrives);
-      if (last > s4u::Engine::get_clock())
-        s4u::this_actor::sleep_until(last);
+      wait_until(last);
       sent.clear();
       return;
     }
@@ -182,8 +195,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
         handled += reduction_time(piece * t.fraction, options_.reduce_Bps);
       ready = std::max(ready, handled);
     }
-    if (ready > s4u::Engine::get_clock())
-      s4u::this_actor::sleep_until(ready);
+    wait_until(ready);
     // the next step starts once this one's sends have arrived too (the last ones: as the
     // schedule says)
     if (k + 1 < phase_first_[phase + 1] || not last_phase || s.wait_final_sends)
