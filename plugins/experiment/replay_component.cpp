@@ -87,12 +87,7 @@ public:
     auto dir = ctx.output_dir;
     {
       AtomicFile f(dir / "ranks.csv");
-      f.stream() << "job,rank,gpu,wall_time_s,compute_time_s,comm_time_s,exposed_comm_time_s,cpu_time_s,nodes\n";
-      for (const auto& r : replay_->ranks())
-        f.stream() << r.job << ',' << r.rank << ',' << r.host << ',' << format_number(r.end_s) << ','
-                   << format_number(r.compute_s) << ',' << format_number(r.comm_s) << ','
-                   << format_number(std::max(0.0, r.end_s - r.compute_s)) << ',' << format_number(r.cpu_s) << ','
-                   << r.nodes << '\n';
+      replay::write_ranks_csv(f.stream(), replay_->ranks());
       f.commit();
     }
     double end = 0;
@@ -100,15 +95,7 @@ public:
       end = std::max(end, r.end_s);
     {
       AtomicFile f(dir / "collectives.csv");
-      f.stream() << "job,group,type,bytes,algorithm,ranks,start_s,end_s,algbw_GBps,busbw_GBps\n";
-      for (const auto& c : replay_->collectives()) {
-        double t     = c.end_s - c.start_s;
-        double algbw = t > 0 ? c.bytes / t / 1e9 : 0;
-        f.stream() << c.job << ',' << c.group << ',' << chakra::to_string(c.type) << ',' << c.bytes << ','
-                   << c.algorithm << ',' << c.ranks << ',' << format_number(c.start_s) << ',' << format_number(c.end_s)
-                   << ',' << format_fixed(algbw, 3) << ','
-                   << format_fixed(algbw * replay::CollectiveRecord::bus_factor(c.type, c.ranks), 3) << '\n';
-      }
+      replay::write_collectives_csv(f.stream(), replay_->collectives());
       f.commit();
     }
     outputs.push_back({(dir / "ranks.csv").string(), "replay: per rank wall, compute and communication time"});

@@ -14,7 +14,9 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -689,6 +691,36 @@ uint64_t Replay::nodes_replayed() const
     for (const auto& r : job->ranks)
       n += r->nodes;
   return n;
+}
+
+namespace {
+
+std::string ns(double seconds)
+{
+  return format_plain(std::round(seconds * 1e12) / 1e3); // ns with 3 decimals at most
+}
+
+} // namespace
+
+void write_ranks_csv(std::ostream& out, const std::vector<RankResult>& ranks)
+{
+  out << "job,rank,npu,wall_time_ns,compute_time_ns,comm_time_ns,exposed_comm_time_ns,cpu_time_ns,nodes\n";
+  for (const auto& r : ranks)
+    out << r.job << ',' << r.rank << ',' << r.host << ',' << ns(r.end_s) << ',' << ns(r.compute_s) << ','
+        << ns(r.comm_s) << ',' << ns(std::max(0.0, r.end_s - r.compute_s)) << ',' << ns(r.cpu_s) << ',' << r.nodes
+        << '\n';
+}
+
+void write_collectives_csv(std::ostream& out, const std::vector<CollectiveRecord>& collectives)
+{
+  out << "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps\n";
+  for (const auto& c : collectives) {
+    double t     = c.end_s - c.start_s;
+    double algbw = t > 0 ? static_cast<double>(c.bytes) / t / 1e9 : 0;
+    out << c.job << ',' << c.group << ',' << chakra::to_string(c.type) << ',' << c.bytes << ',' << c.algorithm << ','
+        << c.ranks << ',' << ns(c.start_s) << ',' << ns(c.end_s) << ',' << ns(t) << ',' << format_fixed(algbw, 3) << ','
+        << format_fixed(algbw * CollectiveRecord::bus_factor(c.type, c.ranks), 3) << '\n';
+  }
 }
 
 } // namespace sgai::replay

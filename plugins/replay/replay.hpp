@@ -74,6 +74,11 @@ struct CollectiveRecord {
   static double bus_factor(CollectiveType t, uint32_t n);
 };
 
+/** ranks.csv and collectives.csv, the same for `sgai replay` and experiment replays (times in ns,
+ *  as ASTRA-sim reports them; docs/replay.md lists the columns). */
+void write_ranks_csv(std::ostream& out, const std::vector<RankResult>& ranks);
+void write_collectives_csv(std::ostream& out, const std::vector<CollectiveRecord>& collectives);
+
 class Replay {
 public:
   explicit Replay(ReplayOptions options);

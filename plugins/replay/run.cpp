@@ -20,15 +20,6 @@
 
 namespace sgai::replay {
 
-namespace {
-
-std::string ns(double seconds)
-{
-  return format_plain(std::round(seconds * 1e12) / 1e3); // ns with 3 decimals at most
-}
-
-} // namespace
-
 /** Each workload's NPUs: `--npus` lists ("0-7", "0,2,4", "0-3 8-11") or consecutive NPUs. */
 std::vector<std::vector<uint32_t>>
 npu_mapping(const AstraRunOptions& o, const std::vector<std::vector<std::filesystem::path>>& jobs, uint32_t npus)
@@ -197,24 +188,12 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   result.makespan_s  = simgrid::s4u::Engine::get_clock();
   {
     AtomicFile f(staging.path() / "ranks.csv");
-    f.stream() << "job,rank,npu,wall_time_ns,compute_time_ns,comm_time_ns,exposed_comm_time_ns,cpu_time_ns,nodes\n";
-    for (const auto& r : result.ranks)
-      f.stream() << r.job << ',' << r.rank << ',' << r.host << ',' << ns(r.end_s) << ',' << ns(r.compute_s) << ','
-                 << ns(r.comm_s) << ',' << ns(std::max(0.0, r.end_s - r.compute_s)) << ',' << ns(r.cpu_s) << ','
-                 << r.nodes << '\n';
+    write_ranks_csv(f.stream(), result.ranks);
     f.commit();
   }
   {
     AtomicFile f(staging.path() / "collectives.csv");
-    f.stream() << "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps\n";
-    for (const auto& c : result.collectives) {
-      double t     = c.end_s - c.start_s;
-      double algbw = t > 0 ? c.bytes / t / 1e9 : 0;
-      f.stream() << c.job << ',' << c.group << ',' << chakra::to_string(c.type) << ',' << c.bytes << ',' << c.algorithm
-                 << ',' << c.ranks << ',' << ns(c.start_s) << ',' << ns(c.end_s) << ',' << ns(t) << ','
-                 << format_fixed(algbw, 3) << ','
-                 << format_fixed(algbw * CollectiveRecord::bus_factor(c.type, c.ranks), 3) << '\n';
-    }
+    write_collectives_csv(f.stream(), result.collectives);
     f.commit();
   }
   auto energy = sim::collect_energy(true);

@@ -61,6 +61,14 @@ PY
 o=$tmp/o
 case "$case_name" in
   chakra_bounds)
+    # a bare whole number of bytes is bytes: the same traces as with the unit
+    run "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 65536 --out "$tmp/mb1" --prefix ag
+    expect_rc 0
+    run "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 64KiB --out "$tmp/mb2" --prefix ag
+    expect_rc 0
+    cmp -s "$tmp/mb1/ag.3.et" "$tmp/mb2/ag.3.et" || fail "--size 65536 and --size 64KiB differ"
+    usage "--size" "'65536x'" -- "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 65536x \
+      --out "$tmp/mb3"
     usage "--nodes" "'1000000000000'" "100,000,000" -- "$SGAI" chakra generate dag --nodes 1000000000000 --out "$o/d.et"
     usage "--width" "'0'" -- "$SGAI" chakra generate dag --width 0 --out "$o/d.et"
     usage "--seed" "'99999999999999999999'" -- "$SGAI" chakra generate dag --seed 99999999999999999999 --out "$o/d.et"

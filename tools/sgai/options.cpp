@@ -148,8 +148,15 @@ CLI::Option* add_quantity(CLI::App* cmd, const std::string& name, std::string& v
                           double min, double max, const std::string& bounds, bool whole)
 {
   return cmd->add_option(name, var, with_bounds(std::move(help), bounds))
-      ->check(CLI::Validator([=](std::string& text) { return check_quantity_text(text, q, min, max, bounds, whole); },
-                             "", ""));
+      ->transform(CLI::Validator(
+          [=](std::string& text) {
+            // a bare whole number of bytes (nccl-tests' -b 8 -e 128M style) is bytes
+            if (q == units::Quantity::size && not text.empty() &&
+                text.find_first_not_of("0123456789") == std::string::npos)
+              text += "B";
+            return check_quantity_text(text, q, min, max, bounds, whole);
+          },
+          "", ""));
 }
 
 } // namespace sgai::cli
