@@ -282,6 +282,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   summary["experiment"]        = e.name;
   summary["seed"]              = e.seed;
   summary["simulated_time_s"]  = result.simulated_time_s;
+  summary["network_model"]     = simulation.network_model(); // CM02 for GPU fabrics unless configured
   nlohmann::ordered_json comps = nlohmann::ordered_json::object();
   for (auto& c : components) {
     ctx.output_dir                 = components.size() == 1 ? out : out / c.name;
@@ -328,6 +329,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   config["seed"]            = e.seed;
   config["platform"]        = e.platform_file.string();
   config["simgrid_args"]    = e.simgrid_args;
+  config["network_model"]   = simulation.network_model();
   config["input"]           = nlohmann::json::parse(text);
   write_file_atomically(out / "config.json", config.dump(2) + "\n");
   result.outputs.push_back({(out / "config.json").string(), "the full configuration and seed"});

@@ -512,10 +512,28 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
   return p;
 }
 
+bool Simulation::user_sets(const std::string& key) const
+{
+  for (const auto& a : argv_storage_)
+    if (a.rfind("--cfg=" + key + ":", 0) == 0)
+      return true;
+  return false;
+}
+
 void Simulation::build_platform(const platform::Platform& p)
 {
   AbortGuard guard(p.source_file);
+  if (not p.gpus.empty() && not user_sets("network/model")) {
+    simgrid::s4u::Engine::set_config("network/model:CM02");
+    if (not user_sets("network/crosstraffic"))
+      simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  }
   platform::build(p);
+}
+
+std::string Simulation::network_model() const
+{
+  return simgrid::config::get_value<std::string>("network/model");
 }
 
 double Simulation::run()

@@ -53,8 +53,13 @@ public:
    *  wattage_per_state the energy plugin would abort on is reported first, with its line). */
   std::optional<platform::Platform> load_platform(const std::filesystem::path& file,
                                                   const platform::LoadOptions& options = {});
-  /** Builds an already expanded platform. */
+  /** Builds an already expanded platform. A platform with GPUs is a GPU fabric (NVLink or
+   *  NVSwitch inside nodes, RDMA NICs between them): unless the options name a network/model, it is
+   *  simulated with CM02 without cross traffic (links' own latency and bandwidth, no TCP factors),
+   *  not SimGrid's default LV08, whose factors were fitted to TCP over Ethernet. */
   void build_platform(const platform::Platform& p);
+  /** The network model the platform runs under (SimGrid's network/model). */
+  std::string network_model() const;
 
   /** Runs the simulation to its end; RunError when actors are left blocked (deadlock). */
   double run();
@@ -67,6 +72,7 @@ private:
   bool deadlock_    = false;
   bool broken_      = false;
   bool host_energy_ = true;
+  bool user_sets(const std::string& key) const; ///< a --cfg of the options names this key
 };
 
 } // namespace sgai::sim

@@ -127,6 +127,14 @@ case "$case_name" in
     run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" --out "$tmp/r"; expect_rc 0
     grep -q "^sys\[3\], Wall time: " "$tmp/out" || fail "ASTRA-sim style lines: $out"
     for f in ranks.csv collectives.csv energy.csv links.csv replay_log.csv summary.json; do [ -s "$tmp/r/$f" ] || fail "$f missing"; done
+    # ASTRA-sim's congestion-unaware backend: nothing shared, no SimGrid communication on the links
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" \
+      --congestion unaware --out "$tmp/ru"; expect_rc 0
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" \
+      --congestion sideways --out "$tmp/rx"; expect_rc 2
+    # a GPU platform runs CM02 unless the user names another model
+    run "$SGAI" run deploy/experiments/replay-hgx.json --cfg=network/model:LV08 --out "$tmp/lv"; expect_rc 0
+    grep -q '"network_model": "LV08"' "$tmp/lv/summary.json" || fail "--cfg=network/model:LV08 not honoured"
     run "$SGAI" chakra timeline "$tmp/r/replay_log.csv" --out "$tmp/tl.json"; expect_rc 0
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['traceEvents']) >= 4" "$tmp/tl.json" || fail "timeline is not a Chrome trace"
     # a power cap (P-state 2) on the same trace: no faster, energy per NPU changes

@@ -53,6 +53,7 @@ TEST(Experiment, QuickstartIsABatchRun)
   auto result   = experiment::run_experiment("deploy/experiments/quickstart.json", o);
   auto summary  = nlohmann::json::parse(read_text_file(out / "summary.json"));
   const auto& b = summary["components"]["batch"];
+  EXPECT_EQ(summary["network_model"].get<std::string>(), "LV08"); // a CPU cluster: SimGrid's default
   EXPECT_EQ(b["jobs"].get<int>(), 500);
   EXPECT_EQ(b["jobs_success"].get<int>(), 500);
   EXPECT_EQ(b["cores"].get<int>(), 100);
@@ -82,6 +83,8 @@ TEST(Experiment, ReplayRunsTheTracesOnThePlatformsGpus)
   auto result   = experiment::run_experiment("deploy/experiments/replay-hgx.json", o);
   auto summary  = nlohmann::json::parse(read_text_file(out / "summary.json"));
   const auto& r = summary["components"]["replay"];
+  // a GPU fabric: CM02 without TCP factors, not SimGrid's default LV08 (fitted to TCP on Ethernet)
+  EXPECT_EQ(summary["network_model"].get<std::string>(), "CM02");
   EXPECT_EQ(r["ranks"].get<int>(), 8);
   EXPECT_EQ(r["nodes"].get<int>(), 8 * 21);
   // one gradient bucket per layer (each layer's 100.7 MB of gradients is above 25 MiB), all-reduced
