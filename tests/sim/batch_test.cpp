@@ -145,8 +145,9 @@ TEST_P(LearningScenario, ReproducesTheThesisRewards)
   // platforms/learning: one node, processors of 2 x 4 and 2 x 4.4 Gflop/s at 32 GB/s; two jobs at
   // t=0 of one core, 24 GB/s and 21 Gflop. The makespan reward is the flop/s in use after the decision.
   auto [resources, reward, makespan] = GetParam();
-  auto r          = run("platforms/learning.json", "../shared/data/platforms/hdeeprm/workload_examples/learning.json",
-                        config("shortest", resources));
+  auto cfg                           = config("shortest", resources);
+  cfg.series                         = 1; // machine_states (written on request)
+  auto r = run("platforms/learning.json", "../shared/data/platforms/hdeeprm/workload_examples/learning.json", cfg);
   const auto& dir = test::temp_dir();
   r->manager->write_outputs(dir);
   std::ifstream in(dir / "machine_states.csv");
