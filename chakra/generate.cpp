@@ -26,13 +26,15 @@ std::string size_label(uint64_t bytes)
   return std::to_string(bytes) + "B";
 }
 
-std::vector<Trace> microbenchmark(CollectiveType type, uint32_t ranks, uint64_t bytes)
+std::vector<Trace> microbenchmark(CollectiveType type, uint32_t ranks, uint64_t bytes, uint32_t count)
 {
   std::vector<Trace> out;
   std::string name = collective_file_name(type) + "_" + std::to_string(ranks) + "npus_" + size_label(bytes);
   for (uint32_t r = 0; r < ranks; r++) {
     TraceBuilder b("0.0.4", r);
-    b.collective(name, type, bytes);
+    uint64_t last = b.collective(name, type, bytes);
+    for (uint32_t k = 1; k < count; k++)
+      last = b.collective(name + "_" + std::to_string(k), type, bytes, {last});
     out.push_back(b.take());
   }
   return out;

@@ -20,8 +20,10 @@ std::string collective_file_name(CollectiveType t);
 std::string size_label(uint64_t bytes);
 
 /** One trace per rank, each a single COMM_COLL node numbered by its rank and named
- *  "<collective>_<N>npus_<size>": the structure of ASTRA-sim's examples/workload/microbenchmarks. */
-std::vector<Trace> microbenchmark(CollectiveType type, uint32_t ranks, uint64_t bytes);
+ *  "<collective>_<N>npus_<size>": the structure of ASTRA-sim's examples/workload/microbenchmarks.
+ *  count > 1: that many collectives per rank, each depending on the one before (a chain, for
+ *  benchmarks); one gives ASTRA-sim's files byte for byte. */
+std::vector<Trace> microbenchmark(CollectiveType type, uint32_t ranks, uint64_t bytes, uint32_t count = 1);
 
 /** A layered random DAG of `nodes` compute nodes streamed to `out` (nothing kept in memory): node i
  *  depends on 1 to 3 nodes among the previous `width`; durations 1-100 us, num_ops 1e6-1e9. */

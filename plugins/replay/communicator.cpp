@@ -158,6 +158,8 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       else
         op.comm = s4u::Comm::sendto_async(hosts_[r], hosts_[t.dst], size);
       op.posted = true;
+      if (options_.traffic)
+        options_.traffic->add(hosts_[r], hosts_[t.dst], static_cast<double>(size));
       sent.push_back(index);
       if (op.waiter != nullptr) {
         op.waiter->resume();

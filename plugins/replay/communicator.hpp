@@ -38,6 +38,8 @@ struct CollectiveOptions {
   /** Set: transfers share nothing (ASTRA-sim's congestion-unaware network) and take the time these
    *  paths give, as delays, instead of SimGrid communications. */
   const class UnsharedPaths* unshared = nullptr;
+  /** Set: every transfer's bytes are added to the links of its route (links.csv). */
+  class LinkTraffic* traffic = nullptr;
 };
 
 class CollectiveRun {

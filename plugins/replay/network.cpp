@@ -152,4 +152,31 @@ double UnsharedPaths::seconds(const s4u::Host* src, const s4u::Host* dst, double
   return p.latency_s + (p.bandwidth_Bps > 0 ? bytes / p.bandwidth_Bps : 0);
 }
 
+void LinkTraffic::add(const s4u::Host* src, const s4u::Host* dst, double bytes)
+{
+  auto key = std::make_pair(src, dst);
+  auto it  = routes_.find(key);
+  if (it == routes_.end()) {
+    std::vector<s4u::Link*> links;
+    double latency = 0;
+    src->route_to(dst, links, &latency);
+    std::vector<size_t> ids;
+    for (const s4u::Link* l : links) {
+      auto [at, added] = index_.emplace(l, bytes_.size());
+      if (added)
+        bytes_.push_back(0);
+      ids.push_back(at->second);
+    }
+    it = routes_.emplace(key, std::move(ids)).first;
+  }
+  for (size_t i : it->second)
+    bytes_[i] += bytes;
+}
+
+double LinkTraffic::bytes(const s4u::Link* link) const
+{
+  auto it = index_.find(link);
+  return it == index_.end() ? 0 : bytes_[it->second];
+}
+
 } // namespace sgai::replay

@@ -66,6 +66,20 @@ private:
   mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Path> paths_;
 };
 
+/** Bytes each link carried: every transfer adds its bytes to the links of its route (looked up
+ *  once per pair of hosts). links.csv reads it: SimGrid's link_load plugin would look a route up at
+ *  every communication's start and end (a sixth of a replay's time). */
+class LinkTraffic {
+public:
+  void add(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes);
+  double bytes(const simgrid::s4u::Link* link) const;
+
+private:
+  mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::vector<size_t>> routes_;
+  std::map<const simgrid::s4u::Link*, size_t> index_;
+  std::vector<double> bytes_;
+};
+
 } // namespace sgai::replay
 
 #endif

@@ -412,6 +412,7 @@ struct Replay::Impl {
       co.reduce_Bps       = options.system.local_mem_bw_Bps;
       co.endpoint_delay_s = options.system.endpoint_delay_s;
       co.unshared         = options.congestion_aware ? nullptr : &unshared_paths;
+      co.traffic          = options.traffic;
       in->run             = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
       in->start           = s4u::Engine::get_clock();
       CollectiveRecord rec;
@@ -452,6 +453,8 @@ struct Replay::Impl {
       w->second->resume();
       pipe.waiting.erase(w);
     }
+    if (options.traffic)
+      options.traffic->add(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, static_cast<double>(*size));
     if (options.congestion_aware) {
       s4u::CommPtr c = s4u::Comm::sendto_async(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, *size);
       c->wait();

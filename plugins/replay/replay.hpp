@@ -37,6 +37,8 @@ struct ReplayOptions {
   /** false: transfers share no link (ASTRA-sim's congestion-unaware backend): each takes its
    *  path's latency plus its bytes at the path's slowest bandwidth, as a delay. */
   bool congestion_aware = true;
+  /** Set: the bytes every transfer puts on its route's links are counted here (links.csv). */
+  class LinkTraffic* traffic = nullptr;
   /** The feeder waits for control parents (true) or data parents only (false); unset: data only
    *  for traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
   std::optional<bool> control_deps;

@@ -8,7 +8,6 @@
 #include "plugins/sim/energy.hpp"
 #include "plugins/sim/simulation.hpp"
 
-#include <simgrid/plugins/load.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -131,8 +130,10 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   xbt_log_control_set("ker_engine.thres:critical");
   so.simgrid_args = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
   so.simgrid_args.insert(so.simgrid_args.end(), o.simgrid_args.begin(), o.simgrid_args.end());
+  // SimGrid's link-energy plugin looks up each communication's route when it starts and when it
+  // ends (a fifth of a replay's time): only when some link draws power
+  so.link_energy = o.link_idle_w > 0 || o.link_busy_w > 0;
   sim::Simulation simulation(so);
-  sg_link_load_plugin_init(); // link utilization: links.csv
   NpuOptions npu;
   npu.speed_flops = (o.peak_tflops > 0 ? o.peak_tflops * 1e12 : (system.peak_flops > 0 ? system.peak_flops : 1e15));
   npu.idle_w      = o.gpu_idle_w;
@@ -145,9 +146,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   const auto& hosts = network.npus;
   for (auto* h : hosts)
     h->set_pstate(static_cast<int>(o.pstate));
-  for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links())
-    if (l->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX)
-      sg_link_load_track(l);
+  LinkTraffic traffic; // links.csv
 
   ReplayOptions ro;
   ro.system         = system;
@@ -156,6 +155,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     ro.control_deps = not *o.data_deps_only;
   ro.recorded_durations = o.recorded_durations;
   ro.congestion_aware   = o.congestion_aware;
+  ro.traffic            = &traffic;
   ro.log                = &log;
   if (jobs.size() == 1)
     for (const auto& d : dims)
@@ -196,24 +196,22 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     write_collectives_csv(f.stream(), result.collectives);
     f.commit();
   }
-  auto energy = sim::collect_energy(true);
+  auto energy = sim::collect_energy(so.link_energy);
   {
     // split-duplex links are accounted per direction (their _UP and _DOWN halves)
     std::map<std::string, double> link_energy;
     for (const auto& l : energy.links)
       link_energy[l.name] = l.joules;
     AtomicFile f(staging.path() / "links.csv");
-    // SimGrid's link_load counts a flow's latency phase as load too: busy_s is the time the link
-    // spent at full bandwidth equivalently, latencies included
-    f.stream() << "link,bandwidth_Bps,busy_s,utilization,peak_utilization,joules\n";
+    // busy_s: the time the link would take to carry its bytes at full bandwidth
+    f.stream() << "link,bandwidth_Bps,bytes,busy_s,utilization,joules\n";
     const double T = result.makespan_s;
     for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links()) {
       if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX)
         continue; // its halves carry the traffic
-      double bw = l->get_bandwidth(), busy = bw > 0 ? sg_link_get_cum_load(l) / bw : 0;
-      f.stream() << l->get_name() << ',' << format_number(bw) << ',' << format_number(busy) << ','
-                 << format_fixed(T > 0 ? busy / T : 0, 6) << ','
-                 << format_fixed(bw > 0 ? sg_link_get_max_instantaneous_load(l) / bw : 0, 6) << ','
+      double bw = l->get_bandwidth(), bytes = traffic.bytes(l), busy = bw > 0 ? bytes / bw : 0;
+      f.stream() << l->get_name() << ',' << format_number(bw) << ',' << format_number(bytes) << ','
+                 << format_number(busy) << ',' << format_fixed(T > 0 ? busy / T : 0, 6) << ','
                  << format_number(link_energy.count(l->get_name()) ? link_energy[l->get_name()] : 0) << '\n';
     }
     f.commit();

@@ -87,14 +87,16 @@ TEST(Replay, AstraSimReferenceRingAllReduce)
   EXPECT_EQ(r.collectives[0].algorithm, "ring");
   EXPECT_EQ(r.collectives[0].bytes, 1048576U);
   EXPECT_TRUE(std::filesystem::exists(o.out / "collectives.csv"));
-  // links.csv: each ring link carries one direction, 4 chunks x 14 messages of 32 KiB
+  // links.csv: each ring link carries one direction, 4 chunks x 14 messages of 32 KiB: bytes, and
+  // the time they take at the link's bandwidth
   std::ifstream links(o.out / "links.csv");
   std::string line;
   int up = 0;
   while (std::getline(links, line))
     if (line.find("_UP,") != std::string::npos) {
-      auto a = line.find(',', line.find(',') + 1), b = line.find(',', a + 1);
-      EXPECT_NEAR(std::stod(line.substr(a + 1, b - a - 1)), 56 * (500e-9 + 32768 / (50.0 * (1 << 30))), 1e-12) << line;
+      auto a = line.find(',', line.find(',') + 1), b = line.find(',', a + 1), c = line.find(',', b + 1);
+      EXPECT_DOUBLE_EQ(std::stod(line.substr(a + 1, b - a - 1)), 56 * 32768.0) << line;
+      EXPECT_NEAR(std::stod(line.substr(b + 1, c - b - 1)), 56 * 32768 / (50.0 * (1 << 30)), 1e-12) << line;
       up++;
     }
   EXPECT_EQ(up, 8);

@@ -423,6 +423,7 @@ struct GenerateArgs {
   std::string out;
   std::string prefix;
   int64_t nodes = 1000;
+  int64_t count = 1;
   int64_t width = 64;
   int64_t seed  = 1;
 };
@@ -430,10 +431,13 @@ struct GenerateArgs {
 int generate(const GenerateArgs& a)
 {
   if (a.kind == "microbenchmark") {
+    if (a.ranks * a.count > 100000000) // (both bounded: no overflow)
+      throw UsageError("--ranks x --count: " + std::to_string(a.ranks) + " x " + std::to_string(a.count) +
+                       " collectives is above 100,000,000");
     check_output_dir(a.out);
     auto type          = *collective_of(a.collective); // checked when parsed
     auto bytes         = static_cast<uint64_t>(*units::parse(a.size, units::Quantity::size));
-    auto traces        = chakra::microbenchmark(type, static_cast<uint32_t>(a.ranks), bytes);
+    auto traces = chakra::microbenchmark(type, static_cast<uint32_t>(a.ranks), bytes, static_cast<uint32_t>(a.count));
     std::string prefix = a.prefix.empty() ? chakra::collective_file_name(type) : a.prefix;
     auto files         = chakra::write_workload(a.out, prefix, traces);
     std::cout << "Wrote " << files.size() << " ranks: " << (std::filesystem::path(a.out) / prefix).string() << ".{0.."
@@ -657,6 +661,7 @@ void add_chakra_commands(CLI::App& app, Action& action)
       add_count(cmd, "--ranks", a->ranks, "Number of ranks (NPUs; one ET file each)", 1, max_ranks);
       add_quantity(cmd, "--size", a->size, "Bytes per collective (default 1MiB)", units::Quantity::size, 1,
                    max_message_bytes, message_bounds, true);
+      add_count(cmd, "--count", a->count, "Collectives per rank, each after the one before (default 1)", 1, 1000000);
       add_path(cmd, "--out", a->out, "Output folder")->required();
       add_prefix(cmd, a->prefix, "File prefix (default: the collective's name)");
       cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
