@@ -113,6 +113,21 @@ case "$case_name" in
     [ "$(grep -cE '^(all_reduce|all_gather|reduce_scatter|all_to_all) ' "$tmp/out")" -eq 12 ] || fail "12 microbenchmarks expected: $(cat "$tmp/out")"
     bus=$(awk '$1 == 8589934592 { print $4 }' "$tmp/out")
     awk -v b="$bus" 'BEGIN { exit !(b > 370.67 / 1.1 && b < 370.67 / 0.9) }' || fail "HGX 8 GiB bus bandwidth $bus GB/s: time not within 10% of the measured 370.67" ;;
+  collective_bench)
+    # nccl-tests on a platform: one line per size in nccl-tests' columns; the 8 GiB ring all-reduce on
+    # an HGX H100 node: NVLink 4's 450 GB/s, the reduce-scatter half slowed by reductions at HBM3's
+    # 3.35 TB/s: busbw 2 / (1/450 + 1/450 + 3/3350) = 374.4 GB/s
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 8 --sizes 8:8GiB --factor 1024; expect_rc 0
+    [ "$(grep -c '^ *[0-9]' "$tmp/out")" -eq 4 ] || fail "4 sizes expected: $out"
+    grep -q "^#       size         count      type   redop    root     time   algbw   busbw" "$tmp/out" || fail "header: $out"
+    bus=$(awk '$1 == 8589934592 { print $8 }' "$tmp/out")
+    awk -v b="$bus" 'BEGIN { exit !(b > 374 && b < 375) }' || fail "8 GiB busbw $bus"
+    [ -z "$(ls -a /tmp | grep "sgai-collective-")" ] || fail "scratch folder left in /tmp"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 16; expect_rc 1
+    expect_one_error_line "has 8 GPUs, fewer than the 16 --gpus asks for"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 1GiB:1MiB; expect_rc 1
+    expect_one_error_line "--sizes: the last size '1MiB' is below the first '1GiB'" ;;
   astra_grid)
     # every ASTRA-sim microbenchmark cell and the multi-dimensional networks against ASTRA-sim's own
     # figures (tools/validate/astra-sim/*.csv): >= 90% within 5%, multi-dimensional within 1%

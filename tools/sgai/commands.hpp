@@ -28,6 +28,7 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action);
 void add_chakra_commands(CLI::App& app, Action& action);
 /** Adds "replay". */
 void add_replay_command(CLI::App& app, const Globals& globals, Action& action);
+void add_collective_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "run". */
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 

@@ -87,6 +87,7 @@ int main(int argc, char** argv)
   sgai::cli::add_batch_commands(app, globals, action);
   sgai::cli::add_chakra_commands(app, action);
   sgai::cli::add_replay_command(app, globals, action);
+  sgai::cli::add_collective_commands(app, globals, action);
   sgai::cli::add_run_command(app, globals, action);
 
   try {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Benchmark: sgai replay against ASTRA-sim 2.x (analytical backend) on the same inputs, one after the
+# other on this machine: N ranks x K chained 1 MiB ring all-reduces (sgai chakra generate
+# microbenchmark --count K, byte-identical to ASTRA-sim's microbenchmark when K = 1) on an N-NPU
+# ring (50 GB/s, 500 ns), ASTRA-sim's Ring_4chunks.json (4 chunks, 1 active). GNU time gives CPU
+# seconds (user + system) and peak resident memory; trace nodes per CPU-second = N x K / CPU s.
+# ASTRA-sim runs only when its binaries' folder is given (../shared/peers/astra-sim.md builds them).
+# Usage: tools/bench/replay_vs_astra.sh [build dir] [ASTRA-sim bin dir] [cases: N:K ...]
+#        (default cases: 8:1 64:100 64:2000 256:200 1024:1)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+sgai=${1:-$root/build}/tools/sgai
+astra=${2:-}
+shift $(($# > 2 ? 2 : $#))
+cases=${*:-8:1 64:100 64:2000 256:200 1024:1}
+data=$root/../shared/data/astra-sim
+system=$data/examples/system/native_collectives/Ring_4chunks.json
+mem=$data/examples/remote_memory/analytical/no_memory_expansion.json
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -x "$sgai" ] || { echo "no sgai binary at $sgai: build first" >&2; exit 1; }
+[ -f "$system" ] || { echo "no $system: the benchmark needs the shared data" >&2; exit 1; }
+
+printf "%-9s %6s %8s %10s %12s %9s %14s\n" case tool nodes cpu_s nodes/cpu_s peak_MiB simulated_ns
+for c in $cases; do
+  n=${c%%:*} k=${c##*:}
+  "$sgai" chakra generate microbenchmark --collective all_reduce --ranks "$n" --count "$k" --out "$work/w$n-$k" \
+    --prefix ar >/dev/null
+  printf 'topology: [ Ring ]\nnpus_count: [ %d ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' "$n" >"$work/ring$n.yml"
+  /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" replay --workload "$work/w$n-$k/ar" --system "$system" \
+    --network "$work/ring$n.yml" --out "$work/o" >"$work/log"
+  read -r u s kb <"$work/time"
+  sim=$(grep -o 'simulated [0-9]* ns' "$work/log" | awk '{print $2}')
+  awk -v c="$n x $k" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((n * k)) -v sim="$sim" \
+    'BEGIN { printf "%-9s %6s %8d %10.2f %12.0f %9.1f %14s\n", c, "sgai", nodes, u + s, nodes / (u + s), kb / 1024, sim }'
+  if [ -n "$astra" ]; then
+    mkdir -p "$work/a" && rm -rf "$work/a"/*
+    (cd "$work/a" && /usr/bin/time -f "%U %S %M" -o "$work/atime" "$astra/AstraSim_Analytical_Congestion_Aware" \
+      --workload-configuration="$work/w$n-$k/ar" --system-configuration="$system" \
+      --network-configuration="$work/ring$n.yml" --remote-memory-configuration="$mem" >"$work/alog" 2>&1)
+    read -r u s kb <"$work/atime"
+    sim=$(grep -o 'finished, [0-9]* cycles' "$work/alog" | awk '{print $2}' | sort -n | tail -1)
+    awk -v c="$n x $k" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((n * k)) -v sim="$sim" \
+      'BEGIN { printf "%-9s %6s %8d %10.2f %12.0f %9.1f %14s\n", c, "astra", nodes, u + s, nodes / (u + s), kb / 1024, sim }'
+  fi
+done
