@@ -524,9 +524,10 @@ void Simulation::build_platform(const platform::Platform& p)
 {
   AbortGuard guard(p.source_file);
   if (not p.gpus.empty() && not user_sets("network/model")) {
-    simgrid::s4u::Engine::set_config("network/model:CM02");
+    // (set_value, not set_config: no "Configuration change" line for a default)
+    simgrid::config::set_value<std::string>("network/model", "CM02");
     if (not user_sets("network/crosstraffic"))
-      simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+      simgrid::config::set_value<bool>("network/crosstraffic", false);
   }
   platform::build(p);
 }

@@ -36,6 +36,8 @@ struct BenchArgs {
   std::string sizes = "8B:8GiB";
   int64_t factor    = 2;
   std::string algo  = "ring";
+  std::vector<int64_t> dims; ///< hierarchical: GPUs per level, the first varying fastest
+  int64_t chunks = 1;        ///< pieces of each collective, one in flight per dimension
 };
 
 constexpr double kMaxBytes = 1099511627776.0; ///< 1 TiB per collective
@@ -133,10 +135,13 @@ int bench(const BenchArgs& a, const Globals& globals)
   chakra::write_workload(dir / "w", "bench", traces);
   // reductions at the GPU's memory bandwidth (two reads and a write per byte), one chunk
   double mem_bw = p.catalogue.gpus.count(p.gpus[0].type) ? p.catalogue.gpus.at(p.gpus[0].type).mem_bw_Bps : 0;
-  nlohmann::ordered_json system = {{"preferred-dataset-splits", 1}, {"active-chunks-per-dimension", 1}};
+  nlohmann::ordered_json system = {{"preferred-dataset-splits", a.chunks},
+                                   {"active-chunks-per-dimension", 1},
+                                   {"collective-optimization", "localBWAware"}};
+  const size_t levels           = std::max<size_t>(1, a.dims.size());
   for (const char* key : {"all-reduce-implementation", "all-gather-implementation", "reduce-scatter-implementation",
                           "all-to-all-implementation"})
-    system[key] = {a.algo};
+    system[key] = std::vector<std::string>(levels, a.algo);
   if (mem_bw > 0)
     system["local-mem-bw"] = mem_bw / 1e9;
   write_file_atomically(dir / "system.json", system.dump(2) + "\n");
@@ -149,6 +154,8 @@ int bench(const BenchArgs& a, const Globals& globals)
   e["components"]      = nlohmann::ordered_json::array(
            {{{"type", "replay"},
              {"options", {{"workloads", {(dir / "w" / "bench").string()}}, {"system", (dir / "system.json").string()}}}}});
+  if (not a.dims.empty())
+    e["components"][0]["options"]["dims"] = a.dims;
   xbt_log_control_set("xbt_cfg.thres:warning"); // the model's defaults and the experiment's name are not news
   xbt_log_control_set("sgai_experiment.thres:warning");
   experiment::Overrides o;
@@ -180,8 +187,12 @@ int bench(const BenchArgs& a, const Globals& globals)
     if (j.is_object() && j.contains("network_model"))
       model = j["network_model"].get<std::string>();
   }
-  std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s, network model %s\n", a.op.c_str(), n,
-              a.platform.c_str(), p.gpus[0].type.c_str(), a.algo.c_str(), model.c_str());
+  std::string dims;
+  for (int64_t d : a.dims)
+    dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s%s, %lld chunk(s), network model %s\n",
+              a.op.c_str(), n, a.platform.c_str(), p.gpus[0].type.c_str(), a.algo.c_str(),
+              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(a.chunks), model.c_str());
   std::printf("#                                                              out-of-place\n");
   std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
   std::printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n");
@@ -213,6 +224,14 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
   bench_cmd->add_option("--op", a->op, "all_reduce (default), all_gather, reduce_scatter, alltoall, broadcast")
       ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"}));
   bench_cmd->add_option("--sizes", a->sizes, "FIRST:LAST bytes, or one size (default 8B:8GiB; at most 64 sizes)");
+  bench_cmd
+      ->add_option("--dims", a->dims,
+                   "Hierarchical collectives: GPUs per level, the first varying fastest (8,4: 8 GPUs per "
+                   "node, 4 nodes), the algorithm on each level, levels overlapping chunk by chunk")
+      ->delimiter(',')
+      ->check(CLI::Range(int64_t{1}, int64_t{65536}));
+  add_count(bench_cmd, "--chunks", a->chunks, "Pieces of each collective, one in flight per level (default 1)", 1,
+            1024);
   add_count(bench_cmd, "--factor", a->factor, "Size multiplier between lines, nccl-tests' -f (default 2)", 2, 1024);
   bench_cmd->add_option("--algo", a->algo, "ring (default), tree (NCCL's double binary tree), direct, halving_doubling")
       ->check(CLI::IsMember({"ring", "tree", "direct", "halving_doubling"}));
