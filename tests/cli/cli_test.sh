@@ -128,6 +128,14 @@ case "$case_name" in
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 1GiB:1MiB; expect_rc 1
     expect_one_error_line "--sizes: the last size '1MiB' is below the first '1GiB'" ;;
+  nccl_measured)
+    # the measured NCCL tables read and compared (docs/validation.md); the HGX H100 peak within 10%
+    shared_or_skip
+    /usr/bin/python3 tools/validate/nccl_measured.py --sgai "$SGAI" >"$tmp/out" 2>"$tmp/err" ||
+      fail "nccl_measured: $(cat "$tmp/err")"
+    [ "$(grep -c '^== ' "$tmp/out")" -eq 8 ] || fail "8 tables expected: $(cat "$tmp/out")"
+    e=$(awk '/^== 8 x H100/ { on = 1 } on && $1 == "8" { gsub("%", "", $6); print $6 }' "$tmp/out")
+    awk -v e="$e" 'BEGIN { exit !(e < 10 && e > -10) }' || fail "HGX H100 peak: time error $e%" ;;
   astra_grid)
     # every ASTRA-sim microbenchmark cell and the multi-dimensional networks against ASTRA-sim's own
     # figures (tools/validate/astra-sim/*.csv): >= 90% within 5%, multi-dimensional within 1%
