@@ -243,7 +243,6 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
       return bench(b, globals);
     };
   });
-  col->require_subcommand(1);
 }
 
 } // namespace sgai::cli
