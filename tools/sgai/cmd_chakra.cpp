@@ -435,8 +435,8 @@ int generate(const GenerateArgs& a)
       throw UsageError("--ranks x --count: " + std::to_string(a.ranks) + " x " + std::to_string(a.count) +
                        " collectives is above 100,000,000");
     check_output_dir(a.out);
-    auto type          = *collective_of(a.collective); // checked when parsed
-    auto bytes         = static_cast<uint64_t>(*units::parse(a.size, units::Quantity::size));
+    auto type   = *collective_of(a.collective); // checked when parsed
+    auto bytes  = static_cast<uint64_t>(*units::parse(a.size, units::Quantity::size));
     auto traces = chakra::microbenchmark(type, static_cast<uint32_t>(a.ranks), bytes, static_cast<uint32_t>(a.count));
     std::string prefix = a.prefix.empty() ? chakra::collective_file_name(type) : a.prefix;
     auto files         = chakra::write_workload(a.out, prefix, traces);
