@@ -128,6 +128,17 @@ case "$case_name" in
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 1GiB:1MiB; expect_rc 1
     expect_one_error_line "--sizes: the last size '1MiB' is below the first '1GiB'" ;;
+  replay_platform)
+    # traces on a platform's GPUs from the command line (the replay experiment's inputs)
+    run "$SGAI" replay --workload workloads/chakra/gpt-dp8/gpt --comm-group workloads/chakra/gpt-dp8/gpt.groups.json \
+      --platform platforms/hgx-h100.json --system deploy/systems/hgx-h100-ring.json --out "$tmp/p"; expect_rc 0
+    grep -q '^job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns' "$tmp/p/collectives.csv" || fail "collectives.csv"
+    [ "$(grep -c ',hgx-n0-gpu' "$tmp/p/ranks.csv")" -eq 8 ] || fail "8 ranks on the node's GPUs"
+    grep -q '"network_model": "CM02"' "$tmp/p/summary.json" || fail "GPU platform model"
+    run "$SGAI" replay --workload workloads/chakra/gpt-dp8/gpt --platform platforms/hgx-h100.json --pstate 1 --out "$tmp/q"
+    expect_rc 2; expect_one_error_line "--pstate describes ASTRA-sim's NPUs"
+    run "$SGAI" replay --workload workloads/chakra/gpt-dp8/gpt --out "$tmp/q"; expect_rc 2
+    expect_one_error_line "--network and --system are required" ;;
   nccl_measured)
     # the measured NCCL tables read and compared (docs/validation.md); the HGX H100 peak within 10%
     shared_or_skip

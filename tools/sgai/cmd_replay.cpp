@@ -1,10 +1,14 @@
 #include "generators/util/error.hpp"
 #include "generators/util/numbers.hpp"
+#include "plugins/experiment/experiment.hpp"
 #include "plugins/replay/run.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -14,15 +18,89 @@ namespace {
 
 struct ReplayArgs {
   replay::AstraRunOptions o;
-  std::string out, system, network, groups;
+  std::string out, system, network, groups, platform;
+  std::vector<std::string> gpus;
+  std::vector<int64_t> dims;
+  std::vector<std::string> npu_only; ///< options of ASTRA-sim's networks given with --platform
   std::string deps       = "auto";
   std::string congestion = "aware";
   bool no_durations      = false;
   int64_t pstate         = 0;
 };
 
+std::string absolute(const std::string& p)
+{
+  return std::filesystem::absolute(p).lexically_normal().string();
+}
+
+/** Traces on a platform's GPUs: an experiment with the replay component (its links, routes and
+ *  network model are those of sgai run). */
+int run_on_platform(const ReplayArgs& a, const Globals& globals)
+{
+  if (not a.npu_only.empty())
+    throw UsageError(a.npu_only.front() + " describes ASTRA-sim's NPUs: with --platform the platform's GPUs have "
+                                          "their own figures (use --gpus to name the hosts)");
+  constexpr const char* kSource = "sgai replay";
+  nlohmann::ordered_json options;
+  nlohmann::ordered_json workloads = nlohmann::ordered_json::array();
+  for (const auto& w : a.o.workloads)
+    workloads.push_back(absolute(w));
+  options["workloads"] = workloads;
+  if (not a.system.empty())
+    options["system"] = absolute(a.system);
+  if (not a.groups.empty())
+    options["comm_groups"] = absolute(a.groups);
+  if (not a.gpus.empty())
+    options["gpus"] = a.gpus;
+  if (not a.dims.empty())
+    options["dims"] = a.dims;
+  options["deps"] = a.deps;
+  if (a.no_durations)
+    options["recorded_durations"] = false;
+  nlohmann::ordered_json e;
+  e["sgai_experiment"] = 1;
+  e["name"]            = "replay";
+  e["seed"]            = 1;
+  e["platform"]        = {{"file", absolute(a.platform)}};
+  e["components"]      = nlohmann::ordered_json::array({{{"type", "replay"}, {"options", options}}});
+  experiment::Overrides o;
+  o.output       = a.out;
+  o.simgrid_args = globals.simgrid_args;
+  o.generated    = true;
+  experiment::Result result;
+  try {
+    result = experiment::run_experiment_text(e.dump(2), kSource, ".", o);
+  } catch (const InputError& err) {
+    if (err.file() != kSource)
+      throw;
+    static const std::vector<std::pair<std::string, std::string>> by_place = {
+        {"at /platform/file", "--platform"},
+        {"at /components/0/options/workloads", "--workload"},
+        {"at /components/0/options/system", "--system"},
+        {"at /components/0/options/comm_groups", "--comm-group"},
+        {"at /components/0/options/gpus", "--gpus"},
+        {"at /components/0/options/dims", "--dims"}};
+    for (const auto& [place, option] : by_place)
+      if (err.place().rfind(place, 0) == 0)
+        throw InputError("command line", option, err.message());
+    throw;
+  }
+  std::cout << "Replayed on " << a.platform << ": simulated " << format_plain(std::round(result.simulated_time_s * 1e9))
+            << " ns. Results in " << result.output_dir.string() << ":\n";
+  for (const auto& f : result.outputs)
+    std::cout << "  " << f.path << "  (" << f.what << ")\n";
+  return 0;
+}
+
 int run_replay(ReplayArgs a, const Globals& globals)
 {
+  if (not a.platform.empty())
+    return run_on_platform(a, globals);
+  if (a.network.empty() || a.system.empty())
+    throw UsageError("--network and --system are required (ASTRA-sim's inputs), or --platform (an sgai platform)");
+  if (not a.gpus.empty() || not a.dims.empty())
+    throw UsageError(std::string(a.gpus.empty() ? "--dims" : "--gpus") +
+                     " goes with --platform (ASTRA-sim's network YAML gives the dimensions)");
   a.o.out          = a.out;
   a.o.system       = a.system;
   a.o.network      = a.network;
@@ -69,11 +147,19 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
   cmd->add_option("--workload", a->o.workloads,
                   "ET prefix (dir/name for dir/name.N.et), file or folder; repeat for jobs sharing the network")
       ->required();
-  cmd->add_option("--npus", a->o.npus,
-                  "NPUs of each workload's ranks, one list per --workload (0-7, 0,2,4,6, 0-3 8-11; default: "
-                  "consecutive)");
-  add_path(cmd, "--system", a->system, "ASTRA-sim system JSON")->required();
-  add_path(cmd, "--network", a->network, "ASTRA-sim analytical network YAML")->required();
+  auto* npus = cmd->add_option("--npus", a->o.npus,
+                               "NPUs of each workload's ranks, one list per --workload (0-7, 0,2,4,6, 0-3 8-11; "
+                               "default: consecutive)");
+  add_path(cmd, "--system", a->system, "ASTRA-sim system JSON (optional with --platform)");
+  add_path(cmd, "--network", a->network, "ASTRA-sim analytical network YAML");
+  add_path(cmd, "--platform", a->platform,
+           "sgai platform (JSON or SimGrid XML) instead of --network: ranks on its GPUs, in hierarchy order, or on "
+           "the hosts --gpus names")
+      ->excludes("--network");
+  cmd->add_option("--gpus", a->gpus, "With --platform: the hosts of the ranks, in order");
+  cmd->add_option("--dims", a->dims, "With --platform: GPUs per level of hierarchical collectives (8,4)")
+      ->delimiter(',')
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   add_path(cmd, "--comm-group", a->groups, "ASTRA-sim communicator-group JSON");
   add_path(cmd, "--out", a->out, "Output folder")->required();
   // Bounds: a million TFLOP/s is 1,000 times today's largest accelerators; a megawatt per NPU or
@@ -96,7 +182,16 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
       ->check(CLI::IsMember({"aware", "unaware"}));
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
-  cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return run_replay(*a, globals); }; });
+  cmd->callback([a, &globals, &action, cmd, npus]() {
+    a->npu_only.clear();
+    if (npus->count() > 0)
+      a->npu_only.push_back("--npus");
+    for (const char* name : {"--peak-tflops", "--gpu-idle-w", "--gpu-busy-w", "--link-idle-w", "--link-busy-w",
+                             "--pstate", "--congestion"})
+      if (cmd->get_option(name)->count() > 0)
+        a->npu_only.push_back(name);
+    action = [a, &globals]() { return run_replay(*a, globals); };
+  });
 }
 
 } // namespace sgai::cli
