@@ -60,8 +60,12 @@ public:
       throw RunError("cannot write " + log_path_.string());
     log_ << "rank,node_id,event,time_us,type,name\n";
     options_.log = &log_;
-    replay_      = std::make_unique<replay::Replay>(options_);
-    size_t next  = 0;
+    // channels over rails: the ranks of a node, as many as the first GPU's node holds (hierarchy order)
+    if (options_.channels > 1 && options_.channel_block == 0 && gpus_.empty() && ctx.platform != nullptr &&
+        not ctx.platform->gpus.empty())
+      options_.channel_block = ctx.platform->nodes[ctx.platform->gpus[0].node].gpu_count;
+    replay_     = std::make_unique<replay::Replay>(options_);
+    size_t next = 0;
     for (size_t j = 0; j < jobs_.size(); j++) {
       replay::JobSpec spec;
       spec.name  = names_[j];
@@ -173,7 +177,12 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
       v->fail("the dimensions must multiply to the rank count of a single workload (" + std::to_string(ranks) +
               " ranks)");
   }
-  options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations", "dims"});
+  if (auto v = options.optional("channels"))
+    ro.channels = static_cast<uint32_t>(v->integer(1, 64));
+  if (auto v = options.optional("channel_block"))
+    ro.channel_block = static_cast<uint32_t>(v->integer(1, 1 << 20));
+  options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations", "dims", "channels",
+                  "channel_block"});
   return std::make_unique<ReplayComponent>(ro, std::move(jobs), std::move(names), std::move(gpus), std::move(groups),
                                            options.file());
 }

@@ -322,11 +322,22 @@ struct Replay::Impl {
     algorithm_name.clear();
     for (size_t i = 0; i < algorithms.size(); i++)
       algorithm_name += (i ? "+" : "") + std::string(to_string(algorithms[i]));
+    const bool channels = not multidim && world && algorithms[0] == Algorithm::ring && options.channels > 1 &&
+                          options.channel_block > 1 && n > options.channel_block && n % options.channel_block == 0;
+    if (channels)
+      algorithm_name += " x" + std::to_string(options.channels);
     std::string key = std::to_string(static_cast<int>(type)) + "/" + std::to_string(n) + "/" + algorithm_name +
                       (multidim ? "/md" : "");
     auto& cached = schedules[key];
     if (not cached) {
-      if (multidim)
+      if (channels) {
+        Schedule s  = algorithms::ring_channels(type, n, options.channels, options.channel_block);
+        s.type      = type;
+        s.algorithm = Algorithm::ring;
+        s.ranks     = n;
+        s.index();
+        cached = std::make_shared<const Schedule>(std::move(s));
+      } else if (multidim)
         cached = std::make_shared<const Schedule>(
             make_multidim_schedule(type, options.dims, algorithms, 0, options.system.all_reduce_composition));
       else

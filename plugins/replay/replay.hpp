@@ -37,6 +37,11 @@ struct ReplayOptions {
   /** false: transfers share no link (ASTRA-sim's congestion-unaware backend): each takes its
    *  path's latency plus its bytes at the path's slowest bandwidth, as a delay. */
   bool congestion_aware = true;
+  /** NCCL's channels over rails: a ring collective over a job's whole world runs as this many rings,
+   *  each entering the nodes of `channel_block` consecutive ranks at a different rank
+   *  (algorithms::ring_channels); 1: one ring. */
+  uint32_t channels      = 1;
+  uint32_t channel_block = 0;
   /** Set: the bytes every transfer puts on its route's links are counted here (links.csv). */
   class LinkTraffic* traffic = nullptr;
   /** The feeder waits for control parents (true) or data parents only (false); unset: data only

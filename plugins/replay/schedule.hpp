@@ -93,6 +93,12 @@ double alpha_beta_time(CollectiveType type, Algorithm algorithm, uint32_t ranks,
 
 namespace algorithms {
 Schedule ring(CollectiveType type, uint32_t ranks, uint32_t root);
+/** NCCL's channels over rails: `channels` rings side by side, each with 1/channels of the buffer;
+ *  ranks come in nodes of `block` consecutive ranks and ring c visits every node from its c-th rank,
+ *  so ring c crosses between nodes from rank c-1 of a node to rank c of the next: the nodes'
+ *  GPU-to-NIC paths all carry traffic. All-reduce, reduce-scatter and all-gather; other
+ *  collectives, one node or channels <= 1: ring(). */
+Schedule ring_channels(CollectiveType type, uint32_t ranks, uint32_t channels, uint32_t block);
 Schedule direct(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule halving_doubling(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t root);

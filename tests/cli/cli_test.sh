@@ -144,7 +144,7 @@ case "$case_name" in
     shared_or_skip
     /usr/bin/python3 tools/validate/nccl_measured.py --sgai "$SGAI" >"$tmp/out" 2>"$tmp/err" ||
       fail "nccl_measured: $(cat "$tmp/err")"
-    [ "$(grep -c '^== ' "$tmp/out")" -eq 8 ] || fail "8 tables expected: $(cat "$tmp/out")"
+    [ "$(grep -c '^== ' "$tmp/out")" -eq 9 ] || fail "9 tables expected: $(cat "$tmp/out")"
     e=$(awk '/^== 8 x H100/ { on = 1 } on && $1 == "8" { gsub("%", "", $6); print $6 }' "$tmp/out")
     awk -v e="$e" 'BEGIN { exit !(e < 10 && e > -10) }' || fail "HGX H100 peak: time error $e%" ;;
   astra_grid)

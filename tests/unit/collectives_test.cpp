@@ -235,3 +235,28 @@ TEST(Collectives, AstraSimsTreeAlternatesTwoInOrderTrees)
   EXPECT_EQ(a, Algorithm::astra_tree);
   EXPECT_THROW(make_schedule(CollectiveType::all_reduce, Algorithm::astra_tree, 6), std::invalid_argument);
 }
+
+TEST(Collectives, ChannelsOverRailsEnterEachNodeAtAnotherRank)
+{
+  // 2 nodes of 4 ranks, 4 channels: ring c leaves node 0 from its rank c-1 (mod 4) to rank c of node 1
+  Schedule s = algorithms::ring_channels(CollectiveType::all_reduce, 8, 4, 4);
+  ASSERT_EQ(s.steps.size(), 14U);
+  std::set<std::pair<uint32_t, uint32_t>> between;
+  for (const auto& t : s.steps[0]) {
+    EXPECT_DOUBLE_EQ(t.fraction, 1.0 / 8 / 4);
+    if ((t.src < 4) != (t.dst < 4))
+      between.insert({t.src, t.dst});
+  }
+  // each channel crosses twice (node 0 -> 1 and back), at a different rank each time
+  EXPECT_EQ(between,
+            (std::set<std::pair<uint32_t, uint32_t>>{{3, 4}, {7, 0}, {0, 5}, {4, 1}, {1, 6}, {5, 2}, {2, 7}, {6, 3}}));
+  s.type  = CollectiveType::all_reduce;
+  s.ranks = 8;
+  s.index();
+  auto k = knowledge(s);
+  for (uint32_t r = 0; r < 8; r++)
+    EXPECT_EQ(k[r].size(), 8U) << r;
+  // one node: the plain ring
+  EXPECT_EQ(algorithms::ring_channels(CollectiveType::all_reduce, 4, 4, 4).transfer_count(),
+            make_schedule(CollectiveType::all_reduce, Algorithm::ring, 4).transfer_count());
+}

@@ -37,7 +37,8 @@ struct BenchArgs {
   int64_t factor    = 2;
   std::string algo  = "ring";
   std::vector<int64_t> dims; ///< hierarchical: GPUs per level, the first varying fastest
-  int64_t chunks = 1;        ///< pieces of each collective, one in flight per dimension
+  int64_t chunks   = 1;      ///< pieces of each collective, one in flight per dimension
+  int64_t channels = 1;      ///< NCCL's channels over rails (rings entering the nodes at different GPUs)
 };
 
 constexpr double kMaxBytes = 1099511627776.0; ///< 1 TiB per collective
@@ -156,6 +157,8 @@ int bench(const BenchArgs& a, const Globals& globals)
              {"options", {{"workloads", {(dir / "w" / "bench").string()}}, {"system", (dir / "system.json").string()}}}}});
   if (not a.dims.empty())
     e["components"][0]["options"]["dims"] = a.dims;
+  if (a.channels > 1)
+    e["components"][0]["options"]["channels"] = a.channels;
   xbt_log_control_set("xbt_cfg.thres:warning"); // the model's defaults and the experiment's name are not news
   xbt_log_control_set("sgai_experiment.thres:warning");
   experiment::Overrides o;
@@ -190,9 +193,11 @@ int bench(const BenchArgs& a, const Globals& globals)
   std::string dims;
   for (int64_t d : a.dims)
     dims += (dims.empty() ? "" : "x") + std::to_string(d);
-  std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s%s, %lld chunk(s), network model %s\n",
+  std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s%s, %lld channel(s), %lld chunk(s), "
+              "network model %s\n",
               a.op.c_str(), n, a.platform.c_str(), p.gpus[0].type.c_str(), a.algo.c_str(),
-              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(a.chunks), model.c_str());
+              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(a.channels),
+              static_cast<long long>(a.chunks), model.c_str());
   std::printf("#                                                              out-of-place\n");
   std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
   std::printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n");
@@ -230,6 +235,10 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
                    "node, 4 nodes), the algorithm on each level, levels overlapping chunk by chunk")
       ->delimiter(',')
       ->check(CLI::Range(int64_t{1}, int64_t{65536}));
+  add_count(bench_cmd, "--channels", a->channels,
+            "NCCL's channels over rails: rings side by side, each entering the nodes at another GPU, so every "
+            "GPU's path to the network carries traffic (ring algorithm; default 1)",
+            1, 64);
   add_count(bench_cmd, "--chunks", a->chunks, "Pieces of each collective, one in flight per level (default 1)", 1,
             1024);
   add_count(bench_cmd, "--factor", a->factor, "Size multiplier between lines, nccl-tests' -f (default 2)", 2, 1024);

@@ -50,4 +50,43 @@ Schedule ring(CollectiveType type, uint32_t n, uint32_t root)
   return s;
 }
 
+Schedule ring_channels(CollectiveType type, uint32_t n, uint32_t channels, uint32_t block)
+{
+  if (channels <= 1 || block <= 1 || n % block != 0 || n == block)
+    return ring(type, n, 0); // one node, or no node structure: the rotated rings are one cycle
+  auto t = canonical(type);
+  if (t != CollectiveType::all_reduce && t != CollectiveType::reduce_scatter && t != CollectiveType::all_gather)
+    return ring(type, n, 0);
+  // ring c visits every node's ranks from the c-th (mod block): its hop between nodes leaves from
+  // rank c-1 of a node and enters rank c of the next one
+  std::vector<std::vector<uint32_t>> next(channels, std::vector<uint32_t>(n));
+  for (uint32_t c = 0; c < channels; c++) {
+    std::vector<uint32_t> order;
+    for (uint32_t node = 0; node < n / block; node++)
+      for (uint32_t i = 0; i < block; i++)
+        order.push_back(node * block + (c + i) % block);
+    for (uint32_t k = 0; k < n; k++)
+      next[c][order[k]] = order[(k + 1) % n];
+  }
+  Schedule s;
+  const double share = 1.0 / channels;
+  auto round         = [&](double fraction, bool reduce) {
+    auto& step = new_step(s);
+    for (uint32_t c = 0; c < channels; c++)
+      for (uint32_t r = 0; r < n; r++)
+        step.push_back({r, next[c][r], fraction * share, reduce});
+  };
+  const uint32_t steps = n - 1;
+  if (t != CollectiveType::all_gather)
+    for (uint32_t k = 0; k < steps; k++)
+      round(1.0 / n, true);
+  if (t == CollectiveType::all_reduce)
+    for (uint32_t k = 0; k < steps; k++)
+      round(1.0 / n, false);
+  if (t == CollectiveType::all_gather)
+    for (uint32_t k = 0; k < steps; k++)
+      round(1.0, false);
+  return s;
+}
+
 } // namespace sgai::replay::algorithms
