@@ -38,7 +38,7 @@ struct BenchArgs {
   std::string algo  = "ring";
   std::vector<int64_t> dims; ///< hierarchical: GPUs per level, the first varying fastest
   int64_t chunks   = 1;      ///< pieces of each collective, one in flight per dimension
-  int64_t channels = 1;      ///< NCCL's channels over rails (rings entering the nodes at different GPUs)
+  int64_t channels = 0;      ///< NCCL's channels over rails (rings entering the nodes at different GPUs); 0: auto
 };
 
 constexpr double kMaxBytes = 1099511627776.0; ///< 1 TiB per collective
@@ -157,8 +157,15 @@ int bench(const BenchArgs& a, const Globals& globals)
              {"options", {{"workloads", {(dir / "w" / "bench").string()}}, {"system", (dir / "system.json").string()}}}}});
   if (not a.dims.empty())
     e["components"][0]["options"]["dims"] = a.dims;
-  if (a.channels > 1)
-    e["components"][0]["options"]["channels"] = a.channels;
+  // auto: as NCCL, one ring per rail when the GPUs span several nodes (a node's GPUs each reach the
+  // network through their own NIC path), one ring inside a node
+  int64_t channels = a.channels;
+  if (channels == 0) {
+    uint32_t per_node = p.nodes[p.gpus[0].node].gpu_count;
+    channels          = (a.algo == "ring" && a.dims.empty() && per_node > 1 && n > per_node) ? per_node : 1;
+  }
+  if (channels > 1)
+    e["components"][0]["options"]["channels"] = channels;
   xbt_log_control_set("xbt_cfg.thres:warning"); // the model's defaults and the experiment's name are not news
   xbt_log_control_set("sgai_experiment.thres:warning");
   experiment::Overrides o;
@@ -196,7 +203,7 @@ int bench(const BenchArgs& a, const Globals& globals)
   std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s%s, %lld channel(s), %lld chunk(s), "
               "network model %s\n",
               a.op.c_str(), n, a.platform.c_str(), p.gpus[0].type.c_str(), a.algo.c_str(),
-              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(a.channels),
+              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(channels),
               static_cast<long long>(a.chunks), model.c_str());
   std::printf("#                                                              out-of-place\n");
   std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
@@ -237,7 +244,8 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
       ->check(CLI::Range(int64_t{1}, int64_t{65536}));
   add_count(bench_cmd, "--channels", a->channels,
             "NCCL's channels over rails: rings side by side, each entering the nodes at another GPU, so every "
-            "GPU's path to the network carries traffic (ring algorithm; default 1)",
+            "GPU's path to the network carries traffic (ring algorithm; default: the GPUs of a node when the "
+            "GPUs span several nodes, else 1)",
             1, 64);
   add_count(bench_cmd, "--chunks", a->chunks, "Pieces of each collective, one in flight per level (default 1)", 1,
             1024);
