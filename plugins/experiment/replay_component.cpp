@@ -177,6 +177,8 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
       v->fail("the dimensions must multiply to the rank count of a single workload (" + std::to_string(ranks) +
               " ranks)");
   }
+  if (auto v = options.optional("congestion")) // ASTRA-sim's congestion-unaware backend: transfers share nothing
+    ro.congestion_aware = v->choice({"aware", "unaware"}) == "aware";
   if (auto v = options.optional("channels"))
     ro.channels = static_cast<uint32_t>(v->integer(1, 64));
   if (auto v = options.optional("channel_block"))

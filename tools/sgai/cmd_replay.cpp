@@ -54,7 +54,8 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
     options["gpus"] = a.gpus;
   if (not a.dims.empty())
     options["dims"] = a.dims;
-  options["deps"] = a.deps;
+  options["deps"]       = a.deps;
+  options["congestion"] = a.congestion;
   if (a.no_durations)
     options["recorded_durations"] = false;
   nlohmann::ordered_json e;
@@ -186,8 +187,8 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
     a->npu_only.clear();
     if (npus->count() > 0)
       a->npu_only.push_back("--npus");
-    for (const char* name : {"--peak-tflops", "--gpu-idle-w", "--gpu-busy-w", "--link-idle-w", "--link-busy-w",
-                             "--pstate", "--congestion"})
+    for (const char* name :
+         {"--peak-tflops", "--gpu-idle-w", "--gpu-busy-w", "--link-idle-w", "--link-busy-w", "--pstate"})
       if (cmd->get_option(name)->count() > 0)
         a->npu_only.push_back(name);
     action = [a, &globals]() { return run_replay(*a, globals); };
