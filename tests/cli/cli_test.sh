@@ -127,7 +127,13 @@ case "$case_name" in
     expect_one_error_line "has 8 GPUs, fewer than the 16 --gpus asks for"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 1GiB:1MiB; expect_rc 1
-    expect_one_error_line "--sizes: the last size '1MiB' is below the first '1GiB'" ;;
+    expect_one_error_line "--sizes: the last size '1MiB' is below the first '1GiB'"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 8x:1GiB; expect_rc 1
+    expect_one_error_line "--sizes: '8x' is not a whole number of bytes from 1B to 1TiB"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --dims 4,4; expect_rc 2
+    expect_one_error_line "--dims: the levels make 16 GPUs, not the 8 of --gpus"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --channels 65; expect_rc 2
+    run "$SGAI" collective bench --platform tests/fixtures/nowhere.json; expect_rc 1 ;;
   replay_platform)
     # traces on a platform's GPUs from the command line (the replay experiment's inputs)
     run "$SGAI" replay --workload workloads/chakra/gpt-dp8/gpt --comm-group workloads/chakra/gpt-dp8/gpt.groups.json \

@@ -108,7 +108,15 @@ int bench(const BenchArgs& a, const Globals& globals)
     throw InputError(a.platform, "",
                      "a SimGrid XML platform: collective bench takes sgai's JSON platforms, whose hierarchy names the "
                      "GPUs");
-  const auto n         = static_cast<uint32_t>(a.gpus);
+  const auto n = static_cast<uint32_t>(a.gpus);
+  if (not a.dims.empty()) {
+    int64_t product = 1;
+    for (int64_t d : a.dims)
+      product = std::min<int64_t>(product * d, int64_t{1} << 40); // (bounded: no overflow)
+    if (product != a.gpus)
+      throw UsageError("--dims: the levels make " + std::to_string(product) + " GPUs, not the " +
+                       std::to_string(a.gpus) + " of --gpus");
+  }
   platform::Platform p = platform::generate(a.platform);
   if (p.gpus.size() < n)
     throw InputError(a.platform, "",
