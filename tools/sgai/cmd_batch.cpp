@@ -5,6 +5,7 @@
 #include "plugins/batch/scheduler.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 
@@ -89,35 +90,19 @@ int batch_run(const BatchArgs& a, const Globals& globals)
     options["energy_policy"] = {{"variant", a.energy_policy}, {"options", absolute(a.energy_options)}};
   }
   e["components"] = nlohmann::ordered_json::array({{{"type", "batch"}, {"options", options}}});
-  experiment::Overrides o;
-  o.output       = a.out;
-  o.simgrid_args = globals.simgrid_args;
-  o.generated    = true;
-  experiment::Result result;
-  try {
-    result = experiment::run_experiment_text(e.dump(2), kSource, ".", o);
-  } catch (const InputError& err) {
-    // The experiment built from the options names its places as JSON pointers: name the options.
-    if (err.file() != kSource)
-      throw;
-    static const std::vector<std::pair<std::string, std::string>> by_place = {
-        {"at /platform/file", "--platform"},
-        {"at /platform/catalogues", "--types"},
-        {"at /platform/granularity", "--granularity"},
-        {"at /components/0/options/workload", "--workload"},
-        {"at /components/0/options/max_resources", "--max-resources"},
-        {"at /components/0/options/energy_policy/variant", "--energy-policy"},
-        {"at /components/0/options/series", "--series"},
-        {"at /components/0/options/energy_policy/options", "--energy-options"},
-        {"at /seed", "--seed"}};
-    for (const auto& [place, option] : by_place)
-      if (err.place().rfind(place, 0) == 0)
-        throw InputError("command line", option, err.message());
-    throw;
-  }
-  std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
-  for (const auto& f : result.outputs)
-    std::cout << "  " << f.path << "  (" << f.what << ")\n";
+  // the experiment built from the options names its places as JSON pointers: name the options
+  auto result = run_generated_experiment(e.dump(2), kSource, a.out, globals,
+                                         {{"at /platform/file", "--platform"},
+                                          {"at /platform/catalogues", "--types"},
+                                          {"at /platform/granularity", "--granularity"},
+                                          {"at /components/0/options/workload", "--workload"},
+                                          {"at /components/0/options/max_resources", "--max-resources"},
+                                          {"at /components/0/options/energy_policy/variant", "--energy-policy"},
+                                          {"at /components/0/options/series", "--series"},
+                                          {"at /components/0/options/energy_policy/options", "--energy-options"},
+                                          {"at /seed", "--seed"}});
+  std::cout << "Simulated " << result.simulated_time_s << " s. ";
+  print_outputs(result);
   if (not result.energy_note.empty())
     std::cout << "Note: " << result.energy_note << ".\n";
   return 0;

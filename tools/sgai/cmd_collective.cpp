@@ -10,9 +10,9 @@
 #include "generators/util/files.hpp"
 #include "generators/util/numbers.hpp"
 #include "generators/util/units.hpp"
-#include "plugins/experiment/experiment.hpp"
 #include "plugins/replay/replay.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"
 
 #include <nlohmann/json.hpp>
@@ -176,11 +176,8 @@ int bench(const BenchArgs& a, const Globals& globals)
     e["components"][0]["options"]["channels"] = channels;
   xbt_log_control_set("xbt_cfg.thres:warning"); // the model's defaults and the experiment's name are not news
   xbt_log_control_set("sgai_experiment.thres:warning");
-  experiment::Overrides o;
-  o.output       = dir / "out";
-  o.simgrid_args = globals.simgrid_args;
-  o.generated    = true;
-  auto result    = experiment::run_experiment_text(e.dump(2), "sgai collective bench", ".", o);
+  run_generated_experiment(e.dump(2), "sgai collective bench", dir / "out", globals,
+                           {{"at /platform/file", "--platform"}});
 
   // the collectives in order, one per size (collectives.csv: ..., duration_ns, ...)
   std::ifstream in(dir / "out" / "collectives.csv");

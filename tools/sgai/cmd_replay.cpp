@@ -1,8 +1,8 @@
 #include "generators/util/error.hpp"
 #include "generators/util/numbers.hpp"
-#include "plugins/experiment/experiment.hpp"
 #include "plugins/replay/run.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"
 
 #include <nlohmann/json.hpp>
@@ -64,32 +64,16 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
   e["seed"]            = 1;
   e["platform"]        = {{"file", absolute(a.platform)}};
   e["components"]      = nlohmann::ordered_json::array({{{"type", "replay"}, {"options", options}}});
-  experiment::Overrides o;
-  o.output       = a.out;
-  o.simgrid_args = globals.simgrid_args;
-  o.generated    = true;
-  experiment::Result result;
-  try {
-    result = experiment::run_experiment_text(e.dump(2), kSource, ".", o);
-  } catch (const InputError& err) {
-    if (err.file() != kSource)
-      throw;
-    static const std::vector<std::pair<std::string, std::string>> by_place = {
-        {"at /platform/file", "--platform"},
-        {"at /components/0/options/workloads", "--workload"},
-        {"at /components/0/options/system", "--system"},
-        {"at /components/0/options/comm_groups", "--comm-group"},
-        {"at /components/0/options/gpus", "--gpus"},
-        {"at /components/0/options/dims", "--dims"}};
-    for (const auto& [place, option] : by_place)
-      if (err.place().rfind(place, 0) == 0)
-        throw InputError("command line", option, err.message());
-    throw;
-  }
+  auto result          = run_generated_experiment(e.dump(2), kSource, a.out, globals,
+                                                  {{"at /platform/file", "--platform"},
+                                                   {"at /components/0/options/workloads", "--workload"},
+                                                   {"at /components/0/options/system", "--system"},
+                                                   {"at /components/0/options/comm_groups", "--comm-group"},
+                                                   {"at /components/0/options/gpus", "--gpus"},
+                                                   {"at /components/0/options/dims", "--dims"}});
   std::cout << "Replayed on " << a.platform << ": simulated " << format_plain(std::round(result.simulated_time_s * 1e9))
-            << " ns. Results in " << result.output_dir.string() << ":\n";
-  for (const auto& f : result.outputs)
-    std::cout << "  " << f.path << "  (" << f.what << ")\n";
+            << " ns. ";
+  print_outputs(result);
   return 0;
 }
 
