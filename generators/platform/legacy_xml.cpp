@@ -250,9 +250,15 @@ std::optional<std::string> translate_legacy_xml(const std::string& text, std::ve
       {"\"smpi/lat_factor\"", "\"smpi/lat-factor\""},
       {"<platform version=\"4\">", "<platform version=\"4.1\">"},
   };
-  for (const auto& [from, to] : renames)
-    if (size_t n = replace_all(out, mask, from, to))
+  for (const auto& [from, to] : renames) {
+    // again until none is left: two occurrences may share a quote ("a"a"), and the second is whole
+    // only once the first is renamed (no `to` holds its `from`, so this ends)
+    size_t n = 0;
+    while (size_t more = replace_all(out, mask, from, to))
+      n += more;
+    if (n > 0)
       notes.push_back(std::to_string(n) + " x " + trimmed(from) + " -> " + trimmed(to));
+  }
 
   for (const auto& key : removed)
     notes.push_back("dropped the option " + key + " (SimGrid 3.32 has none)");

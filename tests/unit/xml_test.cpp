@@ -130,6 +130,23 @@ TEST(LegacyXml, RenamesOutsideCommentsOnly)
   EXPECT_FALSE(translate_legacy_xml(*out, again).has_value()) << again.front();
 }
 
+TEST(LegacyXml, OccurrencesSharingAQuoteAreAllRenamed)
+{
+  // found by the platform_xml fuzz target: the second key starts at the first one's closing quote
+  const std::string text = "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n"
+                           "<link id=\"l\" a=\"network/latency_factor\"network/latency_factor\" bandwidth=\"1GBps\"/>\n"
+                           "</zone></platform>\n";
+  std::vector<std::string> notes;
+  auto out = translate_legacy_xml(text, notes);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->find("latency_factor"), std::string::npos) << *out;
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "2 x \"network/latency_factor\" -> \"network/latency-factor\""),
+            notes.end())
+      << notes.front();
+  std::vector<std::string> again;
+  EXPECT_FALSE(translate_legacy_xml(*out, again).has_value());
+}
+
 TEST(LegacyXml, SmpiOptionsIgnoredNetworkFactorsKept)
 {
   // Batsim's graphene.xml: SimGrid 3.32 has no smpi/os nor smpi/or unless SMPI is initialised.
