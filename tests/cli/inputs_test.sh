@@ -67,6 +67,13 @@ case "$case_name" in
     run "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 64KiB --out "$tmp/mb2" --prefix ag
     expect_rc 0
     cmp -s "$tmp/mb1/ag.3.et" "$tmp/mb2/ag.3.et" || fail "--size 65536 and --size 64KiB differ"
+    # chained collectives (--count), bounded with the rank count
+    run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --count 3 --out "$tmp/mb4" --prefix ar
+    expect_rc 0
+    run "$SGAI" chakra stats "$tmp/mb4/ar"; expect_rc 0
+    grep -q "ALL_REDUCE: 3 collectives" "$tmp/out" || fail "--count 3: $out"
+    usage "--ranks x --count" "65536 x 1000000" -- "$SGAI" chakra generate microbenchmark --ranks 65536 --count 1000000 \
+      --out "$tmp/mb5"
     usage "--size" "'65536x'" -- "$SGAI" chakra generate microbenchmark --collective all_gather --ranks 4 --size 65536x \
       --out "$tmp/mb3"
     usage "--nodes" "'1000000000000'" "100,000,000" -- "$SGAI" chakra generate dag --nodes 1000000000000 --out "$o/d.et"
