@@ -62,6 +62,9 @@ struct GpuType {
   double idle_w       = 0;
   double max_w        = 0;
   std::vector<GpuPState> pstates; ///< empty: one P-state at full speed and max_w
+  /** "volta", "ampere", "hopper", "blackwell" or empty: the generation NCCL's tuning model keys its
+   *  constants on (plugins/replay/nccl.hpp). */
+  std::string architecture;
   Origin origin;
 };
 
@@ -71,7 +74,13 @@ struct InterconnectType {
   std::string name;
   Kind kind            = Kind::pcie;
   double bandwidth_Bps = 0; ///< per direction, per GPU (pcie, nvswitch) or per GPU pair (nvlink)
-  double latency_s     = 0;
+  /** The payload rate per direction that transfers reach (NVLink's flits carry headers): NCCL's
+   *  per-link figure times the links (topo.h). Set, the SimGrid links run at it. */
+  std::optional<double> effective_bandwidth_Bps;
+  /** In-switch reduction (NVLink SHARP, NCCL's NVLS) at this fraction of the links' effective rate
+   *  (NCCL's nvlsEfficiency); 0: the switch does not reduce. */
+  double nvls_efficiency = 0;
+  double latency_s       = 0;
   std::optional<double> idle_w;
   std::optional<double> busy_w;
   Origin origin;

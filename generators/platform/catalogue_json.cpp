@@ -167,8 +167,10 @@ GpuType parse_gpu(Object o, const std::string& name)
       ps->fail("pstates is empty: omit it for a single full-speed P-state");
   }
   g.origin = origin_of(o);
+  if (auto a = o.optional("architecture"))
+    g.architecture = a->choice({"volta", "ampere", "hopper", "blackwell"});
   o.finish({"id", "peak_flops", "default_precision", "memory_capacity", "memory_bandwidth", "idle_power", "max_power",
-            "pstates"});
+            "pstates", "architecture"});
   return g;
 }
 
@@ -182,9 +184,21 @@ InterconnectType parse_interconnect(Object o, const std::string& name)
                                         : InterconnectType::Kind::nvswitch;
   t.bandwidth_Bps  = positive_quantity(o.required("bandwidth"), Quantity::bandwidth, std::nullopt);
   t.latency_s      = non_negative_quantity(o.required("latency"), Quantity::time, std::nullopt);
+  if (auto e = o.optional("effective_bandwidth")) {
+    t.effective_bandwidth_Bps = positive_quantity(*e, Quantity::bandwidth, std::nullopt);
+    if (*t.effective_bandwidth_Bps > t.bandwidth_Bps)
+      e->fail("effective_bandwidth " + e->shown() + " exceeds the bandwidth: it is the part of it payload reaches");
+  }
+  if (auto n = o.optional("nvls_efficiency")) {
+    if (t.kind != InterconnectType::Kind::nvswitch)
+      n->fail("nvls_efficiency is in-switch reduction: only an nvswitch has it");
+    t.nvls_efficiency = n->number();
+    if (not(t.nvls_efficiency > 0 && t.nvls_efficiency <= 1))
+      n->fail("nvls_efficiency " + n->shown() + " is not a fraction in (0, 1]");
+  }
   parse_power_pair(o, t.idle_w, t.busy_w);
   t.origin = origin_of(o);
-  o.finish({"kind", "bandwidth", "latency", "idle_power", "busy_power"});
+  o.finish({"kind", "bandwidth", "effective_bandwidth", "nvls_efficiency", "latency", "idle_power", "busy_power"});
   return t;
 }
 

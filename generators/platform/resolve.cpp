@@ -415,22 +415,24 @@ private:
       p_.catalogue.interconnects.emplace(gpu_ic->name, *gpu_ic);
     }
     nd.gpu_fabric = gpu_ic ? gpu_ic->kind : InterconnectType::Kind::pcie;
+    // GPU links run at the rate payload reaches when the catalogue gives it (NVLink's headers)
+    const double gpu_link_Bps = gpu_ic ? gpu_ic->effective_bandwidth_Bps.value_or(gpu_ic->bandwidth_Bps) : 0;
     for (uint32_t i = 0; i < nd.gpu_count; i++) {
       GpuDesc& gd   = p_.gpus[nd.first_gpu + i];
       std::string b = nd.name + "-gpu" + std::to_string(i);
       gd.pcie_link  = add_link(b + "-pcie", host_ic.bandwidth_Bps, host_ic.latency_s, Sharing::splitduplex,
                                host_ic.idle_w, host_ic.busy_w, origin);
       if (gpu_ic && gpu_ic->kind == InterconnectType::Kind::nvswitch)
-        gd.switch_link = add_link(b + "-nvlink", gpu_ic->bandwidth_Bps, gpu_ic->latency_s, Sharing::splitduplex,
-                                  gpu_ic->idle_w, gpu_ic->busy_w, origin);
+        gd.switch_link = add_link(b + "-nvlink", gpu_link_Bps, gpu_ic->latency_s, Sharing::splitduplex, gpu_ic->idle_w,
+                                  gpu_ic->busy_w, origin);
     }
     if (gpu_ic && gpu_ic->kind == InterconnectType::Kind::nvlink) {
       nd.mesh_links.assign(static_cast<size_t>(nd.gpu_count) * nd.gpu_count, kNone);
       for (uint32_t a = 0; a < nd.gpu_count; a++)
         for (uint32_t b = a + 1; b < nd.gpu_count; b++)
-          nd.mesh_links[static_cast<size_t>(a) * nd.gpu_count + b] = add_link(
-              nd.name + "-gpu" + std::to_string(a) + "-gpu" + std::to_string(b) + "-nvlink", gpu_ic->bandwidth_Bps,
-              gpu_ic->latency_s, Sharing::splitduplex, gpu_ic->idle_w, gpu_ic->busy_w, origin);
+          nd.mesh_links[static_cast<size_t>(a) * nd.gpu_count + b] =
+              add_link(nd.name + "-gpu" + std::to_string(a) + "-gpu" + std::to_string(b) + "-nvlink", gpu_link_Bps,
+                       gpu_ic->latency_s, Sharing::splitduplex, gpu_ic->idle_w, gpu_ic->busy_w, origin);
     }
   }
 };

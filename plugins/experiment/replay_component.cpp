@@ -18,12 +18,49 @@ namespace sgai::experiment {
 
 namespace {
 
+/** What NCCL would detect on the platform (plugins/replay/nccl.hpp), from its first GPU's node:
+ *  none when the GPU type names no architecture. */
+std::optional<replay::nccl::System> nccl_system(const platform::Platform& p)
+{
+  if (p.gpus.empty())
+    return std::nullopt;
+  const auto& gpu  = p.gpus[0];
+  const auto& node = p.nodes[gpu.node];
+  auto gt          = p.catalogue.gpus.find(gpu.type);
+  auto nt          = p.catalogue.nodes.find(node.type);
+  replay::nccl::System s;
+  if (gt == p.catalogue.gpus.end() || nt == p.catalogue.nodes.end() ||
+      not replay::nccl::arch_from_string(gt->second.architecture, s.arch))
+    return std::nullopt;
+  const auto ic   = p.catalogue.interconnects.find(nt->second.gpu_interconnect);
+  const auto host = p.catalogue.interconnects.find(nt->second.host_interconnect);
+  s.nvlink        = node.gpu_fabric != platform::InterconnectType::Kind::pcie && ic != p.catalogue.interconnects.end();
+  if (s.nvlink) {
+    double rate = ic->second.effective_bandwidth_Bps.value_or(ic->second.bandwidth_Bps);
+    if (ic->second.kind == platform::InterconnectType::Kind::nvlink) // a mesh: a link per peer
+      rate *= std::max<uint32_t>(1, node.gpu_count - 1);
+    s.intra_GBps      = rate / 1e9;
+    s.nvls_efficiency = ic->second.nvls_efficiency;
+  } else if (host != p.catalogue.interconnects.end())
+    s.intra_GBps = host->second.bandwidth_Bps / 1e9;
+  if (node.nic_link != platform::kNone) {
+    s.inter_GBps     = p.links[static_cast<size_t>(node.nic_link)].bandwidth_Bps / 1e9;
+    s.net_latency_us = p.links[static_cast<size_t>(node.nic_link)].latency_s * 1e6;
+  } else
+    s.inter_GBps = s.intra_GBps;
+  if (node.processor_count > 0)
+    s.intel_cpu = p.processors[node.first_processor].type.find("EPYC") == std::string::npos;
+  replay::nccl::default_channels(s);
+  return s;
+}
+
 class ReplayComponent : public Component {
 public:
-  ReplayComponent(replay::ReplayOptions options, std::vector<std::vector<std::filesystem::path>> jobs,
+  ReplayComponent(replay::ReplayOptions options, bool use_nccl, std::vector<std::vector<std::filesystem::path>> jobs,
                   std::vector<std::string> names, std::vector<std::string> gpus,
                   std::map<std::string, std::vector<uint32_t>> groups, std::string where)
       : options_(std::move(options))
+      , use_nccl_(use_nccl)
       , jobs_(std::move(jobs))
       , names_(std::move(names))
       , gpus_(std::move(gpus))
@@ -64,6 +101,13 @@ public:
     if (options_.channels > 1 && options_.channel_block == 0 && gpus_.empty() && ctx.platform != nullptr &&
         not ctx.platform->gpus.empty())
       options_.channel_block = ctx.platform->nodes[ctx.platform->gpus[0].node].gpu_count;
+    // NCCL's algorithms and protocols on platforms whose GPUs name their architecture
+    if (use_nccl_ && ctx.platform != nullptr)
+      options_.nccl = nccl_system(*ctx.platform);
+    std::map<std::string, uint32_t> node_of;
+    if (ctx.platform != nullptr)
+      for (const auto& h : ctx.platform->hosts)
+        node_of.emplace(h.name, h.node);
     replay_     = std::make_unique<replay::Replay>(options_);
     size_t next = 0;
     for (size_t j = 0; j < jobs_.size(); j++) {
@@ -76,6 +120,8 @@ public:
           throw InputError(where_, "gpus", "no host " + quote(gpus[next]) + " in the platform");
         spec.gpus.push_back(h);
         spec.cpus.push_back(cpus.empty() ? h : simgrid::s4u::Host::by_name(cpus[next]));
+        auto nd = node_of.find(gpus[next]);
+        spec.nodes.push_back(nd == node_of.end() ? static_cast<uint32_t>(next) : nd->second);
         next++;
       }
       if (jobs_.size() == 1)
@@ -113,6 +159,7 @@ public:
 
 private:
   replay::ReplayOptions options_;
+  bool use_nccl_ = true;
   std::vector<std::vector<std::filesystem::path>> jobs_;
   std::vector<std::string> names_;
   std::vector<std::string> gpus_;
@@ -183,10 +230,50 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
     ro.channels = static_cast<uint32_t>(v->integer(1, 64));
   if (auto v = options.optional("channel_block"))
     ro.channel_block = static_cast<uint32_t>(v->integer(1, 1 << 20));
+  bool use_nccl = true;
+  if (auto v = options.optional("nccl"))
+    use_nccl = v->boolean();
+  // NCCL_ALGO / NCCL_PROTO: one name for every collective, or an object by collective
+  auto per_collective = [&](const char* key, const std::vector<std::string>& allowed, auto set) {
+    auto v = options.optional(key);
+    if (not v)
+      return;
+    const std::vector<std::pair<std::string, chakra::CollectiveType>> colls = {
+        {"all_reduce", chakra::CollectiveType::all_reduce},
+        {"all_gather", chakra::CollectiveType::all_gather},
+        {"reduce_scatter", chakra::CollectiveType::reduce_scatter},
+        {"broadcast", chakra::CollectiveType::broadcast},
+        {"reduce", chakra::CollectiveType::reduce}};
+    auto one = [&](const json::Value& x, std::optional<chakra::CollectiveType> only) {
+      std::string name = x.choice(allowed);
+      if (name == "auto")
+        return;
+      for (const auto& [_, t] : colls)
+        if (not only || *only == t)
+          set(t, name);
+    };
+    if (v->is_object()) {
+      auto o = v->object();
+      std::vector<std::string> accepted;
+      for (const auto& [cname, t] : colls) {
+        accepted.push_back(cname);
+        if (auto x = o.optional(cname))
+          one(*x, t);
+      }
+      o.finish(accepted);
+    } else
+      one(*v, std::nullopt);
+  };
+  per_collective("algorithm", {"auto", "ring", "tree", "nvls"}, [&](chakra::CollectiveType t, const std::string& n) {
+    replay::nccl::algo_from_string(n, ro.nccl_algorithm[t]);
+  });
+  per_collective("protocol", {"auto", "LL", "LL128", "Simple"}, [&](chakra::CollectiveType t, const std::string& n) {
+    replay::nccl::proto_from_string(n, ro.nccl_protocol[t]);
+  });
   options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations", "dims", "channels",
-                  "channel_block"});
-  return std::make_unique<ReplayComponent>(ro, std::move(jobs), std::move(names), std::move(gpus), std::move(groups),
-                                           options.file());
+                  "channel_block", "nccl", "algorithm", "protocol"});
+  return std::make_unique<ReplayComponent>(ro, use_nccl, std::move(jobs), std::move(names), std::move(gpus),
+                                           std::move(groups), options.file());
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "plugins/replay/communicator.hpp"
 
+#include "plugins/replay/nccl.hpp"
 #include "plugins/replay/network.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -23,6 +24,8 @@ struct CollectiveRun::Op {
   s4u::CommPtr comm;            ///< set by the sender when it reaches the transfer
   double arrives     = -1;      ///< instead of comm on an unshared network: when it has arrived
   bool posted        = false;   ///< the sender has reached it
+  double posted_at   = 0;       ///< when
+  double not_before  = 0;       ///< a rate bound's earliest arrival
   s4u::Actor* waiter = nullptr; ///< the receiver, suspended until the transfer exists
   s4u::Actor* sender = nullptr; ///< the sender, suspended until the receiver has it all
   bool done          = false;
@@ -139,25 +142,37 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       }
     sent.clear();
   };
-  if (phase == 0 && options_.endpoint_delay_s > 0)
-    s4u::this_actor::sleep_for(options_.endpoint_delay_s);
+  const nccl::ProtocolCosts* proto = options_.protocol;
+  if (phase == 0) {
+    double start = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
+    if (start > 0)
+      s4u::this_actor::sleep_for(start);
+  }
   const bool last_phase = phase + 2 == phase_first_.size();
-  const auto parity     = static_cast<uint8_t>(c % 2);
+  const auto lane       = static_cast<uint16_t>(c % s.lanes);
   for (size_t k = phase_first_[phase]; k < phase_first_[phase + 1]; k++) {
     const auto& mine = s.by_rank[r][k];
+    // a protocol's packing bounds what the rank sends, shared by its transfers of the step
+    double rate = -1;
+    if (proto && proto->rank_rate_cap_Bps > 0 && not mine.sends.empty())
+      rate = proto->rank_rate_cap_Bps * proto->wire_factor / static_cast<double>(mine.sends.size());
     for (uint32_t i : mine.sends) {
       const Transfer& t = s.steps[k][i];
-      if (t.parity != 2 && t.parity != parity)
+      if (t.lane != Transfer::kEveryLane && t.lane != lane)
         continue;
       size_t index = step_offset_[k] + i;
       Op& op       = ch.ops[index];
-      auto size    = static_cast<uint64_t>(std::llround(piece * t.fraction));
+      auto size    = static_cast<uint64_t>(std::llround(piece * t.fraction * (proto ? proto->wire_factor : 1.0)));
       if (options_.unshared)
         op.arrives =
             s4u::Engine::get_clock() + options_.unshared->seconds(hosts_[r], hosts_[t.dst], static_cast<double>(size));
       else
         op.comm = s4u::Comm::sendto_async(hosts_[r], hosts_[t.dst], size);
-      op.posted = true;
+      op.posted    = true;
+      op.posted_at = s4u::Engine::get_clock();
+      // (SimGrid 3.32 leaves host-to-host communications unbounded by Comm::set_rate: the bound
+      // is a floor on the transfer's duration)
+      op.not_before = rate > 0 ? op.posted_at + static_cast<double>(size) / rate : 0;
       if (options_.traffic)
         options_.traffic->add(hosts_[r], hosts_[t.dst], static_cast<double>(size));
       sent.push_back(index);
@@ -174,7 +189,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
     double ready = -1;
     for (uint32_t i : mine.recvs) {
       const Transfer& t = s.steps[k][i];
-      if (t.parity != 2 && t.parity != parity)
+      if (t.lane != Transfer::kEveryLane && t.lane != lane)
         continue;
       Op& op = ch.ops[step_offset_[k] + i];
       if (not op.posted) {
@@ -187,20 +202,30 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
         arrived = op.comm->get_finish_time();
         op.comm = nullptr;
       }
+      arrived = std::max(arrived, op.not_before);
       op.done = true;
       if (op.sender != nullptr) {
         op.sender->resume();
         op.sender = nullptr;
       }
       double handled = arrived + options_.endpoint_delay_s;
-      if (t.reduce)
-        handled += reduction_time(piece * t.fraction, options_.reduce_Bps);
+      double reduce  = t.reduce ? reduction_time(piece * t.fraction, options_.reduce_Bps) : 0;
+      if (proto) {
+        bool across = proto->node.size() == s.ranks && proto->node[t.src] != proto->node[r];
+        handled += across ? proto->inter_step_s : proto->intra_step_s;
+        // fused: the kernel reduces as the data streams in; only what memory cannot keep up with shows
+        if (proto->fused_reductions)
+          reduce = std::max(0.0, reduce - (arrived - op.posted_at));
+      }
+      handled += reduce;
       ready = std::max(ready, handled);
     }
     wait_until(ready);
     // the next step starts once this one's sends have arrived too (the last ones: as the
-    // schedule says)
-    if (k + 1 < phase_first_[phase + 1] || not last_phase || s.wait_final_sends)
+    // schedule says); NCCL's kernels go on while their sends fill the peer's buffer slots, so
+    // with a protocol only the phase's end waits for them
+    const bool last_step = k + 1 == phase_first_[phase + 1];
+    if ((not last_step && proto == nullptr) || (last_step && (not last_phase || s.wait_final_sends)))
       wait_sent();
   }
   if (last_phase)

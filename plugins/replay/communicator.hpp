@@ -26,6 +26,10 @@
 
 namespace sgai::replay {
 
+namespace nccl {
+struct ProtocolCosts;
+}
+
 struct CollectiveOptions {
   uint32_t chunks   = 1; ///< pieces the message is cut into (ASTRA-sim's preferred-dataset-splits)
   uint32_t channels = 1; ///< chunks in flight per rank (active-chunks-per-dimension)
@@ -40,6 +44,10 @@ struct CollectiveOptions {
   const class UnsharedPaths* unshared = nullptr;
   /** Set: every transfer's bytes are added to the links of its route (links.csv). */
   class LinkTraffic* traffic = nullptr;
+  /** Set: the collective runs with an NCCL protocol's costs (plugins/replay/nccl.hpp): its base
+   *  latency at the start, bytes on the wire per payload byte, a rate bound on each rank's sending,
+   *  each received piece's step latency beyond its path's, and reductions fused with transfers. */
+  const nccl::ProtocolCosts* protocol = nullptr;
 };
 
 class CollectiveRun {

@@ -78,6 +78,10 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
     break;
   case Algorithm::astra_tree:
     throw std::invalid_argument("ASTRA-sim's tree has no closed form here (its chunks overlap between ranks)");
+  case Algorithm::nvls:
+    if (type == CollectiveType::all_reduce) // one step: S (1 + 1/n) in and out of every rank
+      return a + (N + 1) / N * s / b;
+    break;
   }
   // same message as make_schedule's
   make_schedule(type, algorithm, n);

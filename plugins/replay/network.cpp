@@ -134,7 +134,7 @@ NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimens
   return net;
 }
 
-double UnsharedPaths::seconds(const s4u::Host* src, const s4u::Host* dst, double bytes) const
+const UnsharedPaths::Path& UnsharedPaths::path(const s4u::Host* src, const s4u::Host* dst) const
 {
   auto key = std::make_pair(src, dst);
   auto it  = paths_.find(key);
@@ -148,7 +148,17 @@ double UnsharedPaths::seconds(const s4u::Host* src, const s4u::Host* dst, double
         bandwidth = l->get_bandwidth();
     it = paths_.emplace(key, Path{latency, bandwidth}).first;
   }
-  const Path& p = it->second;
+  return it->second;
+}
+
+double UnsharedPaths::latency(const s4u::Host* src, const s4u::Host* dst) const
+{
+  return path(src, dst).latency_s;
+}
+
+double UnsharedPaths::seconds(const s4u::Host* src, const s4u::Host* dst, double bytes) const
+{
+  const Path& p = path(src, dst);
   return p.latency_s + (p.bandwidth_Bps > 0 ? bytes / p.bandwidth_Bps : 0);
 }
 

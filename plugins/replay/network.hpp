@@ -58,11 +58,14 @@ NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimens
 class UnsharedPaths {
 public:
   double seconds(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes) const;
+  /** The route's latency (the sum of its links'). */
+  double latency(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
 
 private:
   struct Path {
     double latency_s, bandwidth_Bps;
   };
+  const Path& path(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
   mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Path> paths_;
 };
 

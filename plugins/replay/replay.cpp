@@ -65,6 +65,7 @@ struct Instance {
   uint32_t arrived = 0, finished = 0;
   std::vector<s4u::Actor*> waiting;
   std::vector<uint32_t> waiting_ranks;
+  std::unique_ptr<nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.nccl), used by run
   std::unique_ptr<CollectiveRun> run;
   double start = 0;
 };
@@ -346,6 +347,122 @@ struct Replay::Impl {
     return cached;
   }
 
+  /** A collective as NCCL runs it (options.nccl): its schedule, name and protocol costs. */
+  struct NcclPlan {
+    std::shared_ptr<const Schedule> schedule;
+    std::string algorithm;
+    std::unique_ptr<nccl::ProtocolCosts> costs;
+    uint32_t lanes = 1; ///< independent channels: chunks and chunks in flight multiply by it
+  };
+
+  /** NCCL's plan for a collective of `bytes` (comm_size) over `members` of the job, or none when
+   *  the model does not apply to it (no NCCL system, an implementation NCCL does not have, an
+   *  all-to-all, a multi-dimensional layout). A forced algorithm or protocol that the collective
+   *  cannot use is an error naming the node. */
+  std::optional<NcclPlan> nccl_plan(const Rank& r, const Node& n, CollectiveType type, uint64_t bytes,
+                                    const std::vector<uint32_t>& members, bool world)
+  {
+    if (not options.nccl || (world && options.dims.size() > 1))
+      return std::nullopt;
+    const auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
+                          : type == CollectiveType::barrier            ? CollectiveType::all_reduce
+                                                                       : type;
+    std::optional<nccl::Algo> algo;
+    if (auto it = options.nccl_algorithm.find(key_type); it != options.nccl_algorithm.end())
+      algo = it->second;
+    else if (auto im = options.system.implementations.find(key_type); im != options.system.implementations.end()) {
+      // the system file's implementation: NCCL's protocol for the algorithms NCCL has
+      if (im->second.size() != 1)
+        return std::nullopt;
+      switch (im->second[0]) {
+      case Algorithm::ring:
+        algo = nccl::Algo::ring;
+        break;
+      case Algorithm::double_binary_tree:
+        algo = nccl::Algo::tree;
+        break;
+      case Algorithm::nvls:
+        algo = nccl::Algo::nvls;
+        break;
+      default:
+        return std::nullopt;
+      }
+    }
+    std::optional<nccl::Proto> proto;
+    if (auto it = options.nccl_protocol.find(key_type); it != options.nccl_protocol.end())
+      proto = it->second;
+    const auto nr = static_cast<uint32_t>(members.size());
+    // the members' nodes, numbered in order of appearance
+    const Job& job = *r.job;
+    std::vector<uint32_t> node(nr, 0);
+    std::map<uint32_t, uint32_t> ids;
+    for (uint32_t i = 0; i < nr; i++) {
+      uint32_t g = job.spec.nodes.empty() ? 0 : job.spec.nodes[members[i]];
+      node[i]    = ids.emplace(g, static_cast<uint32_t>(ids.size())).first->second;
+    }
+    const auto nodes = static_cast<uint32_t>(ids.size());
+    auto m           = nccl::model(*options.nccl, key_type, nr, nodes);
+    double tuned     = static_cast<double>(bytes) * (key_type == CollectiveType::all_gather ? nr : 1);
+    auto c           = nccl::choose(m, tuned, algo, proto);
+    if (not c) {
+      if (not algo && not proto)
+        return std::nullopt; // not a collective NCCL tunes (all-to-all)
+      std::string what = std::string(algo ? nccl::to_string(*algo) : "") + (algo && proto ? "/" : "") +
+                         (proto ? nccl::to_string(*proto) : "");
+      fail(r, &n,
+           "NCCL has no " + what + " " + chakra::to_string(type) + " over " + std::to_string(nr) + " ranks on " +
+               std::to_string(nodes) +
+               " node(s) of this platform (NVLS: all-reduce inside one NVSwitch domain of "
+               "more than 4 GPUs; tree: all-reduce; LL128: NVLink)");
+    }
+    // rings across nodes: one ring per GPU of a node, entering each node at another GPU (rails)
+    const uint32_t ppn = nodes > 0 ? nr / nodes : nr;
+    bool rails         = c->algo == nccl::Algo::ring && nodes > 1 && ppn > 1 && nr % nodes == 0;
+    for (uint32_t i = 0; rails && i < nr; i++)
+      rails = node[i] == i / ppn;
+    NcclPlan plan;
+    plan.algorithm = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(ppn) : std::string());
+    std::string key =
+        "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" + plan.algorithm;
+    auto& cached = schedules[key];
+    if (not cached) {
+      try {
+        if (rails) {
+          Schedule s  = algorithms::ring_channels(type, nr, ppn, ppn, true);
+          s.type      = type;
+          s.algorithm = Algorithm::ring;
+          s.ranks     = nr;
+          s.index();
+          cached = std::make_shared<const Schedule>(std::move(s));
+        } else
+          cached = std::make_shared<const Schedule>(make_schedule(type,
+                                                                  c->algo == nccl::Algo::ring ? Algorithm::ring
+                                                                  : c->algo == nccl::Algo::tree
+                                                                      ? Algorithm::double_binary_tree
+                                                                      : Algorithm::nvls,
+                                                                  nr));
+      } catch (const std::invalid_argument& e) {
+        fail(r, &n, e.what());
+      }
+    }
+    plan.schedule = cached;
+    plan.lanes    = cached->lanes;
+    // the platform's own path latencies, which NCCL's step latencies include
+    double intra = 0, inter = 0;
+    bool have_intra = false, have_inter = false;
+    for (uint32_t i = 1; i < nr && not(have_intra && have_inter); i++) {
+      bool same = node[i] == node[0];
+      if ((same && have_intra) || (not same && have_inter))
+        continue;
+      double l                         = unshared_paths.latency(job.ranks[members[0]]->gpu, job.ranks[members[i]]->gpu);
+      (same ? intra : inter)           = l;
+      (same ? have_intra : have_inter) = true;
+    }
+    plan.costs       = std::make_unique<nccl::ProtocolCosts>(nccl::costs(*options.nccl, m, *c, intra, inter));
+    plan.costs->node = std::move(node);
+    return plan;
+  }
+
   /** The node's comm_size in bytes; the error names what is wrong with it. (A negative one is
    *  rejected when the trace is read.) */
   std::optional<uint64_t> comm_size(const Rank& r, const Node& n, const std::string& what)
@@ -409,21 +526,30 @@ struct Replay::Impl {
     } else {
       std::string algorithm;
       std::shared_ptr<const Schedule> schedule;
-      try {
-        schedule = schedule_for(*type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm);
-      } catch (const std::invalid_argument& e) {
-        fail(r, &n, e.what());
+      uint32_t lanes = 1;
+      if (auto plan = nccl_plan(r, n, *type, *bytes, *members, members == &job.world)) {
+        schedule  = plan->schedule;
+        algorithm = plan->algorithm;
+        in->costs = std::move(plan->costs);
+        lanes     = plan->lanes;
+      } else {
+        try {
+          schedule = schedule_for(*type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm);
+        } catch (const std::invalid_argument& e) {
+          fail(r, &n, e.what());
+        }
       }
       std::vector<s4u::Host*> hosts;
       for (uint32_t m : *members)
         hosts.push_back(job.ranks[m]->gpu);
       CollectiveOptions co;
-      co.chunks           = options.system.chunks;
-      co.channels         = options.system.active_chunks;
+      co.chunks           = options.system.chunks * lanes; // NCCL's channels each run their own chunks
+      co.channels         = options.system.active_chunks * lanes;
       co.reduce_Bps       = options.system.local_mem_bw_Bps;
       co.endpoint_delay_s = options.system.endpoint_delay_s;
       co.unshared         = options.congestion_aware ? nullptr : &unshared_paths;
       co.traffic          = options.traffic;
+      co.protocol         = in->costs.get();
       in->run             = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
       in->start           = s4u::Engine::get_clock();
       CollectiveRecord rec;
@@ -432,6 +558,7 @@ struct Replay::Impl {
       rec.type      = *type;
       rec.bytes     = *bytes;
       rec.algorithm = algorithm;
+      rec.protocol  = in->costs ? in->costs->name : std::string();
       rec.ranks     = static_cast<uint32_t>(members->size());
       rec.start_s   = in->start;
       records.push_back(rec);
@@ -727,13 +854,14 @@ void write_ranks_csv(std::ostream& out, const std::vector<RankResult>& ranks)
 
 void write_collectives_csv(std::ostream& out, const std::vector<CollectiveRecord>& collectives)
 {
-  out << "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps\n";
+  out << "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps,protocol\n";
   for (const auto& c : collectives) {
     double t     = c.end_s - c.start_s;
     double algbw = t > 0 ? static_cast<double>(c.bytes) / t / 1e9 : 0;
     out << c.job << ',' << c.group << ',' << chakra::to_string(c.type) << ',' << c.bytes << ',' << c.algorithm << ','
         << c.ranks << ',' << ns(c.start_s) << ',' << ns(c.end_s) << ',' << ns(t) << ',' << format_fixed(algbw, 3) << ','
-        << format_fixed(algbw * CollectiveRecord::bus_factor(c.type, c.ranks), 3) << '\n';
+        << format_fixed(algbw * CollectiveRecord::bus_factor(c.type, c.ranks), 3) << ','
+        << (c.protocol.empty() ? "-" : c.protocol) << '\n';
   }
 }
 

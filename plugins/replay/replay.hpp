@@ -12,6 +12,7 @@
 
 #include "plugins/replay/astra_inputs.hpp"
 #include "plugins/replay/communicator.hpp"
+#include "plugins/replay/nccl.hpp"
 
 #include <simgrid/forward.h>
 
@@ -42,6 +43,17 @@ struct ReplayOptions {
    *  (algorithms::ring_channels); 1: one ring. */
   uint32_t channels      = 1;
   uint32_t channel_block = 0;
+  /** Set: collectives run as NCCL runs them on this system (plugins/replay/nccl.hpp): the algorithm
+   *  and protocol NCCL's tuning model picks for each one's type, size, ranks and nodes (ring, its
+   *  double binary tree, NVLS; LL, LL128, Simple), with the protocol's costs; rings across nodes
+   *  run one channel per GPU of a node, over the nodes' rails. Collectives the system file gives an
+   *  implementation for keep it (ring, double_binary_tree and nvls still get NCCL's protocol);
+   *  all-to-all and multi-dimensional layouts run as without it. */
+  std::optional<nccl::System> nccl;
+  /** Per collective type, NCCL's algorithm ("ring", "tree", "nvls") or protocol ("LL", "LL128",
+   *  "Simple") to use instead of the tuning model's choice (a user's NCCL_ALGO / NCCL_PROTO). */
+  std::map<CollectiveType, nccl::Algo> nccl_algorithm;
+  std::map<CollectiveType, nccl::Proto> nccl_protocol;
   /** Set: the bytes every transfer puts on its route's links are counted here (links.csv). */
   class LinkTraffic* traffic = nullptr;
   /** The feeder waits for control parents (true) or data parents only (false); unset: data only
@@ -57,6 +69,7 @@ struct JobSpec {
   std::vector<simgrid::s4u::Host*> gpus;               ///< rank i's GPU
   std::vector<simgrid::s4u::Host*> cpus;               ///< rank i's CPU host (empty: the GPU host)
   std::map<std::string, std::vector<uint32_t>> groups; ///< communicator groups by pg_name
+  std::vector<uint32_t> nodes;                         ///< rank i's node (NCCL's model); empty: one node
 };
 
 struct RankResult {
@@ -73,6 +86,7 @@ struct CollectiveRecord {
   CollectiveType type = CollectiveType::all_reduce;
   uint64_t bytes      = 0;
   std::string algorithm;
+  std::string protocol; ///< NCCL's protocol it ran with (empty: no protocol model)
   uint32_t ranks = 0;
   double start_s = 0, end_s = 0;
   /** NCCL's bus bandwidth factor on comm_size: 2(n-1)/n for all-reduce, (n-1)/n for

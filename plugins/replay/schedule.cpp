@@ -19,6 +19,8 @@ const char* to_string(Algorithm a)
     return "double_binary_tree";
   case Algorithm::astra_tree:
     return "doubleBinaryTree";
+  case Algorithm::nvls:
+    return "nvls";
   }
   return "?";
 }
@@ -35,6 +37,8 @@ bool algorithm_from_string(std::string_view s, Algorithm& out)
     out = Algorithm::double_binary_tree;
   else if (s == "doubleBinaryTree" || s == "astra_tree")
     out = Algorithm::astra_tree;
+  else if (s == "nvls")
+    out = Algorithm::nvls;
   else
     return false;
   return true;
@@ -93,6 +97,9 @@ Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks,
     case Algorithm::astra_tree:
       s = algorithms::astra_double_binary_tree(type, ranks, root);
       break;
+    case Algorithm::nvls:
+      s = algorithms::nvls(type, ranks);
+      break;
     }
   }
   s.type      = type;
@@ -130,6 +137,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
     if (dims[i] == 1)
       return;
     Schedule s   = make_schedule(t, algorithms[i], dims[i]);
+    out.lanes    = std::max(out.lanes, s.lanes);
     size_t first = out.steps.size();
     out.steps.resize(first + s.steps.size());
     out.step_dim.resize(first + s.steps.size(), static_cast<uint32_t>(i));
@@ -139,7 +147,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
       for (size_t k = 0; k < s.steps.size(); k++)
         for (const auto& tr : s.steps[k])
           out.steps[first + k].push_back(
-              {base + tr.src * stride, base + tr.dst * stride, tr.fraction * scale, tr.reduce, tr.parity});
+              {base + tr.src * stride, base + tr.dst * stride, tr.fraction * scale, tr.reduce, tr.lane});
     }
   };
   const size_t D = dims.size();

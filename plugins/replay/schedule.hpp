@@ -23,17 +23,21 @@ using chakra::CollectiveType;
 /** double_binary_tree is NCCL's (the buffer split between two trees at once); astra_tree is what
  *  ASTRA-sim's doubleBinaryTree does (an all-reduce of each chunk on one tree, chunks alternating
  *  between two trees; algorithms/astra_tree.cpp). */
-enum class Algorithm { ring, direct, halving_doubling, double_binary_tree, astra_tree };
+enum class Algorithm { ring, direct, halving_doubling, double_binary_tree, astra_tree, nvls };
 const char* to_string(Algorithm a);
 /** "ring", "direct", "halving_doubling" (also "halvingDoubling", ASTRA-sim's), "double_binary_tree"
- *  (also "dbt"), "doubleBinaryTree" (ASTRA-sim's name: astra_tree). */
+ *  (also "dbt"), "doubleBinaryTree" (ASTRA-sim's name: astra_tree), "nvls" (NCCL's in-switch
+ *  all-reduce, algorithms/nvls.cpp). */
 bool algorithm_from_string(std::string_view s, Algorithm& out);
 
 struct Transfer {
   uint32_t src = 0, dst = 0; ///< ranks of the group (0..n-1)
   double fraction = 0;       ///< of the collective's bytes (per chunk: of the chunk's)
   bool reduce     = false;   ///< the receiver reduces what it receives with its own data
-  uint8_t parity  = 2;       ///< 0 or 1: only in chunks of that parity; 2: in every chunk
+  /** Only in chunks c with c % Schedule::lanes == lane (ASTRA-sim's tree alternates two trees
+   *  between chunks; NCCL's channels each carry their own chunks); kEveryLane: in every chunk. */
+  uint16_t lane                        = kEveryLane;
+  static constexpr uint16_t kEveryLane = 0xFFFF;
 };
 
 /** Steps in order. A rank starts its sends of step k once its transfers of the steps before k
@@ -49,6 +53,7 @@ struct Schedule {
   /** false: a rank's part ends once it has sent its last pieces, without waiting for them to
    *  arrive (ASTRA-sim's tree); true: once they have arrived. */
   bool wait_final_sends = true;
+  uint16_t lanes        = 1; ///< Transfer::lane's modulus
 
   /** Per rank and step: indexes into steps[k] of its sends and of its receives. */
   struct RankStep {
@@ -93,16 +98,23 @@ double alpha_beta_time(CollectiveType type, Algorithm algorithm, uint32_t ranks,
 
 namespace algorithms {
 Schedule ring(CollectiveType type, uint32_t ranks, uint32_t root);
-/** NCCL's channels over rails: `channels` rings side by side, each with 1/channels of the buffer;
+/** NCCL's channels over rails: `channels` rings side by side, each with 1/channels of the buffer
+ *  (with `lanes`: ring c is lane c, carrying whole chunks, so the rings run independently when the
+ *  collective is cut in a multiple of `channels` chunks, all in flight);
  *  ranks come in nodes of `block` consecutive ranks and ring c visits every node from its c-th rank,
  *  so ring c crosses between nodes from rank c-1 of a node to rank c of the next: the nodes'
  *  GPU-to-NIC paths all carry traffic. All-reduce, reduce-scatter and all-gather; other
  *  collectives, one node or channels <= 1: ring(). */
-Schedule ring_channels(CollectiveType type, uint32_t ranks, uint32_t channels, uint32_t block);
+Schedule ring_channels(CollectiveType type, uint32_t ranks, uint32_t channels, uint32_t block, bool lanes = false);
 Schedule direct(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule halving_doubling(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t root);
 Schedule astra_double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t root);
+/** NCCL's NVLS all-reduce in one NVSwitch domain: the switch reduces (multimem loads) and
+ *  multicasts (multimem stores), so each GPU sends S (1 + 1/n) to the switch and receives as much.
+ *  Run as one step where every rank sends (n + 1) / (n (n - 1)) of S to each other rank: the same
+ *  bytes on every GPU's links in both directions, nothing reduced on a GPU. All-reduce only. */
+Schedule nvls(CollectiveType type, uint32_t ranks);
 } // namespace algorithms
 
 } // namespace sgai::replay

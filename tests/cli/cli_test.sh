@@ -114,14 +114,29 @@ case "$case_name" in
     bus=$(awk '$1 == 8589934592 { print $4 }' "$tmp/out")
     awk -v b="$bus" 'BEGIN { exit !(b > 370.67 / 1.1 && b < 370.67 / 0.9) }' || fail "HGX 8 GiB bus bandwidth $bus GB/s: time not within 10% of the measured 370.67" ;;
   collective_bench)
-    # nccl-tests on a platform: one line per size in nccl-tests' columns; the 8 GiB ring all-reduce on
-    # an HGX H100 node: NVLink 4's 450 GB/s, the reduce-scatter half slowed by reductions at HBM3's
-    # 3.35 TB/s: busbw 2 / (1/450 + 1/450 + 3/3350) = 374.4 GB/s
+    # nccl-tests on a platform, NCCL's choice of algorithm and protocol (docs/replay.md): one line per
+    # size in nccl-tests' columns. HGX H100 node, 8 GPUs: 8 B is ring/LL, NCCL's base latency 6.6 us
+    # plus 14 steps at the 1.4 us NVSwitch path (above LL's 0.6 us hop): 26.2 us; 8 GiB is NVLS, each
+    # GPU moving S (1 + 1/8) each way at 0.85 x 370.8 GB/s: busbw 2 x 7/9 x 315.18 = 490.3 GB/s less
+    # NVLS's 25 us latency
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 8 --sizes 8:8GiB --factor 1024; expect_rc 0
     [ "$(grep -c '^ *[0-9]' "$tmp/out")" -eq 4 ] || fail "4 sizes expected: $out"
     grep -q "^#       size         count      type   redop    root     time   algbw   busbw" "$tmp/out" || fail "header: $out"
-    bus=$(awk '$1 == 8589934592 { print $8 }' "$tmp/out")
-    awk -v b="$bus" 'BEGIN { exit !(b > 374 && b < 375) }' || fail "8 GiB busbw $bus"
+    awk '$1 == 8 && $6 == "26.20" && $10 == "ring/LL" { ok = 1 } END { exit !ok }' "$tmp/out" || fail "8 B: $out"
+    bus=$(awk '$1 == 8589934592 && $10 == "nvls/Simple" { print $8 }' "$tmp/out")
+    awk -v b="$bus" 'BEGIN { exit !(b > 489 && b < 490.3) }' || fail "8 GiB NVLS busbw $bus"
+    # the ring forced (NCCL_ALGO=ring): NVLink 4's payload rate, 18 links x 20.6 GB/s, reductions in the kernels
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 8GiB --algo ring; expect_rc 0
+    bus=$(awk '$1 == 8589934592 && $10 == "ring/Simple" { print $8 }' "$tmp/out")
+    awk -v b="$bus" 'BEGIN { exit !(b > 370 && b < 370.8) }' || fail "8 GiB ring busbw $bus"
+    # a forced protocol is recorded
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 1MiB --algo ring --proto LL128; expect_rc 0
+    grep -q ' ring/LL128$' "$tmp/out" || fail "LL128 forced: $out"
+    # NVLS needs more than 4 GPUs of one NVSwitch domain (one error line)
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 4 --algo nvls --sizes 1MiB; expect_rc 1
+    expect_one_error_line "NCCL has no nvls ALL_REDUCE over 4 ranks on 1 node(s)"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo nvls; expect_rc 2
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --proto LL --algo direct; expect_rc 2
     [ -z "$(ls -a /tmp | grep "sgai-collective-")" ] || fail "scratch folder left in /tmp"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 16; expect_rc 1
     expect_one_error_line "has 8 GPUs, fewer than the 16 --gpus asks for"
@@ -157,9 +172,12 @@ case "$case_name" in
     shared_or_skip
     /usr/bin/python3 tools/validate/nccl_measured.py --sgai "$SGAI" >"$tmp/out" 2>"$tmp/err" ||
       fail "nccl_measured: $(cat "$tmp/err")"
-    [ "$(grep -c '^== ' "$tmp/out")" -eq 9 ] || fail "9 tables expected: $(cat "$tmp/out")"
+    [ "$(grep -c '^== ' "$tmp/out")" -eq 10 ] || fail "10 tables expected: $(cat "$tmp/out")"
     e=$(awk '/^== 8 x H100/ { on = 1 } on && $1 == "8" { gsub("%", "", $6); print $6 }' "$tmp/out")
-    awk -v e="$e" 'BEGIN { exit !(e < 10 && e > -10) }' || fail "HGX H100 peak: time error $e%" ;;
+    awk -v e="$e" 'BEGIN { exit !(e < 10 && e > -10) }' || fail "HGX H100 peak: time error $e%"
+    # the one-node tables (NVLS on and off, the H200 collectives, the H100 peak): each within 10%
+    awk '/^== 8 x/ { on = 1 } /^== [14] x/ { on = 0 } on && /geometric mean/ { n++; v = $5; sub("%", "", v); if (v + 0 > 10) bad = bad " " v }
+         END { exit !(n == 6 && bad == "") }' "$tmp/out" || fail "one-node tables over 10%: $(grep -E '^==|geometric' "$tmp/out")" ;;
   astra_grid)
     # every ASTRA-sim microbenchmark cell and the multi-dimensional networks against ASTRA-sim's own
     # figures (tools/validate/astra-sim/*.csv): >= 90% within 5%, multi-dimensional within 1%

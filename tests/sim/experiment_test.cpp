@@ -138,7 +138,7 @@ TEST(Experiment, ReplayRunsHierarchicalCollectivesOverTheDimensionsGiven)
   auto csv = read_text_file(dir / "out" / "collectives.csv");
   // the columns of sgai replay's collectives.csv
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps");
+            "job,group,type,bytes,algorithm,ranks,start_ns,end_ns,duration_ns,algbw_GBps,busbw_GBps,protocol");
   EXPECT_NE(csv.find(",ALL_REDUCE,67108864,ring+ring,256,"), std::string::npos) << csv;
   auto summary = nlohmann::json::parse(read_text_file(dir / "out" / "summary.json"));
   EXPECT_EQ(summary["components"]["replay"]["ranks"].get<int>(), 256);

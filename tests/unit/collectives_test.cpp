@@ -216,9 +216,9 @@ TEST(Collectives, AstraSimsTreeAlternatesTwoInOrderTrees)
   Schedule s = make_schedule(CollectiveType::all_gather, Algorithm::astra_tree, 4); // an all-reduce anyway
   ASSERT_EQ(s.steps.size(), 4U);
   EXPECT_FALSE(s.wait_final_sends);
-  auto has = [&](size_t step, uint32_t src, uint32_t dst, bool reduce, uint8_t parity) {
+  auto has = [&](size_t step, uint32_t src, uint32_t dst, bool reduce, uint16_t lane) {
     for (const auto& t : s.steps[step])
-      if (t.src == src && t.dst == dst && t.reduce == reduce && t.parity == parity && t.fraction == 1.0)
+      if (t.src == src && t.dst == dst && t.reduce == reduce && t.lane == lane && t.fraction == 1.0)
         return true;
     return false;
   };

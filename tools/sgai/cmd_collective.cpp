@@ -35,10 +35,11 @@ struct BenchArgs {
   std::string op    = "all_reduce";
   std::string sizes = "8B:8GiB";
   int64_t factor    = 2;
-  std::string algo  = "ring";
-  std::vector<int64_t> dims; ///< hierarchical: GPUs per level, the first varying fastest
-  int64_t chunks   = 1;      ///< pieces of each collective, one in flight per dimension
-  int64_t channels = 0;      ///< NCCL's channels over rails (rings entering the nodes at different GPUs); 0: auto
+  std::string algo  = "auto"; ///< NCCL's choice (auto), or ring, tree, nvls, direct, halving_doubling
+  std::string proto = "auto"; ///< NCCL's choice (auto), or LL, LL128, Simple
+  std::vector<int64_t> dims;  ///< hierarchical: GPUs per level, the first varying fastest
+  int64_t chunks   = 1;       ///< pieces of each collective, one in flight per dimension
+  int64_t channels = 0;       ///< NCCL's channels over rails (rings entering the nodes at different GPUs); 0: auto
 };
 
 constexpr double kMaxBytes = 1099511627776.0; ///< 1 TiB per collective
@@ -99,8 +100,10 @@ int bench(const BenchArgs& a, const Globals& globals)
 {
   const Op op      = op_of(a.op);
   const auto sizes = size_list(a);
-  if (a.algo == "double_binary_tree" && a.op != "all_reduce")
-    throw UsageError("--algo tree is NCCL's double binary tree, an all-reduce: not " + a.op);
+  if ((a.algo == "tree" || a.algo == "nvls") && a.op != "all_reduce")
+    throw UsageError("--algo " + a.algo + " is an all-reduce: not " + a.op);
+  if ((a.algo == "direct" || a.algo == "halving_doubling") && a.proto != "auto")
+    throw UsageError("--proto is NCCL's: its algorithms are ring, tree and nvls, not " + a.algo);
   if (a.algo == "halving_doubling" && (a.op == "alltoall" || (a.gpus & (a.gpus - 1)) != 0))
     throw UsageError("--algo halving_doubling needs a power-of-two --gpus and has no alltoall");
   auto ext = std::filesystem::path(a.platform).extension().string();
@@ -116,6 +119,9 @@ int bench(const BenchArgs& a, const Globals& globals)
     if (product != a.gpus)
       throw UsageError("--dims: the levels make " + std::to_string(product) + " GPUs, not the " +
                        std::to_string(a.gpus) + " of --gpus");
+    if (not a.dims.empty() && (a.algo == "auto" || a.algo == "tree" || a.algo == "nvls" || a.proto != "auto"))
+      throw UsageError("--dims runs an algorithm per level without NCCL's model: name it with --algo ring, direct or "
+                       "halving_doubling, without --proto");
   }
   platform::Platform p = platform::generate(a.platform);
   if (p.gpus.size() < n)
@@ -148,9 +154,14 @@ int bench(const BenchArgs& a, const Globals& globals)
                                    {"active-chunks-per-dimension", 1},
                                    {"collective-optimization", "localBWAware"}};
   const size_t levels           = std::max<size_t>(1, a.dims.size());
-  for (const char* key : {"all-reduce-implementation", "all-gather-implementation", "reduce-scatter-implementation",
-                          "all-to-all-implementation"})
-    system[key] = std::vector<std::string>(levels, a.algo);
+  // NCCL's algorithms go through its model (the replay's "algorithm"); the others are ASTRA-sim's
+  const bool nccl_algo = a.algo == "auto" || a.algo == "ring" || a.algo == "tree" || a.algo == "nvls";
+  if (not nccl_algo || not a.dims.empty())
+    for (const char* key : {"all-reduce-implementation", "all-gather-implementation", "reduce-scatter-implementation",
+                            "all-to-all-implementation"})
+      system[key] = std::vector<std::string>(levels, a.algo);
+  else if (op.type == chakra::CollectiveType::all_to_all) // NCCL's all-to-all: every peer at once
+    system["all-to-all-implementation"] = std::vector<std::string>(1, "direct");
   if (mem_bw > 0)
     system["local-mem-bw"] = mem_bw / 1e9;
   write_file_atomically(dir / "system.json", system.dump(2) + "\n");
@@ -165,14 +176,31 @@ int bench(const BenchArgs& a, const Globals& globals)
              {"options", {{"workloads", {(dir / "w" / "bench").string()}}, {"system", (dir / "system.json").string()}}}}});
   if (not a.dims.empty())
     e["components"][0]["options"]["dims"] = a.dims;
+  if (nccl_algo && a.dims.empty()) {
+    e["components"][0]["options"]["algorithm"] = a.algo;
+    e["components"][0]["options"]["protocol"]  = a.proto;
+  } else
+    e["components"][0]["options"]["nccl"] = false;
   // auto: as NCCL, one ring per rail when the GPUs span several nodes (a node's GPUs each reach the
   // network through their own NIC path), one ring inside a node
+  // without NCCL's model (--channels, or an algorithm it does not have): one ring per rail when the
+  // GPUs span several nodes (a node's GPUs each reach the network through their own NIC path)
   int64_t channels = a.channels;
+  if (a.channels > 0 && nccl_algo && a.dims.empty()) {
+    if (a.algo != "ring" || a.proto != "auto")
+      throw UsageError("--channels lays out plain rings without NCCL's protocols: use it with --algo ring alone");
+    e["components"][0]["options"].erase("algorithm");
+    e["components"][0]["options"].erase("protocol");
+    e["components"][0]["options"]["nccl"]       = false;
+    system["all-reduce-implementation"]         = system["all-gather-implementation"] =
+        system["reduce-scatter-implementation"] = std::vector<std::string>(1, "ring");
+    write_file_atomically(dir / "system.json", system.dump(2) + "\n");
+  }
   if (channels == 0) {
     uint32_t per_node = p.nodes[p.gpus[0].node].gpu_count;
     channels          = (a.algo == "ring" && a.dims.empty() && per_node > 1 && n > per_node) ? per_node : 1;
   }
-  if (channels > 1)
+  if (channels > 1 && e["components"][0]["options"].contains("nccl"))
     e["components"][0]["options"]["channels"] = channels;
   xbt_log_control_set("xbt_cfg.thres:warning"); // the model's defaults and the experiment's name are not news
   xbt_log_control_set("sgai_experiment.thres:warning");
@@ -184,13 +212,16 @@ int bench(const BenchArgs& a, const Globals& globals)
   std::string line;
   std::getline(in, line);
   std::vector<double> ns;
+  std::vector<std::string> how; // algorithm/protocol of each collective
   while (std::getline(in, line)) {
     std::vector<std::string> f;
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');)
       f.push_back(x);
-    if (f.size() >= 9)
+    if (f.size() >= 12) {
       ns.push_back(std::stod(f[8]));
+      how.push_back(f[4] + (f[11] == "-" ? "" : "/" + f[11]));
+    }
   }
   if (ns.size() != sizes.size())
     throw RunError("the replay gave " + std::to_string(ns.size()) + " collectives for " + std::to_string(sizes.size()) +
@@ -205,13 +236,12 @@ int bench(const BenchArgs& a, const Globals& globals)
   std::string dims;
   for (int64_t d : a.dims)
     dims += (dims.empty() ? "" : "x") + std::to_string(d);
-  std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s%s, %lld channel(s), %lld chunk(s), "
+  std::printf("# sgai collective bench: %s on %u GPUs of %s (%s), algorithm %s, protocol %s%s, %lld chunk(s), "
               "network model %s\n",
-              a.op.c_str(), n, a.platform.c_str(), p.gpus[0].type.c_str(), a.algo.c_str(),
-              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(channels),
-              static_cast<long long>(a.chunks), model.c_str());
+              a.op.c_str(), n, a.platform.c_str(), p.gpus[0].type.c_str(), a.algo.c_str(), a.proto.c_str(),
+              dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(a.chunks), model.c_str());
   std::printf("#                                                              out-of-place\n");
-  std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
+  std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong  algorithm\n");
   std::printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n");
   double sum_busbw = 0;
   for (size_t i = 0; i < sizes.size(); i++) {
@@ -219,9 +249,9 @@ int bench(const BenchArgs& a, const Globals& globals)
     double algbw = t_s > 0 ? static_cast<double>(sizes[i]) / t_s / 1e9 : 0;
     double busbw = algbw * bus_factor(a.op, n);
     sum_busbw += busbw;
-    std::printf("%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A\n",
+    std::printf("%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A  %s\n",
                 static_cast<unsigned long long>(sizes[i]), static_cast<unsigned long long>(sizes[i] / 4),
-                op.reduces ? "sum" : "none", a.op == "broadcast" ? 0 : -1, ns[i] / 1e3, algbw, busbw);
+                op.reduces ? "sum" : "none", a.op == "broadcast" ? 0 : -1, ns[i] / 1e3, algbw, busbw, how[i].c_str());
   }
   std::printf("# Avg bus bandwidth    : %g\n", sum_busbw / static_cast<double>(sizes.size()));
   return 0;
@@ -255,16 +285,14 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
   add_count(bench_cmd, "--chunks", a->chunks, "Pieces of each collective, one in flight per level (default 1)", 1,
             1024);
   add_count(bench_cmd, "--factor", a->factor, "Size multiplier between lines, nccl-tests' -f (default 2)", 2, 1024);
-  bench_cmd->add_option("--algo", a->algo, "ring (default), tree (NCCL's double binary tree), direct, halving_doubling")
-      ->check(CLI::IsMember({"ring", "tree", "direct", "halving_doubling"}));
-  bench_cmd->callback([a, &globals, &action]() {
-    action = [a, &globals]() {
-      BenchArgs b = *a;
-      if (b.algo == "tree")
-        b.algo = "double_binary_tree";
-      return bench(b, globals);
-    };
-  });
+  bench_cmd
+      ->add_option("--algo", a->algo,
+                   "auto (default: NCCL's tuning model picks), ring, tree (NCCL's double binary tree), nvls "
+                   "(in-switch reduction), or without NCCL's model direct, halving_doubling")
+      ->check(CLI::IsMember({"auto", "ring", "tree", "nvls", "direct", "halving_doubling"}));
+  bench_cmd->add_option("--proto", a->proto, "auto (default: NCCL's tuning model picks), LL, LL128, Simple")
+      ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
+  bench_cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return bench(*a, globals); }; });
 }
 
 } // namespace sgai::cli

@@ -107,13 +107,15 @@ def main():
     rows = [(r[0], size_bytes(r[0]), gbps(r[1]), gbps(r[2])) for r in sweep[1:]]
     sizes = [b for _, b, _, _ in rows]
     one = bench(a.sgai, "p6-b200.json", 8, sizes)
-    show("1 x P6-B200 (8 x B200), all-reduce, ring", [(l, b, m1, one[b]) for l, b, m1, _ in rows])
-    # NCCL's rings over the node's 8 rails (one channel per NIC): every GPU's path to the network works
-    four = bench(a.sgai, "p6-b200-4node.json", 32, sizes)  # (collective bench's default: one ring per rail)
-    show("4 x P6-B200 (32 x B200), all-reduce, flat ring, 8 channels over the 8 rails (the default)",
+    show("1 x P6-B200 (8 x B200), all-reduce, NCCL's choice", [(l, b, m1, one[b]) for l, b, m1, _ in rows])
+    # NCCL's rings over the node's 8 rails (one channel per GPU of a node): every GPU's path to the network works
+    four = bench(a.sgai, "p6-b200-4node.json", 32, sizes)
+    show("4 x P6-B200 (32 x B200), all-reduce >= 16 MiB, NCCL's choice (rings over the 8 rails)",
          [(l, b, m4, four[b]) for l, b, _, m4 in rows if b >= 16 * 2**20])
-    hier = bench(a.sgai, "p6-b200-4node.json", 32, sizes, extra=("--dims", "8,4", "--chunks", "4"))
-    show("4 x P6-B200 (32 x B200), all-reduce, ring inside nodes then across them (8 x 4), 4 chunks",
+    show("4 x P6-B200 (32 x B200), all-reduce < 16 MiB, NCCL's choice",
+         [(l, b, m4, four[b]) for l, b, _, m4 in rows if b < 16 * 2**20])
+    hier = bench(a.sgai, "p6-b200-4node.json", 32, sizes, extra=("--algo", "ring", "--dims", "8,4", "--chunks", "4"))
+    show("4 x P6-B200 (32 x B200), all-reduce, ASTRA-sim's composition (ring in nodes, then across; 4 chunks)",
          [(l, b, m4, hier[b]) for l, b, _, m4 in rows if b >= 16 * 2**20])
 
     for gpu, platform, header in (("H200", "hgx-h200.json", ["GPUs", "algo NCCL picks"]),
@@ -123,23 +125,28 @@ def main():
         on, off = [], []
         for r in t[1:]:
             n = int(r[0])
-            ours = bench(a.sgai, platform, n, [8 * 2**30])[8 * 2**30]
-            off.append((f"{n} GPUs, NVLS off", 8 * 2**30, gbps(r[3]), ours))
-            on.append((f"{n} GPUs, {r[1]}", 8 * 2**30, gbps(r[2]), ours))
+            # NCCL_NVLS_ENABLE=0 "forces the ring" (the source); otherwise NCCL's choice, sgai's too
+            ring = bench(a.sgai, platform, n, [8 * 2**30], extra=("--algo", "ring"))[8 * 2**30]
+            auto = bench(a.sgai, platform, n, [8 * 2**30])[8 * 2**30]
+            off.append((f"{n} GPUs, NVLS off", 8 * 2**30, gbps(r[3]), ring))
+            on.append((f"{n} GPUs, {r[1]}", 8 * 2**30, gbps(r[2]), auto))
         show(f"8 x {gpu} node, 8 GiB all-reduce, NVLS off (ring)", off)
-        show(f"8 x {gpu} node, 8 GiB all-reduce as NCCL picks (sgai: ring; NVLS not modelled)", on)
+        show(f"8 x {gpu} node, 8 GiB all-reduce as NCCL picks (sgai: its own pick, NVLS above 4 GPUs)", on)
 
     coll = find(tabs, ["collective", "algo", "busbw"])
     rows = []
     for r in coll[1:]:
         op = "all_gather" if r[0].startswith("all-gather") else "reduce_scatter" if r[0].startswith("reduce") \
             else "all_reduce"
-        ours = bench(a.sgai, "hgx-h200.json", 8, [16 * 2**30], op=op)[16 * 2**30]
+        extra = ("--algo", "ring") if "ENABLE=0" in r[0] else ()
+        ours = bench(a.sgai, "hgx-h200.json", 8, [16 * 2**30], op=op, extra=extra)[16 * 2**30]
         rows.append((f"{r[0][:22]}", 16 * 2**30, gbps(r[2]), ours))
-    show("8 x H200, 16 GiB collectives (sgai: ring)", rows)
+    show("8 x H200, 16 GiB collectives (NCCL's choice; NVLS off: ring)", rows)
 
-    ours = bench(a.sgai, "hgx-h100.json", 8, [8 * 2**30])[8 * 2**30]
-    show("8 x H100 (HGX), peak all-reduce bus bandwidth (hgx_h100_8gpu.yml), 8 GiB", [("8 GPUs", 8 * 2**30, 370.67, ours)])
+    # ASTRA-sim's file records a ring's peak (its model is a ring)
+    ours = bench(a.sgai, "hgx-h100.json", 8, [8 * 2**30], extra=("--algo", "ring"))[8 * 2**30]
+    show("8 x H100 (HGX), peak ring all-reduce bus bandwidth (hgx_h100_8gpu.yml), 8 GiB",
+         [("8 GPUs", 8 * 2**30, 370.67, ours)])
 
 
 if __name__ == "__main__":

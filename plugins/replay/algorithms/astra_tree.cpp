@@ -62,7 +62,8 @@ Schedule astra_double_binary_tree(CollectiveType /*type*/, uint32_t n, uint32_t 
   Schedule s;
   s.steps.resize(2 * k);
   s.wait_final_sends = false;
-  for (uint8_t parity = 0; parity < 2; parity++) {
+  s.lanes            = 2;
+  for (uint16_t parity = 0; parity < 2; parity++) {
     InOrderTree t = astra_tree(n, k, parity == 0);
     std::vector<bool> has_children(n, false);
     for (uint32_t r = 0; r < n; r++)

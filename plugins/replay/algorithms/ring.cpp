@@ -50,7 +50,7 @@ Schedule ring(CollectiveType type, uint32_t n, uint32_t root)
   return s;
 }
 
-Schedule ring_channels(CollectiveType type, uint32_t n, uint32_t channels, uint32_t block)
+Schedule ring_channels(CollectiveType type, uint32_t n, uint32_t channels, uint32_t block, bool lanes)
 {
   if (channels <= 1 || block <= 1 || n % block != 0 || n == block)
     return ring(type, n, 0); // one node, or no node structure: the rotated rings are one cycle
@@ -69,12 +69,15 @@ Schedule ring_channels(CollectiveType type, uint32_t n, uint32_t channels, uint3
       next[c][order[k]] = order[(k + 1) % n];
   }
   Schedule s;
-  const double share = 1.0 / channels;
+  if (lanes)
+    s.lanes = static_cast<uint16_t>(channels);
+  const double share = lanes ? 1.0 : 1.0 / channels;
   auto round         = [&](double fraction, bool reduce) {
     auto& step = new_step(s);
     for (uint32_t c = 0; c < channels; c++)
       for (uint32_t r = 0; r < n; r++)
-        step.push_back({r, next[c][r], fraction * share, reduce});
+        step.push_back(
+                    {r, next[c][r], fraction * share, reduce, lanes ? static_cast<uint16_t>(c) : Transfer::kEveryLane});
   };
   const uint32_t steps = n - 1;
   if (t != CollectiveType::all_gather)

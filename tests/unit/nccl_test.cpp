@@ -1,0 +1,127 @@
+/* NCCL's tuning model (plugins/replay/nccl.cpp) against NCCL's published constants and the choices
+ * NCCL's logs report. */
+#include "plugins/replay/nccl.hpp"
+#include "plugins/replay/schedule.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace sgai::replay;
+using sgai::chakra::CollectiveType;
+
+namespace {
+
+nccl::System hgx_h200()
+{
+  nccl::System s;
+  s.arch            = nccl::Arch::hopper;
+  s.intra_GBps      = 18 * 20.6; // NVLink 4: 18 links at NCCL's SM90 figure
+  s.nvls_efficiency = 0.85;
+  nccl::default_channels(s);
+  return s;
+}
+
+} // namespace
+
+TEST(Nccl, LatenciesAndBandwidthsAreTuningCcs)
+{
+  auto m = nccl::model(hgx_h200(), CollectiveType::all_reduce, 8, 1);
+  // ring: base latency plus 2(n-1) NVLink hops; bus bandwidth to algorithm bandwidth: n / 2(n-1)
+  EXPECT_DOUBLE_EQ(m.latency_us[0][0], 6.6 + 14 * 0.6);
+  EXPECT_DOUBLE_EQ(m.latency_us[0][2], 8.4 + 14 * 3.4);
+  EXPECT_DOUBLE_EQ(m.bandwidth_GBps[0][2], 370.8 * 8 / 14);
+  EXPECT_DOUBLE_EQ(m.bandwidth_GBps[0][0], 141.0 * 8 / 14);        // LL: Hopper's llMaxBw on one node
+  EXPECT_DOUBLE_EQ(m.latency_us[2][2], 25.0);                      // NVLS: its NVLink latency alone
+  EXPECT_LT(m.time_us(nccl::Algo::nvls, nccl::Proto::ll, 1e6), 0); // NVLS is Simple only
+}
+
+TEST(Nccl, ChoosesRingLlUpTo1MiBAndNvlsFrom2MiBOnAnH200Node)
+{
+  // NCCL 2.27.7's logs on 8 x H200 (ml-engineering, network/README.md): "Algo RING proto LL up to a
+  // 1MiB payload and Algo NVLS proto SIMPLE from 2MiB up"
+  auto m  = nccl::model(hgx_h200(), CollectiveType::all_reduce, 8, 1);
+  auto c1 = nccl::choose(m, 1 << 20), c2 = nccl::choose(m, 2 << 20);
+  ASSERT_TRUE(c1 && c2);
+  EXPECT_EQ(c1->algo, nccl::Algo::ring);
+  EXPECT_EQ(c1->proto, nccl::Proto::ll);
+  EXPECT_EQ(c2->algo, nccl::Algo::nvls);
+  EXPECT_EQ(c2->proto, nccl::Proto::simple);
+  // at most 4 GPUs: no NVLS (NVIDIA: such partitions gain nothing from multicast), a ring
+  auto four = nccl::choose(nccl::model(hgx_h200(), CollectiveType::all_reduce, 4, 1), 8e9);
+  ASSERT_TRUE(four);
+  EXPECT_EQ(four->algo, nccl::Algo::ring);
+  EXPECT_EQ(four->proto, nccl::Proto::simple);
+  // all-gather: ring only; all-to-all is not tuned
+  auto ag = nccl::choose(nccl::model(hgx_h200(), CollectiveType::all_gather, 8, 1), 8e9);
+  ASSERT_TRUE(ag);
+  EXPECT_EQ(ag->algo, nccl::Algo::ring);
+  EXPECT_FALSE(nccl::choose(nccl::model(hgx_h200(), CollectiveType::all_to_all, 8, 1), 8e9));
+  // forced: NVLS across nodes does not exist (CollNet), LL128 over PCIe neither
+  EXPECT_FALSE(nccl::choose(nccl::model(hgx_h200(), CollectiveType::all_reduce, 16, 2), 8e9, nccl::Algo::nvls));
+  auto pcie   = hgx_h200();
+  pcie.nvlink = false;
+  EXPECT_FALSE(
+      nccl::choose(nccl::model(pcie, CollectiveType::all_reduce, 8, 1), 8e9, std::nullopt, nccl::Proto::ll128));
+}
+
+TEST(Nccl, MultiNodeRingsPayTheNetworkStepsAndThePlateau)
+{
+  auto s           = hgx_h200();
+  s.inter_GBps     = 400;
+  s.net_latency_us = 1;
+  auto m           = nccl::model(s, CollectiveType::all_reduce, 32, 4);
+  // Simple: 62 steps, 6 of them between nodes (14 us + twice the network latency), the others at
+  // max(3.4, 3 x 1 us network overhead)
+  EXPECT_DOUBLE_EQ(m.latency_us[0][2], 8.4 + 56 * 3.4 + 6 * 16.0);
+  EXPECT_DOUBLE_EQ(m.bandwidth_GBps[0][2], 370.8 * 32 / 62); // the node's NICs (400) do not bind
+  // the ring's plateau: Simple latencies x 1.4 once each rank's share reaches 64 B per channel
+  EXPECT_DOUBLE_EQ(m.time_us(nccl::Algo::ring, nccl::Proto::simple, 1 << 30),
+                   1.4 * m.latency_us[0][2] + (1 << 30) / (1000 * m.bandwidth_GBps[0][2]));
+  // NCCL's tree across nodes is not sgai's: not chosen unless asked for
+  auto c = nccl::choose(m, 1e5);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->algo, nccl::Algo::tree);
+  EXPECT_TRUE(nccl::choose(m, 1e5, nccl::Algo::tree));
+}
+
+TEST(Nccl, ProtocolCostsNetThePathLatency)
+{
+  auto s = hgx_h200();
+  auto m = nccl::model(s, CollectiveType::all_reduce, 8, 1);
+  auto k = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::ll, 0}, 1.4e-6, 0);
+  EXPECT_EQ(k.name, "LL");
+  EXPECT_DOUBLE_EQ(k.wire_factor, 2.0);         // a flag with every 8 bytes
+  EXPECT_DOUBLE_EQ(k.start_s, 6.6e-6);          // the base latency
+  EXPECT_DOUBLE_EQ(k.intra_step_s, 0.0);        // LL's 0.6 us hop is under the 1.4 us path
+  EXPECT_DOUBLE_EQ(k.rank_rate_cap_Bps, 141e9); // llMaxBw
+  auto simple = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::simple, 0}, 1.4e-6, 0);
+  EXPECT_NEAR(simple.intra_step_s, 2.0e-6, 1e-15); // 3.4 us less the path's 1.4
+  EXPECT_DOUBLE_EQ(simple.rank_rate_cap_Bps, 0.0);
+  auto nvls = nccl::costs(s, m, {nccl::Algo::nvls, nccl::Proto::simple, 0}, 1.4e-6, 0);
+  EXPECT_NEAR(nvls.rank_rate_cap_Bps, 0.85 * 370.8e9, 1e3); // the switch's reduction rate
+}
+
+TEST(Nccl, NvlsMovesSTimesOnePlusOneOverNEachWay)
+{
+  Schedule s = make_schedule(CollectiveType::all_reduce, Algorithm::nvls, 8);
+  ASSERT_EQ(s.steps.size(), 1U);
+  EXPECT_EQ(s.steps[0].size(), 56U);
+  for (uint32_t r = 0; r < 8; r++)
+    EXPECT_NEAR(s.bytes_sent(r, 1.0), 9.0 / 8, 1e-12);
+  for (const auto& t : s.steps[0])
+    EXPECT_FALSE(t.reduce); // the switch reduces
+  EXPECT_THROW(make_schedule(CollectiveType::all_gather, Algorithm::nvls, 8), std::invalid_argument);
+}
+
+TEST(Nccl, NamesReadBack)
+{
+  nccl::Proto p;
+  EXPECT_TRUE(nccl::proto_from_string("ll128", p));
+  EXPECT_EQ(p, nccl::Proto::ll128);
+  EXPECT_FALSE(nccl::proto_from_string("LL64", p));
+  nccl::Algo a;
+  EXPECT_TRUE(nccl::algo_from_string("NVLS", a));
+  EXPECT_EQ(a, nccl::Algo::nvls);
+  nccl::Arch h;
+  EXPECT_TRUE(nccl::arch_from_string("blackwell", h));
+  EXPECT_FALSE(nccl::arch_from_string("turing", h));
+}
