@@ -29,6 +29,19 @@ struct RankPlace {
   uint32_t stage, replica, shard;
 };
 
+/* Communicator groups are numbered as ASTRA-sim reads them (its comm-group file's keys and the
+ * nodes' pg_name go through std::stoi; "0" is every rank): tensor-parallel groups 1 to P x D, one
+ * per (stage, replica), then data-parallel groups, one per (stage, shard). */
+uint64_t tp_group_id(const Parallelism& p, uint32_t stage, uint32_t replica)
+{
+  return 1 + uint64_t{stage} * p.data + replica;
+}
+
+uint64_t dp_group_id(const Parallelism& p, uint32_t stage, uint32_t shard)
+{
+  return 1 + uint64_t{p.pipeline} * p.data + uint64_t{stage} * p.tensor + shard;
+}
+
 } // namespace
 
 std::vector<Trace> training_iteration(const ModelSpec& model, const Parallelism& p)
@@ -55,8 +68,8 @@ std::vector<Trace> training_iteration(const ModelSpec& model, const Parallelism&
   std::vector<Trace> out;
   for (uint32_t rank = 0; rank < ranks; rank++) {
     RankPlace at{rank / (p.tensor * p.data), (rank / p.tensor) % p.data, rank % p.tensor};
-    std::string dp_group = "dp_s" + std::to_string(at.stage) + "_t" + std::to_string(at.shard);
-    std::string tp_group = "tp_s" + std::to_string(at.stage) + "_d" + std::to_string(at.replica);
+    std::string dp_group = std::to_string(dp_group_id(p, at.stage, at.shard));
+    std::string tp_group = std::to_string(tp_group_id(p, at.stage, at.replica));
     TraceBuilder b;
     b.metadata().attrs.push_back(Attribute::of_string("generator", "sgai chakra generate training"));
     b.metadata().attrs.push_back(Attribute::of_string("model", model.name));
@@ -139,8 +152,8 @@ std::map<std::string, std::vector<uint32_t>> training_groups(const Parallelism& 
     for (uint32_t replica = 0; replica < p.data; replica++)
       for (uint32_t shard = 0; shard < p.tensor; shard++) {
         uint32_t rank = (stage * p.data + replica) * p.tensor + shard;
-        groups["tp_s" + std::to_string(stage) + "_d" + std::to_string(replica)].push_back(rank);
-        groups["dp_s" + std::to_string(stage) + "_t" + std::to_string(shard)].push_back(rank);
+        groups[std::to_string(tp_group_id(p, stage, replica))].push_back(rank);
+        groups[std::to_string(dp_group_id(p, stage, shard))].push_back(rank);
       }
   return groups;
 }

@@ -45,9 +45,11 @@ struct Parallelism {
  *  when a degree is 0 or the model has fewer layers than pipeline stages. */
 std::vector<Trace> training_iteration(const ModelSpec& model, const Parallelism& p);
 
-/** The process groups the iteration's collectives name (pg_name): "tp_s<stage>_d<replica>" and
- *  "dp_s<stage>_t<shard>" with their ranks, for a communicator-group file. Groups of one rank
- *  are included (their collectives are local). */
+/** The process groups the iteration's collectives name (pg_name), numbered as ASTRA-sim's
+ *  comm-group files need ("0" is every rank): tensor-parallel groups 1 to P x D, the one of
+ *  (stage, replica) at 1 + stage x D + replica, then data-parallel groups, (stage, shard) at
+ *  1 + P x D + stage x T + shard; with their ranks, for a communicator-group file. Groups of one
+ *  rank are included (their collectives are local). */
 std::map<std::string, std::vector<uint32_t>> training_groups(const Parallelism& p);
 
 } // namespace sgai::chakra

@@ -134,14 +134,45 @@ NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimens
   return net;
 }
 
+void UnsharedPaths::first_differing_dimension(const std::vector<s4u::Host*>& npus, std::vector<uint32_t> dims)
+{
+  uint64_t n = 1;
+  for (uint32_t d : dims)
+    n *= d;
+  if (dims.empty() || n != npus.size())
+    throw std::invalid_argument("first_differing_dimension: " + std::to_string(npus.size()) +
+                                " NPUs for dimensions of " + std::to_string(n));
+  npus_ = npus;
+  dims_ = std::move(dims);
+  npu_id_.clear();
+  for (uint32_t i = 0; i < npus_.size(); i++)
+    npu_id_.emplace(npus_[i], i);
+  paths_.clear();
+}
+
 const UnsharedPaths::Path& UnsharedPaths::path(const s4u::Host* src, const s4u::Host* dst) const
 {
   auto key = std::make_pair(src, dst);
   auto it  = paths_.find(key);
   if (it == paths_.end()) {
+    const s4u::Host* to = dst;
+    auto a              = npu_id_.find(src);
+    auto b              = npu_id_.find(dst);
+    if (a != npu_id_.end() && b != npu_id_.end()) {
+      uint64_t stride = 1;
+      for (uint32_t d : dims_) {
+        uint64_t ca = (a->second / stride) % d;
+        uint64_t cb = (b->second / stride) % d;
+        if (ca != cb) { // the first dimension where they differ: the sender's NPU with this coordinate
+          to = npus_[a->second - ca * stride + cb * stride];
+          break;
+        }
+        stride *= d;
+      }
+    }
     std::vector<s4u::Link*> links;
     double latency = 0;
-    src->route_to(dst, links, &latency);
+    src->route_to(to, links, &latency);
     double bandwidth = 0;
     for (const s4u::Link* l : links)
       if (bandwidth == 0 || l->get_bandwidth() < bandwidth)

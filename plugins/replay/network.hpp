@@ -60,6 +60,12 @@ public:
   double seconds(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes) const;
   /** The route's latency (the sum of its links'). */
   double latency(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
+  /** ASTRA-sim's rule on its multi-dimensional networks (congestion-unaware MultiDimTopology::send):
+   *  a transfer between NPUs whose ids differ in several coordinates is costed in the first
+   *  dimension where they differ only, as the route to the NPU that keeps the sender's other
+   *  coordinates. `npus` in id order, `dims` the dimensions' sizes (their product is npus' size);
+   *  hosts not in `npus` keep their own routes. std::invalid_argument when the sizes disagree. */
+  void first_differing_dimension(const std::vector<simgrid::s4u::Host*>& npus, std::vector<uint32_t> dims);
 
 private:
   struct Path {
@@ -67,6 +73,9 @@ private:
   };
   const Path& path(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
   mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Path> paths_;
+  std::vector<simgrid::s4u::Host*> npus_;
+  std::map<const simgrid::s4u::Host*, uint32_t> npu_id_;
+  std::vector<uint32_t> dims_;
 };
 
 /** Bytes each link carried: every transfer adds its bytes to the links of its route (looked up

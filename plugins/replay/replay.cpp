@@ -105,6 +105,8 @@ struct Job {
   JobSpec spec;
   std::vector<std::unique_ptr<Rank>> ranks;
   std::vector<uint32_t> world; ///< 0..n-1
+  /** Communicator groups listing every rank once: the world (ASTRA-sim plans them as such). */
+  std::set<std::string> world_groups;
   std::map<std::pair<std::string, uint64_t>, std::unique_ptr<Instance>> instances;
   /** Point-to-point traffic from one rank to another with one tag: the k-th send matches the
    *  k-th receive. */
@@ -490,10 +492,13 @@ struct Replay::Impl {
     const std::vector<uint32_t>* members = &job.world;
     if (const auto* pg = n.attr("pg_name"); pg && pg->as_string() && not job.spec.groups.empty()) {
       auto it = job.spec.groups.find(*pg->as_string());
-      if (it == job.spec.groups.end())
+      if (it != job.spec.groups.end()) {
+        group = it->first;
+        // a group of every rank is the world (ASTRA-sim's plan for it: every dimension)
+        if (job.world_groups.count(it->first) == 0)
+          members = &it->second;
+      } else if (*pg->as_string() != "0") // ASTRA-sim's default group: every rank
         fail(r, &n, "collective in group " + quote(*pg->as_string()) + ", which the communicator groups do not define");
-      group   = it->first;
-      members = &it->second;
     }
     auto pos = std::find(members->begin(), members->end(), r.index);
     if (pos == members->end())
@@ -704,6 +709,8 @@ Replay::Replay(ReplayOptions options)
     : impl_(std::make_unique<Impl>())
 {
   impl_->options = std::move(options);
+  if (not impl_->options.congestion_aware && not impl_->options.unaware_npus.empty())
+    impl_->unshared_paths.first_differing_dimension(impl_->options.unaware_npus, impl_->options.unaware_dims);
 }
 
 Replay::~Replay() = default;
@@ -744,6 +751,17 @@ void Replay::add_job(JobSpec spec)
     r->cpu            = s.cpus.empty() ? s.gpus[i] : s.cpus[i];
     job->world.push_back(i);
     job->ranks.push_back(std::move(r));
+  }
+  for (const auto& [id, members] : s.groups) {
+    std::vector<bool> seen(s.files.size(), false);
+    size_t distinct = 0;
+    for (uint32_t m : members)
+      if (not seen[m]) {
+        seen[m] = true;
+        distinct++;
+      }
+    if (distinct == s.files.size() && members.size() == s.files.size())
+      job->world_groups.insert(id);
   }
   Impl* impl = impl_.get();
   for (auto& r : job->ranks)

@@ -38,6 +38,12 @@ struct ReplayOptions {
   /** false: transfers share no link (ASTRA-sim's congestion-unaware backend): each takes its
    *  path's latency plus its bytes at the path's slowest bandwidth, as a delay. */
   bool congestion_aware = true;
+  /** With congestion_aware false on an ASTRA-sim network: its NPUs in id order and its dimensions'
+   *  sizes. Transfers between NPUs that differ in several coordinates are then costed in the first
+   *  dimension where they differ, as ASTRA-sim's congestion-unaware backend does
+   *  (UnsharedPaths::first_differing_dimension). Empty: every transfer takes its route. */
+  std::vector<simgrid::s4u::Host*> unaware_npus;
+  std::vector<uint32_t> unaware_dims;
   /** NCCL's channels over rails: a ring collective over a job's whole world runs as this many rings,
    *  each entering the nodes of `channel_block` consecutive ranks at a different rank
    *  (algorithms::ring_channels); 1: one ring. */

@@ -155,8 +155,13 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     ro.control_deps = not *o.data_deps_only;
   ro.recorded_durations = o.recorded_durations;
   ro.congestion_aware   = o.congestion_aware;
-  ro.traffic            = &traffic;
-  ro.log                = &log;
+  if (not o.congestion_aware) { // ASTRA-sim's congestion-unaware backend: its rule across dimensions
+    ro.unaware_npus = hosts;
+    for (const auto& d : dims)
+      ro.unaware_dims.push_back(d.npus);
+  }
+  ro.traffic = &traffic;
+  ro.log     = &log;
   if (jobs.size() == 1)
     for (const auto& d : dims)
       ro.dims.push_back(d.npus);

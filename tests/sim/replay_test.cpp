@@ -365,3 +365,81 @@ TEST(Replay, NpuListsAreChecked)
   o.npus = {"0-6", "8-15"};
   EXPECT_NE(error_of(o).find("7 NPUs for the 8 ranks"), std::string::npos);
 }
+
+namespace {
+
+/** Eight NPUs on [Ring 4 (50 GB/s, 500 ns), Ring 2 (10 GB/s, 5 us)]; every rank issues one 1 MiB
+ *  all-reduce in group "1" (`group`) or in the default group "0" (group empty); the ranks outside
+ *  the group issue nothing. */
+AstraRunResult two_dimensions(const std::string& name, const std::vector<uint32_t>& group, bool aware)
+{
+  auto dir = sgai::test::temp_dir() / name;
+  std::vector<sgai::chakra::Trace> traces;
+  std::string members;
+  for (uint32_t r = 0; r < 8; r++) {
+    TraceBuilder b;
+    bool in = group.empty() || std::find(group.begin(), group.end(), r) != group.end();
+    if (in)
+      b.collective("ar", CollectiveType::all_reduce, 1 << 20, {}, group.empty() ? "0" : "1");
+    else
+      b.compute("idle", 0, 0, {}, 0);
+    traces.push_back(b.take());
+  }
+  for (uint32_t m : group)
+    members += (members.empty() ? "" : ", ") + std::to_string(m);
+  sgai::chakra::write_workload(dir, "w", traces);
+  AstraRunOptions o;
+  o.workloads        = {(dir / "w").string()};
+  o.system           = write(name + "_system.json", R"({"preferred-dataset-splits": 1, "endpoint-delay": 0,
+ "all-reduce-implementation": ["ring", "ring"], "all-gather-implementation": ["ring", "ring"],
+ "reduce-scatter-implementation": ["ring", "ring"], "all-to-all-implementation": ["ring", "ring"]})");
+  o.network          = write(name + "_net.yml", "topology: [ Ring, Ring ]\nnpus_count: [ 4, 2 ]\n"
+                                                         "bandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n");
+  o.comm_groups      = write(name + "_groups.json", group.empty() ? std::string(R"({"2": [0, 1, 2, 3]})")
+                                                                  : "{\"1\": [" + members + "], \"2\": [0, 1, 2, 3]}");
+  o.congestion_aware = aware;
+  o.out              = dir / "out";
+  return run_astra(o);
+}
+
+double only_duration(const AstraRunResult& r)
+{
+  EXPECT_EQ(r.collectives.size(), 1U);
+  return r.collectives.empty() ? 0 : r.collectives[0].end_s - r.collectives[0].start_s;
+}
+
+} // namespace
+
+TEST(Replay, CongestionUnawareCostsATransferInTheFirstDimensionWhereItsNpusDiffer)
+{
+  // NPUs 0 = (0, 0) and 5 = (1, 1) differ in both dimensions: ASTRA-sim's congestion-unaware
+  // backend costs their transfers in dimension 0 alone, as between 0 and 1 = (1, 0): 2 ring steps
+  // of 512 KiB at 500 ns + 2^19 / (50 x 2^30 B/s)
+  double cross = only_duration(two_dimensions("cross_unaware", {0, 5}, false));
+  EXPECT_NEAR(cross, 2 * (500e-9 + (1 << 19) / (50.0 * (1 << 30))), 1e-12);
+}
+
+TEST(Replay, CongestionAwareTransfersTakeTheirRouteAcrossDimensions)
+{
+  // with links shared, the transfers between NPUs 0 and 5 cross dimension 1 too (10 GB/s, 5 us)
+  double routed = only_duration(two_dimensions("cross_aware", {0, 5}, true));
+  EXPECT_GT(routed, 2 * (5000e-9 + (1 << 19) / (10.0 * (1 << 30))));
+}
+
+TEST(Replay, AGroupOfEveryRankIsTheWorld)
+{
+  // ASTRA-sim plans a group of every NPU over every dimension, as its default group
+  auto every = two_dimensions("every", {7, 6, 5, 4, 3, 2, 1, 0}, false);
+  ASSERT_EQ(every.collectives.size(), 1U);
+  EXPECT_EQ(every.collectives[0].algorithm, "ring+ring");
+  EXPECT_EQ(every.collectives[0].ranks, 8U);
+}
+
+TEST(Replay, TheDefaultGroupZeroIsTheWorld)
+{
+  // pg_name "0" with a communicator-group file that does not define it: every rank (ASTRA-sim's)
+  auto dflt = two_dimensions("default", {}, false);
+  ASSERT_EQ(dflt.collectives.size(), 1U);
+  EXPECT_EQ(dflt.collectives[0].algorithm, "ring+ring");
+  EXPECT_EQ(dflt.collectives[0].ranks, 8U);
+}

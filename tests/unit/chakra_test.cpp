@@ -772,10 +772,19 @@ TEST(ChakraTraining, HybridParallelIterationIsConsistentAcrossRanks)
   // gradients all-reduced once per stage: the stage's parameters over the tensor shards
   uint64_t stage_params = 3 * model.layers[0].param_bytes / 2;
   uint64_t synced       = 0;
-  for (const auto& [type, bytes] : groups["dp_s0_t0"][0])
+  // groups numbered as ASTRA-sim reads them: tensor-parallel 1-4 (stage, replica), then
+  // data-parallel 5-8 (stage, shard); the file's groups are the ones the traces name
+  auto file_groups = training_groups(p);
+  ASSERT_EQ(file_groups.size(), 8U);
+  EXPECT_EQ(file_groups["2"], (std::vector<uint32_t>{2, 3})); // stage 0, replica 1
+  EXPECT_EQ(file_groups["5"], (std::vector<uint32_t>{0, 2})); // stage 0, shard 0
+  EXPECT_EQ(file_groups["8"], (std::vector<uint32_t>{5, 7})); // stage 1, shard 1
+  for (const auto& [name, members] : groups)
+    EXPECT_EQ(file_groups.count(name), 1U) << name;
+  for (const auto& [type, bytes] : groups["5"][0])
     synced += bytes;
   EXPECT_NEAR(static_cast<double>(synced), static_cast<double>(stage_params), 8.0);
-  EXPECT_GT(groups["dp_s0_t0"][0].size(), 1U); // more than one bucket
+  EXPECT_GT(groups["5"][0].size(), 1U); // more than one bucket
   // compute: forward + backward of every layer, once per data-parallel replica, plus the optimizer
   double expected = 0;
   for (const auto& l : model.layers)
@@ -798,7 +807,7 @@ TEST(ChakraTraining, DataParallelAloneIsComputeThenBuckets)
     EXPECT_NE(n.type, NodeType::comm_send);
     if (n.type == NodeType::comm_coll) {
       colls++;
-      EXPECT_EQ(*n.attr("pg_name")->as_string(), "dp_s0_t0");
+      EXPECT_EQ(*n.attr("pg_name")->as_string(), "5"); // after the 4 one-rank tensor-parallel groups
     }
   }
   EXPECT_EQ(colls, 1U); // 4 small layers fit one 25 MiB bucket
