@@ -226,6 +226,8 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
   }
   if (auto v = options.optional("congestion")) // ASTRA-sim's congestion-unaware backend: transfers share nothing
     ro.congestion_aware = v->choice({"aware", "unaware"}) == "aware";
+  if (auto v = options.optional("sends")) // comm-stream: ASTRA-sim's one GPU communication at a time
+    ro.sends_on_comm_stream = v->choice({"comm-stream", "own-stream"}) == "comm-stream";
   if (auto v = options.optional("channels"))
     ro.channels = static_cast<uint32_t>(v->integer(1, 64));
   if (auto v = options.optional("channel_block"))

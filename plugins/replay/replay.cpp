@@ -94,7 +94,10 @@ struct Rank {
   std::string waiting_in;                             ///< the collective it waits for, if any
   std::set<const Node*> p2p_in_flight;
   std::map<const Node*, std::string> p2p_waiting;
-  double p2p_busy = 0;
+  /** Communication time: the union of the intervals during which one of its communication nodes
+   *  (collective, send, receive) runs, as ASTRA-sim's statistics merge them. */
+  uint32_t comm_running = 0;
+  double comm_since = 0, comm_time = 0;
   uint64_t nodes = 0, untyped = 0;
   bool data_deps_auto = false;
   bool finished       = false;
@@ -187,9 +190,10 @@ struct Replay::Impl {
   }
 
   /** A node's end: its time to the stream's account, the log, the feeder, what it released. */
-  void finish_node(Rank& r, const Node* n, double started, double& busy)
+  void finish_node(Rank& r, const Node* n, double started, double* busy)
   {
-    busy += s4u::Engine::get_clock() - started;
+    if (busy != nullptr)
+      *busy += s4u::Engine::get_clock() - started;
     log(r, *n, "callback");
     r.nodes++;
     r.feeder->complete(n->id);
@@ -213,7 +217,7 @@ struct Replay::Impl {
     o << '\n';
   }
 
-  static int stream_of(const Node& n)
+  int stream_of(const Node& n) const
   {
     switch (n.type) {
     case NodeType::comp:
@@ -224,6 +228,7 @@ struct Replay::Impl {
     case NodeType::comm_coll:
       return comm;
     case NodeType::comm_send:
+      return options.sends_on_comm_stream ? comm : kPointToPoint;
     case NodeType::comm_recv:
       return kPointToPoint;
     default:
@@ -666,17 +671,31 @@ struct Replay::Impl {
     }
   }
 
+  static void comm_started(Rank& r)
+  {
+    if (r.comm_running++ == 0)
+      r.comm_since = s4u::Engine::get_clock();
+  }
+
+  static void comm_ended(Rank& r)
+  {
+    if (--r.comm_running == 0)
+      r.comm_time += s4u::Engine::get_clock() - r.comm_since;
+  }
+
   void run_point_to_point(Rank& r, const Node* n)
   {
     guarded(r, n, [&]() {
       log(r, *n, "issue");
       double t0 = s4u::Engine::get_clock();
+      comm_started(r);
       if (n->type == NodeType::comm_send)
         send(r, *n);
       else
         recv(r, *n);
+      comm_ended(r);
       r.p2p_in_flight.erase(n);
-      finish_node(r, n, t0, r.p2p_busy);
+      finish_node(r, n, t0, nullptr);
     });
   }
 
@@ -697,9 +716,13 @@ struct Replay::Impl {
         r.current[s] = n;
         log(r, *n, "issue");
         double t0 = s4u::Engine::get_clock();
+        if (s == comm)
+          comm_started(r);
         execute(r, s, *n);
+        if (s == comm)
+          comm_ended(r);
         r.current[s] = nullptr;
-        finish_node(r, n, t0, r.busy[s]);
+        finish_node(r, n, t0, &r.busy[s]);
       }
     });
   }
@@ -828,7 +851,7 @@ const std::vector<RankResult>& Replay::ranks() const
         x.host                = r->gpu->get_name();
         x.end_s               = r->end;
         x.compute_s           = r->busy[compute];
-        x.comm_s              = r->busy[comm] + r->p2p_busy;
+        x.comm_s              = r->comm_time;
         x.cpu_s               = r->busy[cpu];
         x.nodes               = r->nodes;
         x.untyped_collectives = r->untyped;

@@ -44,6 +44,10 @@ struct ReplayOptions {
    *  (UnsharedPaths::first_differing_dimension). Empty: every transfer takes its route. */
   std::vector<simgrid::s4u::Host*> unaware_npus;
   std::vector<uint32_t> unaware_dims;
+  /** true: a send runs on the rank's communication stream, in turn with its collectives, and a
+   *  receive beside them (ASTRA-sim's hardware resource: one GPU communication in flight, receives
+   *  exempt); false: each point-to-point operation on a stream of its own (NCCL's). */
+  bool sends_on_comm_stream = false;
   /** NCCL's channels over rails: a ring collective over a job's whole world runs as this many rings,
    *  each entering the nodes of `channel_block` consecutive ranks at a different rank
    *  (algorithms::ring_channels); 1: one ring. */

@@ -153,8 +153,9 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   ro.gpu_peak_flops = npu.speed_flops;
   if (o.data_deps_only)
     ro.control_deps = not *o.data_deps_only;
-  ro.recorded_durations = o.recorded_durations;
-  ro.congestion_aware   = o.congestion_aware;
+  ro.recorded_durations   = o.recorded_durations;
+  ro.congestion_aware     = o.congestion_aware;
+  ro.sends_on_comm_stream = o.sends_on_comm_stream;
   if (not o.congestion_aware) { // ASTRA-sim's congestion-unaware backend: its rule across dimensions
     ro.unaware_npus = hosts;
     for (const auto& d : dims)

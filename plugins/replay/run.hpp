@@ -33,6 +33,9 @@ struct AstraRunOptions {
    *  traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
   std::optional<bool> data_deps_only;
   bool recorded_durations = true;
+  /** A send waits for the NPU's communication in flight and holds it (ASTRA-sim's hardware
+   *  resource); false: point-to-point operations run beside the collectives (NCCL's streams). */
+  bool sends_on_comm_stream = true;
 };
 
 struct AstraRunResult {

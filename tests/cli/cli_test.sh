@@ -185,6 +185,14 @@ case "$case_name" in
     /usr/bin/python3 tools/validate/astra_grid.py --sgai "$SGAI" --check >"$tmp/out" 2>"$tmp/err" ||
       fail "astra_grid: $(tail -3 "$tmp/err") $(tail -8 "$tmp/out")"
     grep -q "multi-dimensional (unaware): largest difference" "$tmp/out" || fail "no multi-dimensional summary" ;;
+  astra_model_parallel)
+    # generated DP x TP x PP iterations on ASTRA-sim's 2-D networks and two 3-D ones against ASTRA-sim's
+    # own per-rank figures (tools/validate/astra-sim/model_parallel_unaware.csv): communication and
+    # wall time within 1%, compute within 0.01%
+    shared_or_skip
+    /usr/bin/python3 tools/validate/astra_model_parallel.py --sgai "$SGAI" --check >"$tmp/out" 2>"$tmp/err" ||
+      fail "astra_model_parallel: $(tail -3 "$tmp/err") $(tail -8 "$tmp/out")"
+    [ "$(grep -c ' 32 ' "$tmp/out")" = 28 ] || fail "not 28 cases of 32 ranks: $(cat "$tmp/out")" ;;
   replay_tools)
     run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --out "$tmp/mb"; expect_rc 0
     printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"
@@ -197,6 +205,8 @@ case "$case_name" in
       --congestion unaware --out "$tmp/ru"; expect_rc 0
     run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" \
       --congestion sideways --out "$tmp/rx"; expect_rc 2
+    run "$SGAI" replay --workload "$tmp/mb/all_reduce" --system "$tmp/sys.json" --network "$tmp/ring4.yml" \
+      --sends sideways --out "$tmp/rx"; expect_rc 2
     # a GPU platform runs CM02 unless the user names another model
     run "$SGAI" run deploy/experiments/replay-hgx.json --cfg=network/model:LV08 --out "$tmp/lv"; expect_rc 0
     grep -q '"network_model": "LV08"' "$tmp/lv/summary.json" || fail "--cfg=network/model:LV08 not honoured"

@@ -156,10 +156,11 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
     run "$SGAI" run $F/experiments/bogus_component_names.json --out "$tmp/b"; expect_rc 1
     expect_one_error_line "at /components/1/name: two components are named 'same'"
     # the workload manager's switches, energy policy and time series, checked before the run
-    for b in switches energy_variant series congestion channels protocol algorithm_key; do
+    for b in switches energy_variant series congestion sends channels protocol algorithm_key; do
       run "$SGAI" run $F/experiments/bogus_$b.json --out "$tmp/b"; expect_rc 1; no_backtrace
       case $b in
         congestion) expect_one_error_line "at /components/0/options/congestion: unknown value 'partial'" ;;
+        sends) expect_one_error_line "at /components/0/options/sends: unknown value 'nic-queue'" ;;
         channels) expect_one_error_line "at /components/0/options/channels: " ;;
         protocol) expect_one_error_line "at /components/0/options/protocol: unknown value 'LL64'" ;;
         algorithm_key) expect_one_error_line "at /components/0/options/algorithm/all_to_all: unknown key 'all_to_all'" ;;

@@ -24,8 +24,9 @@ struct ReplayArgs {
   std::vector<std::string> npu_only; ///< options of ASTRA-sim's networks given with --platform
   std::string deps       = "auto";
   std::string congestion = "aware";
-  bool no_durations      = false;
-  int64_t pstate         = 0;
+  std::string sends; ///< empty: the default of the inputs (ASTRA-sim's: comm-stream; a platform's: own-stream)
+  bool no_durations = false;
+  int64_t pstate    = 0;
 };
 
 std::string absolute(const std::string& p)
@@ -56,6 +57,8 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
     options["dims"] = a.dims;
   options["deps"]       = a.deps;
   options["congestion"] = a.congestion;
+  if (not a.sends.empty())
+    options["sends"] = a.sends;
   if (a.no_durations)
     options["recorded_durations"] = false;
   nlohmann::ordered_json e;
@@ -95,9 +98,11 @@ int run_replay(ReplayArgs a, const Globals& globals)
     a.o.data_deps_only = a.deps == "data";
   a.o.recorded_durations = not a.no_durations;
   a.o.congestion_aware   = a.congestion == "aware";
-  a.o.pstate             = static_cast<uint32_t>(a.pstate);
-  auto r                 = replay::run_astra(a.o);
-  size_t auto_data       = 0;
+  if (not a.sends.empty())
+    a.o.sends_on_comm_stream = a.sends == "comm-stream";
+  a.o.pstate       = static_cast<uint32_t>(a.pstate);
+  auto r           = replay::run_astra(a.o);
+  size_t auto_data = 0;
   for (const auto& x : r.ranks)
     auto_data += x.data_deps_auto ? 1 : 0;
   if (auto_data)
@@ -165,6 +170,12 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
                   "each transfer has every link of its path to itself, as ASTRA-sim's congestion-unaware "
                   "analytical backend")
       ->check(CLI::IsMember({"aware", "unaware"}));
+  cmd->add_option("--sends", a->sends,
+                  "comm-stream (default with --network/--system): a send waits for the GPU's communication in "
+                  "flight and holds it, receives never wait, as ASTRA-sim's hardware resource; own-stream (default "
+                  "with --platform): every send and receive on a stream of its own, beside the collectives, as "
+                  "NCCL's point-to-point operations")
+      ->check(CLI::IsMember({"comm-stream", "own-stream"}));
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
   cmd->callback([a, &globals, &action, cmd, npus]() {
