@@ -48,8 +48,9 @@ struct NetworkType {
 };
 
 struct GpuPState {
-  double speed_factor = 1; ///< fraction of the peak speed in this state (power cap / DVFS)
-  double max_w        = 0; ///< power at full load in this state
+  double speed_factor  = 1; ///< compute-clock fraction f: of the peak speed in this state (power cap / DVFS)
+  double max_w         = 0; ///< power at full load in this state (the cap)
+  double memory_factor = 1; ///< memory-bandwidth fraction m in this state
 };
 
 struct GpuType {

@@ -160,7 +160,13 @@ GpuType parse_gpu(Object o, const std::string& name)
       s.max_w   = positive_quantity(pmax, Quantity::power, 1.0);
       if (s.max_w < g.idle_w)
         pmax.fail("max_power " + pmax.shown() + " is below the GPU's idle_power");
-      po.finish({"speed", "max_power"});
+      if (auto mem = po.optional("memory_speed")) {
+        s.memory_factor = mem->positive();
+        if (s.memory_factor > 1)
+          mem->fail("memory_speed " + mem->shown() +
+                    " must be a fraction of the memory bandwidth (0 < memory_speed <= 1)");
+      }
+      po.finish({"speed", "max_power", "memory_speed"});
       g.pstates.push_back(s);
     }
     if (g.pstates.empty())

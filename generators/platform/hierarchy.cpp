@@ -46,8 +46,12 @@ void write_types(json::Writer& w, const Catalogue& c)
         .field("max_w", g.max_w)
         .key("pstates")
         .begin_array();
-    for (const auto& s : g.pstates)
-      w.begin_object().field("speed", s.speed_factor).field("max_w", s.max_w).end_object();
+    for (const auto& s : g.pstates) {
+      w.begin_object().field("speed", s.speed_factor).field("max_w", s.max_w);
+      if (s.memory_factor != 1)
+        w.field("memory_speed", s.memory_factor);
+      w.end_object();
+    }
     w.end_array().end_object();
   }
   w.end_object();

@@ -176,6 +176,13 @@ private:
       hc.properties.emplace_back("sgai_peak_flops_" + prec, format_number(flops));
     hc.properties.emplace_back("sgai_memory_bytes", format_number(g.memory_bytes));
     hc.properties.emplace_back("sgai_memory_bandwidth_Bps", format_number(g.mem_bw_Bps));
+    // the memory-bandwidth fraction of each P-state, when one is not 1 (plugins/replay/gpu.hpp)
+    if (std::any_of(states.begin(), states.end(), [](const GpuPState& s) { return s.memory_factor != 1; })) {
+      std::string speeds;
+      for (const auto& s : states)
+        speeds += (speeds.empty() ? "" : ",") + format_number(s.memory_factor);
+      hc.properties.emplace_back("sgai_pstate_memory_speeds", speeds);
+    }
     p_.host_classes.push_back(std::move(hc));
     return class_index_[key] = static_cast<uint32_t>(p_.host_classes.size() - 1);
   }

@@ -1,8 +1,16 @@
 /* The model of a GPU host, kept as a SimGrid host extension: peak FLOP/s per precision, memory
- * bandwidth and capacity. Built on first use from the host's properties, which the platform
- * generator writes from the accelerator catalogue (sgai_peak_flops_<precision>,
- * sgai_gpu_precision, sgai_memory_bandwidth_Bps, sgai_memory_bytes), and from the host's speed
- * where they are absent. Kernel times come from it (roofline_seconds). */
+ * bandwidth and capacity, and its P-states. Built on first use from the host's properties, which
+ * the platform generator writes from the accelerator catalogue (sgai_peak_flops_<precision>,
+ * sgai_gpu_precision, sgai_memory_bandwidth_Bps, sgai_memory_bytes, sgai_pstate_memory_speeds),
+ * and from the host's speed where they are absent. Kernel times come from it (roofline_seconds,
+ * KernelTime).
+ *
+ * The P-state model (defined here once; docs/platforms.md): a P-state is a power cap with a
+ * compute-clock fraction f (the host's speed in that state over its speed in P-state 0) and a
+ * memory-bandwidth fraction m (default 1). A kernel's time in a P-state is
+ * max(compute part / f, memory part / m), its parts taken at P-state 0 from its operations and
+ * bytes; a kernel known only by its duration is classed compute- or memory-bound (classify_kernel)
+ * and its duration scaled by 1/f or 1/m. */
 #ifndef SGAI_REPLAY_GPU_HPP
 #define SGAI_REPLAY_GPU_HPP
 
@@ -10,6 +18,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace sgai::replay {
 
@@ -19,6 +28,13 @@ struct GpuModel {
   std::map<std::string, double> peak_flops; ///< per precision
   double mem_bw_Bps   = 0;                  ///< 0: unknown
   double memory_bytes = 0;
+  /** Per P-state, the fraction of P-state 0's memory bandwidth (empty: 1 in every state). */
+  std::vector<double> memory_speeds;
+
+  /** The compute-clock fraction f of P-state `p` on `host` (its speed there over P-state 0's). */
+  static double compute_speed(const simgrid::s4u::Host* host, unsigned long p);
+  /** The memory-bandwidth fraction m of P-state `p` (1 unless the catalogue gives one). */
+  double memory_speed(unsigned long p) const;
 
   /** Peak FLOP/s in `precision` (the default one when empty or unknown; the host's P-state 0
    *  speed when the host has no figures). */
@@ -27,6 +43,30 @@ struct GpuModel {
   /** The extension of `host`, created from its properties on first use. */
   static const GpuModel& of(simgrid::s4u::Host* host);
 };
+
+/** A kernel's time at P-state 0, in a compute part and a memory part (either may be 0). */
+struct KernelTime {
+  double compute_s = 0;
+  double memory_s  = 0;
+  /** The time with compute clock fraction f and memory bandwidth fraction m:
+   *  max(compute_s / f, memory_s / m). */
+  double at(double f, double m) const;
+};
+
+enum class KernelBound { compute, memory };
+
+/** Whether a kernel known by its duration is bound by compute or by memory: by its arithmetic
+ *  intensity against the GPU's ridge point (ops / bytes >= peak / memory bandwidth: compute) when
+ *  both are known (ops and bytes > 0, peak and bandwidth > 0), else by its name (copies, fills,
+ *  element-wise, normalisation, softmax, reductions, optimizers: memory; anything else, GEMMs and
+ *  convolutions included: compute). */
+KernelBound classify_kernel(const std::string& name, double ops, double bytes, double peak_flops, double mem_bw_Bps);
+
+/** The SM clock fraction a power cap allows, as sgai's assumed model has it: dynamic power grows
+ *  with the cube of the clock (P = idle + (max - idle) f^3, voltage following frequency), so
+ *  f = ((cap - idle) / (max - idle))^(1/3), within (0, 1]. std::invalid_argument unless
+ *  idle < cap <= max. */
+double capped_clock_fraction(double cap_w, double idle_w, double max_w);
 
 /** Roofline time of a kernel of `ops` operations touching `bytes` bytes: no faster than the peak,
  *  no faster than the memory bandwidth (when known and `roofline`). */

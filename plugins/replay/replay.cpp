@@ -274,14 +274,18 @@ struct Replay::Impl {
     }
   }
 
-  void execute_for(s4u::Host* host, double seconds)
+  /** Runs a kernel whose parts at P-state 0 are `t` on `host`, in the host's current P-state:
+   *  max(compute / f, memory / m) (GpuModel's P-state model), as an execution of that many seconds
+   *  at the state's speed (so the energy plugin charges the state's power for it). */
+  void execute_kernel(s4u::Host* host, const KernelTime& t)
   {
+    unsigned long p = host->get_pstate();
+    double seconds  = t.at(GpuModel::compute_speed(host, p), GpuModel::of(host).memory_speed(p));
     if (seconds <= 0)
       return;
     s4u::ExecPtr e = s4u::Exec::init();
     e->set_host(host);
-    // the time at P-state 0's speed: a lower P-state (power cap) stretches it
-    e->set_flops_amount(seconds * host->get_pstate_speed(0));
+    e->set_flops_amount(seconds * host->get_pstate_speed(p));
     e->start();
     e->wait();
   }
@@ -296,19 +300,30 @@ struct Replay::Impl {
     return GpuModel::of(gpu).mem_bw_Bps;
   }
 
-  /** Seconds of a compute node on `host`: its recorded duration, or num_ops at peak (the GPU's
-   *  model, or the host's speed for a CPU) and, with the roofline, no less than tensor_size at
-   *  the memory bandwidth. */
-  double compute_seconds(const Node& n, s4u::Host* host, bool gpu) const
+  /** A compute node's time on `host` at P-state 0, in a compute and a memory part: its recorded
+   *  duration (on a GPU, classed compute- or memory-bound: classify_kernel), or num_ops at peak (the
+   *  GPU's model, or the host's speed for a CPU) and, with the roofline, tensor_size at the memory
+   *  bandwidth (the kernel takes the longer of the two). */
+  KernelTime compute_time(const Node& n, s4u::Host* host, bool gpu) const
   {
-    if (options.recorded_durations && n.duration_micros > 0)
-      return n.duration_micros * 1e-6;
     double ops   = n.num_ops().value_or(0);
     double bytes = static_cast<double>(std::max<int64_t>(0, n.int_attr("tensor_size").value_or(0)));
-    if (not gpu)
-      return roofline_seconds(ops, 0, host->get_pstate_speed(0) * host->get_core_count(), 0, false);
-    double peak = options.gpu_peak_flops > 0 ? options.gpu_peak_flops : GpuModel::of(host).peak();
-    return roofline_seconds(ops, bytes, peak, mem_bw(host), options.system.roofline);
+    double peak  = not gpu                      ? host->get_pstate_speed(0) * host->get_core_count()
+                   : options.gpu_peak_flops > 0 ? options.gpu_peak_flops
+                                                : GpuModel::of(host).peak();
+    KernelTime t;
+    if (options.recorded_durations && n.duration_micros > 0) {
+      double d = n.duration_micros * 1e-6;
+      if (gpu && classify_kernel(n.name, ops, bytes, peak, mem_bw(host)) == KernelBound::memory)
+        t.memory_s = d;
+      else
+        t.compute_s = d;
+      return t;
+    }
+    t.compute_s = ops > 0 && peak > 0 ? ops / peak : 0;
+    if (gpu && options.system.roofline && mem_bw(host) > 0 && bytes > 0)
+      t.memory_s = bytes / mem_bw(host);
+    return t;
   }
 
   std::shared_ptr<const Schedule> schedule_for(CollectiveType type, uint32_t n, bool world, std::string& algorithm_name)
@@ -648,14 +663,14 @@ struct Replay::Impl {
     switch (n.type) {
     case NodeType::comp:
       if (stream == cpu)
-        execute_for(r.cpu, compute_seconds(n, r.cpu, false));
+        execute_kernel(r.cpu, compute_time(n, r.cpu, false));
       else
-        execute_for(r.gpu, compute_seconds(n, r.gpu, true));
+        execute_kernel(r.gpu, compute_time(n, r.gpu, true));
       break;
     case NodeType::mem_load:
     case NodeType::mem_store:
       if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw(r.gpu) > 0)
-        execute_for(r.gpu, static_cast<double>(*bytes) / mem_bw(r.gpu));
+        execute_kernel(r.gpu, KernelTime{0, static_cast<double>(*bytes) / mem_bw(r.gpu)});
       break;
     case NodeType::comm_coll:
       collective(r, n);

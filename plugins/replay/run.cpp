@@ -5,6 +5,7 @@
 #include "generators/util/files.hpp"
 #include "generators/util/json_writer.hpp"
 #include "generators/util/numbers.hpp"
+#include "plugins/replay/gpu.hpp"
 #include "plugins/sim/energy.hpp"
 #include "plugins/sim/simulation.hpp"
 
@@ -115,6 +116,16 @@ AstraRunResult run_astra(const AstraRunOptions& o)
                              " ranks)");
   if (o.pstate > 2)
     throw InputError("command line", "--pstate", "the NPUs have P-states 0, 1 and 2, not " + std::to_string(o.pstate));
+  // the H100's power caps, 500 W and 300 W of its 700 W, scaled to the NPU's busy power
+  std::vector<std::pair<double, double>> caps;
+  for (double cap : {500.0, 300.0}) {
+    double w = o.gpu_busy_w * cap / 700.0;
+    if (o.pstate > 0 && not(w > o.gpu_idle_w))
+      throw InputError("command line", "--gpu-idle-w",
+                       "the power caps of P-states 1 and 2 (5/7 and 3/7 of --gpu-busy-w: " + format_number(w) +
+                           " W) must lie above the idle power (" + format_number(o.gpu_idle_w) + " W)");
+    caps.emplace_back(w > o.gpu_idle_w ? capped_clock_fraction(w, o.gpu_idle_w, o.gpu_busy_w) : 1.0, w);
+  }
 
   auto mapping = npu_mapping(o, jobs, npus); // checked before anything runs
 
@@ -138,8 +149,9 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   npu.speed_flops = (o.peak_tflops > 0 ? o.peak_tflops * 1e12 : (system.peak_flops > 0 ? system.peak_flops : 1e15));
   npu.idle_w      = o.gpu_idle_w;
   npu.busy_w      = o.gpu_busy_w;
-  // the H100's power caps (platforms/catalogues/accelerators.json): speed fraction, busy watts
-  npu.lower_pstates = {{0.85, o.gpu_busy_w * 500.0 / 700.0}, {0.6, o.gpu_busy_w * 300.0 / 700.0}};
+  // the H100's power caps (the P-state model of plugins/replay/gpu.hpp, as in the accelerator
+  // catalogue): compute clock fraction, busy watts
+  npu.lower_pstates = caps;
   npu.link_idle_w   = o.link_idle_w;
   npu.link_busy_w   = o.link_busy_w;
   auto network      = build_npu_network("", dims, npu);

@@ -170,10 +170,11 @@ TEST(Replay, GpuEnergyIsIdlePowerPlusBusyPowerTimesBusyTime)
 
 TEST(Replay, APowerCapStretchesComputeAndLowersEnergy)
 {
-  auto o       = energy_case("capped", 2); // H100 P-state 2: 60% speed, 300 W busy
+  auto o       = energy_case("capped", 2); // H100 P-state 2: the 300 W cap, f = (230 / 630)^(1/3)
   auto r       = run_astra(o);
   auto e       = energy_of(o.out);
-  double busy0 = 2.0 / 0.6, busy1 = 1.0 / 0.6, T = r.makespan_s;
+  double f     = std::cbrt(230.0 / 630.0);
+  double busy0 = 2.0 / f, busy1 = 1.0 / f, T = r.makespan_s;
   EXPECT_NEAR(r.ranks[0].compute_s, busy0, 1e-9);
   EXPECT_NEAR(e.at("npu0"), 70 * T + 230 * busy0, 1e-6 * e.at("npu0"));
   EXPECT_NEAR(e.at("npu1"), 70 * T + 230 * busy1, 1e-6 * e.at("npu1"));
@@ -269,6 +270,11 @@ TEST(Replay, GpuModelComesFromThePlatformsCatalogue)
   EXPECT_DOUBLE_EQ(m.mem_bw_Bps, 3.35e12);
   EXPECT_DOUBLE_EQ(m.memory_bytes, 80e9);
   EXPECT_EQ(&GpuModel::of(gpu), &m); // one extension per host
+  // its P-states: the catalogue's caps at the clock fractions of the P-state model, HBM3 not slowed
+  ASSERT_EQ(gpu->get_pstate_count(), 3UL);
+  EXPECT_NEAR(GpuModel::compute_speed(gpu, 1), capped_clock_fraction(500, 70, 700), 1e-6);
+  EXPECT_NEAR(GpuModel::compute_speed(gpu, 2), capped_clock_fraction(300, 70, 700), 1e-6);
+  EXPECT_DOUBLE_EQ(m.memory_speed(2), 1.0);
   // a CPU host has no GPU figures: its speed
   auto* cpu = simgrid::s4u::Host::by_name("hgx-n0-p0");
   EXPECT_DOUBLE_EQ(GpuModel::of(cpu).peak(), cpu->get_pstate_speed(0) * cpu->get_core_count());
@@ -499,4 +505,94 @@ TEST(Replay, SendsOnTheirOwnStreamsRunBesideTheCollective)
     // overlapping intervals count once: never more than the wall time
     EXPECT_NEAR(x.comm_s, std::max(kAllReduce, kMessage), 1e-12) << x.rank;
   }
+}
+
+TEST(Replay, APowerCapStretchesComputeBoundKernelsOnly)
+{
+  // each of two ranks: a GEMM and a device-to-device copy of 1 s each (recorded durations); under
+  // the 300 W cap only the GEMM stretches, by 1/f (the copy is memory-bound and m = 1)
+  auto dir = sgai::test::temp_dir() / "bound";
+  std::vector<sgai::chakra::Trace> ranks;
+  for (int r = 0; r < 2; r++) {
+    TraceBuilder b;
+    auto g = b.compute("ampere_bf16_s16816gemm_128x128", 1000, 0, {}, 1000000);
+    b.compute("Memcpy DtoD (Device -> Device)", 0, 0, {g}, 1000000);
+    ranks.push_back(b.take());
+  }
+  sgai::chakra::write_workload(dir, "w", ranks);
+  AstraRunOptions o;
+  o.workloads = {(dir / "w").string()};
+  o.system    = plain_system();
+  o.network   = ring_yaml(2);
+  o.pstate    = 2;
+  o.out       = dir / "out";
+  auto r      = run_astra(o);
+  ASSERT_EQ(r.ranks.size(), 2U);
+  double f = capped_clock_fraction(300, 70, 700);
+  EXPECT_NEAR(r.ranks[0].compute_s, 1.0 / f + 1.0, 1e-9);
+}
+
+TEST(GpuPStateModel, ComputeBoundTimeTimesTheClockFractionIsTheSameInEveryState)
+{
+  const KernelTime gemm{0.25, 0.05}; // compute-bound: 0.25 s of compute, 0.05 s of memory traffic
+  for (double cap : {700.0, 600.0, 500.0, 400.0, 300.0}) {
+    double f = capped_clock_fraction(cap, 70, 700);
+    EXPECT_NEAR(gemm.at(f, 1.0) * f, 0.25, 1e-9) << cap;
+  }
+  EXPECT_DOUBLE_EQ(capped_clock_fraction(700, 70, 700), 1.0);
+  EXPECT_NEAR(capped_clock_fraction(500, 70, 700), 0.880459, 1e-6);
+  EXPECT_NEAR(capped_clock_fraction(300, 70, 700), 0.714709, 1e-6);
+  EXPECT_THROW(capped_clock_fraction(60, 70, 700), std::invalid_argument);
+  EXPECT_THROW(capped_clock_fraction(800, 70, 700), std::invalid_argument);
+}
+
+TEST(GpuPStateModel, MemoryBoundTimeIsUnchangedWhenTheMemoryKeepsItsBandwidth)
+{
+  const KernelTime copy{0.01, 0.2};
+  for (double f : {1.0, 0.88, 0.71, 0.5})
+    EXPECT_DOUBLE_EQ(copy.at(f, 1.0), 0.2) << f; // until the compute part / f exceeds it
+  EXPECT_DOUBLE_EQ(copy.at(0.04, 1.0), 0.25);    // then compute-bound
+  EXPECT_DOUBLE_EQ(copy.at(1.0, 0.5), 0.4);      // a slower memory clock stretches it
+}
+
+TEST(GpuPStateModel, KernelsKnownByTheirDurationAreClassedByIntensityThenName)
+{
+  // H100 bf16: ridge point 989.4e12 / 3.35e12 = 295 operations per byte
+  EXPECT_EQ(classify_kernel("x", 1e12, 1e9, 989.4e12, 3.35e12), KernelBound::compute);
+  EXPECT_EQ(classify_kernel("sm90_xmma_gemm", 1e9, 1e9, 989.4e12, 3.35e12), KernelBound::memory);
+  EXPECT_EQ(classify_kernel("ampere_bf16_s16816gemm_relu_128x128", 0, 0, 0, 0), KernelBound::compute);
+  EXPECT_EQ(classify_kernel("aten::addmm", 0, 0, 0, 0), KernelBound::compute);
+  EXPECT_EQ(classify_kernel("Memcpy DtoD (Device -> Device)", 0, 0, 0, 0), KernelBound::memory);
+  EXPECT_EQ(classify_kernel("void at::native::vectorized_elementwise_kernel<4>", 0, 0, 0, 0), KernelBound::memory);
+  EXPECT_EQ(classify_kernel("multi_tensor_apply_kernel<AdamFunctor>", 0, 0, 0, 0), KernelBound::memory);
+  EXPECT_EQ(classify_kernel("layer3_fwd_mb0", 0, 0, 0, 0), KernelBound::compute); // unknown: compute
+}
+
+TEST(Replay, APStatesMemorySpeedReachesTheGpuModel)
+{
+  auto path = write("memory_speed.json", R"({
+  "sgai_platform": 1, "name": "memory-speed",
+  "types": {
+    "gpu_types": { "G": { "peak_flops": { "fp16": "10Tf" }, "default_precision": "fp16",
+                          "memory_capacity": "16GB", "memory_bandwidth": "1TBps", "idle_power": 50, "max_power": 300,
+                          "pstates": [ { "speed": 1, "max_power": 300 },
+                                       { "speed": 0.8, "max_power": 200, "memory_speed": 0.9 } ] } },
+    "node_types": { "N": { "gpus": [ { "type": "G", "number": 1 } ] } },
+    "network_types": { "E": { "bandwidth": "1Gbps" } }
+  },
+  "clusters": [ { "id": "a", "nodes": [ { "type": "N", "number": 1 } ], "local_links": { "type": "E", "latency": "0us" } } ]
+})");
+  sgai::sim::Simulation sim;
+  sim.load_platform(path.string());
+  simgrid::s4u::Host* gpu = nullptr;
+  for (auto* h : simgrid::s4u::Engine::get_instance()->get_all_hosts())
+    if (h->get_property("sgai_gpu_type") != nullptr)
+      gpu = h;
+  ASSERT_NE(gpu, nullptr);
+  const auto& m = GpuModel::of(gpu);
+  EXPECT_DOUBLE_EQ(m.memory_speed(0), 1.0);
+  EXPECT_DOUBLE_EQ(m.memory_speed(1), 0.9);
+  EXPECT_DOUBLE_EQ(GpuModel::compute_speed(gpu, 1), 0.8);
+  // a memory-bound kernel there: 1 s at P-state 0, 1 / 0.9 s
+  EXPECT_DOUBLE_EQ(KernelTime({0, 1.0}).at(GpuModel::compute_speed(gpu, 1), m.memory_speed(1)), 1.0 / 0.9);
 }

@@ -58,6 +58,8 @@ const std::vector<Bogus>& cases()
        {"at /types/interconnect_types/X/nvls_efficiency: nvls_efficiency is in-switch reduction: only an nvswitch"}},
       {"bogus_nvls_efficiency_range.json",
        {"at /types/interconnect_types/X/nvls_efficiency: nvls_efficiency 1.5 is not a fraction in (0, 1]"}},
+      {"bogus_gpu_memory_speed.json",
+       {"at /types/gpu_types/G/pstates/1/memory_speed: memory_speed 1.2 must be a fraction of the memory bandwidth"}},
       {"bogus_initial_pstate.json", {"at /energy/initial_pstate: unknown P-state 'turbo'", "'active'", "'idle'"}},
       {"bogus_name_escape.json", {"at /name: '../../escaped' contains a path separator", "may not choose a folder"}},
       {"bogus_name_absolute.json", {"at /name: '/tmp/sgai-escaped' contains a path separator"}},
