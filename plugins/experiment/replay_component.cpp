@@ -266,9 +266,9 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
     } else
       one(*v, std::nullopt);
   };
-  per_collective("algorithm", {"auto", "ring", "tree", "nvls"}, [&](chakra::CollectiveType t, const std::string& n) {
-    replay::nccl::algo_from_string(n, ro.nccl_algorithm[t]);
-  });
+  per_collective(
+      "algorithm", {"auto", "ring", "tree", "nvls", "nvls_tree"},
+      [&](chakra::CollectiveType t, const std::string& n) { replay::nccl::algo_from_string(n, ro.nccl_algorithm[t]); });
   per_collective("protocol", {"auto", "LL", "LL128", "Simple"}, [&](chakra::CollectiveType t, const std::string& n) {
     replay::nccl::proto_from_string(n, ro.nccl_protocol[t]);
   });

@@ -153,9 +153,18 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
   for (size_t k = phase_first_[phase]; k < phase_first_[phase + 1]; k++) {
     const auto& mine = s.by_rank[r][k];
     // a protocol's packing bounds what the rank sends, shared by its transfers of the step
-    double rate = -1;
-    if (proto && proto->rank_rate_cap_Bps > 0 && not mine.sends.empty())
-      rate = proto->rank_rate_cap_Bps * proto->wire_factor / static_cast<double>(mine.sends.size());
+    double rate      = -1;
+    const bool nodes = proto && proto->node.size() == s.ranks;
+    auto capped      = [&](const Transfer& t) {
+      return not(proto->cap_intra_only && nodes && proto->node[t.dst] != proto->node[r]);
+    };
+    if (proto && proto->rank_rate_cap_Bps > 0 && not mine.sends.empty()) {
+      size_t shared = 0;
+      for (uint32_t i : mine.sends)
+        shared += capped(s.steps[k][i]) ? 1 : 0;
+      if (shared > 0)
+        rate = proto->rank_rate_cap_Bps * proto->wire_factor / static_cast<double>(shared);
+    }
     for (uint32_t i : mine.sends) {
       const Transfer& t = s.steps[k][i];
       if (t.lane != Transfer::kEveryLane && t.lane != lane)
@@ -172,7 +181,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       op.posted_at = s4u::Engine::get_clock();
       // (SimGrid 3.32 leaves host-to-host communications unbounded by Comm::set_rate: the bound
       // is a floor on the transfer's duration)
-      op.not_before = rate > 0 ? op.posted_at + static_cast<double>(size) / rate : 0;
+      op.not_before = rate > 0 && capped(t) ? op.posted_at + static_cast<double>(size) / rate : 0;
       if (options_.traffic)
         options_.traffic->add(hosts_[r], hosts_[t.dst], static_cast<double>(size));
       sent.push_back(index);

@@ -12,14 +12,14 @@ using chakra::CollectiveType;
 namespace {
 
 // NCCL 2.30's published tuning constants (src/graph/tuning.cc, ncclTunerConstantsDefaults), in
-// sgai's order: algorithms ring, tree, nvls; protocols LL, LL128, Simple. Latencies in us,
-// bandwidths in GB/s.
-constexpr double kBaseLat[kAlgos][kProtos] = {{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}, {0, 0, 0}};
+// sgai's order: algorithms ring, tree, nvls, nvls_tree; protocols LL, LL128, Simple. Latencies in
+// us, bandwidths in GB/s.
+constexpr double kBaseLat[kAlgos][kProtos] = {{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}};
 enum Hw { kNvlink, kPci, kNet };
 constexpr double kHwLat[3][kAlgos][kProtos] = {
-    {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}},  // NVLink
-    {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}},    // PCI
-    {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}}, // network
+    {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}},    // NVLink
+    {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}},       // PCI
+    {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}, {0, 0, 20.9}}, // network
 };
 // [generation or CPU row][nodes: 1, 2, more]
 constexpr double kLlMaxBw[4][3] = {
@@ -27,6 +27,7 @@ constexpr double kLlMaxBw[4][3] = {
 constexpr double kPerChRingLl128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
 constexpr double kPerChTreeLl128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 constexpr double kPerChTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+constexpr double kPerChNvlsTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
 constexpr double kTreeCorrection[kProtos][24] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
@@ -106,6 +107,8 @@ const char* to_string(Algo a)
     return "tree";
   case Algo::nvls:
     return "nvls";
+  case Algo::nvls_tree:
+    return "nvls_tree";
   }
   return "?";
 }
@@ -125,11 +128,15 @@ const char* to_string(Proto p)
 
 bool algo_from_string(std::string_view s, Algo& out)
 {
-  for (Algo a : {Algo::ring, Algo::tree, Algo::nvls})
+  for (Algo a : {Algo::ring, Algo::tree, Algo::nvls, Algo::nvls_tree})
     if (same_text(s, to_string(a))) {
       out = a;
       return true;
     }
+  if (same_text(s, "nvlstree")) { // NCCL_ALGO's spelling
+    out = Algo::nvls_tree;
+    return true;
+  }
   return false;
 }
 
@@ -186,7 +193,8 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
   // a channel's share of the busiest path: the GPU's links inside a node, the node's NICs across
   const double ring_bus = nodes > 1 ? std::min(s.intra_GBps, s.inter_GBps) : s.intra_GBps;
 
-  for (Algo a : {Algo::ring, Algo::tree, Algo::nvls}) {
+  m.nvls_tree_correction = s.arch == Arch::blackwell; // NCCL: compute capability 10 on x86
+  for (Algo a : {Algo::ring, Algo::tree, Algo::nvls, Algo::nvls_tree}) {
     if (bc_red && a != Algo::ring)
       continue;
     if (rs_ag && a != Algo::ring)
@@ -195,8 +203,11 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
     // states that partitions of at most 4 GPUs gain nothing from multicast, and NCCL picks ring there
     if (a == Algo::nvls && (s.nvls_efficiency <= 0 || nodes > 1 || ranks <= 4 || not s.nvlink))
       continue;
+    // NVLS-tree: NVLS inside each node (the same conditions on the GPUs of a node), a tree of nodes
+    if (a == Algo::nvls_tree && (s.nvls_efficiency <= 0 || nodes <= 1 || ppn <= 4 || not s.nvlink || not ar))
+      continue;
     for (Proto p : {Proto::ll, Proto::ll128, Proto::simple}) {
-      if (a == Algo::nvls && p != Proto::simple)
+      if ((a == Algo::nvls || a == Algo::nvls_tree) && p != Proto::simple)
         continue;
       double bus = ring_bus;
       if (a == Algo::nvls) {
@@ -204,6 +215,14 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
         double intra =
             per_ch * s.nvls_efficiency * (s.nvls_channels - 1) / s.nvls_channels * (ar ? 2.0 : (ppn - 1) / ppn);
         bus = s.nvls_channels * std::min(intra, per_ch);
+      }
+      if (a == Algo::nvls_tree) {
+        // per channel: the switch's reduction (all-reduce pipelines two operations), the node's
+        // NICs (twice their share between two nodes: each half of the tree crosses once), NCCL's cap
+        double nc    = s.nvls_channels;
+        double intra = s.intra_GBps / nc * s.nvls_efficiency * (nc - 1) / nc * 2.0;
+        double inter = s.inter_GBps / nc * (nodes <= 2 ? 2.0 : 1.0);
+        bus          = nc * std::min({intra, inter, kPerChNvlsTree[idx(s.arch)][n2]});
       }
       if (a == Algo::ring && p == Proto::ll)
         bus = std::min(ll_max, bus * .5);
@@ -236,8 +255,10 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
         }
       } else if (a == Algo::tree) {
         lat += 2 * ((ppn - 1) * sl.intra + log2i(nodes) * sl.inter);
-      } else { // nvls
+      } else if (a == Algo::nvls) {
         lat = sl.intra;
+      } else { // nvls_tree
+        lat += sl.intra + 2 * log2i(nodes) * sl.inter;
       }
       m.latency_us[idx(a)][idx(p)] = lat;
     }
@@ -254,6 +275,9 @@ double Model::time_us(Algo a, Proto p, double bytes) const
   int log_size = log2i(std::floor(bytes / 64));
   if (a == Algo::tree && type == CollectiveType::all_reduce && log_size >= 0 && log_size < 23)
     bw *= kTreeCorrection[idx(p)][log_size];
+  if (a == Algo::nvls_tree && nvls_tree_correction && type == CollectiveType::all_reduce && log_size >= 0 &&
+      log_size < 24)
+    bw *= kTreeCorrection[idx(p)][log_size];
   if (a == Algo::ring && p == Proto::simple && nodes > 1 && type == CollectiveType::all_reduce &&
       bytes / (16.0 * ranks) >= 64)
     lat *= 1.4; // the ring's plateau effect (compute capability 8.0 and later)
@@ -263,12 +287,12 @@ double Model::time_us(Algo a, Proto p, double bytes) const
 std::optional<Choice> choose(const Model& m, double bytes, std::optional<Algo> algo, std::optional<Proto> proto)
 {
   std::optional<Choice> best;
-  for (Algo a : {Algo::ring, Algo::tree, Algo::nvls}) {
+  for (Algo a : {Algo::ring, Algo::tree, Algo::nvls, Algo::nvls_tree}) {
     if (algo && *algo != a)
       continue;
-    // NCCL's tree across nodes chains the GPUs of a node under a tree of nodes; sgai's tree is a
-    // double binary tree over all ranks: across nodes only when asked for
-    if (not algo && a == Algo::tree && m.nodes > 1)
+    // NCCL's trees across nodes need the ranks to fill their nodes in order (else the replay runs
+    // sgai's double binary tree over all ranks): only when asked for
+    if (not algo && (a == Algo::tree || a == Algo::nvls_tree) && m.nodes > 1 && not m.regular_nodes)
       continue;
     for (Proto p : {Proto::ll, Proto::ll128, Proto::simple}) {
       if (proto && *proto != p)
@@ -296,16 +320,24 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
   k.start_s            = kBaseLat[idx(c.algo)][idx(c.proto)] * plateau * 1e-6;
   k.intra_step_s       = std::max(0.0, sl.intra * plateau * 1e-6 - path_intra_s);
   k.inter_step_s       = std::max(0.0, sl.inter * plateau * 1e-6 - path_inter_s);
-  double cap           = 0; // bus bandwidth the protocol's packing allows, GB/s
+  if (c.algo == Algo::nvls_tree || (c.algo == Algo::tree && nodes > 1 && m.regular_nodes)) {
+    // a tree across nodes runs as one step of concurrent transfers (algorithms/nccl_trees.cpp): its
+    // pipeline's latency, NCCL's, comes up front, less the longest path the simulation charges
+    k.start_s = std::max(0.0, m.latency_us[idx(c.algo)][idx(c.proto)] * 1e-6 - std::max(path_intra_s, path_inter_s));
+    k.intra_step_s = 0;
+    k.inter_step_s = 0;
+  }
+  double cap = 0; // bus bandwidth the protocol's packing allows, GB/s
   if (c.proto == Proto::ll)
     cap = kLlMaxBw[row][n2];
   else if (c.proto == Proto::ll128)
     cap = nch * (c.algo == Algo::tree ? kPerChTreeLl128 : kPerChRingLl128)[idx(s.arch)][n2];
   else if (c.algo == Algo::tree && ar)
     cap = nch * kPerChTree[idx(s.arch)][n2];
-  else if (c.algo == Algo::nvls) // the switch reduces and multicasts at this share of the GPU's links
+  else if (c.algo == Algo::nvls || c.algo == Algo::nvls_tree) // the switch reduces and multicasts at this share
     cap = s.nvls_efficiency * s.intra_GBps;
   k.rank_rate_cap_Bps = cap * 1e9;
+  k.cap_intra_only    = c.algo == Algo::nvls_tree;
   return k;
 }
 

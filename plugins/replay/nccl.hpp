@@ -20,13 +20,16 @@
 
 namespace sgai::replay::nccl {
 
-enum class Algo { ring, tree, nvls };
+/** NCCL's algorithms sgai runs: ring; tree (across nodes: a chain through each node's GPUs under a
+ *  double binary tree of nodes; in one node sgai's double binary tree); NVLS (in-switch reduction in
+ *  one NVSwitch domain); NVLS-tree (NVLS in each node, a double binary tree of nodes between them). */
+enum class Algo { ring, tree, nvls, nvls_tree };
 enum class Proto { ll, ll128, simple };
-constexpr size_t kAlgos  = 3;
+constexpr size_t kAlgos  = 4;
 constexpr size_t kProtos = 3;
-const char* to_string(Algo a);  ///< "ring", "tree", "nvls"
-const char* to_string(Proto p); ///< "LL", "LL128", "Simple" (NCCL's names)
-bool algo_from_string(std::string_view s, Algo& out);
+const char* to_string(Algo a);                          ///< "ring", "tree", "nvls", "nvls_tree"
+const char* to_string(Proto p);                         ///< "LL", "LL128", "Simple" (NCCL's names)
+bool algo_from_string(std::string_view s, Algo& out);   ///< also NCCL's "NVLSTree"
 bool proto_from_string(std::string_view s, Proto& out); ///< case-insensitive
 
 /** GPU generations NCCL keys its constants on. */
@@ -54,6 +57,11 @@ void default_channels(System& s);
 struct Model {
   chakra::CollectiveType type = chakra::CollectiveType::all_reduce;
   uint32_t ranks = 0, nodes = 0;
+  /** The ranks fill their nodes in order, as many on each (NCCL's trees across nodes need it;
+   *  model() assumes so, the replay clears it for other layouts and the trees across nodes are
+   *  then not chosen unless asked for). */
+  bool regular_nodes        = true;
+  bool nvls_tree_correction = false; ///< NCCL corrects NVLS-tree's bandwidth by size on Blackwell
   std::array<std::array<double, kProtos>, kAlgos> latency_us{}, bandwidth_GBps{};
   /** NCCL's predicted time in us (ncclTopoGetAlgoTime, one operation); negative: not available. */
   double time_us(Algo a, Proto p, double bytes) const;
@@ -68,7 +76,8 @@ struct Choice {
 };
 
 /** The fastest available pair by NCCL's model, among `algos` (all when unset) and `protos` (all
- *  when unset); none when nothing is available (such as NVLS across nodes). */
+ *  when unset); none when nothing is available (such as NVLS across nodes). Trees across nodes
+ *  are left out, unless asked for, when the nodes are not regular. */
 std::optional<Choice> choose(const Model& m, double bytes, std::optional<Algo> algo = std::nullopt,
                              std::optional<Proto> proto = std::nullopt);
 
@@ -82,6 +91,9 @@ struct ProtocolCosts {
   /** Payload rate bound of one rank's sending (LL, LL128: what the SMs can pack), spread over the
    *  rank's transfers of a step; 0: none. */
   double rank_rate_cap_Bps = 0;
+  /** The cap bounds the rank's sends to GPUs of its node only (NVLS-tree: the switch's rate; its
+   *  transfers between nodes leave through the network, not the switch). */
+  bool cap_intra_only = false;
   /** Reductions fused in the kernels: a received piece's reduction streams with its transfer and
    *  costs only what the memory cannot keep up with (true); false: after it (ASTRA-sim's). */
   bool fused_reductions = true;

@@ -423,9 +423,15 @@ struct Replay::Impl {
       node[i]    = ids.emplace(g, static_cast<uint32_t>(ids.size())).first->second;
     }
     const auto nodes = static_cast<uint32_t>(ids.size());
-    auto m           = nccl::model(*options.nccl, key_type, nr, nodes);
-    double tuned     = static_cast<double>(bytes) * (key_type == CollectiveType::all_gather ? nr : 1);
-    auto c           = nccl::choose(m, tuned, algo, proto);
+    // ranks filling their nodes in order, as many on each: rails, and NCCL's trees across nodes
+    const uint32_t ppn = nodes > 0 ? nr / nodes : nr;
+    bool regular       = nodes > 1 && ppn > 1 && nr % nodes == 0;
+    for (uint32_t i = 0; regular && i < nr; i++)
+      regular = node[i] == i / ppn;
+    auto m          = nccl::model(*options.nccl, key_type, nr, nodes);
+    m.regular_nodes = regular || nodes <= 1;
+    double tuned    = static_cast<double>(bytes) * (key_type == CollectiveType::all_gather ? nr : 1);
+    auto c          = nccl::choose(m, tuned, algo, proto);
     if (not c) {
       if (not algo && not proto)
         return std::nullopt; // not a collective NCCL tunes (all-to-all)
@@ -437,22 +443,28 @@ struct Replay::Impl {
                " node(s) of this platform (NVLS: all-reduce inside one NVSwitch domain of "
                "more than 4 GPUs; tree: all-reduce; LL128: NVLink)");
     }
+    if (c->algo == nccl::Algo::nvls_tree && not regular)
+      fail(r, &n,
+           "NVLS-tree needs the group's ranks to fill their nodes in order, as many on each (" + std::to_string(nr) +
+               " ranks on " + std::to_string(nodes) + " nodes)");
     // rings across nodes: one ring per GPU of a node, entering each node at another GPU (rails)
-    const uint32_t ppn = nodes > 0 ? nr / nodes : nr;
-    bool rails         = c->algo == nccl::Algo::ring && nodes > 1 && ppn > 1 && nr % nodes == 0;
-    for (uint32_t i = 0; rails && i < nr; i++)
-      rails = node[i] == i / ppn;
+    const bool rails      = c->algo == nccl::Algo::ring && regular;
+    const bool node_trees = (c->algo == nccl::Algo::tree || c->algo == nccl::Algo::nvls_tree) && regular;
     NcclPlan plan;
-    plan.algorithm = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(ppn) : std::string());
-    std::string key =
-        "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" + plan.algorithm;
+    plan.algorithm  = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(ppn) : std::string());
+    std::string key = "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" +
+                      plan.algorithm + (node_trees ? "/nodes of " + std::to_string(ppn) : std::string());
     auto& cached = schedules[key];
     if (not cached) {
       try {
-        if (rails) {
-          Schedule s  = algorithms::ring_channels(type, nr, ppn, ppn, true);
+        if (rails || node_trees) {
+          Schedule s  = rails                              ? algorithms::ring_channels(type, nr, ppn, ppn, true)
+                        : c->algo == nccl::Algo::nvls_tree ? algorithms::nvls_tree(type, nr, ppn)
+                                                           : algorithms::nccl_tree(type, nr, ppn);
           s.type      = type;
-          s.algorithm = Algorithm::ring;
+          s.algorithm = rails                         ? Algorithm::ring
+                        : c->algo == nccl::Algo::tree ? Algorithm::double_binary_tree
+                                                      : Algorithm::nvls;
           s.ranks     = nr;
           s.index();
           cached = std::make_shared<const Schedule>(std::move(s));

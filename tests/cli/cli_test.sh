@@ -141,6 +141,18 @@ case "$case_name" in
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 16; expect_rc 1
     expect_one_error_line "has 8 GPUs, fewer than the 16 --gpus asks for"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2
+    # two DGX H100 nodes (a 3.2 Tb/s port each): NCCL's model picks its tree for small all-reduces and
+    # NVLS-tree for large ones; NVLS-tree beats the rails' rings at 1 GiB (each GPU: S (1 + 1/8) through
+    # the switch at 0.85 x 370.8 GB/s, S/8 to the other node), the node's port never binding
+    run "$SGAI" collective bench --platform platforms/hgx-h100-cluster.json --gpus 16 --sizes 1KiB:1GiB --factor 1024; expect_rc 0
+    awk '$1 == 1024 && $10 == "tree/LL" { ok = 1 } END { exit !ok }' "$tmp/out" || fail "1 KiB on 2 nodes: $out"
+    nvls_tree=$(awk '$1 == 1073741824 && $10 == "nvls_tree/Simple" { print $8 }' "$tmp/out")
+    run "$SGAI" collective bench --platform platforms/hgx-h100-cluster.json --gpus 16 --sizes 1GiB --algo ring; expect_rc 0
+    ring=$(awk '$1 == 1073741824 && $10 == "ring" { print $8 }' "$tmp/out")
+    awk -v t="$nvls_tree" -v r="$ring" 'BEGIN { exit !(t > 500 && t < 540 && r > 380 && r < 400) }' ||
+      fail "2 nodes, 1 GiB: NVLS-tree $nvls_tree, ring $ring GB/s"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 8 --algo nvls_tree --sizes 1MiB; expect_rc 1
+    expect_one_error_line "NCCL has no nvls_tree ALL_REDUCE over 8 ranks on 1 node(s)"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 1GiB:1MiB; expect_rc 1
     expect_one_error_line "--sizes: the last size '1MiB' is below the first '1GiB'"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --sizes 8x:1GiB; expect_rc 1

@@ -76,8 +76,13 @@ TEST(Nccl, MultiNodeRingsPayTheNetworkStepsAndThePlateau)
   // the ring's plateau: Simple latencies x 1.4 once each rank's share reaches 64 B per channel
   EXPECT_DOUBLE_EQ(m.time_us(nccl::Algo::ring, nccl::Proto::simple, 1 << 30),
                    1.4 * m.latency_us[0][2] + (1 << 30) / (1000 * m.bandwidth_GBps[0][2]));
-  // NCCL's tree across nodes is not sgai's: not chosen unless asked for
+  // NCCL's trees across nodes need ranks that fill their nodes in order: otherwise not chosen
+  // unless asked for
   auto c = nccl::choose(m, 1e5);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->algo, nccl::Algo::tree); // 2 (7 hops in a node + 2 between nodes) against the ring's 62
+  m.regular_nodes = false;
+  c               = nccl::choose(m, 1e5);
   ASSERT_TRUE(c);
   EXPECT_NE(c->algo, nccl::Algo::tree);
   EXPECT_TRUE(nccl::choose(m, 1e5, nccl::Algo::tree));
@@ -124,4 +129,74 @@ TEST(Nccl, NamesReadBack)
   nccl::Arch h;
   EXPECT_TRUE(nccl::arch_from_string("blackwell", h));
   EXPECT_FALSE(nccl::arch_from_string("turing", h));
+}
+
+TEST(Nccl, NvlsTreeJoinsNvlsNodesByTheirNics)
+{
+  // two 8 x H100 nodes, 8 x 400 Gb/s NICs each (400 GB/s a node), 1 us between them
+  auto s           = hgx_h200();
+  s.inter_GBps     = 400;
+  s.net_latency_us = 1;
+  auto m           = nccl::model(s, CollectiveType::all_reduce, 16, 2);
+  // per NVLS channel (16): the switch's reduction 370.8 / 16 x 0.85 x 15/16 x 2 = 36.93, the NICs
+  // 400 / 16 x 2 = 50 (two nodes), NCCL's cap 57.7; bus to algorithm bandwidth: 16 / 30
+  const double per_ch = 370.8 / 16 * 0.85 * 15 / 16 * 2;
+  EXPECT_NEAR(m.bandwidth_GBps[3][2], 16 * per_ch * 16 / 30, 1e-9);
+  // latency: its NVLink latency, then up and down a tree of depth log2(2) = 1 (20.9 us + the
+  // network's latency and the flush)
+  EXPECT_DOUBLE_EQ(m.latency_us[3][2], 25 + 2 * (20.9 + 1 + 1));
+  EXPECT_LT(m.time_us(nccl::Algo::nvls_tree, nccl::Proto::ll, 1e6), 0); // Simple only
+  // large all-reduces choose it; one node or 4 GPUs a node have none
+  auto c = nccl::choose(m, 1 << 30);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->algo, nccl::Algo::nvls_tree);
+  EXPECT_FALSE(nccl::choose(nccl::model(s, CollectiveType::all_reduce, 8, 1), 1e9, nccl::Algo::nvls_tree));
+  EXPECT_FALSE(nccl::choose(nccl::model(s, CollectiveType::all_reduce, 8, 2), 1e9, nccl::Algo::nvls_tree));
+  EXPECT_FALSE(nccl::choose(nccl::model(s, CollectiveType::all_gather, 16, 2), 1e9, nccl::Algo::nvls_tree));
+  // its costs: the pipeline's latency up front less the longest simulated path; the switch's rate
+  // bounds the sends inside the node only
+  auto k = nccl::costs(s, m, {nccl::Algo::nvls_tree, nccl::Proto::simple, 0}, 1e-6, 3e-6);
+  EXPECT_NEAR(k.start_s, (25 + 2 * 22.9) * 1e-6 - 3e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(k.intra_step_s, 0.0);
+  EXPECT_TRUE(k.cap_intra_only);
+  nccl::Algo a;
+  EXPECT_TRUE(nccl::algo_from_string("NVLSTree", a));
+  EXPECT_EQ(a, nccl::Algo::nvls_tree);
+}
+
+TEST(Nccl, TreesAcrossNodesMoveWhatTheirPipelinesMove)
+{
+  // 2 nodes of 8: NVLS-tree sends S (1 + 1/8) inside the node and S/8 to the other node per rank
+  Schedule nt = algorithms::nvls_tree(CollectiveType::all_reduce, 16, 8);
+  nt.ranks    = 16;
+  nt.index();
+  ASSERT_EQ(nt.steps.size(), 1U);
+  for (uint32_t r = 0; r < 16; r++) {
+    double in_node = 0, across = 0;
+    for (const auto& t : nt.steps[0])
+      if (t.src == r)
+        (t.dst / 8 == r / 8 ? in_node : across) += t.fraction;
+    EXPECT_NEAR(in_node, 9.0 / 8, 1e-12) << r;
+    EXPECT_NEAR(across, 1.0 / 8, 1e-12) << r;
+  }
+  // NCCL's tree on 4 nodes of 4: every edge of the chains and of the two trees of nodes carries
+  // S / 8 each way; a node is inner in one tree of nodes and a leaf in the other
+  Schedule tr = algorithms::nccl_tree(CollectiveType::all_reduce, 16, 4);
+  ASSERT_EQ(tr.steps.size(), 1U);
+  // 4 local ranks x 2 trees x (4 nodes x 3 chain edges + 3 tree edges) x 2 directions
+  EXPECT_EQ(tr.steps[0].size(), 4U * 2 * (4 * 3 + 3) * 2);
+  double across_max = 0;
+  for (uint32_t node = 0; node < 4; node++) {
+    double out = 0;
+    for (const auto& t : tr.steps[0])
+      if (t.src / 4 == node && t.dst / 4 != node)
+        out += t.fraction;
+    across_max = std::max(across_max, out);
+  }
+  // per node at most (2 children + 1 parent) in one tree and 1 in the other, per local rank, x S/8
+  EXPECT_LE(across_max, 4 * (3 + 1) / 8.0 + 1e-12);
+  for (const auto& t : tr.steps[0])
+    EXPECT_NEAR(t.fraction, 1.0 / 8, 1e-12);
+  EXPECT_THROW(algorithms::nccl_tree(CollectiveType::all_reduce, 8, 8), std::invalid_argument); // one node
+  EXPECT_THROW(algorithms::nvls_tree(CollectiveType::all_gather, 16, 8), std::invalid_argument);
 }

@@ -100,7 +100,7 @@ int bench(const BenchArgs& a, const Globals& globals)
 {
   const Op op      = op_of(a.op);
   const auto sizes = size_list(a);
-  if ((a.algo == "tree" || a.algo == "nvls") && a.op != "all_reduce")
+  if ((a.algo == "tree" || a.algo == "nvls" || a.algo == "nvls_tree") && a.op != "all_reduce")
     throw UsageError("--algo " + a.algo + " is an all-reduce: not " + a.op);
   if ((a.algo == "direct" || a.algo == "halving_doubling") && a.proto != "auto")
     throw UsageError("--proto is NCCL's: its algorithms are ring, tree and nvls, not " + a.algo);
@@ -119,7 +119,8 @@ int bench(const BenchArgs& a, const Globals& globals)
     if (product != a.gpus)
       throw UsageError("--dims: the levels make " + std::to_string(product) + " GPUs, not the " +
                        std::to_string(a.gpus) + " of --gpus");
-    if (not a.dims.empty() && (a.algo == "auto" || a.algo == "tree" || a.algo == "nvls" || a.proto != "auto"))
+    if (not a.dims.empty() &&
+        (a.algo == "auto" || a.algo == "tree" || a.algo == "nvls" || a.algo == "nvls_tree" || a.proto != "auto"))
       throw UsageError("--dims runs an algorithm per level without NCCL's model: name it with --algo ring, direct or "
                        "halving_doubling, without --proto");
   }
@@ -155,7 +156,8 @@ int bench(const BenchArgs& a, const Globals& globals)
                                    {"collective-optimization", "localBWAware"}};
   const size_t levels           = std::max<size_t>(1, a.dims.size());
   // NCCL's algorithms go through its model (the replay's "algorithm"); the others are ASTRA-sim's
-  const bool nccl_algo = a.algo == "auto" || a.algo == "ring" || a.algo == "tree" || a.algo == "nvls";
+  const bool nccl_algo =
+      a.algo == "auto" || a.algo == "ring" || a.algo == "tree" || a.algo == "nvls" || a.algo == "nvls_tree";
   if (not nccl_algo || not a.dims.empty())
     for (const char* key : {"all-reduce-implementation", "all-gather-implementation", "reduce-scatter-implementation",
                             "all-to-all-implementation"})
@@ -287,9 +289,10 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
   add_count(bench_cmd, "--factor", a->factor, "Size multiplier between lines, nccl-tests' -f (default 2)", 2, 1024);
   bench_cmd
       ->add_option("--algo", a->algo,
-                   "auto (default: NCCL's tuning model picks), ring, tree (NCCL's double binary tree), nvls "
-                   "(in-switch reduction), or without NCCL's model direct, halving_doubling")
-      ->check(CLI::IsMember({"auto", "ring", "tree", "nvls", "direct", "halving_doubling"}));
+                   "auto (default: NCCL's tuning model picks), ring, tree (NCCL's double binary tree; across nodes "
+                   "chains in the nodes), nvls (in-switch reduction in one node), nvls_tree (NVLS in each node, trees "
+                   "between them), or without NCCL's model direct, halving_doubling")
+      ->check(CLI::IsMember({"auto", "ring", "tree", "nvls", "nvls_tree", "direct", "halving_doubling"}));
   bench_cmd->add_option("--proto", a->proto, "auto (default: NCCL's tuning model picks), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
   bench_cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return bench(*a, globals); }; });

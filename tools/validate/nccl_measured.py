@@ -60,6 +60,9 @@ def find(tabs, header_start):
     sys.exit(f"{README}: no table with the header {header_start}")
 
 
+PICKED = {}  # (platform, gpus, bytes) -> the algorithm/protocol sgai ran (the bench line's last column)
+
+
 def bench(sgai, platform, gpus, sizes, op="all_reduce", extra=()):
     """busbw per size (bytes -> GB/s) from sgai collective bench."""
     out = {}
@@ -73,6 +76,8 @@ def bench(sgai, platform, gpus, sizes, op="all_reduce", extra=()):
             f = line.split()
             if f and f[0].isdigit():
                 out[int(f[0])] = float(f[7])
+                if not extra:
+                    PICKED[(platform, gpus, int(f[0]))] = " ".join(f[9:])
     return out
 
 
@@ -107,13 +112,17 @@ def main():
     rows = [(r[0], size_bytes(r[0]), gbps(r[1]), gbps(r[2])) for r in sweep[1:]]
     sizes = [b for _, b, _, _ in rows]
     one = bench(a.sgai, "p6-b200.json", 8, sizes)
-    show("1 x P6-B200 (8 x B200), all-reduce, NCCL's choice", [(l, b, m1, one[b]) for l, b, m1, _ in rows])
-    # NCCL's rings over the node's 8 rails (one channel per GPU of a node): every GPU's path to the network works
+    show("1 x P6-B200 (8 x B200), all-reduce, NCCL's choice",
+         [(f"{l} {PICKED[('p6-b200.json', 8, b)]}", b, m1, one[b]) for l, b, m1, _ in rows])
+    # NCCL's model across nodes: rings over the node's 8 rails, its tree (chains in the nodes) and
+    # NVLS-tree (NVLS in the nodes), every GPU's path to the network working
     four = bench(a.sgai, "p6-b200-4node.json", 32, sizes)
-    show("4 x P6-B200 (32 x B200), all-reduce >= 16 MiB, NCCL's choice (rings over the 8 rails)",
-         [(l, b, m4, four[b]) for l, b, _, m4 in rows if b >= 16 * 2**20])
+    show("4 x P6-B200 (32 x B200), all-reduce >= 16 MiB, NCCL's choice",
+         [(f"{l} {PICKED[('p6-b200-4node.json', 32, b)]}", b, m4, four[b]) for l, b, _, m4 in rows
+          if b >= 16 * 2**20])
     show("4 x P6-B200 (32 x B200), all-reduce < 16 MiB, NCCL's choice",
-         [(l, b, m4, four[b]) for l, b, _, m4 in rows if b < 16 * 2**20])
+         [(f"{l} {PICKED[('p6-b200-4node.json', 32, b)]}", b, m4, four[b]) for l, b, _, m4 in rows
+          if b < 16 * 2**20])
     hier = bench(a.sgai, "p6-b200-4node.json", 32, sizes, extra=("--algo", "ring", "--dims", "8,4", "--chunks", "4"))
     show("4 x P6-B200 (32 x B200), all-reduce, ASTRA-sim's composition (ring in nodes, then across; 4 chunks)",
          [(l, b, m4, hier[b]) for l, b, _, m4 in rows if b >= 16 * 2**20])

@@ -26,6 +26,10 @@ inline CollectiveType canonical(CollectiveType t)
                               supported + ")");
 }
 
+/** NCCL's binary tree over n members (ncclGetBtree): the parent of each (-1: the root, member 0).
+ *  Its mirror (r -> n-1-r) is the double binary tree's second tree. */
+std::vector<int64_t> nccl_btree_parents(uint32_t n);
+
 inline std::vector<Transfer>& new_step(Schedule& s)
 {
   return s.steps.emplace_back();

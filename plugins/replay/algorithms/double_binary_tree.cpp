@@ -20,12 +20,7 @@ struct Tree {
 Tree nccl_tree(uint32_t n)
 {
   Tree t;
-  t.parent.assign(n, -1);
-  for (uint32_t r = 1; r < n; r++) {
-    uint32_t b  = r & (~r + 1);
-    uint32_t up = (r ^ b) | (b << 1);
-    t.parent[r] = up >= n ? (r ^ b) : up;
-  }
+  t.parent = nccl_btree_parents(n);
   t.depth.assign(n, 0);
   for (uint32_t r = 0; r < n; r++) {
     uint32_t d = 0;
@@ -38,6 +33,17 @@ Tree nccl_tree(uint32_t n)
 }
 
 } // namespace
+
+std::vector<int64_t> nccl_btree_parents(uint32_t n)
+{
+  std::vector<int64_t> parent(n, -1);
+  for (uint32_t r = 1; r < n; r++) {
+    uint32_t b  = r & (~r + 1);
+    uint32_t up = (r ^ b) | (b << 1);
+    parent[r]   = up >= n ? (r ^ b) : up;
+  }
+  return parent;
+}
 
 Schedule double_binary_tree(CollectiveType type, uint32_t n, uint32_t /*root*/)
 {
