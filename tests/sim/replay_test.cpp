@@ -596,3 +596,44 @@ TEST(Replay, APStatesMemorySpeedReachesTheGpuModel)
   // a memory-bound kernel there: 1 s at P-state 0, 1 / 0.9 s
   EXPECT_DOUBLE_EQ(KernelTime({0, 1.0}).at(GpuModel::compute_speed(gpu, 1), m.memory_speed(1)), 1.0 / 0.9);
 }
+
+TEST(Replay, OlderGpusOfTheCatalogueCarryTheirDatasheetFigures)
+{
+  // the GPUs the public GPU-cluster traces and profiler traces ran on (docs/platforms.md): one node of
+  // each, read through the catalogue
+  auto catalogue = std::filesystem::absolute("platforms/catalogues/accelerators.json").string();
+  auto path      = write("older_gpus.json", R"({
+  "sgai_platform": 1, "name": "older-gpus", "catalogues": [ ")" +
+                                                catalogue + R"(" ],
+  "types": { "node_types": {
+    "V": { "gpus": [ { "type": "V100 SXM2 16GB", "number": 1 } ] },
+    "P": { "gpus": [ { "type": "P100 SXM2 16GB", "number": 1 } ] },
+    "K": { "gpus": [ { "type": "K80 GK210", "number": 1 } ] },
+    "A": { "gpus": [ { "type": "A100 SXM4 40GB", "number": 1 } ] } },
+    "network_types": { "E": { "bandwidth": "1Gbps" } } },
+  "clusters": [ { "id": "c", "nodes": [ { "type": "V", "number": 1 }, { "type": "P", "number": 1 },
+                                         { "type": "K", "number": 1 }, { "type": "A", "number": 1 } ],
+                  "local_links": { "type": "E", "latency": "0us" } } ]
+})");
+  sgai::sim::Simulation sim;
+  sim.load_platform(path.string());
+  std::map<std::string, const GpuModel*> by_type;
+  for (auto* h : simgrid::s4u::Engine::get_instance()->get_all_hosts())
+    if (h->get_property("sgai_gpu_type") != nullptr)
+      by_type[h->get_property("sgai_gpu_type")] = &GpuModel::of(h);
+  ASSERT_EQ(by_type.size(), 4U);
+  const auto& v = *by_type.at("V100 SXM2 16GB");
+  EXPECT_DOUBLE_EQ(v.peak("fp32"), 15.7e12);
+  EXPECT_DOUBLE_EQ(v.peak("fp16"), 125e12); // tensor cores
+  EXPECT_DOUBLE_EQ(v.mem_bw_Bps, 900e9);
+  EXPECT_EQ(v.precision, "fp32");
+  const auto& p = *by_type.at("P100 SXM2 16GB");
+  EXPECT_DOUBLE_EQ(p.peak("fp16"), 21.2e12);
+  EXPECT_DOUBLE_EQ(p.mem_bw_Bps, 732e9);
+  const auto& k = *by_type.at("K80 GK210"); // one of a K80 board's two GPUs, as CUDA shows it
+  EXPECT_DOUBLE_EQ(k.peak(), 4.365e12);
+  EXPECT_DOUBLE_EQ(k.memory_bytes, 12e9);
+  const auto& a = *by_type.at("A100 SXM4 40GB");
+  EXPECT_DOUBLE_EQ(a.peak(), 312e12);
+  EXPECT_DOUBLE_EQ(a.mem_bw_Bps, 1555e9);
+}
