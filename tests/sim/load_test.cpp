@@ -23,12 +23,13 @@ void PrintTo(const Case& c, std::ostream* os)
 std::vector<Case> cases()
 {
   std::vector<Case> out;
-  for (const char* f : {"platforms/gaia.json", "platforms/mc2.json", "platforms/learning.json",
-                        "platforms/metacentrum2013.json", "platforms/hgx-h100.json", "platforms/hgx-h100-cluster.json",
-                        "platforms/tpu-v5e-pod.json", "tests/fixtures/platforms/tiny_flat.json",
-                        "tests/fixtures/platforms/tiny_gpu.json", "tests/fixtures/platforms/tiny_mixed.json",
-                        "tests/fixtures/platforms/tiny_fattree.json", "tests/fixtures/platforms/tiny_fattree_gpu.json",
-                        "tests/fixtures/platforms/tiny_torus.json", "tests/fixtures/platforms/tiny_dragonfly.json"})
+  for (const char* f :
+       {"platforms/gaia.json", "platforms/mc2.json", "platforms/learning.json", "platforms/metacentrum2013.json",
+        "platforms/hgx-h100.json", "platforms/hgx-h100-cluster.json", "platforms/hgx-h100-64.json",
+        "platforms/tpu-v5e-pod.json", "tests/fixtures/platforms/tiny_flat.json",
+        "tests/fixtures/platforms/tiny_gpu.json", "tests/fixtures/platforms/tiny_mixed.json",
+        "tests/fixtures/platforms/tiny_fattree.json", "tests/fixtures/platforms/tiny_fattree_gpu.json",
+        "tests/fixtures/platforms/tiny_torus.json", "tests/fixtures/platforms/tiny_dragonfly.json"})
     out.push_back({f, false});
   // The platforms SimGrid XML can describe (tests/unit/xml_test.cpp checks the others are refused).
   for (const char* f :
