@@ -197,6 +197,17 @@ case "$case_name" in
     /usr/bin/python3 tools/validate/astra_grid.py --sgai "$SGAI" --check >"$tmp/out" 2>"$tmp/err" ||
       fail "astra_grid: $(tail -3 "$tmp/err") $(tail -8 "$tmp/out")"
     grep -q "multi-dimensional (unaware): largest difference" "$tmp/out" || fail "no multi-dimensional summary" ;;
+  gpu_jct_reference)
+    # the count-based reference of GPU-cluster scheduling on Tiresias' 60-job trace: nothing queues on
+    # 64 GPUs (mean JCT = mean duration, 178.4 s); on 8, 2D-LAS beats strict FIFO as Tiresias reports
+    shared_or_skip
+    /usr/bin/python3 tools/validate/gpu_jct_reference.py --check >"$tmp/out" 2>"$tmp/err" ||
+      fail "gpu_jct_reference: $(cat "$tmp/err") $(cat "$tmp/out")"
+    awk '$1 == 8 && $2 > 1500 && $2 < 1600 && $6 > 760 && $6 < 820 { ok = 1 } END { exit !ok }' "$tmp/out" ||
+      fail "8 GPUs: $(cat "$tmp/out")"
+    printf 'job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,2,-5,10,vgg19,100,0\n' >"$tmp/bad.csv"
+    /usr/bin/python3 tools/validate/gpu_jct_reference.py "$tmp/bad.csv" >"$tmp/out" 2>"$tmp/err" && fail "a negative submit_time ran"
+    grep -q "bad.csv: line 2: num_gpu >= 1, submit_time >= 0 and duration > 0 needed" "$tmp/err" || fail "$(cat "$tmp/err")" ;;
   astra_model_parallel)
     # generated DP x TP x PP iterations on ASTRA-sim's 2-D networks and two 3-D ones against ASTRA-sim's
     # own per-rank figures (tools/validate/astra-sim/model_parallel_unaware.csv): communication and
