@@ -197,6 +197,12 @@ TEST(Nccl, TreesAcrossNodesMoveWhatTheirPipelinesMove)
   EXPECT_LE(across_max, 4 * (3 + 1) / 8.0 + 1e-12);
   for (const auto& t : tr.steps[0])
     EXPECT_NEAR(t.fraction, 1.0 / 8, 1e-12);
+  // one GPU a node: the double binary tree of nodes alone, S/2 on each of its trees
+  Schedule one = algorithms::nccl_tree(CollectiveType::all_reduce, 4, 1);
+  ASSERT_EQ(one.steps.size(), 1U);
+  EXPECT_EQ(one.steps[0].size(), 2U * 3 * 2);
+  for (const auto& t : one.steps[0])
+    EXPECT_DOUBLE_EQ(t.fraction, 0.5);
   EXPECT_THROW(algorithms::nccl_tree(CollectiveType::all_reduce, 8, 8), std::invalid_argument); // one node
   EXPECT_THROW(algorithms::nvls_tree(CollectiveType::all_gather, 16, 8), std::invalid_argument);
 }
