@@ -320,8 +320,8 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
   k.start_s            = kBaseLat[idx(c.algo)][idx(c.proto)] * plateau * 1e-6;
   k.intra_step_s       = std::max(0.0, sl.intra * plateau * 1e-6 - path_intra_s);
   k.inter_step_s       = std::max(0.0, sl.inter * plateau * 1e-6 - path_inter_s);
-  if (c.algo == Algo::nvls_tree || (c.algo == Algo::tree && nodes > 1 && m.regular_nodes)) {
-    // a tree across nodes runs as one step of concurrent transfers (algorithms/nccl_trees.cpp): its
+  if (c.algo == Algo::nvls_tree || (c.algo == Algo::tree && m.regular_nodes)) {
+    // NCCL's trees run as one step of concurrent transfers (algorithms/nccl_trees.cpp): their
     // pipeline's latency, NCCL's, comes up front, less the longest path the simulation charges
     k.start_s = std::max(0.0, m.latency_us[idx(c.algo)][idx(c.proto)] * 1e-6 - std::max(path_intra_s, path_inter_s));
     k.intra_step_s = 0;

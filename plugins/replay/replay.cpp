@@ -425,7 +425,7 @@ struct Replay::Impl {
     const auto nodes = static_cast<uint32_t>(ids.size());
     // ranks filling their nodes in order, as many on each: NCCL's trees across nodes, and rails
     // when a node has several of them
-    const uint32_t ppn = nodes > 0 ? nr / nodes : nr;
+    const uint32_t ppn = nodes > 1 ? nr / nodes : nr;
     bool regular       = nodes > 1 && nr % nodes == 0;
     for (uint32_t i = 0; regular && i < nr; i++)
       regular = node[i] == i / ppn;
@@ -449,8 +449,10 @@ struct Replay::Impl {
            "NVLS-tree needs the group's ranks to fill their nodes in order, as many on each (" + std::to_string(nr) +
                " ranks on " + std::to_string(nodes) + " nodes)");
     // rings across nodes: one ring per GPU of a node, entering each node at another GPU (rails)
-    const bool rails      = c->algo == nccl::Algo::ring && regular && ppn > 1;
-    const bool node_trees = (c->algo == nccl::Algo::tree || c->algo == nccl::Algo::nvls_tree) && regular;
+    const bool rails = c->algo == nccl::Algo::ring && regular && ppn > 1;
+    // NCCL's tree: chains in the nodes under a tree of nodes (chains alone in one node)
+    const bool node_trees =
+        (c->algo == nccl::Algo::tree && (regular || nodes <= 1)) || (c->algo == nccl::Algo::nvls_tree && regular);
     NcclPlan plan;
     plan.algorithm  = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(ppn) : std::string());
     std::string key = "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" +

@@ -115,9 +115,10 @@ Schedule astra_double_binary_tree(CollectiveType type, uint32_t ranks, uint32_t 
  *  Run as one step where every rank sends (n + 1) / (n (n - 1)) of S to each other rank: the same
  *  bytes on every GPU's links in both directions, nothing reduced on a GPU. All-reduce only. */
 Schedule nvls(CollectiveType type, uint32_t ranks);
-/** NCCL's tree and NVLS-tree all-reduce across nodes of `ppn` consecutive ranks, each as one step
- *  of the pipeline's concurrent transfers (algorithms/nccl_trees.cpp). std::invalid_argument for
- *  another collective, fewer than two nodes or ranks that do not fill them. */
+/** NCCL's tree (across nodes, or chains alone in one node) and NVLS-tree all-reduce over nodes of
+ *  `ppn` consecutive ranks, each as one step of the pipeline's concurrent transfers
+ *  (algorithms/nccl_trees.cpp). std::invalid_argument for another collective, ranks that do not
+ *  fill their nodes, or NVLS-tree on one node. */
 Schedule nccl_tree(CollectiveType type, uint32_t ranks, uint32_t ppn);
 Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn);
 } // namespace algorithms

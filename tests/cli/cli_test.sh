@@ -118,7 +118,10 @@ case "$case_name" in
     # size in nccl-tests' columns. HGX H100 node, 8 GPUs: 8 B is ring/LL, NCCL's base latency 6.6 us
     # plus 14 steps at the 1.4 us NVSwitch path (above LL's 0.6 us hop): 26.2 us; 8 GiB is NVLS, each
     # GPU moving S (1 + 1/8) each way at 0.85 x 370.8 GB/s: busbw 2 x 7/9 x 315.18 = 490.3 GB/s less
-    # NVLS's 25 us latency
+    # NVLS's 25 us latency. Its scratch folders go to a TMPDIR of its own (other tests run the bench
+    # beside it)
+    export TMPDIR="$tmp/scratch"
+    mkdir -p "$TMPDIR"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 8 --sizes 8:8GiB --factor 1024; expect_rc 0
     [ "$(grep -c '^ *[0-9]' "$tmp/out")" -eq 4 ] || fail "4 sizes expected: $out"
     grep -q "^#       size         count      type   redop    root     time   algbw   busbw" "$tmp/out" || fail "header: $out"
@@ -137,7 +140,7 @@ case "$case_name" in
     expect_one_error_line "NCCL has no nvls ALL_REDUCE over 4 ranks on 1 node(s)"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo nvls; expect_rc 2
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --proto LL --algo direct; expect_rc 2
-    [ -z "$(ls -a /tmp | grep "sgai-collective-")" ] || fail "scratch folder left in /tmp"
+    [ -z "$(ls -A "$TMPDIR")" ] || fail "scratch folder left in TMPDIR: $(ls -A "$TMPDIR")"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 16; expect_rc 1
     expect_one_error_line "has 8 GPUs, fewer than the 16 --gpus asks for"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2

@@ -203,6 +203,9 @@ TEST(Nccl, TreesAcrossNodesMoveWhatTheirPipelinesMove)
   EXPECT_EQ(one.steps[0].size(), 2U * 3 * 2);
   for (const auto& t : one.steps[0])
     EXPECT_DOUBLE_EQ(t.fraction, 0.5);
-  EXPECT_THROW(algorithms::nccl_tree(CollectiveType::all_reduce, 8, 8), std::invalid_argument); // one node
+  // one node: NCCL's tree is the chains alone, 7 edges each way for each of 8 x 2 channels
+  EXPECT_EQ(algorithms::nccl_tree(CollectiveType::all_reduce, 8, 8).steps[0].size(), 8U * 2 * 7 * 2);
+  EXPECT_THROW(algorithms::nvls_tree(CollectiveType::all_reduce, 8, 8), std::invalid_argument);  // one node
+  EXPECT_THROW(algorithms::nccl_tree(CollectiveType::all_reduce, 12, 8), std::invalid_argument); // 8 does not divide 12
   EXPECT_THROW(algorithms::nvls_tree(CollectiveType::all_gather, 16, 8), std::invalid_argument);
 }

@@ -9,7 +9,8 @@
  *
  * tree: for each local rank k and each of the two trees, a channel carrying S / (2 ppn): in every
  * node a chain from local rank k (the head, on the tree of nodes) through k+1, ..., k-1; up the
- * chains and the tree of heads, each receiver reducing, then down again.
+ * chains and the tree of heads, each receiver reducing, then down again. In one node it is the
+ * chains alone (NCCL's tree inside a node).
  * nvls_tree: inside each node the NVLS all-reduce's traffic (algorithms/nvls.cpp: (ppn + 1) /
  * (ppn (ppn - 1)) of S to each other GPU of the node, reduced by the switch), and for each local
  * rank k its shard, S / ppn, all-reduced between the nodes' ranks k over the two trees (S / (2 ppn)
@@ -20,13 +21,14 @@ namespace sgai::replay::algorithms {
 
 namespace {
 
-void check(CollectiveType type, uint32_t ranks, uint32_t ppn, const char* name)
+void check(CollectiveType type, uint32_t ranks, uint32_t ppn, const char* name, uint32_t min_nodes)
 {
   if (canonical(type) != CollectiveType::all_reduce)
     unsupported(type, name, "all-reduce");
-  if (ppn == 0 || ranks % ppn != 0 || ranks / ppn < 2)
-    throw std::invalid_argument(std::string(name) + " needs at least two nodes of the same number of GPUs (" +
-                                std::to_string(ranks) + " ranks, " + std::to_string(ppn) + " per node)");
+  if (ppn == 0 || ranks % ppn != 0 || ranks / ppn < min_nodes)
+    throw std::invalid_argument(std::string(name) + " needs " + (min_nodes > 1 ? "at least two nodes" : "nodes") +
+                                " of the same number of GPUs (" + std::to_string(ranks) + " ranks, " +
+                                std::to_string(ppn) + " per node)");
 }
 
 /** Up (reduced) and down transfers of `fraction` between the ranks `local` of every node, over
@@ -47,7 +49,7 @@ void tree_of_nodes(std::vector<Transfer>& step, uint32_t nodes, uint32_t ppn, ui
 
 Schedule nccl_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
 {
-  check(type, ranks, ppn, "NCCL's tree across nodes");
+  check(type, ranks, ppn, "NCCL's tree", 1);
   const uint32_t nodes = ranks / ppn;
   const auto parents   = nccl_btree_parents(nodes);
   const double f       = 1.0 / (2.0 * ppn);
@@ -68,7 +70,7 @@ Schedule nccl_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
 
 Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
 {
-  check(type, ranks, ppn, "NVLS-tree");
+  check(type, ranks, ppn, "NVLS-tree", 2);
   if (ppn < 2)
     throw std::invalid_argument("NVLS-tree needs NVLS inside nodes of at least two GPUs");
   const uint32_t nodes = ranks / ppn;
