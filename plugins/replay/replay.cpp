@@ -326,7 +326,10 @@ struct Replay::Impl {
     return t;
   }
 
-  std::shared_ptr<const Schedule> schedule_for(CollectiveType type, uint32_t n, bool world, std::string& algorithm_name)
+  /** `involved`: ASTRA-sim's involved_dim of a collective of the default group, the dimensions it
+   *  runs along (empty: all). */
+  std::shared_ptr<const Schedule> schedule_for(CollectiveType type, uint32_t n, bool world, std::string& algorithm_name,
+                                               const std::vector<bool>& involved = {})
   {
     auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
                     : type == CollectiveType::barrier            ? CollectiveType::all_reduce
@@ -349,8 +352,14 @@ struct Replay::Impl {
                           options.channel_block > 1 && n > options.channel_block && n % options.channel_block == 0;
     if (channels)
       algorithm_name += " x" + std::to_string(options.channels);
+    std::string dims_in;
+    if (multidim)
+      for (size_t i = 0; i < options.dims.size(); i++)
+        dims_in += (i >= involved.size() || involved[i]) ? '1' : '0';
+    if (multidim && dims_in.find('0') != std::string::npos)
+      algorithm_name += " on dims " + dims_in;
     std::string key = std::to_string(static_cast<int>(type)) + "/" + std::to_string(n) + "/" + algorithm_name +
-                      (multidim ? "/md" : "");
+                      (multidim ? "/md" + dims_in : "");
     auto& cached = schedules[key];
     if (not cached) {
       if (channels) {
@@ -362,7 +371,7 @@ struct Replay::Impl {
         cached = std::make_shared<const Schedule>(std::move(s));
       } else if (multidim)
         cached = std::make_shared<const Schedule>(
-            make_multidim_schedule(type, options.dims, algorithms, 0, options.system.all_reduce_composition));
+            make_multidim_schedule(type, options.dims, algorithms, 0, options.system.all_reduce_composition, involved));
       else
         cached = std::make_shared<const Schedule>(make_schedule(type, algorithms[0], n));
     }
@@ -500,6 +509,22 @@ struct Replay::Impl {
     return plan;
   }
 
+  /** ASTRA-sim's involved_dim (a bool list) of a collective node: the network dimensions it runs
+   *  along; empty when absent. Another kind is an error naming the node. */
+  std::vector<bool> involved_dims(const Rank& r, const Node& n)
+  {
+    const auto* a = n.attr("involved_dim");
+    if (a == nullptr)
+      return {};
+    const auto* bits = std::get_if<std::vector<uint64_t>>(&a->value);
+    if (a->kind != chakra::AttrKind::bool_list || bits == nullptr)
+      fail(r, &n, "involved_dim of kind " + std::string(chakra::to_string(a->kind)) + ": expected a bool_list");
+    std::vector<bool> out;
+    for (uint64_t b : *bits)
+      out.push_back(b != 0);
+    return out;
+  }
+
   /** The node's comm_size in bytes; the error names what is wrong with it. (A negative one is
    *  rejected when the trace is read.) */
   std::optional<uint64_t> comm_size(const Rank& r, const Node& n, const std::string& what)
@@ -574,7 +599,8 @@ struct Replay::Impl {
         lanes     = plan->lanes;
       } else {
         try {
-          schedule = schedule_for(*type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm);
+          schedule = schedule_for(*type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm,
+                                  group == "world" ? involved_dims(r, n) : std::vector<bool>{});
         } catch (const std::invalid_argument& e) {
           fail(r, &n, e.what());
         }

@@ -111,7 +111,7 @@ Schedule make_schedule(CollectiveType type, Algorithm algorithm, uint32_t ranks,
 
 Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>& dims,
                                 const std::vector<Algorithm>& algorithms, uint32_t root,
-                                AllReduceComposition composition)
+                                AllReduceComposition composition, const std::vector<bool>& involved)
 {
   if (dims.empty() || algorithms.size() != dims.size())
     throw std::invalid_argument("one algorithm per dimension is needed (" + std::to_string(dims.size()) +
@@ -122,7 +122,24 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
   if (total == 0 || total > UINT32_MAX)
     throw std::invalid_argument("bad dimension sizes");
   const auto n = static_cast<uint32_t>(total);
-  if (dims.size() == 1)
+  // the dimensions the collective runs along, with their sizes; the others count as one rank
+  std::vector<uint32_t> size(dims.size());
+  bool all = true, any = false;
+  for (size_t i = 0; i < dims.size(); i++) {
+    bool in = i >= involved.size() || involved[i];
+    size[i] = in ? dims[i] : 1;
+    all     = all && in;
+    any     = any || (in && dims[i] > 1);
+  }
+  if (not any && n > 1) { // nothing to run along: no step
+    Schedule none;
+    none.type      = type;
+    none.algorithm = algorithms[0];
+    none.ranks     = n;
+    none.index();
+    return none;
+  }
+  if (dims.size() == 1 && all)
     return make_schedule(type, algorithms[0], n, root);
 
   Schedule out;
@@ -134,7 +151,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
     uint32_t stride = 1;
     for (size_t j = 0; j < i; j++)
       stride *= dims[j];
-    if (dims[i] == 1)
+    if (size[i] == 1)
       return;
     Schedule s   = make_schedule(t, algorithms[i], dims[i]);
     out.lanes    = std::max(out.lanes, s.lanes);
@@ -153,7 +170,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
   const size_t D = dims.size();
   std::vector<double> buffer(D, 1.0); // buffer of dimension i's phase, as a fraction of the whole
   for (size_t i = 1; i < D; i++)
-    buffer[i] = buffer[i - 1] / dims[i - 1];
+    buffer[i] = buffer[i - 1] / size[i - 1];
   switch (algorithms::canonical(type)) {
   case CollectiveType::all_reduce:
     if (composition == AllReduceComposition::baseline) {
@@ -163,13 +180,13 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
     }
     {
       size_t last = D - 1; // the last dimension with more than one rank takes the all-reduce
-      while (last > 0 && dims[last] == 1)
+      while (last > 0 && size[last] == 1)
         last--;
       for (size_t i = 0; i < last; i++)
         phase(CollectiveType::reduce_scatter, i, buffer[i]);
       phase(CollectiveType::all_reduce, last, buffer[last]);
       for (size_t i = last; i-- > 0;)
-        phase(CollectiveType::all_gather, i, buffer[i] / dims[i]);
+        phase(CollectiveType::all_gather, i, buffer[i] / size[i]);
     }
     break;
   case CollectiveType::reduce_scatter:
@@ -181,7 +198,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
     double contribution = 1;
     for (size_t i = D; i-- > 0;) {
       phase(CollectiveType::all_gather, i, contribution);
-      contribution *= dims[i];
+      contribution *= size[i];
     }
     break;
   }

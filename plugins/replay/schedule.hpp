@@ -84,10 +84,14 @@ enum class AllReduceComposition {
  *  ..., 1, 0 (the last dimension first) on growing contributions; all-to-all along 0, 1, ... on the
  *  whole buffer; all-reduce as `composition` says; broadcast and reduce over all ranks with the
  *  first algorithm. Schedule::step_dim gives each step's dimension. One dimension gives
- *  make_schedule's schedule. */
+ *  make_schedule's schedule. `involved` (ASTRA-sim's involved_dim; empty: every dimension, missing
+ *  entries: involved): the dimensions the collective runs along; the others are left out, as if of
+ *  one rank, so the collective runs in every group of ranks that differ only along the involved
+ *  ones (none involved: no step). */
 Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>& dims,
                                 const std::vector<Algorithm>& algorithms, uint32_t root = 0,
-                                AllReduceComposition composition = AllReduceComposition::local_bw_aware);
+                                AllReduceComposition composition  = AllReduceComposition::local_bw_aware,
+                                const std::vector<bool>& involved = {});
 
 /** Alpha-beta time of one collective of `bytes` run as `algorithm` over n ranks on a network
  *  where every transfer between two ranks takes alpha + size / bandwidth and each rank's

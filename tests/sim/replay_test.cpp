@@ -637,3 +637,58 @@ TEST(Replay, OlderGpusOfTheCatalogueCarryTheirDatasheetFigures)
   EXPECT_DOUBLE_EQ(a.peak(), 312e12);
   EXPECT_DOUBLE_EQ(a.mem_bw_Bps, 1555e9);
 }
+
+namespace {
+
+/** Eight NPUs on [Ring 4 (50 GB/s, 500 ns), Ring 2 (10 GB/s, 5 us)], every rank all-reducing 1 MiB
+ *  in the default group with ASTRA-sim's involved_dim attribute `attr`. */
+AstraRunOptions involved(const std::string& name, const sgai::chakra::Attribute& attr)
+{
+  auto dir = sgai::test::temp_dir() / name;
+  std::vector<sgai::chakra::Trace> traces;
+  for (uint32_t r = 0; r < 8; r++) {
+    TraceBuilder b;
+    auto id = b.collective("ar", CollectiveType::all_reduce, 1 << 20, {});
+    b.node(id).attrs.push_back(attr);
+    traces.push_back(b.take());
+  }
+  sgai::chakra::write_workload(dir, "w", traces);
+  AstraRunOptions o;
+  o.workloads        = {(dir / "w").string()};
+  o.system           = write(name + "_system.json", R"({"preferred-dataset-splits": 1, "endpoint-delay": 0,
+ "all-reduce-implementation": ["ring", "ring"]})");
+  o.network          = write(name + "_net.yml", "topology: [ Ring, Ring ]\nnpus_count: [ 4, 2 ]\n"
+                                                         "bandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n");
+  o.congestion_aware = false;
+  o.out              = dir / "out";
+  return o;
+}
+
+sgai::chakra::Attribute involved_dim(sgai::chakra::AttrKind kind, sgai::chakra::Attribute::Value value)
+{
+  sgai::chakra::Attribute a;
+  a.name  = "involved_dim";
+  a.kind  = kind;
+  a.value = std::move(value);
+  return a;
+}
+
+} // namespace
+
+TEST(Replay, InvolvedDimLimitsADefaultGroupCollectiveToItsDimensions)
+{
+  // ASTRA-sim's involved_dim [1, 0]: a ring all-reduce in each group of 4 along dimension 0 only,
+  // 6 steps of 256 KiB at 500 ns + 2^18 / (50 x 2^30 B/s)
+  auto r = run_astra(
+      involved("involved_first", involved_dim(sgai::chakra::AttrKind::bool_list, std::vector<uint64_t>{1, 0})));
+  ASSERT_EQ(r.collectives.size(), 1U);
+  EXPECT_EQ(r.collectives[0].algorithm, "ring+ring on dims 10");
+  EXPECT_NEAR(r.collectives[0].end_s - r.collectives[0].start_s, 6 * (500e-9 + (1 << 18) / (50.0 * (1 << 30))), 1e-12);
+}
+
+TEST(Replay, InvolvedDimOfAnotherKindIsAnError)
+{
+  auto msg =
+      error_of(involved("involved_kind", involved_dim(sgai::chakra::AttrKind::int64_list, std::vector<int64_t>{1, 0})));
+  EXPECT_NE(msg.find("involved_dim of kind int64_list: expected a bool_list"), std::string::npos) << msg;
+}
