@@ -6,6 +6,7 @@
 #include "generators/util/error.hpp"
 #include "generators/util/numbers.hpp"
 
+#include <nlohmann/json.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -110,6 +111,7 @@ struct Job {
   std::vector<uint32_t> world; ///< 0..n-1
   /** Communicator groups listing every rank once: the world (ASTRA-sim plans them as such). */
   std::set<std::string> world_groups;
+  std::set<std::string> file_groups; ///< groups of the communicator-group file (they win over metadata)
   std::map<std::pair<std::string, uint64_t>, std::unique_ptr<Instance>> instances;
   /** Point-to-point traffic from one rank to another with one tag: the k-th send matches the
    *  k-th receive. */
@@ -236,12 +238,54 @@ struct Replay::Impl {
     }
   }
 
+  /** A METADATA node from PyTorch's "process_group:init" (Chakra's converter keeps its inputs'
+   *  values, Python's repr of a list holding one JSON text: ['[{"pg_name": "1", "ranks": [0, 1]},
+   *  ...]']): its process groups join the job's communicator groups, as ASTRA-sim reads them (empty
+   *  ranks: every rank). A communicator-group file's groups come first; a group named again with
+   *  other ranks is an error naming the node. Other metadata nodes are left alone. */
+  void process_groups(Rank& r, const Node& n)
+  {
+    if (not n.inputs)
+      return;
+    const std::string& v = n.inputs->values;
+    if (v.size() < 4 || v.compare(0, 2, "['") != 0 || v.compare(v.size() - 2, 2, "']") != 0)
+      return;
+    nlohmann::json groups = nlohmann::json::parse(v.substr(2, v.size() - 4), nullptr, false);
+    if (not groups.is_array())
+      return;
+    Job& job = *r.job;
+    for (const auto& g : groups) {
+      if (not g.is_object() || not g.contains("pg_name") || not g["pg_name"].is_string())
+        continue;
+      std::string name = g["pg_name"].get<std::string>();
+      std::vector<uint32_t> ranks;
+      if (g.contains("ranks") && g["ranks"].is_array())
+        for (const auto& x : g["ranks"]) {
+          if (not x.is_number_integer() || x.get<int64_t>() < 0 || x.get<uint64_t>() >= job.ranks.size())
+            fail(r, &n,
+                 "process group " + quote(name) + " lists rank " + x.dump() + ", which the job of " +
+                     std::to_string(job.ranks.size()) + " ranks does not have");
+          ranks.push_back(x.get<uint32_t>());
+        }
+      if (ranks.empty())
+        ranks = job.world;
+      auto [it, added] = job.spec.groups.emplace(name, ranks);
+      if (not added && it->second != ranks && not job.file_groups.count(name))
+        fail(r, &n, "process group " + quote(name) + " is defined again with other ranks");
+      if (added && ranks.size() == job.world.size() &&
+          std::set<uint32_t>(ranks.begin(), ranks.end()).size() == ranks.size())
+        job.world_groups.insert(name);
+    }
+  }
+
   /** Moves every issuable node to its stream, waking idle streams. */
   void dispatch(Rank& r)
   {
     while (const Node* n = r.feeder->next_issuable()) {
       int s = stream_of(*n);
       if (s < 0) {
+        if (n->type == NodeType::metadata)
+          process_groups(r, *n);
         log(r, *n, "issue");
         log(r, *n, "callback");
         r.nodes++;
@@ -832,6 +876,7 @@ void Replay::add_job(JobSpec spec)
     job->ranks.push_back(std::move(r));
   }
   for (const auto& [id, members] : s.groups) {
+    job->file_groups.insert(id);
     std::vector<bool> seen(s.files.size(), false);
     size_t distinct = 0;
     for (uint32_t m : members)

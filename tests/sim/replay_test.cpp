@@ -692,3 +692,53 @@ TEST(Replay, InvolvedDimOfAnotherKindIsAnError)
       error_of(involved("involved_kind", involved_dim(sgai::chakra::AttrKind::int64_list, std::vector<int64_t>{1, 0})));
   EXPECT_NE(msg.find("involved_dim of kind int64_list: expected a bool_list"), std::string::npos) << msg;
 }
+
+namespace {
+
+/** Four ranks whose traces start with PyTorch's process_group:init metadata node (as Chakra's
+ *  converter writes it: Python's repr of a list holding one JSON text), groups "1" = {0, 1} and
+ *  "2" = {2, 3}; ranks 0-1 all-reduce 1 MiB in group "1", ranks 2-3 in group "2". */
+AstraRunOptions process_group_metadata(const std::string& name, const std::string& groups_json)
+{
+  auto dir = sgai::test::temp_dir() / name;
+  std::vector<sgai::chakra::Trace> traces;
+  for (uint32_t r = 0; r < 4; r++) {
+    TraceBuilder b;
+    auto meta = b.add(sgai::chakra::NodeType::metadata, "## process_group:init ##");
+    sgai::chakra::IOInfo io;
+    io.values           = "['" + groups_json + "']";
+    b.node(meta).inputs = io;
+    b.collective("ar", CollectiveType::all_reduce, 1 << 20, {meta}, r < 2 ? "1" : "2");
+    traces.push_back(b.take());
+  }
+  sgai::chakra::write_workload(dir, "w", traces);
+  AstraRunOptions o;
+  o.workloads        = {(dir / "w").string()};
+  o.system           = plain_system();
+  o.network          = ring_yaml(4);
+  o.congestion_aware = false;
+  o.out              = dir / "out";
+  return o;
+}
+
+} // namespace
+
+TEST(Replay, ProcessGroupsComeFromPyTorchsMetadataNode)
+{
+  auto r = run_astra(process_group_metadata(
+      "pg_meta", R"([{"pg_name": "0", "pg_desc": "default_pg", "ranks": []}, {"pg_name": "1", "ranks": [0, 1]},)"
+                 R"( {"pg_name": "2", "ranks": [2, 3]}])"));
+  ASSERT_EQ(r.collectives.size(), 2U); // one per group, of two ranks each
+  for (const auto& c : r.collectives) {
+    EXPECT_EQ(c.ranks, 2U) << c.group;
+    // a 2-rank ring all-reduce of 1 MiB, one chunk: 2 steps of 512 KiB over one hop
+    EXPECT_NEAR(c.end_s - c.start_s, 2 * (500e-9 + (1 << 19) / (50.0 * (1 << 30))), 1e-12) << c.group;
+  }
+}
+
+TEST(Replay, AProcessGroupWithARankTheJobLacksIsAnError)
+{
+  auto msg = error_of(process_group_metadata("pg_meta_bad", R"([{"pg_name": "1", "ranks": [0, 9]}])"));
+  EXPECT_NE(msg.find("process group '1' lists rank 9, which the job of 4 ranks does not have"), std::string::npos)
+      << msg;
+}
