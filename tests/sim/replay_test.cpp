@@ -41,6 +41,30 @@ std::filesystem::path plain_system()
  "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"]})");
 }
 
+/** `traces` written as the workload "w" of the test folder `name`, to replay on `network` with
+ *  `system`, links shared (`aware`) or not (ASTRA-sim's congestion-unaware backend). */
+AstraRunOptions traces_on(const std::string& name, const std::vector<sgai::chakra::Trace>& traces,
+                          std::filesystem::path system, std::filesystem::path network, bool aware)
+{
+  auto dir = sgai::test::temp_dir() / name;
+  sgai::chakra::write_workload(dir, "w", traces);
+  AstraRunOptions o;
+  o.workloads        = {(dir / "w").string()};
+  o.system           = std::move(system);
+  o.network          = std::move(network);
+  o.congestion_aware = aware;
+  o.out              = dir / "out";
+  return o;
+}
+
+/** [Ring 4 (50 GB/s, 500 ns), Ring 2 (10 GB/s, 5 us)]: eight NPUs on two dimensions. */
+std::filesystem::path two_ring_dimensions(const std::string& name)
+{
+  return write(
+      name + "_net.yml",
+      "topology: [ Ring, Ring ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n");
+}
+
 std::string error_of(const AstraRunOptions& o)
 {
   try {
@@ -379,7 +403,6 @@ namespace {
  *  the group issue nothing. */
 AstraRunResult two_dimensions(const std::string& name, const std::vector<uint32_t>& group, bool aware)
 {
-  auto dir = sgai::test::temp_dir() / name;
   std::vector<sgai::chakra::Trace> traces;
   std::string members;
   for (uint32_t r = 0; r < 8; r++) {
@@ -393,18 +416,12 @@ AstraRunResult two_dimensions(const std::string& name, const std::vector<uint32_
   }
   for (uint32_t m : group)
     members += (members.empty() ? "" : ", ") + std::to_string(m);
-  sgai::chakra::write_workload(dir, "w", traces);
-  AstraRunOptions o;
-  o.workloads        = {(dir / "w").string()};
-  o.system           = write(name + "_system.json", R"({"preferred-dataset-splits": 1, "endpoint-delay": 0,
+  auto o = traces_on(name, traces, write(name + "_system.json", R"({"preferred-dataset-splits": 1, "endpoint-delay": 0,
  "all-reduce-implementation": ["ring", "ring"], "all-gather-implementation": ["ring", "ring"],
- "reduce-scatter-implementation": ["ring", "ring"], "all-to-all-implementation": ["ring", "ring"]})");
-  o.network          = write(name + "_net.yml", "topology: [ Ring, Ring ]\nnpus_count: [ 4, 2 ]\n"
-                                                         "bandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n");
-  o.comm_groups      = write(name + "_groups.json", group.empty() ? std::string(R"({"2": [0, 1, 2, 3]})")
-                                                                  : "{\"1\": [" + members + "], \"2\": [0, 1, 2, 3]}");
-  o.congestion_aware = aware;
-  o.out              = dir / "out";
+ "reduce-scatter-implementation": ["ring", "ring"], "all-to-all-implementation": ["ring", "ring"]})"),
+                     two_ring_dimensions(name), aware);
+  o.comm_groups = write(name + "_groups.json", group.empty() ? std::string(R"({"2": [0, 1, 2, 3]})")
+                                                             : "{\"1\": [" + members + "], \"2\": [0, 1, 2, 3]}");
   return run_astra(o);
 }
 
@@ -456,7 +473,6 @@ namespace {
  *  1 MiB to rank 1, both issued at once. */
 AstraRunResult send_beside_a_collective(const std::string& name, bool sends_on_comm_stream)
 {
-  auto dir = sgai::test::temp_dir() / name;
   std::vector<sgai::chakra::Trace> traces;
   for (uint32_t r = 0; r < 2; r++) {
     TraceBuilder b;
@@ -467,14 +483,8 @@ AstraRunResult send_beside_a_collective(const std::string& name, bool sends_on_c
       b.recv("r", 0, 1 << 20, 7);
     traces.push_back(b.take());
   }
-  sgai::chakra::write_workload(dir, "w", traces);
-  AstraRunOptions o;
-  o.workloads            = {(dir / "w").string()};
-  o.system               = plain_system();
-  o.network              = ring_yaml(2);
-  o.congestion_aware     = false;
+  auto o                 = traces_on(name, traces, plain_system(), ring_yaml(2), false);
   o.sends_on_comm_stream = sends_on_comm_stream;
-  o.out                  = dir / "out";
   return run_astra(o);
 }
 
@@ -644,7 +654,6 @@ namespace {
  *  in the default group with ASTRA-sim's involved_dim attribute `attr`. */
 AstraRunOptions involved(const std::string& name, const sgai::chakra::Attribute& attr)
 {
-  auto dir = sgai::test::temp_dir() / name;
   std::vector<sgai::chakra::Trace> traces;
   for (uint32_t r = 0; r < 8; r++) {
     TraceBuilder b;
@@ -652,16 +661,9 @@ AstraRunOptions involved(const std::string& name, const sgai::chakra::Attribute&
     b.node(id).attrs.push_back(attr);
     traces.push_back(b.take());
   }
-  sgai::chakra::write_workload(dir, "w", traces);
-  AstraRunOptions o;
-  o.workloads        = {(dir / "w").string()};
-  o.system           = write(name + "_system.json", R"({"preferred-dataset-splits": 1, "endpoint-delay": 0,
- "all-reduce-implementation": ["ring", "ring"]})");
-  o.network          = write(name + "_net.yml", "topology: [ Ring, Ring ]\nnpus_count: [ 4, 2 ]\n"
-                                                         "bandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n");
-  o.congestion_aware = false;
-  o.out              = dir / "out";
-  return o;
+  return traces_on(name, traces, write(name + "_system.json", R"({"preferred-dataset-splits": 1, "endpoint-delay": 0,
+ "all-reduce-implementation": ["ring", "ring"]})"),
+                   two_ring_dimensions(name), false);
 }
 
 sgai::chakra::Attribute involved_dim(sgai::chakra::AttrKind kind, sgai::chakra::Attribute::Value value)
@@ -700,7 +702,6 @@ namespace {
  *  "2" = {2, 3}; ranks 0-1 all-reduce 1 MiB in group "1", ranks 2-3 in group "2". */
 AstraRunOptions process_group_metadata(const std::string& name, const std::string& groups_json)
 {
-  auto dir = sgai::test::temp_dir() / name;
   std::vector<sgai::chakra::Trace> traces;
   for (uint32_t r = 0; r < 4; r++) {
     TraceBuilder b;
@@ -711,14 +712,7 @@ AstraRunOptions process_group_metadata(const std::string& name, const std::strin
     b.collective("ar", CollectiveType::all_reduce, 1 << 20, {meta}, r < 2 ? "1" : "2");
     traces.push_back(b.take());
   }
-  sgai::chakra::write_workload(dir, "w", traces);
-  AstraRunOptions o;
-  o.workloads        = {(dir / "w").string()};
-  o.system           = plain_system();
-  o.network          = ring_yaml(4);
-  o.congestion_aware = false;
-  o.out              = dir / "out";
-  return o;
+  return traces_on(name, traces, plain_system(), ring_yaml(4), false);
 }
 
 } // namespace
