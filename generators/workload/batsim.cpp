@@ -88,6 +88,7 @@ const std::vector<TypeName>& type_names()
       {"usage_trace", T::usage_trace},
       {"trace_replay", T::smpi, false, true},
       {"TraceReplayProfile", T::smpi, false, true},
+      {"training", T::training},
   };
   return names;
 }
@@ -224,6 +225,32 @@ void read_trace(Object& o, Profile& p, const std::filesystem::path& folder)
   p.trace_path = (folder / p.trace_file).lexically_normal();
 }
 
+/** A training profile: the model, iterations, one of the measured iteration time (communication
+ *  included) and the compute time per iteration, the gradient bytes all-reduced per iteration. */
+void read_training(Object& o, Profile& p)
+{
+  p.model      = label(o.required("model"), "the model's name");
+  p.iterations = static_cast<uint64_t>(o.required("iterations").integer(1, 1000000000000000));
+  auto it      = o.optional("iteration_time");
+  auto ct      = o.optional("compute_time");
+  if (it && ct)
+    ct->fail("a training profile gives 'iteration_time' (measured alone, communication included) or "
+             "'compute_time' (communication excluded), not both");
+  if (not it && not ct)
+    o.fail("a training profile needs 'iteration_time' (measured alone, communication included) or "
+           "'compute_time' (communication excluded)");
+  if (it)
+    p.iteration_s = time_value(*it, "iteration_time", "must be positive", true);
+  if (ct)
+    p.compute_s = time_value(*ct, "compute_time", "must be >= 0");
+  if (auto g = o.optional("gradient_bytes"))
+    p.gradient_bytes = amount(*g, "gradient_bytes", max_bytes_text);
+  if (auto g = o.optional("gpu_type"))
+    p.gpu_type = label(*g, "the GPU type");
+  if (static_cast<double>(p.iterations) * p.iteration_s.value_or(p.compute_s.value_or(0)) > max_time_s)
+    o.fail("iterations x iteration time is above " + std::string(max_time_text));
+}
+
 /** A profile; a composed profile's names are returned in `seq`, resolved once all are read. */
 Profile parse_profile(const std::string& name, const Value& v, const std::filesystem::path& folder,
                       std::vector<Value>& seq)
@@ -305,6 +332,11 @@ Profile parse_profile(const std::string& name, const Value& v, const std::filesy
     }
     read_trace(o, p, folder);
     accepted.insert(accepted.end(), {"filename", "trace", "trace_file"});
+    break;
+  case ProfileType::training:
+    read_training(o, p);
+    accepted.insert(accepted.end(),
+                    {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes", "gpu_type"});
     break;
   }
   if (auto x = o.optional("req_time"))
@@ -443,6 +475,8 @@ const char* to_string(ProfileType t)
     return "smpi";
   case ProfileType::usage_trace:
     return "usage_trace";
+  case ProfileType::training:
+    return "training";
   }
   return "delay";
 }
@@ -451,7 +485,7 @@ std::vector<std::string> profile_types_used(const Workload& w)
 {
   std::vector<std::string> out;
   std::vector<bool> seen_profile(w.profiles.size(), false);
-  std::vector<bool> seen_type(static_cast<size_t>(ProfileType::usage_trace) + 1, false);
+  std::vector<bool> seen_type(static_cast<size_t>(ProfileType::training) + 1, false);
   for (const auto& j : w.jobs) {
     std::vector<uint32_t> todo = {j.profile}; // depth first, a composed profile before its parts
     while (not todo.empty()) {
@@ -659,6 +693,16 @@ void write_batsim(const Workload& w, std::ostream& out)
     case ProfileType::smpi:
     case ProfileType::usage_trace:
       jw.field("trace", p.trace_file); // Batsim 4's field, as the type's name is Batsim 4's
+      break;
+    case ProfileType::training:
+      jw.field("model", p.model).field("iterations", p.iterations);
+      if (p.iteration_s)
+        jw.field("iteration_time", *p.iteration_s);
+      if (p.compute_s)
+        jw.field("compute_time", *p.compute_s);
+      jw.field("gradient_bytes", p.gradient_bytes);
+      if (not p.gpu_type.empty())
+        jw.field("gpu_type", p.gpu_type);
       break;
     }
     if (p.req_time_s)

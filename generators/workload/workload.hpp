@@ -25,9 +25,10 @@ enum class ProfileType {
   parallel_homogeneous_pfs,   ///< bytes_to_read from and bytes_to_write to the `storage` host, on each resource
   smpi,                       ///< replay of the SMPI time-independent trace trace_path
   usage_trace,                ///< replay of Batsim's usage trace (FractionalComputation) trace_path
+  training,                   ///< data-parallel training on GPUs: iterations of compute and a gradient all-reduce
 };
 /** The type's stable name: "delay", "parallel_homogeneous", "parallel_homogeneous_total", "parallel",
- *  "composed", "parallel_homogeneous_pfs", "smpi", "usage_trace". */
+ *  "composed", "parallel_homogeneous_pfs", "smpi", "usage_trace", "training". */
 const char* to_string(ProfileType t);
 
 struct Profile {
@@ -46,6 +47,14 @@ struct Profile {
   std::string storage   = "pfs";    ///< parallel_homogeneous_pfs: the storage label (Batsim's storage mapping)
   std::string trace_file;           ///< smpi, usage_trace: the trace as the workload names it
   std::filesystem::path trace_path; ///< smpi, usage_trace: trace_file from the workload file's folder (not read)
+  // training: a data-parallel job on Job::resources GPUs; each iteration computes, then all-reduces
+  // its gradients over the job's GPUs (sgai's GPU-cluster workloads, docs/workloads.md)
+  std::string model;                 ///< training: the model's name (as the trace names it)
+  uint64_t iterations = 0;           ///< training: iterations to run (>= 1)
+  std::optional<double> iteration_s; ///< training: measured iteration time alone, communication included
+  std::optional<double> compute_s;   ///< training: compute time of an iteration, communication excluded
+  double gradient_bytes = 0;         ///< training: bytes all-reduced per iteration (0: no communication)
+  std::string gpu_type;              ///< training: the GPU type the times were measured on (empty: any)
   // HDeepRM's fields (absent in plain Batsim workloads)
   std::optional<double> req_time_s;  ///< the user's requested time
   std::optional<double> req_ops;     ///< operations the user asked for (requested time x reference speed)

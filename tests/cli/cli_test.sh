@@ -211,6 +211,42 @@ case "$case_name" in
     printf 'job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,2,-5,10,vgg19,100,0\n' >"$tmp/bad.csv"
     /usr/bin/python3 tools/validate/gpu_jct_reference.py "$tmp/bad.csv" >"$tmp/out" 2>"$tmp/err" && fail "a negative submit_time ran"
     grep -q "bad.csv: line 2: num_gpu >= 1, submit_time >= 0 and duration > 0 needed" "$tmp/err" || fail "$(cat "$tmp/err")" ;;
+  gpu_traces)
+    # the GPU-cluster trace converters on the public traces, with what each kept and skipped
+    shared_or_skip
+    d=../shared/data/ml-clusters
+    thr=$d/gavel/scheduler/simulation_throughputs.json
+    run "$SGAI" workload tiresias $d/tiresias/simulator/60_job.csv --out "$tmp/t.json"; expect_rc 0
+    grep -q "kept 60 training jobs asking for 170 GPUs" <<<"$out" || fail "tiresias: $out"
+    grep -q "6 jobs: model googlenet is not in Tiresias' models.py: inception3's gradient" <<<"$out" || fail "googlenet: $out"
+    run "$SGAI" workload alibaba $d/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv \
+      --throughputs $thr --out "$tmp/a.json"; expect_rc 0
+    for line in "Read 8152 rows" "skipped 1088: no GPU" "skipped 3078: a fraction of a GPU" "skipped 356: never scheduled" \
+      "kept 3630 training jobs asking for 3998 GPUs" "21 jobs: still running at the trace's end"; do
+      grep -qF "$line" <<<"$out" || fail "alibaba lacks '$line': $out"
+    done
+    run "$SGAI" workload alibaba $d/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv \
+      --throughputs $thr --qos BE --seed 7 --out "$tmp/be.json"; expect_rc 0
+    grep -q "skipped 3000: qos LS, not BE" <<<"$out" || fail "--qos BE: $out"
+    run "$SGAI" workload gavel "$d/gavel/scheduler/traces/msr/seed=0/11cb48.trace" --throughputs $thr --out "$tmp/g.json"
+    expect_rc 0; grep -q "kept 2000 training jobs" <<<"$out" || fail "gavel: $out"
+    # the workloads read back as training jobs, deterministic from the same inputs and seed
+    run "$SGAI" workload stats "$tmp/g.json" size; expect_rc 0; grep -q "over 2000 of 2000 jobs" <<<"$out" || fail "$out"
+    cp "$tmp/a.json" "$tmp/a1.json"
+    run "$SGAI" workload alibaba $d/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv \
+      --throughputs $thr --out "$tmp/a.json"; expect_rc 0
+    cmp -s "$tmp/a.json" "$tmp/a1.json" || fail "alibaba differs between two runs"
+    # bad rows: one line naming the file, the line and the column; nothing written
+    printf 'job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,2,-5,10,vgg19,100,0\n' >"$tmp/bad.csv"
+    run "$SGAI" workload tiresias "$tmp/bad.csv" --out "$tmp/bad.json"; expect_rc 1
+    expect_one_error_line "bad.csv: line 2, column submit_time: '-5' is negative"; [ ! -e "$tmp/bad.json" ] || fail "half output"
+    printf 'LM (batch size 5)\tcmd\t-n\t1\t10\t0\t1\nMystery\tcmd\t-n\t1\t10\t0\t1\n' >"$tmp/bad.trace"
+    run "$SGAI" workload gavel "$tmp/bad.trace" --throughputs $thr --out "$tmp/bad.json"; expect_rc 1
+    expect_one_error_line "bad.trace: line 2, column job type: 'Mystery' has no v100 throughput at 1 GPUs"
+    run "$SGAI" workload gavel "$tmp/bad.trace" --out "$tmp/bad.json"; expect_rc 2; expect_one_error_line "--throughputs is required"
+    run "$SGAI" workload alibaba "$tmp/bad.csv" --throughputs $thr --qos XX --out "$tmp/bad.json"; expect_rc 2
+    expect_one_error_line "--qos"
+    [ ! -e "$tmp/bad.json" ] || fail "half output" ;;
   astra_model_parallel)
     # generated DP x TP x PP iterations on ASTRA-sim's 2-D networks and two 3-D ones against ASTRA-sim's
     # own per-rank figures (tools/validate/astra-sim/model_parallel_unaware.csv): communication and

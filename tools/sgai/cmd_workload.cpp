@@ -3,6 +3,7 @@
 #include "generators/util/numbers.hpp"
 #include "generators/util/units.hpp"
 #include "generators/workload/batsim.hpp"
+#include "generators/workload/gpu_traces.hpp"
 #include "generators/workload/synthetic.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
@@ -250,11 +251,58 @@ int stats(const std::string& file, const std::string& field)
   return 0;
 }
 
+/** The GPU-cluster trace converters: tiresias, gavel, alibaba. */
+struct GpuTraceArgs {
+  std::string trace;
+  std::string out;
+  std::string throughputs;
+  std::string gpu = "v100";
+  std::string qos;
+  int64_t seed = 1;
+};
+
+int convert_gpu_trace(const std::string& kind, const GpuTraceArgs& a)
+{
+  std::vector<std::filesystem::path> inputs = {a.trace};
+  if (not a.throughputs.empty())
+    inputs.push_back(a.throughputs);
+  check_output_file(a.out, inputs);
+  workload::GpuTraceReport report;
+  workload::Workload w;
+  if (kind == "tiresias")
+    w = workload::tiresias_to_workload(a.trace, &report);
+  else {
+    auto thr = workload::read_gavel_throughputs(a.throughputs);
+    if (kind == "gavel")
+      w = workload::gavel_to_workload(a.trace, thr, {a.gpu}, &report);
+    else
+      w = workload::alibaba_to_workload(a.trace, thr, {a.qos, static_cast<uint64_t>(a.seed), a.gpu}, &report);
+  }
+  if (w.jobs.empty()) {
+    std::string why;
+    for (const auto& [reason, n] : report.skipped)
+      why += ", " + std::to_string(n) + " skipped: " + reason;
+    throw InputError(a.trace, "", "no job to convert: " + std::to_string(report.rows) + " rows read" + why);
+  }
+  std::ostringstream text;
+  workload::write_batsim(w, text);
+  write_file_atomically(a.out, text.str());
+  std::cout << "Read " << report.rows << " rows from " << a.trace << "\n";
+  for (const auto& [why, n] : report.skipped)
+    std::cout << "  skipped " << n << ": " << why << "\n";
+  std::cout << "  kept " << report.jobs << " training jobs asking for " << report.gpus << " GPUs\n";
+  for (const auto& [what, n] : report.notes)
+    std::cout << "  " << n << " jobs: " << what << "\n";
+  std::cout << "Wrote " << a.out << "\n";
+  return 0;
+}
+
 } // namespace
 
 void add_workload_commands(CLI::App& app, Action& action)
 {
-  auto* wl               = app.add_subcommand("workload", "Convert and describe workloads (SWF logs, Batsim JSON)");
+  auto* wl =
+      app.add_subcommand("workload", "Convert and describe workloads (SWF logs, Batsim JSON, GPU-cluster traces)");
   const std::string gbps = "MIN:MAX in GB/s with 0 <= MIN <= MAX <= 1000000";
   {
     auto a    = std::make_shared<Swf2JsonArgs>();
@@ -312,6 +360,32 @@ void add_workload_commands(CLI::App& app, Action& action)
                  units::Quantity::speed, 1, max_speed, speed_bounds);
     add_seed(cmd, a->seed, "Seed of every draw");
     cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
+  }
+  for (const std::string kind : {"tiresias", "gavel", "alibaba"}) {
+    auto a                = std::make_shared<GpuTraceArgs>();
+    const char* what      = kind == "tiresias" ? "Tiresias' job trace CSV -> training jobs (Batsim JSON)"
+                            : kind == "gavel" ? "Gavel's trace (msr or physical_cluster) -> training jobs (Batsim JSON)"
+                                              : "Alibaba's 2023 GPU pod list -> training jobs (Batsim JSON)";
+    auto* cmd             = wl->add_subcommand(kind, what);
+    const char* trace_doc = kind == "tiresias"
+                                ? "Trace CSV (job_id, num_gpu, submit_time, iterations, model_name, duration)"
+                            : kind == "gavel" ? "Gavel trace (tab-separated, 7 or 10 fields)"
+                                              : "Pod list CSV (openb_pod_list_*.csv)";
+    add_path(cmd, "trace", a->trace, trace_doc)->required();
+    add_path(cmd, "--out", a->out, "Output Batsim JSON workload")->required();
+    if (kind != "tiresias") {
+      add_path(cmd, "--throughputs", a->throughputs,
+               "Gavel's measured throughputs (simulation_throughputs.json): steps/s alone per GPU kind, type and count")
+          ->required();
+      cmd->add_option("--gpu", a->gpu, "GPU kind whose throughputs time the jobs (default v100)")
+          ->check(CLI::IsMember({"v100", "p100", "k80"}));
+    }
+    if (kind == "alibaba") {
+      cmd->add_option("--qos", a->qos, "Keep only the pods of this qos (LS, BE, Burstable, Guaranteed)")
+          ->check(CLI::IsMember({"LS", "BE", "Burstable", "Guaranteed"}));
+      add_seed(cmd, a->seed, "Seed of the model each pod trains (a Gavel job type by a hash of the pod's name)");
+    }
+    cmd->callback([a, kind, &action]() { action = [a, kind]() { return convert_gpu_trace(kind, *a); }; });
   }
   {
     auto file  = std::make_shared<std::string>();
