@@ -295,8 +295,7 @@ Workload tiresias_to_workload(const std::string& file, GpuTraceReport* report)
     p.iterations             = iters;
     p.iteration_s            = duration / static_cast<double>(iters);
     p.gradient_bytes         = grad->bytes;
-    p.gpu_type               = "P100 SXM2 16GB";
-    w.jobs.back().extra_json = extra({{"duration", duration}});
+    w.jobs.back().extra_json = extra({{"duration", duration}, {"measured_on", "P100 SXM2 16GB"}});
   });
   finish(w, file);
   return w;
@@ -413,11 +412,11 @@ Workload gavel_to_workload(const std::string& file, const GavelThroughputs& thro
           0, std::string("has no ") + options.gpu + " throughput at " + std::to_string(gpus) + " GPUs in " +
                  throughputs.file +
                  (thr1 ? " and sgai knows no gradient size for model " + quote(model) : " and none at one GPU either"));
-    Profile& p       = add_job(w, std::to_string(r.jobs), arrival, gpus, r);
-    p.model          = type;
-    p.iterations     = steps;
-    p.gpu_type       = catalogue_gpu(options.gpu);
-    p.gradient_bytes = grad ? grad->bytes : 0;
+    Profile& p               = add_job(w, std::to_string(r.jobs), arrival, gpus, r);
+    p.model                  = type;
+    p.iterations             = steps;
+    p.gradient_bytes         = grad ? grad->bytes : 0;
+    w.jobs.back().extra_json = extra({{"measured_on", catalogue_gpu(options.gpu)}});
     if (thr)
       p.iteration_s = 1 / *thr;
     else {
@@ -490,7 +489,6 @@ Workload alibaba_to_workload(const std::string& file, const GavelThroughputs& th
     auto grad        = gradient_gavel(gavel_model(type));
     Profile& p       = add_job(w, pod.name, pod.created, pod.gpus, r);
     p.model          = type;
-    p.gpu_type       = catalogue_gpu(options.gpu);
     p.gradient_bytes = grad ? grad->bytes : 0;
     if (thr) {
       p.iteration_s = 1 / *thr;
@@ -503,7 +501,10 @@ Workload alibaba_to_workload(const std::string& file, const GavelThroughputs& th
     }
     if (censored)
       r.note("still running at the trace's end (censored: its duration is a lower bound)");
-    nlohmann::ordered_json x = {{"qos", pod.qos}, {"pod_phase", pod.phase}, {"duration", duration}};
+    nlohmann::ordered_json x = {{"qos", pod.qos},
+                                {"pod_phase", pod.phase},
+                                {"duration", duration},
+                                {"measured_on", catalogue_gpu(options.gpu)}};
     if (censored)
       x["censored"] = true;
     w.jobs.back().extra_json = extra(x);

@@ -43,8 +43,8 @@ std::optional<ModelGradient> gradient_tiresias(const std::string& model, bool* f
 std::optional<ModelGradient> gradient_gavel(const std::string& model);
 
 /** Tiresias' trace CSV (job_id, num_gpu, submit_time, iterations, model_name, duration, interval):
- *  a job per row, iteration_time = duration / iterations (measured alone on the testbed's P100s),
- *  its model's gradient, gpu_type "P100 SXM2 16GB". InputError naming the file, line and column for
+ *  a job per row, iteration_time = duration / iterations (measured alone on the testbed's P100s:
+ *  extra_data measured_on), its model's gradient; no gpu_type (a requirement the user may add). InputError naming the file, line and column for
  *  a missing, malformed or out-of-range field. */
 Workload tiresias_to_workload(const std::string& file, GpuTraceReport* report = nullptr);
 

@@ -54,7 +54,7 @@ struct Profile {
   std::optional<double> iteration_s; ///< training: measured iteration time alone, communication included
   std::optional<double> compute_s;   ///< training: compute time of an iteration, communication excluded
   double gradient_bytes = 0;         ///< training: bytes all-reduced per iteration (0: no communication)
-  std::string gpu_type;              ///< training: the GPU type the times were measured on (empty: any)
+  std::string gpu_type;              ///< training: the GPU type the job must run on (empty: any)
   // HDeepRM's fields (absent in plain Batsim workloads)
   std::optional<double> req_time_s;  ///< the user's requested time
   std::optional<double> req_ops;     ///< operations the user asked for (requested time x reference speed)

@@ -100,6 +100,7 @@ const ComponentRegistry& builtin_components();
 void register_jobs_component(ComponentRegistry& registry);
 void register_batch_component(ComponentRegistry& registry);
 void register_replay_component(ComponentRegistry& registry);
+void register_gpu_cluster_component(ComponentRegistry& registry);
 
 } // namespace sgai::experiment
 

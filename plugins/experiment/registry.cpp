@@ -38,6 +38,7 @@ const ComponentRegistry& builtin_components()
     register_jobs_component(r);
     register_batch_component(r);
     register_replay_component(r);
+    register_gpu_cluster_component(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,720 @@
+#include "plugins/batch/gpu_manager.hpp"
+
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "generators/util/numbers.hpp"
+#include "plugins/replay/communicator.hpp"
+#include "plugins/replay/gpu.hpp"
+
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_gpu_manager, sgai, "sgai GPU-cluster manager (training jobs)");
+
+namespace sgai::batch {
+
+namespace s4u = simgrid::s4u;
+using replay::CollectiveOptions;
+using replay::CollectiveRun;
+using replay::Schedule;
+
+namespace {
+
+constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+/** Seconds of a compute-bound kernel of `compute_s` (at P-state 0) on `host` in its P-state. */
+double kernel_seconds(s4u::Host* host, double compute_s)
+{
+  unsigned long p = host->get_pstate();
+  return replay::KernelTime{compute_s, 0}.at(replay::GpuModel::compute_speed(host, p), 1.0);
+}
+
+void run_kernel(s4u::Host* host, double compute_s)
+{
+  double seconds = kernel_seconds(host, compute_s);
+  if (seconds <= 0)
+    return;
+  s4u::ExecPtr e = s4u::Exec::init();
+  e->set_host(host);
+  e->set_flops_amount(seconds * host->get_pstate_speed(host->get_pstate()));
+  e->start();
+  e->wait();
+}
+
+} // namespace
+
+class GpuManager::Impl {
+public:
+  struct Run;
+  enum class EventKind { ended, stopped };
+  struct Event {
+    uint32_t job;
+    EventKind kind;
+  };
+
+  const workload::Workload& w;
+  const platform::Platform& plat;
+  GpuManagerConfig cfg;
+  GpuScheduler sched;
+  std::vector<s4u::Host*> gpu_host; ///< per GPU index
+  std::vector<GpuJobRecord> rec;
+  std::vector<int32_t> type_of_job;
+  std::map<std::pair<uint32_t, double>, double> alone_allreduce; ///< (GPUs, bytes) -> seconds
+  std::vector<std::unique_ptr<Run>> runs;                        ///< per job: its current run
+  std::vector<std::unique_ptr<Run>> finished_runs;
+  std::vector<double> attained, attained_at;
+  std::map<std::string, std::shared_ptr<const Schedule>> schedules;
+  std::deque<Event> events;
+  s4u::SemaphorePtr wake;
+  std::string error;
+  uint32_t done_count = 0;
+
+  Impl(const workload::Workload& wl, const platform::Platform& p, GpuManagerConfig c)
+      : w(wl)
+      , plat(p)
+      , cfg(std::move(c))
+      , sched(GpuTopology::of(p), cfg.scheduler)
+  {
+    const auto& topo = sched.topology();
+    rec.resize(w.jobs.size());
+    type_of_job.assign(w.jobs.size(), -1);
+    runs.resize(w.jobs.size());
+    attained.assign(w.jobs.size(), 0);
+    attained_at.assign(w.jobs.size(), 0);
+    std::map<std::string, uint32_t> per_type;
+    for (uint32_t t : topo.type_of)
+      per_type[topo.types[t]]++;
+    for (size_t i = 0; i < w.jobs.size(); i++) {
+      const auto& j     = w.jobs[i];
+      const auto& pr    = w.profile_of(j);
+      std::string place = "job " + quote(j.id);
+      if (pr.type != workload::ProfileType::training)
+        throw InputError(cfg.workload_file, place,
+                         "profile type " + std::string(workload::to_string(pr.type)) +
+                             " is not a training profile: the GPU-cluster manager runs training jobs only");
+      if (j.resources > topo.gpu_count())
+        throw InputError(cfg.workload_file, place,
+                         "asks for " + std::to_string(j.resources) + " GPUs; the platform has " +
+                             std::to_string(topo.gpu_count()));
+      if (not pr.gpu_type.empty()) {
+        auto it = std::find(topo.types.begin(), topo.types.end(), pr.gpu_type);
+        if (it == topo.types.end()) {
+          std::string have;
+          for (const auto& [t, n] : per_type)
+            have += (have.empty() ? "" : ", ") + std::to_string(n) + " " + t;
+          throw InputError(cfg.workload_file, place,
+                           "asks for GPUs of type " + quote(pr.gpu_type) + "; the platform has " + have);
+        }
+        type_of_job[i] = static_cast<int32_t>(it - topo.types.begin());
+        if (j.resources > per_type[pr.gpu_type])
+          throw InputError(cfg.workload_file, place,
+                           "asks for " + std::to_string(j.resources) + " GPUs of type " + quote(pr.gpu_type) +
+                               "; the platform has " + std::to_string(per_type[pr.gpu_type]));
+      }
+      rec[i].compute_s = pr.compute_s.value_or(pr.iteration_s.value_or(0));
+    }
+    for (const auto& g : plat.gpus) {
+      auto* h = s4u::Host::by_name_or_null(plat.hosts[g.host].name);
+      if (h == nullptr)
+        throw RunError("GPU host " + plat.hosts[g.host].name + " is not in the loaded platform");
+      gpu_host.push_back(h);
+    }
+  }
+
+  bool communicates(size_t j) const { return w.jobs[j].resources > 1 && w.profile_of(w.jobs[j]).gradient_bytes > 0; }
+
+  std::shared_ptr<const Schedule> ring(uint32_t n)
+  {
+    auto& s = schedules["ring/" + std::to_string(n)];
+    if (not s)
+      s = std::make_shared<const Schedule>(
+          replay::make_schedule(chakra::CollectiveType::all_reduce, replay::Algorithm::ring, n));
+    return s;
+  }
+
+  std::vector<s4u::Host*> hosts_of(const std::vector<uint32_t>& gpus) const
+  {
+    std::vector<s4u::Host*> h;
+    for (uint32_t g : gpus)
+      h.push_back(gpu_host[g]);
+    return h;
+  }
+
+  // --- calibration ---------------------------------------------------------------------------
+
+  void calibrate()
+  {
+    std::vector<std::pair<uint32_t, double>> wanted;
+    for (size_t j = 0; j < w.jobs.size(); j++)
+      if (communicates(j)) {
+        std::pair<uint32_t, double> key{w.jobs[j].resources, w.profile_of(w.jobs[j]).gradient_bytes};
+        if (std::find(wanted.begin(), wanted.end(), key) == wanted.end())
+          wanted.push_back(key);
+      }
+    if (not wanted.empty()) {
+      if (s4u::Engine::get_instance()->get_actor_count() > 0)
+        throw RunError("the GPU-cluster manager calibrates its all-reduces before any other actor exists: "
+                       "put its component first in the experiment");
+      // the placements pack gives on the empty cluster
+      GpuSchedulerConfig pc;
+      pc.placement = GpuPlacement::pack;
+      GpuScheduler empty(sched.topology(), pc);
+      std::vector<std::vector<s4u::Host*>> where;
+      for (const auto& [n, bytes] : wanted)
+        where.push_back(hosts_of(empty.place(n)));
+      int fds[2];
+      if (::pipe(fds) != 0)
+        throw RunError("cannot create a pipe for the all-reduce calibration");
+      pid_t pid = ::fork();
+      if (pid < 0)
+        throw RunError("cannot fork the all-reduce calibration");
+      if (pid == 0) {
+        ::close(fds[0]);
+        std::vector<double> out(wanted.size(), -1);
+        s4u::Actor::create("gpu-calibration", gpu_host[0], [&]() {
+          for (size_t i = 0; i < wanted.size(); i++) {
+            double t0 = s4u::Engine::get_clock();
+            run_allreduce(where[i], wanted[i].second);
+            out[i] = s4u::Engine::get_clock() - t0;
+          }
+        });
+        s4u::Engine::get_instance()->run();
+        const char* p = reinterpret_cast<const char*>(out.data());
+        size_t left   = out.size() * sizeof(double);
+        while (left > 0) {
+          ssize_t k = ::write(fds[1], p, left);
+          if (k <= 0)
+            ::_exit(1);
+          p += k;
+          left -= static_cast<size_t>(k);
+        }
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      std::vector<double> got(wanted.size(), -1);
+      char* p     = reinterpret_cast<char*>(got.data());
+      size_t left = got.size() * sizeof(double);
+      while (left > 0) {
+        ssize_t k = ::read(fds[0], p, left);
+        if (k < 0 && errno == EINTR)
+          continue;
+        if (k <= 0)
+          break;
+        p += k;
+        left -= static_cast<size_t>(k);
+      }
+      ::close(fds[0]);
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      if (left > 0 || not WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw RunError("the all-reduce calibration (a forked simulation of each job's all-reduce alone) failed");
+      for (size_t i = 0; i < wanted.size(); i++)
+        alone_allreduce[wanted[i]] = got[i];
+    }
+    for (size_t j = 0; j < w.jobs.size(); j++) {
+      const auto& pr = w.profile_of(w.jobs[j]);
+      double t       = 0;
+      if (communicates(j))
+        t = alone_allreduce.at({w.jobs[j].resources, pr.gradient_bytes});
+      if (pr.iteration_s) {
+        rec[j].compute_s = *pr.iteration_s - t;
+        if (rec[j].compute_s < 0) {
+          XBT_WARN("job %s: its all-reduce alone takes %g s, more than its measured iteration time %g s: it "
+                   "computes for 0 s",
+                   w.jobs[j].id.c_str(), t, *pr.iteration_s);
+          rec[j].compute_s = 0;
+        }
+      }
+      rec[j].alone_iteration_s = rec[j].compute_s + t;
+    }
+  }
+
+  /** One all-reduce of `bytes` over `hosts`, alone (calibration child). */
+  void run_allreduce(const std::vector<s4u::Host*>& hosts, double bytes)
+  {
+    auto n = static_cast<uint32_t>(hosts.size());
+    CollectiveRun c(ring(n), hosts, bytes, CollectiveOptions{});
+    auto done = s4u::Semaphore::create(0);
+    for (uint32_t r = 0; r < n; r++)
+      s4u::Actor::create("calibration-rank", hosts[r], [&c, r, done]() {
+        c.run_rank(r);
+        done->release();
+      });
+    for (uint32_t r = 0; r < n; r++)
+      done->acquire();
+  }
+
+  // --- running jobs ---------------------------------------------------------------------------
+
+  struct Run {
+    Impl* m          = nullptr;
+    uint32_t job     = 0;
+    uint32_t n       = 0;
+    double bytes     = 0; ///< gradient
+    double compute_s = 0;
+    std::vector<s4u::Host*> hosts;
+    std::shared_ptr<const Schedule> schedule;
+    double bytes_per_iteration = 0;
+    uint64_t first = 0, total = 0, stop_at = 0, started_upto = 0, completed = 0;
+    struct Coll {
+      std::unique_ptr<CollectiveRun> run;
+      uint32_t done = 0;
+    };
+    std::map<uint64_t, Coll> colls;
+    std::map<uint64_t, uint32_t> finished;
+    // advancing
+    bool exact             = false;
+    uint32_t k             = 3;
+    uint32_t sim_left      = 3;
+    bool fresh             = false;
+    double last_completion = 0;
+    std::vector<double> durations;
+    uint64_t advance_from = kNone;
+    bool advance_cancel   = false;
+    bool advancing        = false;
+    double t_iter = 0, adv_t0 = 0, adv_end = 0;
+    uint64_t adv_count        = 0;
+    uint32_t at_barrier       = 0;
+    s4u::SemaphorePtr barrier = s4u::Semaphore::create(0);
+    s4u::SemaphorePtr leader  = s4u::Semaphore::create(0);
+    s4u::SemaphorePtr resume  = s4u::Semaphore::create(0);
+    uint32_t exited           = 0;
+    bool stopping             = false;
+    double start_s            = 0;
+    std::vector<double> energy0;
+    std::vector<const s4u::Link*> links; ///< sorted: the links its all-reduce crosses
+
+    void rank(uint32_t r);
+    void iteration_done(uint64_t i);
+    uint64_t advance(uint32_t r, uint64_t a);
+    void change();
+    void stop();
+  };
+
+  void start_job(uint32_t j, const std::vector<uint32_t>& gpus)
+  {
+    const auto& job   = w.jobs[j];
+    const auto& pr    = w.profile_of(job);
+    auto run          = std::make_unique<Run>();
+    Run& r            = *run;
+    r.m               = this;
+    r.job             = j;
+    r.n               = job.resources;
+    r.bytes           = communicates(j) ? pr.gradient_bytes : 0;
+    r.compute_s       = rec[j].compute_s;
+    r.hosts           = hosts_of(gpus);
+    r.first           = rec[j].iterations;
+    r.total           = pr.iterations;
+    r.stop_at         = r.total;
+    r.started_upto    = r.first;
+    r.completed       = r.first;
+    r.exact           = cfg.exact;
+    r.k               = std::max<uint32_t>(1, cfg.simulated_iterations);
+    r.sim_left        = r.k;
+    double now        = s4u::Engine::get_clock();
+    r.start_s         = now;
+    r.last_completion = now + (rec[j].preemptions > 0 ? cfg.restart_s : 0);
+    if (r.bytes > 0) {
+      r.schedule = ring(r.n);
+      for (uint32_t q = 0; q < r.n; q++) {
+        r.bytes_per_iteration += r.schedule->bytes_sent(q, r.bytes);
+        std::vector<s4u::Link*> route;
+        r.hosts[q]->route_to(r.hosts[(q + 1) % r.n], route, nullptr);
+        r.links.insert(r.links.end(), route.begin(), route.end());
+      }
+      std::sort(r.links.begin(), r.links.end());
+      r.links.erase(std::unique(r.links.begin(), r.links.end()), r.links.end());
+    }
+    for (auto* h : r.hosts)
+      r.energy0.push_back(sg_host_get_consumed_energy(h));
+    if (rec[j].start_s < 0)
+      rec[j].start_s = now;
+    rec[j].gpus    = gpus;
+    attained_at[j] = now;
+    runs[j]        = std::move(run);
+    for (uint32_t q = 0; q < r.n; q++)
+      s4u::Actor::create(job.id + ":" + std::to_string(q), r.hosts[q], [&r, q]() { r.rank(q); });
+  }
+
+  void rank_exited(Run& r)
+  {
+    if (++r.exited < r.n)
+      return;
+    uint32_t j = r.job;
+    for (size_t q = 0; q < r.hosts.size(); q++)
+      rec[j].gpu_energy_j += sg_host_get_consumed_energy(r.hosts[q]) - r.energy0[q];
+    rec[j].run_s += s4u::Engine::get_clock() - r.start_s;
+    events.push_back({j, r.completed >= r.total ? EventKind::ended : EventKind::stopped});
+    wake->release();
+  }
+
+  /** The running jobs whose all-reduces share a link with `j`'s, and theirs, and so on. */
+  void notify_change(uint32_t j)
+  {
+    const Run* from = runs[j].get();
+    if (from == nullptr || from->links.empty())
+      return;
+    std::vector<const Run*> frontier = {from};
+    std::vector<bool> seen(runs.size(), false);
+    seen[j] = true;
+    while (not frontier.empty()) {
+      const Run* x = frontier.back();
+      frontier.pop_back();
+      for (size_t o = 0; o < runs.size(); o++) {
+        Run* y = runs[o].get();
+        if (seen[o] || y == nullptr || y->links.empty())
+          continue;
+        std::vector<const s4u::Link*> common;
+        std::set_intersection(x->links.begin(), x->links.end(), y->links.begin(), y->links.end(),
+                              std::back_inserter(common));
+        if (common.empty())
+          continue;
+        seen[o] = true;
+        y->change();
+        frontier.push_back(y);
+      }
+    }
+  }
+
+  // --- the manager's actor --------------------------------------------------------------------
+
+  void update_attained(double now)
+  {
+    for (size_t j = 0; j < runs.size(); j++)
+      if (runs[j]) {
+        attained[j] += w.jobs[j].resources * (now - attained_at[j]);
+        attained_at[j] = now;
+        sched.set_attained(static_cast<uint32_t>(j), attained[j], now);
+      }
+  }
+
+  void manage()
+  {
+    size_t next = 0; // next job to submit (jobs are in submission order)
+    while (done_count < w.jobs.size()) {
+      double now   = s4u::Engine::get_clock();
+      double until = next < w.jobs.size() ? w.jobs[next].submit_s : std::numeric_limits<double>::infinity();
+      until        = std::min(until, sched.next_demotion(now));
+      if (events.empty() && until > now) {
+        if (std::isinf(until))
+          wake->acquire();
+        else
+          wake->acquire_timeout(until - now);
+      }
+      now = s4u::Engine::get_clock();
+      update_attained(now);
+      std::vector<uint32_t> changed;
+      while (not events.empty()) {
+        Event e = events.front();
+        events.pop_front();
+        changed.push_back(e.job);
+        notify_change(e.job); // the links it leaves
+        finished_runs.push_back(std::move(runs[e.job]));
+        if (e.kind == EventKind::ended) {
+          rec[e.job].done  = true;
+          rec[e.job].end_s = now;
+          sched.finished(e.job);
+          done_count++;
+        } else
+          sched.stopped(e.job);
+      }
+      while (next < w.jobs.size() && w.jobs[next].submit_s <= now) {
+        auto j = static_cast<uint32_t>(next++);
+        sched.submit(j, w.jobs[j].resources, w.jobs[j].submit_s,
+                     static_cast<double>(w.profile_of(w.jobs[j]).iterations) * rec[j].alone_iteration_s,
+                     type_of_job[j]);
+      }
+      auto d = sched.step(now);
+      for (uint32_t j : d.preempt) {
+        rec[j].preemptions++;
+        runs[j]->stop();
+      }
+      for (const auto& s : d.starts) {
+        start_job(s.job, s.gpus);
+        notify_change(s.job);
+      }
+    }
+  }
+};
+
+// --- a job's ranks -----------------------------------------------------------------------------
+
+void GpuManager::Impl::Run::rank(uint32_t r)
+{
+  try {
+    if (m->rec[job].preemptions > 0 && m->cfg.restart_s > 0)
+      s4u::this_actor::sleep_for(m->cfg.restart_s);
+    uint64_t i = first;
+    while (i < stop_at) {
+      if (i == advance_from) {
+        i = advance(r, i);
+        continue;
+      }
+      started_upto = std::max(started_upto, i + 1);
+      run_kernel(hosts[r], compute_s);
+      if (bytes > 0) {
+        auto& c = colls[i];
+        if (not c.run)
+          c.run = std::make_unique<CollectiveRun>(schedule, hosts, bytes, CollectiveOptions{});
+        CollectiveRun* run = c.run.get();
+        run->run_rank(r);
+        if (++colls[i].done == n)
+          colls.erase(i);
+      }
+      if (++finished[i] == n) {
+        finished.erase(i);
+        iteration_done(i);
+      }
+      i++;
+    }
+  } catch (const std::exception& e) {
+    if (m->error.empty())
+      m->error = "job " + m->w.jobs[job].id + ": " + e.what();
+  }
+  m->rank_exited(*this);
+}
+
+void GpuManager::Impl::Run::iteration_done(uint64_t i)
+{
+  double now = s4u::Engine::get_clock();
+  completed  = i + 1;
+  auto& rc   = m->rec[job];
+  rc.iterations++;
+  rc.simulated++;
+  rc.bytes_moved += bytes_per_iteration;
+  if (exact || completed >= stop_at)
+    return;
+  if (fresh) { // the iteration a change cut into: not a measure
+    fresh           = false;
+    last_completion = now;
+    return;
+  }
+  durations.push_back(now - last_completion);
+  last_completion = now;
+  if (sim_left > 0)
+    sim_left--;
+  if (sim_left == 0 && advance_from == kNone) {
+    double sum = 0;
+    for (double d : durations)
+      sum += d;
+    t_iter       = sum / static_cast<double>(durations.size());
+    advance_from = std::max(started_upto, completed);
+    if (advance_from >= stop_at)
+      advance_from = kNone;
+  }
+}
+
+uint64_t GpuManager::Impl::Run::advance(uint32_t r, uint64_t a)
+{
+  // every rank waits for the others at the boundary; the last one starts the stretch
+  if (++at_barrier < n)
+    barrier->acquire();
+  else {
+    at_barrier     = 0;
+    adv_t0         = s4u::Engine::get_clock();
+    adv_count      = advance_cancel ? 0 : stop_at - a;
+    adv_end        = adv_t0 + static_cast<double>(adv_count) * t_iter;
+    advancing      = adv_count > 0;
+    advance_cancel = false;
+    for (uint32_t q = 1; q < n; q++)
+      barrier->release();
+  }
+  // the GPU computes the same share of the time as in the iterations measured: an execution
+  // bounded to that share of its speed (the energy plugin sees the same load)
+  s4u::ExecPtr duty;
+  double kernel = kernel_seconds(hosts[r], compute_s);
+  if (advancing && kernel > 0 && t_iter > 0) {
+    double speed = hosts[r]->get_pstate_speed(hosts[r]->get_pstate());
+    duty         = s4u::Exec::init();
+    duty->set_host(hosts[r]);
+    duty->set_flops_amount(kernel * speed * static_cast<double>(adv_count) * 2); // cancelled at the end
+    duty->set_bound(speed * std::min(1.0, kernel / t_iter));
+    duty->start();
+  }
+  if (r == 0) {
+    while (advancing && s4u::Engine::get_clock() < adv_end)
+      leader->acquire_timeout(adv_end - s4u::Engine::get_clock());
+    // the stretch is over: its iterations count as done
+    auto& rc = m->rec[job];
+    rc.iterations += adv_count;
+    rc.bytes_moved += bytes_per_iteration * static_cast<double>(adv_count);
+    completed    = a + adv_count;
+    advancing    = false;
+    advance_from = kNone;
+    sim_left     = k;
+    fresh        = false;
+    durations.clear();
+    last_completion = s4u::Engine::get_clock();
+    for (uint32_t q = 1; q < n; q++)
+      resume->release();
+  } else
+    resume->acquire();
+  if (duty)
+    duty->cancel();
+  return completed;
+}
+
+void GpuManager::Impl::Run::change()
+{
+  if (exact)
+    return;
+  if (advancing) { // end the stretch at the next iteration boundary
+    double e  = s4u::Engine::get_clock() - adv_t0;
+    auto done = static_cast<uint64_t>(std::floor(e / t_iter));
+    if (done + 1 < adv_count) {
+      adv_count = done + 1;
+      adv_end   = adv_t0 + static_cast<double>(adv_count) * t_iter;
+      leader->release();
+    }
+    return;
+  }
+  if (advance_from != kNone) // decided, ranks gathering: a stretch of none
+    advance_cancel = true;
+  sim_left = k;
+  durations.clear();
+  fresh = true;
+}
+
+void GpuManager::Impl::Run::stop()
+{
+  stopping = true;
+  if (advancing) {
+    change();
+    stop_at = adv_count + (completed); // completed is the stretch's first iteration until it ends
+    return;
+  }
+  if (advance_from != kNone)
+    advance_cancel = true;
+  stop_at = std::max(started_upto, completed);
+  if (advance_from != kNone)
+    stop_at = std::max(stop_at, advance_from);
+}
+
+// --- GpuManager --------------------------------------------------------------------------------
+
+GpuManager::GpuManager(const workload::Workload& w, const platform::Platform& p, GpuManagerConfig config)
+    : impl_(std::make_unique<Impl>(w, p, std::move(config)))
+{
+}
+
+GpuManager::~GpuManager() = default;
+
+void GpuManager::calibrate()
+{
+  impl_->calibrate();
+}
+
+void GpuManager::start()
+{
+  impl_->wake = s4u::Semaphore::create(0);
+  Impl* m     = impl_.get();
+  s4u::Actor::create("gpu-manager", m->gpu_host[0], [m]() {
+    try {
+      m->manage();
+    } catch (const std::exception& e) {
+      if (m->error.empty())
+        m->error = e.what();
+    }
+  });
+}
+
+const std::string& GpuManager::error() const
+{
+  return impl_->error;
+}
+
+const std::vector<GpuJobRecord>& GpuManager::jobs() const
+{
+  return impl_->rec;
+}
+
+namespace {
+
+/** "0-3 8 10-11": GPU indexes as ranges. */
+std::string ranges(std::vector<uint32_t> v)
+{
+  std::sort(v.begin(), v.end());
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t k = i;
+    while (k + 1 < v.size() && v[k + 1] == v[k] + 1)
+      k++;
+    out += (out.empty() ? "" : " ") + std::to_string(v[i]) + (k > i ? "-" + std::to_string(v[k]) : "");
+    i = k + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const std::filesystem::path& dir) const
+{
+  const auto& w = impl_->w;
+  AtomicFile f(dir / "jobs.csv");
+  auto& o = f.stream();
+  o << "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
+       "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
+       "allocated_resources,consumed_energy,model,iterations,simulated_iterations,preemptions,compute_time,"
+       "alone_iteration_time,mix_iteration_time,bytes_moved\n";
+  for (size_t j = 0; j < w.jobs.size(); j++) {
+    const auto& job   = w.jobs[j];
+    const auto& r     = impl_->rec[j];
+    const auto& pr    = w.profile_of(job);
+    double turnaround = r.end_s - job.submit_s;
+    double alone      = static_cast<double>(pr.iterations) * r.alone_iteration_s;
+    o << job.id << ',' << w.name << ',' << pr.name << ',' << format_number(job.submit_s) << ',' << job.resources
+      << ",-1," << (r.done ? 1 : 0) << ',' << (r.done ? "COMPLETED_SUCCESSFULLY" : "NOT_SUBMITTED") << ','
+      << format_number(r.start_s) << ',' << format_number(r.end_s - r.start_s) << ',' << format_number(r.end_s) << ','
+      << format_number(r.start_s - job.submit_s) << ',' << format_number(turnaround) << ','
+      << format_number(alone > 0 ? turnaround / alone : 0) << ',' << ranges(r.gpus) << ','
+      << format_number(r.gpu_energy_j) << ',' << pr.model << ',' << r.iterations << ',' << r.simulated << ','
+      << r.preemptions << ',' << format_number(r.compute_s) << ',' << format_number(r.alone_iteration_s) << ','
+      << format_number(r.iterations > 0
+                           ? (r.run_s - r.preemptions * impl_->cfg.restart_s) / static_cast<double>(r.iterations)
+                           : 0)
+      << ',' << format_number(r.bytes_moved) << '\n';
+  }
+  f.commit();
+  return {{(dir / "jobs.csv").string(), "training jobs: Batsim's columns, GPUs, iterations, iteration times, bytes"}};
+}
+
+std::vector<std::pair<std::string, double>> GpuManager::figures() const
+{
+  const auto& w = impl_->w;
+  double jct = 0, wait = 0, makespan = 0, energy = 0;
+  uint32_t preempt = 0;
+  for (size_t j = 0; j < w.jobs.size(); j++) {
+    const auto& r = impl_->rec[j];
+    jct += r.end_s - w.jobs[j].submit_s;
+    wait += r.start_s - w.jobs[j].submit_s;
+    makespan = std::max(makespan, r.end_s);
+    energy += r.gpu_energy_j;
+    preempt += r.preemptions;
+  }
+  double n = std::max<double>(1, static_cast<double>(w.jobs.size()));
+  return {{"jobs", static_cast<double>(w.jobs.size())},
+          {"mean_jct_s", jct / n},
+          {"mean_waiting_s", wait / n},
+          {"makespan_s", makespan},
+          {"preemptions", preempt},
+          {"jobs_gpu_energy_j", energy}};
+}
+
+} // namespace sgai::batch

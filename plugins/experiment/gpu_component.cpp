@@ -1,0 +1,98 @@
+/* Component "gpu_cluster": training jobs (workload profiles of type training) scheduled on the
+ * platform's GPUs by the GPU-cluster manager (plugins/batch/gpu_manager.hpp): an order, a placement,
+ * 2D-LAS preemption, advancing long jobs at their measured iteration time (docs/gpu-cluster.md). */
+#include "generators/util/error.hpp"
+#include "generators/util/units.hpp"
+#include "generators/workload/batsim.hpp"
+#include "plugins/batch/gpu_manager.hpp"
+#include "plugins/experiment/component.hpp"
+
+namespace sgai::experiment {
+
+namespace {
+
+class GpuClusterComponent : public Component {
+public:
+  GpuClusterComponent(workload::Workload w, batch::GpuManagerConfig config, std::string where)
+      : workload_(std::move(w))
+      , config_(std::move(config))
+      , where_(std::move(where))
+  {
+  }
+
+  void setup(RunContext& ctx) override
+  {
+    if (ctx.platform == nullptr || ctx.platform->gpus.empty())
+      throw InputError(where_, "platform",
+                       "the GPU-cluster manager needs an sgai JSON platform with GPUs in its hierarchy (" +
+                           ctx.platform_file.string() + " has none)");
+    manager_ = std::make_unique<batch::GpuManager>(workload_, *ctx.platform, config_);
+    manager_->calibrate();
+    manager_->start();
+    for (const auto& g : ctx.platform->gpus)
+      hosts_.push_back(ctx.platform->hosts[g.host].name);
+  }
+
+  std::vector<std::string> managed_hosts() const override { return hosts_; }
+
+  Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) override
+  {
+    if (not manager_->error().empty())
+      throw RunError(manager_->error());
+    for (const auto& [path, what] : manager_->write_outputs(ctx.output_dir))
+      outputs.push_back({path, what});
+    return manager_->figures();
+  }
+
+private:
+  workload::Workload workload_;
+  batch::GpuManagerConfig config_;
+  std::string where_;
+  std::unique_ptr<batch::GpuManager> manager_;
+  std::vector<std::string> hosts_;
+};
+
+std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunContext& ctx)
+{
+  batch::GpuManagerConfig config;
+  auto wv                 = options.required("workload");
+  std::filesystem::path p = wv.string();
+  if (p.is_relative())
+    p = ctx.base_dir / p;
+  std::error_code ec;
+  if (not std::filesystem::exists(p, ec))
+    wv.fail("workload file " + wv.shown() + " not found (looked for " + p.string() + ")");
+  auto w               = read_named_file(wv, ctx, "workload", [&p]() { return workload::read_workload(p); });
+  config.workload_file = w.source;
+  if (auto v = options.optional("order"))
+    batch::order_from_string(v->choice(batch::order_names()), config.scheduler.order);
+  if (auto v = options.optional("placement"))
+    batch::placement_from_string(v->choice(batch::placement_names()), config.scheduler.placement);
+  if (auto v = options.optional("backfill"))
+    config.scheduler.backfill = v->boolean();
+  if (auto v = options.optional("las_threshold"))
+    config.scheduler.las_threshold_gpu_s = v->positive();
+  if (auto v = options.optional("exact"))
+    config.exact = v->boolean();
+  if (auto v = options.optional("simulated_iterations"))
+    config.simulated_iterations = static_cast<uint32_t>(v->integer(1, 1000000));
+  if (auto v = options.optional("restart_cost")) {
+    config.restart_s = v->quantity(units::Quantity::time, 1.0);
+    if (not(config.restart_s >= 0) || config.restart_s > 1e9)
+      v->fail("restart_cost " + v->shown() + " must be a time from 0 to 1e9 s");
+  }
+  options.finish(
+      {"workload", "order", "placement", "backfill", "las_threshold", "exact", "simulated_iterations", "restart_cost"});
+  return std::make_unique<GpuClusterComponent>(std::move(w), config, options.file());
+}
+
+} // namespace
+
+void register_gpu_cluster_component(ComponentRegistry& registry)
+{
+  registry.add("gpu_cluster",
+               "training jobs on the platform's GPUs: order, placement, 2D-LAS preemption, shared links, energy",
+               make_gpu_cluster);
+}
+
+} // namespace sgai::experiment
