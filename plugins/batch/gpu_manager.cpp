@@ -129,6 +129,26 @@ public:
       }
       rec[i].compute_s = pr.compute_s.value_or(pr.iteration_s.value_or(0));
     }
+    for (const auto& [id, gpus] : cfg.pinned) {
+      size_t j = 0;
+      while (j < w.jobs.size() && w.jobs[j].id != id)
+        j++;
+      if (j == w.jobs.size())
+        throw InputError(cfg.pinned_source, "pinned", "no job " + quote(id) + " in " + cfg.workload_file);
+      std::vector<uint32_t> sorted = gpus;
+      std::sort(sorted.begin(), sorted.end());
+      if (sorted.size() != w.jobs[j].resources || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() ||
+          (not sorted.empty() && sorted.back() >= topo.gpu_count()))
+        throw InputError(cfg.pinned_source, "pinned",
+                         "job " + quote(id) + " asks for " + std::to_string(w.jobs[j].resources) +
+                             " GPUs: give as many distinct GPU indexes below " + std::to_string(topo.gpu_count()));
+      for (uint32_t g : sorted)
+        if (type_of_job[j] >= 0 && topo.type_of[g] != static_cast<uint32_t>(type_of_job[j]))
+          throw InputError(cfg.pinned_source, "pinned",
+                           "job " + quote(id) + " must run on GPUs of type " + w.profile_of(w.jobs[j]).gpu_type +
+                               "; GPU " + std::to_string(g) + " is a " + topo.types[topo.type_of[g]]);
+      sched.pin(static_cast<uint32_t>(j), sorted);
+    }
     for (const auto& g : plat.gpus) {
       auto* h = s4u::Host::by_name_or_null(plat.hosts[g.host].name);
       if (h == nullptr)
@@ -289,6 +309,7 @@ public:
     uint64_t advance_from = kNone;
     bool advance_cancel   = false;
     bool advancing        = false;
+    bool ready            = false; ///< measured since the last change, waiting for the jobs sharing its links
     double t_iter = 0, adv_t0 = 0, adv_end = 0;
     uint64_t adv_count        = 0;
     uint32_t at_barrier       = 0;
@@ -306,6 +327,7 @@ public:
     uint64_t advance(uint32_t r, uint64_t a);
     void change();
     void stop();
+    void begin_advance();
   };
 
   void start_job(uint32_t j, const std::vector<uint32_t>& gpus)
@@ -365,20 +387,19 @@ public:
     wake->release();
   }
 
-  /** The running jobs whose all-reduces share a link with `j`'s, and theirs, and so on. */
-  void notify_change(uint32_t j)
+  /** `j` and the running jobs whose all-reduces share a link with its, and theirs, and so on. */
+  std::vector<uint32_t> component(uint32_t j) const
   {
-    const Run* from = runs[j].get();
+    std::vector<uint32_t> out = {j};
+    const Run* from           = runs[j].get();
     if (from == nullptr || from->links.empty())
-      return;
-    std::vector<const Run*> frontier = {from};
+      return out;
     std::vector<bool> seen(runs.size(), false);
     seen[j] = true;
-    while (not frontier.empty()) {
-      const Run* x = frontier.back();
-      frontier.pop_back();
+    for (size_t next = 0; next < out.size(); next++) {
+      const Run* x = runs[out[next]].get();
       for (size_t o = 0; o < runs.size(); o++) {
-        Run* y = runs[o].get();
+        const Run* y = runs[o].get();
         if (seen[o] || y == nullptr || y->links.empty())
           continue;
         std::vector<const s4u::Link*> common;
@@ -387,10 +408,32 @@ public:
         if (common.empty())
           continue;
         seen[o] = true;
-        y->change();
-        frontier.push_back(y);
+        out.push_back(static_cast<uint32_t>(o));
       }
     }
+    return out;
+  }
+
+  /** A change of the traffic on `j`'s links (it started, ended or stopped): the jobs sharing them
+   *  measure their iterations again. */
+  void notify_change(uint32_t j)
+  {
+    for (uint32_t o : component(j))
+      if (o != j)
+        runs[o]->change();
+  }
+
+  /** `j` has measured its iterations since the last change: when every job sharing links with it
+   *  has too, they all advance (each from its next iteration), so that none measures while another
+   *  one's traffic is missing. */
+  void try_advance(uint32_t j)
+  {
+    auto group = component(j);
+    for (uint32_t o : group)
+      if (not runs[o]->ready && not runs[o]->advancing && runs[o]->advance_from == kNone)
+        return;
+    for (uint32_t o : group)
+      runs[o]->begin_advance();
   }
 
   // --- the manager's actor --------------------------------------------------------------------
@@ -499,6 +542,7 @@ void GpuManager::Impl::Run::iteration_done(uint64_t i)
   rc.iterations++;
   rc.simulated++;
   rc.bytes_moved += bytes_per_iteration;
+  XBT_DEBUG("job %s: iteration %llu done", m->w.jobs[job].id.c_str(), static_cast<unsigned long long>(i));
   if (exact || completed >= stop_at)
     return;
   if (fresh) { // the iteration a change cut into: not a measure
@@ -506,19 +550,45 @@ void GpuManager::Impl::Run::iteration_done(uint64_t i)
     last_completion = now;
     return;
   }
+  // every iteration since the change: their mean is the estimate once its standard error is within
+  // measure_error of it (iterations under contention vary with the jobs' phases; alone, they do not),
+  // after at least k iterations and at most 64 k
   durations.push_back(now - last_completion);
   last_completion = now;
   if (sim_left > 0)
     sim_left--;
-  if (sim_left == 0 && advance_from == kNone) {
-    double sum = 0;
+  if (sim_left == 0 && not ready && advance_from == kNone) {
+    double mean = 0, var = 0;
     for (double d : durations)
-      sum += d;
-    t_iter       = sum / static_cast<double>(durations.size());
-    advance_from = std::max(started_upto, completed);
-    if (advance_from >= stop_at)
-      advance_from = kNone;
+      mean += d;
+    mean /= static_cast<double>(durations.size());
+    for (double d : durations)
+      var += (d - mean) * (d - mean);
+    double nd  = static_cast<double>(durations.size());
+    double sem = durations.size() > 1 ? std::sqrt(var / (nd - 1) / nd) : 0;
+    if (sem <= m->cfg.measure_error * mean || durations.size() >= 64 * k) {
+      ready = true;
+      m->try_advance(job);
+    }
   }
+}
+
+void GpuManager::Impl::Run::begin_advance()
+{
+  if (advancing || advance_from != kNone)
+    return;
+  ready      = false;
+  double sum = 0;
+  for (double d : durations)
+    sum += d;
+  if (durations.empty())
+    return;
+  t_iter       = sum / static_cast<double>(durations.size());
+  advance_from = std::max(started_upto, completed);
+  XBT_VERB("job %s advances from iteration %llu at %g s per iteration (%zu measured)", m->w.jobs[job].id.c_str(),
+           static_cast<unsigned long long>(advance_from), t_iter, durations.size());
+  if (advance_from >= stop_at)
+    advance_from = kNone;
 }
 
 uint64_t GpuManager::Impl::Run::advance(uint32_t r, uint64_t a)
@@ -562,6 +632,9 @@ uint64_t GpuManager::Impl::Run::advance(uint32_t r, uint64_t a)
     fresh        = false;
     durations.clear();
     last_completion = s4u::Engine::get_clock();
+    // its traffic is back: the jobs sharing its links measure again (under the whole traffic)
+    if (completed < stop_at && adv_count > 0)
+      m->notify_change(job);
     for (uint32_t q = 1; q < n; q++)
       resume->release();
   } else
@@ -575,6 +648,8 @@ void GpuManager::Impl::Run::change()
 {
   if (exact)
     return;
+  XBT_VERB("job %s: the traffic on its links changed%s", m->w.jobs[job].id.c_str(),
+           advancing ? " (ends its stretch)" : "");
   if (advancing) { // end the stretch at the next iteration boundary
     double e  = s4u::Engine::get_clock() - adv_t0;
     auto done = static_cast<uint64_t>(std::floor(e / t_iter));
@@ -588,6 +663,7 @@ void GpuManager::Impl::Run::change()
   if (advance_from != kNone) // decided, ranks gathering: a stretch of none
     advance_cancel = true;
   sim_left = k;
+  ready    = false;
   durations.clear();
   fresh = true;
 }

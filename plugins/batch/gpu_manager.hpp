@@ -13,6 +13,7 @@
 #include "plugins/batch/gpu_scheduler.hpp"
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -24,10 +25,17 @@ struct GpuManagerConfig {
   GpuSchedulerConfig scheduler;
   /** Simulate every iteration (no advancing at a measured iteration time). */
   bool exact = false;
-  /** Iterations simulated after each change before advancing (at least 1). */
+  /** Iterations simulated after each change before advancing (at least 1)... */
   uint32_t simulated_iterations = 3;
+  /** ... and more, up to 64 times as many, until the standard error of their mean is within this
+   *  fraction of it (under contention, iterations vary with the jobs' relative phases). */
+  double measure_error = 0.01;
   /** Seconds a preempted job takes to start again (checkpoint restore), before its first iteration. */
   double restart_s = 0;
+  /** Jobs that run on given GPUs (job id -> GPU indexes in the platform's hierarchy order): they
+   *  start when those are free, whatever the placement policy. */
+  std::map<std::string, std::vector<uint32_t>> pinned;
+  std::string pinned_source; ///< where pinned was read, for messages
   /** Where the workload came from, for messages. */
   std::string workload_file;
 };

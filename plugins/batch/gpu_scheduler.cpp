@@ -169,6 +169,12 @@ void GpuScheduler::release(uint32_t j)
   running_.erase(std::find(running_.begin(), running_.end(), j));
 }
 
+void GpuScheduler::pin(uint32_t j, std::vector<uint32_t> gpus)
+{
+  std::sort(gpus.begin(), gpus.end());
+  pinned_[j] = std::move(gpus);
+}
+
 void GpuScheduler::finished(uint32_t j)
 {
   release(j);
@@ -363,7 +369,12 @@ GpuScheduler::Decision GpuScheduler::step(double /*now*/)
 {
   Decision d;
   auto start = [&](uint32_t j) {
-    auto gpus = place(jobs_[j].gpus, jobs_[j].type);
+    std::vector<uint32_t> gpus;
+    if (auto p = pinned_.find(j); p != pinned_.end()) {
+      if (std::all_of(p->second.begin(), p->second.end(), [&](uint32_t g) { return owner_[g] < 0; }))
+        gpus = p->second;
+    } else
+      gpus = place(jobs_[j].gpus, jobs_[j].type);
     if (gpus.empty())
       return false;
     take(j, gpus);

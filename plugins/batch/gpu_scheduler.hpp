@@ -7,6 +7,7 @@
 #define SGAI_BATCH_GPU_SCHEDULER_HPP
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,8 @@ public:
    *  duration alone (SJF's oracle), `type` the GPU type it must run on (an index in the topology's
    *  types; -1: any). Jobs are known by the caller's index. */
   void submit(uint32_t job, uint32_t gpus, double now, double alone_s, int32_t type = -1);
+  /** The job runs on these GPUs (a placement fixed by the user): it starts when they are all free. */
+  void pin(uint32_t job, std::vector<uint32_t> gpus);
   /** The job ended: its GPUs are free. */
   void finished(uint32_t job);
   /** The job stopped at an iteration boundary after a preemption: its GPUs are free and it waits
@@ -118,6 +121,7 @@ private:
   GpuSchedulerConfig config_;
   std::vector<JobState> jobs_;
   std::vector<uint32_t> waiting_; ///< in arrival order
+  std::map<uint32_t, std::vector<uint32_t>> pinned_;
   std::vector<uint32_t> running_; ///< in start order
   std::vector<int64_t> owner_;    ///< per GPU: the job holding it, -1 when free
   std::vector<uint32_t> free_on_node_;

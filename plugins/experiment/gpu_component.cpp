@@ -23,9 +23,9 @@ public:
   void setup(RunContext& ctx) override
   {
     if (ctx.platform == nullptr || ctx.platform->gpus.empty())
-      throw InputError(where_, "platform",
-                       "the GPU-cluster manager needs an sgai JSON platform with GPUs in its hierarchy (" +
-                           ctx.platform_file.string() + " has none)");
+      throw InputError(ctx.platform_file.string(), "",
+                       "the GPU-cluster manager needs an sgai JSON platform with GPUs in its hierarchy: this one has "
+                       "none");
     manager_ = std::make_unique<batch::GpuManager>(workload_, *ctx.platform, config_);
     manager_->calibrate();
     manager_->start();
@@ -76,6 +76,11 @@ std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunCont
     config.exact = v->boolean();
   if (auto v = options.optional("simulated_iterations"))
     config.simulated_iterations = static_cast<uint32_t>(v->integer(1, 1000000));
+  if (auto v = options.optional("measure_error")) {
+    config.measure_error = v->non_negative();
+    if (config.measure_error > 1)
+      v->fail("measure_error " + v->shown() + " must be a fraction from 0 to 1");
+  }
   if (auto v = options.optional("restart_cost")) {
     config.restart_s = v->quantity(units::Quantity::time, 1.0);
     if (not(config.restart_s >= 0) || config.restart_s > 1e9)

@@ -328,7 +328,7 @@ namespace {
 bool known_log_category(const std::string& name)
 {
   static const std::set<std::string> ours = {"root",      "sgai",        "sgai_batch", "sgai_experiment",
-                                             "sgai_jobs", "sgai_replay", "sgai_sim"};
+                                             "sgai_jobs", "sgai_replay", "sgai_sim",   "sgai_gpu_manager"};
   if (ours.count(name) > 0)
     return true;
   std::string symbol = "_simgrid_log_category__" + name;
@@ -359,7 +359,7 @@ void check_log_setting(const std::string& setting)
     if (not known_log_category(token.substr(0, dot)))
       reject("unknown category " + quote(token.substr(0, dot)) +
              " (sgai's: sgai, sgai_batch, sgai_experiment, "
-             "sgai_jobs, sgai_replay, sgai_sim; or one of SimGrid's)");
+             "sgai_gpu_manager, sgai_jobs, sgai_replay, sgai_sim; or one of SimGrid's)");
     if (options.count(option) == 0)
       reject("unknown option " + quote(option));
     if (option.rfind("thres", 0) == 0) {

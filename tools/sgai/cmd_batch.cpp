@@ -1,4 +1,6 @@
 #include "generators/util/error.hpp"
+#include "generators/util/json.hpp"
+#include "plugins/batch/gpu_scheduler.hpp"
 #include "plugins/batch/history.hpp"
 #include "plugins/batch/policies.hpp"
 #include "plugins/batch/power.hpp"
@@ -108,6 +110,57 @@ int batch_run(const BatchArgs& a, const Globals& globals)
   return 0;
 }
 
+struct GpuArgs {
+  std::string platform;
+  std::string workload;
+  std::string order     = "fifo";
+  std::string placement = "pack";
+  bool backfill         = false;
+  bool exact            = false;
+  int64_t simulated     = 3;
+  double measure_error  = 0.01;
+  double restart_s      = 0;
+  double las_threshold  = 3250;
+  std::string out;
+};
+
+/** sgai batch gpu: the GPU-cluster component on the options. Unknown policy names are bad input
+ *  (exit 1), reported with the known ones. */
+int batch_gpu(const GpuArgs& a, const Globals& globals)
+{
+  batch::GpuOrder order;
+  batch::GpuPlacement placement;
+  if (not batch::order_from_string(a.order, order))
+    throw InputError("command line", "--order",
+                     "unknown order " + quote(a.order) + " (known: " + json::list_names(batch::order_names()) + ")");
+  if (not batch::placement_from_string(a.placement, placement))
+    throw InputError("command line", "--placement",
+                     "unknown placement " + quote(a.placement) +
+                         " (known: " + json::list_names(batch::placement_names()) + ")");
+  nlohmann::ordered_json e;
+  e["sgai_experiment"]           = 1;
+  e["name"]                      = "gpu-cluster";
+  e["seed"]                      = 1;
+  e["platform"]                  = {{"file", absolute(a.platform)}};
+  nlohmann::ordered_json options = {{"workload", absolute(a.workload)},
+                                    {"order", a.order},
+                                    {"placement", a.placement},
+                                    {"backfill", a.backfill},
+                                    {"las_threshold", a.las_threshold},
+                                    {"exact", a.exact},
+                                    {"simulated_iterations", a.simulated},
+                                    {"measure_error", a.measure_error},
+                                    {"restart_cost", a.restart_s}};
+  e["components"]                = nlohmann::ordered_json::array({{{"type", "gpu_cluster"}, {"options", options}}});
+  auto result                    = run_generated_experiment(e.dump(2), "sgai batch gpu", a.out, globals,
+                                                            {{"at /platform/file", "--platform"},
+                                                             {"at /platform", "--platform"},
+                                                             {"at /components/0/options/workload", "--workload"}});
+  std::cout << "Simulated " << result.simulated_time_s << " s. ";
+  print_outputs(result);
+  return 0;
+}
+
 int batch_plot(const std::string& dir)
 {
   std::error_code ec;
@@ -178,6 +231,30 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
           }
         });
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
+  }
+  {
+    auto a    = std::make_shared<GpuArgs>();
+    auto* cmd = batch->add_subcommand(
+        "gpu", "Schedule training jobs (profiles of type training) on a JSON platform's GPUs, sharing its links");
+    add_path(cmd, "--platform", a->platform, "Platform: sgai JSON with GPUs")->required();
+    add_path(cmd, "--workload", a->workload,
+             "Workload of training jobs (sgai workload tiresias, gavel or alibaba make them)")
+        ->required();
+    cmd->add_option("--order", a->order, "Job order: fifo (strict unless --backfill), sjf, smallest or las (2D-LAS)");
+    cmd->add_option("--placement", a->placement, "GPU placement: first, pack, spread or topology");
+    cmd->add_flag("--backfill", a->backfill, "fifo: jobs that fit start past one that does not (first fit)");
+    cmd->add_flag("--exact", a->exact, "Simulate every iteration instead of advancing at the measured iteration time");
+    add_count(cmd, "--simulated-iterations", a->simulated,
+              "Iterations simulated after each change before advancing (default 3)", 1, 1000000);
+    add_real(cmd, "--measure-error", a->measure_error,
+             "... and until the standard error of their mean is within this fraction of it (default 0.01; at most 64 "
+             "times as many)",
+             0, 1);
+    add_real(cmd, "--restart-cost", a->restart_s, "Seconds a preempted job takes to start again (default 0)", 0, 1e9);
+    add_real(cmd, "--las-threshold", a->las_threshold,
+             "2D-LAS: GPU-seconds of service after which a job leaves the first queue (default 3250)", 1e-9, 1e15);
+    add_path(cmd, "--out", a->out, "Output folder")->required();
+    cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_gpu(*a, globals); }; });
   }
   {
     auto dir = std::make_shared<std::string>();

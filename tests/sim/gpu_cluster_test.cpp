@@ -1,0 +1,270 @@
+/* The GPU-cluster manager in SimGrid: contention between training jobs on shared links against a
+ * hand computation, advancing against simulating every iteration, energy against the plugin, the
+ * Tiresias trace alone. */
+#include "generators/util/files.hpp"
+#include "generators/workload/batsim.hpp"
+#include "generators/workload/gpu_traces.hpp"
+#include "plugins/batch/gpu_manager.hpp"
+#include "sim_helpers.hpp"
+
+#include <simgrid/plugins/energy.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace sgai;
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+const char* kUplinkTree = "tests/fixtures/platforms/gpu_uplink_fattree.json";
+
+struct Run {
+  std::unique_ptr<sim::Simulation> sim;
+  std::optional<platform::Platform> platform;
+  workload::Workload workload;
+  std::unique_ptr<batch::GpuManager> manager;
+};
+
+std::unique_ptr<Run> run(const std::string& platform, const std::string& workload_json, batch::GpuManagerConfig cfg)
+{
+  auto r  = std::make_unique<Run>();
+  auto wf = test::temp_dir() / "gpu-workload.json";
+  write_file_atomically(wf, workload_json);
+  r->workload = workload::read_workload(wf);
+  sim::SimulationOptions o;
+  o.simgrid_args = test::pure_cm02();
+  r->sim         = std::make_unique<sim::Simulation>(o);
+  r->platform    = r->sim->load_platform(platform);
+  r->manager     = std::make_unique<batch::GpuManager>(r->workload, *r->platform, cfg);
+  r->manager->calibrate();
+  r->manager->start();
+  r->sim->run();
+  EXPECT_EQ(r->manager->error(), "");
+  return r;
+}
+
+/** Two 16-GPU data-parallel jobs: `iterations` of `compute` s and an all-reduce of `bytes`. */
+std::string two_jobs(double bytes, double compute, int iterations)
+{
+  std::ostringstream s;
+  s << R"({"jobs": [{"id": "a", "subtime": 0, "res": 16, "profile": "p"}, {"id": "b", "subtime": 0, "res": 16, "profile": "p"}],
+           "profiles": {"p": {"type": "training", "model": "m", "iterations": )"
+    << iterations << R"(, "compute_time": )" << compute << R"(, "gradient_bytes": )" << bytes << "}}}";
+  return s.str();
+}
+
+std::vector<uint32_t> gpus_of_nodes(std::initializer_list<uint32_t> nodes)
+{
+  std::vector<uint32_t> g;
+  for (uint32_t n : nodes)
+    for (uint32_t k = 0; k < 8; k++)
+      g.push_back(n * 8 + k);
+  return g;
+}
+
+double mix_iteration(const batch::GpuJobRecord& r)
+{
+  return (r.end_s - r.start_s) / static_cast<double>(r.iterations);
+}
+
+} // namespace
+
+TEST(GpuContention, JobsInTheirOwnLeavesIterateAsAlone)
+{
+  batch::GpuManagerConfig cfg;
+  cfg.exact  = true;
+  cfg.pinned = {{"a", gpus_of_nodes({0, 1})}, {"b", gpus_of_nodes({8, 9})}}; // leaves 0 and 1
+  auto r     = run(kUplinkTree, two_jobs(1 << 30, 0.01, 5), cfg);
+  for (const auto& j : r->manager->jobs()) {
+    ASSERT_TRUE(j.done);
+    EXPECT_NEAR(mix_iteration(j), j.alone_iteration_s, 0.01 * j.alone_iteration_s);
+    EXPECT_GT(j.alone_iteration_s, 0.01 + 30.0 * (1 << 30) / 16 / 63e9); // bound by PCIe inside a leaf
+  }
+}
+
+TEST(GpuContention, JobsAcrossTheSameTwoLeavesShareTheUplinks)
+{
+  const double bytes = 1 << 30, compute = 0.01;
+  const uint32_t n = 16;
+  batch::GpuManagerConfig cfg;
+  cfg.exact  = true;
+  cfg.pinned = {{"a", gpus_of_nodes({0, 8})}, {"b", gpus_of_nodes({1, 9})}}; // each over leaves 0 and 1
+  auto r     = run(kUplinkTree, two_jobs(bytes, compute, 5), cfg);
+  // SimGrid's routes: each ring crosses between the leaves once each way, over the same two uplinks
+  // (leaf 0 up, leaf 1 down), which are the narrowest links of the crossing
+  std::vector<sg4::Link*> ra, rb;
+  double lat_a = 0, lat_b = 0;
+  sg4::Host::by_name("hgx-n0-gpu7")->route_to(sg4::Host::by_name("hgx-n8-gpu0"), ra, &lat_a);
+  sg4::Host::by_name("hgx-n1-gpu7")->route_to(sg4::Host::by_name("hgx-n9-gpu0"), rb, &lat_b);
+  std::sort(ra.begin(), ra.end());
+  std::sort(rb.begin(), rb.end());
+  std::vector<sg4::Link*> shared;
+  std::set_intersection(ra.begin(), ra.end(), rb.begin(), rb.end(), std::back_inserter(shared));
+  ASSERT_EQ(shared.size(), 2U);
+  double uplink = shared[0]->get_bandwidth();
+  EXPECT_DOUBLE_EQ(uplink, 50e9);
+  EXPECT_DOUBLE_EQ(shared[1]->get_bandwidth(), uplink);
+  for (auto* l : ra)
+    EXPECT_GE(l->get_bandwidth(), uplink);
+  EXPECT_DOUBLE_EQ(lat_a, lat_b);
+  // each ring step's crossing moves bytes / n at half the uplink after the route's latency; the
+  // all-reduce is 2 (n - 1) such steps (the links inside the nodes are faster)
+  double expected = compute + 2.0 * (n - 1) * (lat_a + bytes / n / (uplink / 2));
+  for (const auto& j : r->manager->jobs()) {
+    ASSERT_TRUE(j.done);
+    EXPECT_NEAR(mix_iteration(j), expected, 0.01 * expected);
+    EXPECT_GT(mix_iteration(j), 1.5 * j.alone_iteration_s); // slower than packed in one leaf
+  }
+}
+
+TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
+{
+  // 20 jobs of 1 to 16 GPUs arriving every 10 s on the uplink-bound fat tree, each on GPUs of its
+  // own spread over nodes of several leaves, so that rings cross leaves and share uplinks (fixed
+  // placements: the comparison is of iteration times, not of schedules that diverge when a job
+  // ends a little earlier); each job's end within 1% of the exact run's
+  std::mt19937_64 rng(7);
+  std::ostringstream s;
+  std::map<std::string, std::vector<uint32_t>> pinned;
+  std::vector<uint32_t> free_slots(32, 8);
+  s << R"({"jobs": [)";
+  const uint32_t sizes[] = {1, 2, 4, 8, 16};
+  for (uint32_t i = 0; i < 20; i++) {
+    uint32_t size = sizes[rng() % 5];
+    auto& gpus    = pinned["j" + std::to_string(i)];
+    for (uint32_t k = 0, node = (5 * i) % 32; gpus.size() < size; k++, node = (node + 9) % 32)
+      if (free_slots[node] > 0)
+        gpus.push_back(node * 8 + (8 - free_slots[node]--));
+    s << (i ? "," : "") << R"({"id": "j)" << i << R"(", "subtime": )" << 10 * i << R"(, "res": )" << size
+      << R"(, "profile": "p)" << i << R"("})";
+  }
+  s << R"(], "profiles": {)";
+  for (int i = 0; i < 20; i++)
+    s << (i ? "," : "") << R"("p)" << i << R"(": {"type": "training", "model": "m", "iterations": )"
+      << 500 + rng() % 1000 << R"(, "compute_time": )" << 0.02 + 0.001 * static_cast<double>(rng() % 50)
+      << R"(, "gradient_bytes": )" << (50 + rng() % 400) * 1e6 << "}";
+  s << "}}";
+  std::vector<double> end[2];
+  uint64_t simulated[2] = {0, 0}, total = 0;
+  for (int exact = 0; exact < 2; exact++) {
+    batch::GpuManagerConfig cfg;
+    cfg.exact  = exact == 1;
+    cfg.pinned = pinned;
+    // a child process per configuration: one Engine each
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      auto r = run(kUplinkTree, s.str(), cfg);
+      std::vector<double> out;
+      double sim = 0, all = 0;
+      for (const auto& j : r->manager->jobs()) {
+        out.push_back(j.end_s);
+        sim += static_cast<double>(j.simulated);
+        all += static_cast<double>(j.iterations);
+      }
+      out.push_back(sim);
+      out.push_back(all);
+      ssize_t k = ::write(fds[1], out.data(), out.size() * sizeof(double));
+      ::_exit(k == static_cast<ssize_t>(out.size() * sizeof(double)) ? 0 : 1);
+    }
+    ::close(fds[1]);
+    std::vector<double> got(22);
+    size_t left = got.size() * sizeof(double);
+    char* p     = reinterpret_cast<char*>(got.data());
+    ssize_t k   = 0;
+    while (left > 0 && (k = ::read(fds[0], p, left)) > 0) {
+      p += k;
+      left -= static_cast<size_t>(k);
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_EQ(left, 0U);
+    total = static_cast<uint64_t>(got.back());
+    got.pop_back();
+    simulated[exact] = static_cast<uint64_t>(got.back());
+    got.pop_back();
+    end[exact] = got;
+  }
+  for (size_t i = 0; i < end[0].size(); i++)
+    EXPECT_NEAR(end[0][i], end[1][i], 0.01 * end[1][i]) << "job " << i;
+  EXPECT_EQ(simulated[1], total);
+  EXPECT_LT(simulated[0], total / 2) << simulated[0] << " of " << total; // advancing skipped most iterations
+}
+
+TEST(GpuEnergy, EachJobsEnergyIsItsKernelsAndTheRestIsIdle)
+{
+  // a mix with preemptions (2D-LAS, a low threshold) and restarts: each job's GPU energy is, on
+  // each of its GPUs, idle power over its tenure plus (busy - idle) over its kernels; the GPUs'
+  // energy outside every job is idle power over the time they were nobody's
+  std::ostringstream s;
+  s << R"({"jobs": [)";
+  for (int i = 0; i < 20; i++)
+    s << (i ? "," : "") << R"({"id": "j)" << i << R"(", "subtime": )" << 2 * i << R"(, "res": )" << 1 + (i % 4) * 2
+      << R"(, "profile": "p)" << i << R"("})";
+  s << R"(], "profiles": {)";
+  for (int i = 0; i < 20; i++)
+    s << (i ? "," : "") << R"("p)" << i << R"(": {"type": "training", "model": "m", "iterations": )" << 100 + 17 * i
+      << R"(, "compute_time": )" << 0.05 + 0.01 * (i % 5) << R"(, "gradient_bytes": 2e8})";
+  s << "}}";
+  batch::GpuManagerConfig cfg;
+  cfg.scheduler.order               = batch::GpuOrder::las;
+  cfg.scheduler.las_threshold_gpu_s = 20;
+  cfg.restart_s                     = 0.5;
+  auto r                            = run("platforms/hgx-h100.json", s.str(), cfg);
+  const auto& jobs                  = r->manager->jobs();
+  auto* gpu0                        = sg4::Host::by_name("hgx-n0-gpu0");
+  unsigned long p                   = gpu0->get_pstate();
+  double idle = sg_host_get_wattmin_at(gpu0, p), busy = sg_host_get_wattmax_at(gpu0, p);
+  double kernel = 0, held_gpu_s = 0, jobs_j = 0, makespan = 0;
+  uint32_t preempt = 0;
+  for (size_t i = 0; i < jobs.size(); i++) {
+    const auto& j = jobs[i];
+    ASSERT_TRUE(j.done);
+    double n        = r->workload.jobs[i].resources;
+    kernel          = j.compute_s / (gpu0->get_pstate_speed(p) / gpu0->get_pstate_speed(0));
+    double expected = n * (idle * j.run_s + (busy - idle) * static_cast<double>(j.iterations) * kernel);
+    EXPECT_NEAR(j.gpu_energy_j, expected, 1e-6 * expected) << "job " << i;
+    held_gpu_s += n * j.run_s;
+    jobs_j += j.gpu_energy_j;
+    makespan = std::max(makespan, j.end_s);
+    preempt += j.preemptions;
+  }
+  EXPECT_GT(preempt, 0U);
+  double plugin = 0;
+  for (const auto& g : r->platform->gpus)
+    plugin += sg_host_get_consumed_energy(sg4::Host::by_name(r->platform->hosts[g.host].name));
+  double idle_j = idle * (8 * makespan - held_gpu_s);
+  EXPECT_NEAR(jobs_j + idle_j, plugin, 1e-6 * plugin);
+}
+
+TEST(GpuTiresias, EachJobAloneTakesItsTraceDuration)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  // every job of the 60-job trace alone (64 GPUs: nothing queues), packed as Tiresias measured it
+  auto w = workload::tiresias_to_workload(test::shared_data("ml-clusters/tiresias/simulator/60_job.csv").string());
+  std::ostringstream text;
+  workload::write_batsim(w, text);
+  batch::GpuManagerConfig cfg;
+  auto r     = run("platforms/tiresias-p100.json", text.str(), cfg);
+  double jct = 0;
+  for (size_t i = 0; i < w.jobs.size(); i++) {
+    const auto& j = r->manager->jobs()[i];
+    double d      = std::stod(w.jobs[i].extra_json.substr(w.jobs[i].extra_json.find("\"duration\":") + 11));
+    EXPECT_NEAR(j.end_s - j.start_s, d, 0.01 * d) << w.jobs[i].id;
+    EXPECT_DOUBLE_EQ(j.start_s, w.jobs[i].submit_s);
+    jct += j.end_s - w.jobs[i].submit_s;
+  }
+  EXPECT_NEAR(jct / 60, 178.4, 0.01 * 178.4);
+}
