@@ -15,3 +15,11 @@ data=../shared/data
 rm -rf "$out/chakra/gpt-dp8"
 "$SGAI" chakra generate training --layers 4 --hidden 2048 --seq 1024 --batch 16 --dp 8 --microbatches 2 \
   --out "$out/chakra/gpt-dp8" --prefix gpt >/dev/null
+# Training jobs of the public GPU-cluster traces (docs/workloads.md): Tiresias' 60-job trace, and the
+# 360 whole-GPU pods of Alibaba's busiest day (148) of its 2023 pod list, each training a Gavel job
+# type drawn by a seeded hash of its name (seed 1), timed by Gavel's V100 throughputs.
+mkdir -p "$out/gpu"
+"$SGAI" workload tiresias "$data/ml-clusters/tiresias/simulator/60_job.csv" --out "$out/gpu/tiresias-60.json" >/dev/null
+"$SGAI" workload alibaba "$data/ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv" \
+  --throughputs "$data/ml-clusters/gavel/scheduler/simulation_throughputs.json" --day 148 --seed 1 \
+  --out "$out/gpu/alibaba-day148.json" >/dev/null

@@ -472,6 +472,8 @@ Workload alibaba_to_workload(const std::string& file, const GavelThroughputs& th
              double scheduled = row.seconds(7);
              if (not options.qos.empty() && row.text(3) != options.qos)
                return r.skip("qos " + row.text(3) + ", not " + options.qos);
+             if (options.day && std::floor(created / 86400) != static_cast<double>(*options.day))
+               return r.skip("created on another day than day " + std::to_string(*options.day));
              if (scheduled < created)
                row.fail(7, "is before the pod's creation_time " + format_number(created));
              if (deleted <= scheduled)
@@ -487,7 +489,8 @@ Workload alibaba_to_workload(const std::string& file, const GavelThroughputs& th
     auto thr         = throughputs.get(options.gpu, type, pod.gpus);
     double thr1      = *throughputs.get(options.gpu, type, 1);
     auto grad        = gradient_gavel(gavel_model(type));
-    Profile& p       = add_job(w, pod.name, pod.created, pod.gpus, r);
+    double shift     = options.day ? 86400.0 * static_cast<double>(*options.day) : 0;
+    Profile& p       = add_job(w, pod.name, pod.created - shift, pod.gpus, r);
     p.model          = type;
     p.gradient_bytes = grad ? grad->bytes : 0;
     if (thr) {
@@ -501,6 +504,8 @@ Workload alibaba_to_workload(const std::string& file, const GavelThroughputs& th
     }
     if (censored)
       r.note("still running at the trace's end (censored: its duration is a lower bound)");
+    if (options.day)
+      r.note("created on day " + std::to_string(*options.day) + ": submitted at its time from that day's start");
     nlohmann::ordered_json x = {{"qos", pod.qos},
                                 {"pod_phase", pod.phase},
                                 {"duration", duration},

@@ -44,8 +44,8 @@ std::optional<ModelGradient> gradient_gavel(const std::string& model);
 
 /** Tiresias' trace CSV (job_id, num_gpu, submit_time, iterations, model_name, duration, interval):
  *  a job per row, iteration_time = duration / iterations (measured alone on the testbed's P100s:
- *  extra_data measured_on), its model's gradient; no gpu_type (a requirement the user may add). InputError naming the file, line and column for
- *  a missing, malformed or out-of-range field. */
+ *  extra_data measured_on), its model's gradient; no gpu_type (a requirement the user may add). InputError naming the
+ * file, line and column for a missing, malformed or out-of-range field. */
 Workload tiresias_to_workload(const std::string& file, GpuTraceReport* report = nullptr);
 
 /** Gavel's measured throughputs (simulation_throughputs.json / physical_cluster_throughputs.json):
@@ -77,6 +77,9 @@ struct AlibabaOptions {
   std::string qos;          ///< keep only this qos (LS, BE, Burstable, Guaranteed); empty: all
   uint64_t seed   = 0;      ///< the model of each job: a Gavel job type by a seeded hash of the pod name
   std::string gpu = "v100"; ///< the GPU kind whose throughputs give the iterations
+  /** Keep only the pods created on this day of the trace (creation_time in [86,400 d, 86,400 (d + 1))),
+   *  their times counted from that day's start. */
+  std::optional<uint64_t> day;
 };
 /** Alibaba's 2023 pod list (name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos,
  *  pod_phase, creation_time, deletion_time, scheduled_time): a job for each pod with num_gpu >= 1,

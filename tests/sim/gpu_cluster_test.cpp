@@ -268,3 +268,31 @@ TEST(GpuTiresias, EachJobAloneTakesItsTraceDuration)
   }
   EXPECT_NEAR(jct / 60, 178.4, 0.01 * 178.4);
 }
+
+TEST(GpuGavel, OneGpuJobsAloneTakeTheirStepsOverTheirThroughput)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  // the first 60 one-GPU jobs of the 2,000-job msr trace, all at once on the 64 V100s
+  auto thr = workload::read_gavel_throughputs(
+      test::shared_data("ml-clusters/gavel/scheduler/simulation_throughputs.json").string());
+  auto w = workload::gavel_to_workload(
+      test::shared_data("ml-clusters/gavel/scheduler/traces/msr/seed=0/11cb48.trace").string(), thr, {});
+  workload::Workload one;
+  for (const auto& j : w.jobs)
+    if (j.resources == 1 && one.jobs.size() < 60) {
+      one.jobs.push_back(j);
+      one.jobs.back().submit_s = 0;
+      one.jobs.back().profile  = static_cast<uint32_t>(one.profiles.size());
+      one.profiles.push_back(w.profile_of(j));
+    }
+  std::ostringstream text;
+  workload::write_batsim(one, text);
+  auto r = run("platforms/gavel-v100.json", text.str(), {});
+  for (size_t i = 0; i < one.jobs.size(); i++) {
+    const auto& p = one.profile_of(one.jobs[i]);
+    double alone  = static_cast<double>(p.iterations) / *thr.get("v100", p.model, 1);
+    const auto& j = r->manager->jobs()[i];
+    EXPECT_NEAR(j.end_s - j.start_s, alone, 0.01 * alone) << one.jobs[i].id;
+    EXPECT_DOUBLE_EQ(j.start_s, 0);
+  }
+}

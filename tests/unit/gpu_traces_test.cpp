@@ -234,7 +234,7 @@ TEST(Alibaba, WholeGpuPodsThatRanBecomeJobs)
   for (size_t i = 0; i < w.jobs.size(); i++)
     EXPECT_EQ(w.profile_of(w.jobs[i]).model, again.profile_of(again.jobs[i]).model);
   GpuTraceReport be;
-  EXPECT_EQ(alibaba_to_workload(pods, thr, {"BE", 0, "v100"}, &be).jobs.size(), 1U);
+  EXPECT_EQ(alibaba_to_workload(pods, thr, {"BE", 0, "v100", std::nullopt}, &be).jobs.size(), 1U);
   EXPECT_EQ(skipped(be, "qos LS"), 2U);
   auto bad = write("badpods.csv", "name,num_gpu,gpu_milli,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
                                   "q,1,1000,LS,Running,30,40,45\n");

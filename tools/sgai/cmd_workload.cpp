@@ -259,6 +259,7 @@ struct GpuTraceArgs {
   std::string gpu = "v100";
   std::string qos;
   int64_t seed = 1;
+  std::optional<int64_t> day;
 };
 
 int convert_gpu_trace(const std::string& kind, const GpuTraceArgs& a)
@@ -275,8 +276,12 @@ int convert_gpu_trace(const std::string& kind, const GpuTraceArgs& a)
     auto thr = workload::read_gavel_throughputs(a.throughputs);
     if (kind == "gavel")
       w = workload::gavel_to_workload(a.trace, thr, {a.gpu}, &report);
-    else
-      w = workload::alibaba_to_workload(a.trace, thr, {a.qos, static_cast<uint64_t>(a.seed), a.gpu}, &report);
+    else {
+      workload::AlibabaOptions o{a.qos, static_cast<uint64_t>(a.seed), a.gpu, std::nullopt};
+      if (a.day)
+        o.day = static_cast<uint64_t>(*a.day);
+      w = workload::alibaba_to_workload(a.trace, thr, o, &report);
+    }
   }
   if (w.jobs.empty()) {
     std::string why;
@@ -384,6 +389,8 @@ void add_workload_commands(CLI::App& app, Action& action)
       cmd->add_option("--qos", a->qos, "Keep only the pods of this qos (LS, BE, Burstable, Guaranteed)")
           ->check(CLI::IsMember({"LS", "BE", "Burstable", "Guaranteed"}));
       add_seed(cmd, a->seed, "Seed of the model each pod trains (a Gavel job type by a hash of the pod's name)");
+      add_count(cmd, "--day", a->day,
+                "Keep only the pods created on this day of the trace (0 first), timed from its start", 0, 100000);
     }
     cmd->callback([a, kind, &action]() { action = [a, kind]() { return convert_gpu_trace(kind, *a); }; });
   }

@@ -17,7 +17,14 @@ Policies:
               GPUs; 2 queues, a job leaves the first at 3,250 GPU-s), FIFO by entry within a queue,
               first-fit, preemptive at every arrival, end and queue change
 
-Usage: tools/validate/gpu_jct_reference.py [TRACE.csv] [--gpus 8 64] [--check]
+With --sgai BIN, the same trace also runs through sgai's GPU-cluster manager (sgai workload tiresias,
+then sgai batch gpu, placement pack) on platforms/tiresias-p100-2node.json (8 GPUs) and
+platforms/tiresias-p100.json (64 GPUs), each job iterating its compute and its gradient all-reduce on
+the platform's links; the table gives sgai's mean JCT beside the reference's, and --check also asks
+sgai's to be within 15% of the reference on 8 GPUs, 178.4 s within 1% on 64, and SJF <= 2D-LAS <
+strict FIFO with 2D-LAS / FIFO <= 0.8 on 8.
+
+Usage: tools/validate/gpu_jct_reference.py [TRACE.csv] [--gpus 8 64] [--check] [--sgai BIN]
   TRACE.csv defaults to ../shared/data/ml-clusters/tiresias/simulator/60_job.csv (job_id, num_gpu,
   submit_time, iterations, model_name, duration, interval). --check exits 1 unless, on 64 GPUs,
   every policy's mean JCT equals the mean duration (nothing queues) and, on 8 GPUs,
@@ -116,11 +123,50 @@ def mean_jct(jobs, done):
     return sum(done[j["id"]] - j["submit"] for j in jobs) / len(jobs)
 
 
+SGAI_RUNS = [("fifo", ["--order", "fifo"]), ("fifo-ff", ["--order", "fifo", "--backfill"]),
+             ("sjf", ["--order", "sjf"]), ("las2d", ["--order", "las"])]
+PLATFORMS = {8: "tiresias-p100-2node.json", 64: "tiresias-p100.json"}
+
+
+def compare_sgai(sgai, trace, results, mean_duration):
+    """Runs sgai's manager on each platform and policy; prints the table; returns what is off."""
+    import json
+    import subprocess
+    import tempfile
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:
+        w = os.path.join(tmp, "w.json")
+        subprocess.run([sgai, "workload", "tiresias", trace, "--out", w], check=True, stdout=subprocess.DEVNULL)
+        print(f"\nsgai batch gpu (placement pack): mean JCT, s (reference, sgai, error)")
+        for gpus, plat in PLATFORMS.items():
+            line = f"{gpus:>5}"
+            got = {}
+            for name, args in SGAI_RUNS:
+                out = os.path.join(tmp, f"o-{gpus}-{name}")
+                subprocess.run([sgai, "batch", "gpu", "--platform", os.path.join(ROOT, "platforms", plat),
+                                "--workload", w, "--placement", "pack", "--out", out] + args,
+                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                with open(os.path.join(out, "summary.json")) as f:
+                    got[name] = json.load(f)["components"]["gpu_cluster"]["mean_jct_s"]
+                ref = results.get(gpus, {}).get(name)
+                err = (got[name] - ref) / ref if ref else float("nan")
+                line += f"  {name} {ref:.1f} {got[name]:.1f} {100 * err:+.1f}%"
+                if gpus == 64 and abs(got[name] - mean_duration) > 0.01 * mean_duration:
+                    bad.append(f"sgai {name} on 64 GPUs: {got[name]:.1f} s, not {mean_duration:.1f} within 1%")
+                if gpus == 8 and abs(err) > 0.15:
+                    bad.append(f"sgai {name} on 8 GPUs: {got[name]:.1f} s, {100 * err:+.1f}% from the reference")
+            print(line)
+            if gpus == 8 and not (got["sjf"] <= got["las2d"] < got["fifo"] and got["las2d"] / got["fifo"] <= 0.8):
+                bad.append(f"sgai on 8 GPUs: sjf {got['sjf']:.1f}, las2d {got['las2d']:.1f}, fifo {got['fifo']:.1f}")
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trace", nargs="?", default=TRACE)
     ap.add_argument("--gpus", type=int, nargs="+", default=[8, 64])
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--sgai", help="the sgai binary: run the trace through its GPU-cluster manager too")
     a = ap.parse_args()
     if not os.path.exists(a.trace):
         sys.exit(f"no {a.trace}")
@@ -140,8 +186,12 @@ def main():
             r = results[8]
             if not (r["sjf"] <= r["las2d"] < r["fifo"] and r["las2d"] / r["fifo"] <= 0.8):
                 bad.append(f"on 8 GPUs: sjf {r['sjf']:.1f}, las2d {r['las2d']:.1f}, fifo {r['fifo']:.1f}")
+        if a.sgai:
+            bad += compare_sgai(a.sgai, a.trace, results, mean_duration)
         if bad:
             sys.exit("; ".join(bad))
+    elif a.sgai:
+        compare_sgai(a.sgai, a.trace, results, mean_duration)
 
 
 if __name__ == "__main__":
