@@ -81,6 +81,7 @@ public:
   std::vector<double> attained, attained_at;
   std::map<std::string, std::shared_ptr<const Schedule>> schedules;
   std::deque<Event> events;
+  std::map<const s4u::Link*, double> link_bytes; ///< links.csv
   s4u::SemaphorePtr wake;
   std::string error;
   uint32_t done_count = 0;
@@ -320,7 +321,9 @@ public:
     bool stopping             = false;
     double start_s            = 0;
     std::vector<double> energy0;
-    std::vector<const s4u::Link*> links; ///< sorted: the links its all-reduce crosses
+    std::vector<const s4u::Link*> links;              ///< sorted: the links its all-reduce crosses
+    std::vector<std::vector<s4u::Link*>> edge_routes; ///< the route of each ring edge q -> q + 1
+    std::vector<double> edge_bytes;                   ///< what q sends q + 1 per iteration
 
     void rank(uint32_t r);
     void iteration_done(uint64_t i);
@@ -356,10 +359,12 @@ public:
     if (r.bytes > 0) {
       r.schedule = ring(r.n);
       for (uint32_t q = 0; q < r.n; q++) {
-        r.bytes_per_iteration += r.schedule->bytes_sent(q, r.bytes);
+        r.edge_bytes.push_back(r.schedule->bytes_sent(q, r.bytes));
+        r.bytes_per_iteration += r.edge_bytes.back();
         std::vector<s4u::Link*> route;
         r.hosts[q]->route_to(r.hosts[(q + 1) % r.n], route, nullptr);
         r.links.insert(r.links.end(), route.begin(), route.end());
+        r.edge_routes.push_back(std::move(route));
       }
       std::sort(r.links.begin(), r.links.end());
       r.links.erase(std::unique(r.links.begin(), r.links.end()), r.links.end());
@@ -383,6 +388,12 @@ public:
     for (size_t q = 0; q < r.hosts.size(); q++)
       rec[j].gpu_energy_j += sg_host_get_consumed_energy(r.hosts[q]) - r.energy0[q];
     rec[j].run_s += s4u::Engine::get_clock() - r.start_s;
+    rec[j].tenures.push_back({r.start_s, s4u::Engine::get_clock(), rec[j].gpus, r.completed < r.total});
+    // the bytes its ring put on each link (a ring sends the same on every edge at every iteration)
+    auto iterations = static_cast<double>(r.completed - r.first);
+    for (size_t q = 0; q < r.edge_routes.size(); q++)
+      for (auto* l : r.edge_routes[q])
+        link_bytes[l] += r.edge_bytes[q] * iterations;
     events.push_back({j, r.completed >= r.total ? EventKind::ended : EventKind::stopped});
     wake->release();
   }
@@ -768,7 +779,31 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
       << ',' << format_number(r.bytes_moved) << '\n';
   }
   f.commit();
-  return {{(dir / "jobs.csv").string(), "training jobs: Batsim's columns, GPUs, iterations, iteration times, bytes"}};
+  AtomicFile a(dir / "gpu_allocations.csv");
+  a.stream() << "job_id,start,end,gpus,ended\n";
+  for (size_t j = 0; j < w.jobs.size(); j++)
+    for (const auto& t : impl_->rec[j].tenures)
+      a.stream() << w.jobs[j].id << ',' << format_number(t.start_s) << ',' << format_number(t.end_s) << ','
+                 << ranges(t.gpus) << ',' << (t.preempted ? "preempted" : "completed") << '\n';
+  a.commit();
+  AtomicFile l(dir / "links.csv");
+  // busy_s: the time the link would take to carry its bytes at full bandwidth
+  l.stream() << "link,bandwidth_Bps,bytes,busy_s,utilization\n";
+  double makespan = 0;
+  for (const auto& r : impl_->rec)
+    makespan = std::max(makespan, r.end_s);
+  for (const s4u::Link* link : s4u::Engine::get_instance()->get_all_links()) {
+    auto it = impl_->link_bytes.find(link);
+    if (it == impl_->link_bytes.end() || it->second <= 0)
+      continue;
+    double bw = link->get_bandwidth(), busy = bw > 0 ? it->second / bw : 0;
+    l.stream() << link->get_name() << ',' << format_number(bw) << ',' << format_number(it->second) << ','
+               << format_number(busy) << ',' << format_fixed(makespan > 0 ? busy / makespan : 0, 6) << '\n';
+  }
+  l.commit();
+  return {{(dir / "jobs.csv").string(), "training jobs: Batsim's columns, GPUs, iterations, iteration times, bytes"},
+          {(dir / "gpu_allocations.csv").string(), "each time a job held GPUs (preempted or completed)"},
+          {(dir / "links.csv").string(), "bytes the jobs' all-reduces put on each link"}};
 }
 
 std::vector<std::pair<std::string, double>> GpuManager::figures() const

@@ -53,6 +53,13 @@ struct GpuJobRecord {
   double run_s             = 0; ///< time holding GPUs (restarts included)
   double bytes_moved       = 0; ///< bytes its GPUs sent, in all
   double gpu_energy_j      = 0; ///< its GPUs' energy while it held them (host_energy plugin)
+  /** Each time it held GPUs: from, to, which, and whether it was preempted at the end. */
+  struct Tenure {
+    double start_s = 0, end_s = 0;
+    std::vector<uint32_t> gpus;
+    bool preempted = false;
+  };
+  std::vector<Tenure> tenures;
 };
 
 class GpuManager {
@@ -75,7 +82,9 @@ public:
   const std::string& error() const;
 
   const std::vector<GpuJobRecord>& jobs() const;
-  /** jobs.csv (Batsim's columns and the GPU ones); returns the files with what they hold. */
+  /** jobs.csv (Batsim's columns and the GPU ones), gpu_allocations.csv (each time a job held GPUs)
+   *  and links.csv (the bytes the jobs' all-reduces put on each link); returns the files with what
+   *  they hold. */
   std::vector<std::pair<std::string, std::string>> write_outputs(const std::filesystem::path& dir) const;
   std::vector<std::pair<std::string, double>> figures() const;
 

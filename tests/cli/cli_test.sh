@@ -213,6 +213,39 @@ case "$case_name" in
     printf 'job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,2,-5,10,vgg19,100,0\n' >"$tmp/bad.csv"
     /usr/bin/python3 tools/validate/gpu_jct_reference.py "$tmp/bad.csv" >"$tmp/out" 2>"$tmp/err" && fail "a negative submit_time ran"
     grep -q "bad.csv: line 2: num_gpu >= 1, submit_time >= 0 and duration > 0 needed" "$tmp/err" || fail "$(cat "$tmp/err")" ;;
+  gpu_cluster)
+    # training jobs on GPUs: a run, its outputs and charts; bad input, one line each, exit 1, nothing written
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
+      --order las --out "$tmp/g"; expect_rc 0
+    head -1 "$tmp/g/jobs.csv" | grep -q '^job_id,workload_name,profile,submission_time,requested_number_of_resources,.*,model,iterations,simulated_iterations,preemptions,compute_time,alone_iteration_time,mix_iteration_time,bytes_moved$' ||
+      fail "jobs.csv header: $(head -1 "$tmp/g/jobs.csv")"
+    [ "$(grep -c ',COMPLETED_SUCCESSFULLY,' "$tmp/g/jobs.csv")" = 60 ] || fail "not 60 jobs completed"
+    grep -q ',preempted$' "$tmp/g/gpu_allocations.csv" || fail "2D-LAS preempted nothing"
+    grep -q '"mean_jct_s": 79[0-9]\.' "$tmp/g/summary.json" || fail "2D-LAS mean JCT: $(cat "$tmp/g/summary.json")"
+    run "$SGAI" batch plot "$tmp/g"; expect_rc 0
+    for f in gantt job_energy links lifecycles; do [ -s "$tmp/g/$f.png" ] || fail "no $f.png"; done
+    # the same inputs give the same outputs
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
+      --order las --out "$tmp/g2"; expect_rc 0
+    cmp -s "$tmp/g/jobs.csv" "$tmp/g2/jobs.csv" || fail "jobs.csv differs between two runs"
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
+      --order lifo --out "$tmp/b"; expect_rc 1
+    expect_one_error_line "--order: unknown order 'lifo' (known: 'fifo', 'sjf', 'smallest', 'las')"
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
+      --placement tight --out "$tmp/b"; expect_rc 1
+    expect_one_error_line "--placement: unknown placement 'tight' (known: 'first', 'pack', 'spread', 'topology')"
+    run "$SGAI" batch gpu --platform platforms/learning.json --workload workloads/gpu/tiresias-60.json --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "learning.json: the GPU-cluster manager needs an sgai JSON platform with GPUs"
+    printf '{"jobs": [{"id": "big", "subtime": 0, "res": 9, "profile": "p"}], "profiles": {"p": {"type": "training", "model": "m", "iterations": 2, "compute_time": 1}}}' >"$tmp/big.json"
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload "$tmp/big.json" --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "big.json: job 'big': asks for 9 GPUs; the platform has 8"
+    printf '{"jobs": [{"id": "t", "subtime": 0, "res": 2, "profile": "p"}], "profiles": {"p": {"type": "training", "model": "m", "iterations": 2, "compute_time": 1, "gpu_type": "H100 SXM5 80GB"}}}' >"$tmp/type.json"
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload "$tmp/type.json" --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "job 't': asks for GPUs of type 'H100 SXM5 80GB'; the platform has 8 P100 SXM2 16GB"
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload tests/fixtures/workloads/tiny.json --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "is not a training profile: the GPU-cluster manager runs training jobs only"
+    [ ! -e "$tmp/b" ] || fail "output folder written for bad input"
+    no_backtrace ;;
   gpu_traces)
     # the GPU-cluster trace converters on the public traces, with what each kept and skipped
     shared_or_skip

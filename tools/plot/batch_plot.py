@@ -3,7 +3,11 @@
 
 Writes, beside the CSV files (every input is read and checked first; the charts are drawn under
 temporary names, NAME.tmp-PID, and renamed into place only when all are drawn):
-  gantt.png            jobs on cores (allocated_resources) over time, coloured by final state
+  gantt.png            jobs on cores (allocated_resources) over time, coloured by final state; for a
+                       GPU-cluster run (gpu_allocations.csv), jobs on GPUs, each time they held them,
+                       preempted spans apart
+  links.png            GPU-cluster runs (links.csv): the 20 links that carried the most bytes
+  job_energy.png       GPU-cluster runs: each job's GPU energy (consumed_energy), the 30 largest
   utilization.png      busy cores and flop/s in use over time (machine_states.csv)
   queue.png            queued and running jobs over time (machine_states.csv)
   lifecycles.png       each job's waiting and running spans, in submission order
@@ -146,6 +150,63 @@ def gantt(jobs, path_csv, out):
     save(fig, out)
 
 
+def gpu_gantt(allocs, path_csv, out):
+    fig, ax = plt.subplots(figsize=(12, 6))
+    polys, colours = [], []
+    max_gpu = 0
+    colour = {"completed": "#4c72b0", "preempted": "#dd8452"}
+    for i, a in enumerate(allocs, start=2):
+        s, f = number(path_csv, i, a, "start"), number(path_csv, i, a, "end")
+        if a["ended"] not in colour:
+            fail(f"{path_csv}: line {i}: ended {a['ended']!r} is neither completed nor preempted")
+        try:
+            spans = intervals(a["gpus"])
+        except ValueError:
+            fail(f"{path_csv}: line {i}: gpus {a['gpus']!r} are not intervals")
+        for lo, hi in spans:
+            polys.append([(s, lo), (f, lo), (f, hi + 1), (s, hi + 1)])
+            colours.append(colour[a["ended"]])
+            max_gpu = max(max_gpu, hi + 1)
+    ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="black", linewidths=0.2))
+    ax.autoscale()
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("GPU")
+    ax.set_ylim(0, max(max_gpu, 1))
+    ax.set_title(f"GPU Gantt chart: {len(allocs)} allocations")
+    ax.legend(handles=[Patch(color=c, label=f"ended {k}") for k, c in colour.items()], loc="upper right", fontsize=8)
+    save(fig, out)
+
+
+def busiest_links(links, path_csv, out, top=20):
+    rows = []
+    for i, l in enumerate(links, start=2):
+        try:
+            b = float(l["bytes"])
+        except ValueError:
+            b = float("nan")
+        if not math.isfinite(b) or b < 0:
+            fail(f"{path_csv}: line {i}: column bytes: {l['bytes']!r} is not a byte count")
+        rows.append((b, l["link"]))
+    rows = sorted(rows, reverse=True)[:top]
+    fig, ax = plt.subplots(figsize=(10, 0.3 * max(len(rows), 4) + 1.5))
+    ax.barh([name for _, name in reversed(rows)], [b / 1e9 for b, _ in reversed(rows)], color="#4c72b0")
+    ax.set_xlabel("GB carried")
+    ax.set_title(f"The {len(rows)} busiest links")
+    ax.tick_params(axis="y", labelsize=7)
+    save(fig, out)
+
+
+def job_energy(jobs, path_csv, out, top=30):
+    rows = [(number(path_csv, i, j, "consumed_energy"), j["job_id"]) for i, j in enumerate(jobs, start=2)]
+    rows = sorted(rows, reverse=True)[:top]
+    fig, ax = plt.subplots(figsize=(10, 0.3 * max(len(rows), 4) + 1.5))
+    ax.barh([name for _, name in reversed(rows)], [e / 1e6 for e, _ in reversed(rows)], color="#55a868")
+    ax.set_xlabel("GPU energy (MJ)")
+    ax.set_title(f"Energy of the {len(rows)} most energy-hungry jobs")
+    ax.tick_params(axis="y", labelsize=7)
+    save(fig, out)
+
+
 def machine(states, path_csv, outdir):
     t = [number(path_csv, i, r, "time") for i, r in enumerate(states, start=2)]
     busy = [number(path_csv, i, r, "busy_cores") for i, r in enumerate(states, start=2)]
@@ -241,15 +302,31 @@ def main():
     spans = None
     if os.path.exists(over_csv):
         spans = read_csv(over_csv, ["processor", "start", "end", "peak_demand_gbps", "capacity_gbps"])
-    gantt(jobs, jobs_csv, os.path.join(outdir, "gantt.png"))
+    allocs_csv = os.path.join(outdir, "gpu_allocations.csv")
+    allocs = links = None
+    links_csv = os.path.join(outdir, "links.csv")
+    if os.path.exists(allocs_csv):  # a GPU-cluster run
+        allocs = read_csv(allocs_csv, ["job_id", "start", "end", "gpus", "ended"])
+        for j in jobs:
+            if "consumed_energy" not in j:
+                fail(f"{jobs_csv}: no consumed_energy column")
+        if os.path.exists(links_csv):
+            links = read_csv(links_csv, ["link", "bytes"])
+    if allocs is not None:
+        gpu_gantt(allocs, allocs_csv, os.path.join(outdir, "gantt.png"))
+        job_energy(jobs, jobs_csv, os.path.join(outdir, "job_energy.png"))
+        if links:
+            busiest_links(links, links_csv, os.path.join(outdir, "links.png"))
+    else:
+        gantt(jobs, jobs_csv, os.path.join(outdir, "gantt.png"))
     lifecycles(jobs, jobs_csv, os.path.join(outdir, "lifecycles.png"))
     if states is not None:
         machine(states, states_csv, outdir)
-    else:
+    elif allocs is None:
         print(f"{states_csv}: not written (--series machine_states): no utilization.png or queue.png", file=sys.stderr)
     if spans is not None:
         overutilization(spans, over_csv, os.path.join(outdir, "overutilization.png"))
-    else:
+    elif allocs is None:
         print(f"{over_csv}: not written (--series overutilization): no overutilization.png", file=sys.stderr)
     # All drawn: into place.
     for temp in list(TEMPORARIES):
