@@ -247,6 +247,8 @@ void read_training(Object& o, Profile& p)
     p.gradient_bytes = amount(*g, "gradient_bytes", max_bytes_text);
   if (auto g = o.optional("gpu_type"))
     p.gpu_type = label(*g, "the GPU type");
+  if (auto g = o.optional("pstate"))
+    p.pstate = static_cast<uint32_t>(g->integer(0, 1000));
   if (static_cast<double>(p.iterations) * p.iteration_s.value_or(p.compute_s.value_or(0)) > max_time_s)
     o.fail("iterations x iteration time is above " + std::string(max_time_text));
 }
@@ -336,7 +338,7 @@ Profile parse_profile(const std::string& name, const Value& v, const std::filesy
   case ProfileType::training:
     read_training(o, p);
     accepted.insert(accepted.end(),
-                    {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes", "gpu_type"});
+                    {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes", "gpu_type", "pstate"});
     break;
   }
   if (auto x = o.optional("req_time"))
@@ -703,6 +705,8 @@ void write_batsim(const Workload& w, std::ostream& out)
       jw.field("gradient_bytes", p.gradient_bytes);
       if (not p.gpu_type.empty())
         jw.field("gpu_type", p.gpu_type);
+      if (p.pstate)
+        jw.field("pstate", *p.pstate);
       break;
     }
     if (p.req_time_s)

@@ -55,6 +55,7 @@ struct Profile {
   std::optional<double> compute_s;   ///< training: compute time of an iteration, communication excluded
   double gradient_bytes = 0;         ///< training: bytes all-reduced per iteration (0: no communication)
   std::string gpu_type;              ///< training: the GPU type the job must run on (empty: any)
+  std::optional<uint32_t> pstate;    ///< training: the P-state (power cap) of its GPUs while it runs
   // HDeepRM's fields (absent in plain Batsim workloads)
   std::optional<double> req_time_s;  ///< the user's requested time
   std::optional<double> req_ops;     ///< operations the user asked for (requested time x reference speed)

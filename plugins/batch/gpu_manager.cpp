@@ -72,7 +72,8 @@ public:
   const platform::Platform& plat;
   GpuManagerConfig cfg;
   GpuScheduler sched;
-  std::vector<s4u::Host*> gpu_host; ///< per GPU index
+  std::vector<s4u::Host*> gpu_host;          ///< per GPU index
+  std::vector<unsigned long> default_pstate; ///< per GPU: its P-state outside jobs with their own
   std::vector<GpuJobRecord> rec;
   std::vector<int32_t> type_of_job;
   std::map<std::pair<uint32_t, double>, double> alone_allreduce; ///< (GPUs, bytes) -> seconds
@@ -135,17 +136,17 @@ public:
       while (j < w.jobs.size() && w.jobs[j].id != id)
         j++;
       if (j == w.jobs.size())
-        throw InputError(cfg.pinned_source, "pinned", "no job " + quote(id) + " in " + cfg.workload_file);
+        throw InputError(cfg.options_source, "pinned", "no job " + quote(id) + " in " + cfg.workload_file);
       std::vector<uint32_t> sorted = gpus;
       std::sort(sorted.begin(), sorted.end());
       if (sorted.size() != w.jobs[j].resources || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() ||
           (not sorted.empty() && sorted.back() >= topo.gpu_count()))
-        throw InputError(cfg.pinned_source, "pinned",
+        throw InputError(cfg.options_source, "pinned",
                          "job " + quote(id) + " asks for " + std::to_string(w.jobs[j].resources) +
                              " GPUs: give as many distinct GPU indexes below " + std::to_string(topo.gpu_count()));
       for (uint32_t g : sorted)
         if (type_of_job[j] >= 0 && topo.type_of[g] != static_cast<uint32_t>(type_of_job[j]))
-          throw InputError(cfg.pinned_source, "pinned",
+          throw InputError(cfg.options_source, "pinned",
                            "job " + quote(id) + " must run on GPUs of type " + w.profile_of(w.jobs[j]).gpu_type +
                                "; GPU " + std::to_string(g) + " is a " + topo.types[topo.type_of[g]]);
       sched.pin(static_cast<uint32_t>(j), sorted);
@@ -156,6 +157,31 @@ public:
         throw RunError("GPU host " + plat.hosts[g.host].name + " is not in the loaded platform");
       gpu_host.push_back(h);
     }
+    // P-states: a job's, else its node's, else the cluster's, else the platform's
+    auto check_pstate = [&](uint32_t ps, const std::string& file, const std::string& place, s4u::Host* h) {
+      if (ps >= h->get_pstate_count())
+        throw InputError(file, place,
+                         "P-state " + std::to_string(ps) + " of GPU " + h->get_name() + ", which has " +
+                             std::to_string(h->get_pstate_count()) + " (0 to " +
+                             std::to_string(h->get_pstate_count() - 1) + ")");
+    };
+    for (const auto& [node, ps] : cfg.node_pstates)
+      if (std::none_of(plat.nodes.begin(), plat.nodes.end(), [&](const auto& n) { return n.name == node; }))
+        throw InputError(cfg.options_source, "node_pstates", "no node " + quote(node) + " in the platform");
+    for (size_t g = 0; g < plat.gpus.size(); g++) {
+      const auto& node           = plat.nodes[plat.gpus[g].node];
+      auto it                    = cfg.node_pstates.find(node.name);
+      std::optional<uint32_t> ps = it != cfg.node_pstates.end() ? std::optional<uint32_t>(it->second) : cfg.pstate;
+      if (ps) {
+        check_pstate(*ps, cfg.options_source, it != cfg.node_pstates.end() ? "node_pstates" : "pstate", gpu_host[g]);
+        gpu_host[g]->set_pstate(*ps);
+      }
+      default_pstate.push_back(gpu_host[g]->get_pstate());
+    }
+    for (size_t j = 0; j < w.jobs.size(); j++)
+      if (auto ps = w.profile_of(w.jobs[j]).pstate)
+        for (auto* h : gpu_host)
+          check_pstate(*ps, cfg.workload_file, "job " + quote(w.jobs[j].id), h);
   }
 
   bool communicates(size_t j) const { return w.jobs[j].resources > 1 && w.profile_of(w.jobs[j]).gradient_bytes > 0; }
@@ -369,6 +395,9 @@ public:
       std::sort(r.links.begin(), r.links.end());
       r.links.erase(std::unique(r.links.begin(), r.links.end()), r.links.end());
     }
+    if (pr.pstate)
+      for (auto* h : r.hosts)
+        h->set_pstate(*pr.pstate);
     for (auto* h : r.hosts)
       r.energy0.push_back(sg_host_get_consumed_energy(h));
     if (rec[j].start_s < 0)
@@ -387,6 +416,9 @@ public:
     uint32_t j = r.job;
     for (size_t q = 0; q < r.hosts.size(); q++)
       rec[j].gpu_energy_j += sg_host_get_consumed_energy(r.hosts[q]) - r.energy0[q];
+    if (w.profile_of(w.jobs[j]).pstate)
+      for (uint32_t g : rec[j].gpus)
+        gpu_host[g]->set_pstate(default_pstate[g]);
     rec[j].run_s += s4u::Engine::get_clock() - r.start_s;
     rec[j].tenures.push_back({r.start_s, s4u::Engine::get_clock(), rec[j].gpus, r.completed < r.total});
     // the bytes its ring put on each link (a ring sends the same on every edge at every iteration)

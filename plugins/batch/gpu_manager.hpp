@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,10 +33,14 @@ struct GpuManagerConfig {
   double measure_error = 0.01;
   /** Seconds a preempted job takes to start again (checkpoint restore), before its first iteration. */
   double restart_s = 0;
+  /** The P-state (power cap) of the GPUs: of every GPU (`pstate`), of a node's (by node name),
+   *  of a job's while it runs (its profile's `pstate`, first), none: as the platform leaves them. */
+  std::optional<uint32_t> pstate;
+  std::map<std::string, uint32_t> node_pstates;
   /** Jobs that run on given GPUs (job id -> GPU indexes in the platform's hierarchy order): they
    *  start when those are free, whatever the placement policy. */
   std::map<std::string, std::vector<uint32_t>> pinned;
-  std::string pinned_source; ///< where pinned was read, for messages
+  std::string options_source; ///< where the options were read (an experiment file), for messages
   /** Where the workload came from, for messages. */
   std::string workload_file;
 };

@@ -62,8 +62,9 @@ std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunCont
   std::error_code ec;
   if (not std::filesystem::exists(p, ec))
     wv.fail("workload file " + wv.shown() + " not found (looked for " + p.string() + ")");
-  auto w               = read_named_file(wv, ctx, "workload", [&p]() { return workload::read_workload(p); });
-  config.workload_file = w.source;
+  auto w                = read_named_file(wv, ctx, "workload", [&p]() { return workload::read_workload(p); });
+  config.workload_file  = w.source;
+  config.options_source = options.file();
   if (auto v = options.optional("order"))
     batch::order_from_string(v->choice(batch::order_names()), config.scheduler.order);
   if (auto v = options.optional("placement"))
@@ -86,8 +87,23 @@ std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunCont
     if (not(config.restart_s >= 0) || config.restart_s > 1e9)
       v->fail("restart_cost " + v->shown() + " must be a time from 0 to 1e9 s");
   }
-  options.finish(
-      {"workload", "order", "placement", "backfill", "las_threshold", "exact", "simulated_iterations", "restart_cost"});
+  if (auto v = options.optional("pinned")) { // {"job id": [GPU indexes]}
+    auto o = v->object();
+    for (const auto& id : o.take_all_keys()) {
+      auto& gpus = config.pinned[id];
+      for (auto& g : o.required(id).array())
+        gpus.push_back(static_cast<uint32_t>(g.integer(0, UINT32_MAX)));
+    }
+  }
+  if (auto v = options.optional("pstate"))
+    config.pstate = static_cast<uint32_t>(v->integer(0, 1000));
+  if (auto v = options.optional("node_pstates")) { // {"node name": P-state}
+    auto o = v->object();
+    for (const auto& node : o.take_all_keys())
+      config.node_pstates[node] = static_cast<uint32_t>(o.required(node).integer(0, 1000));
+  }
+  options.finish({"workload", "order", "placement", "backfill", "las_threshold", "exact", "simulated_iterations",
+                  "measure_error", "restart_cost", "pinned", "pstate", "node_pstates"});
   return std::make_unique<GpuClusterComponent>(std::move(w), config, options.file());
 }
 

@@ -244,6 +244,15 @@ case "$case_name" in
     expect_rc 1; expect_one_error_line "job 't': asks for GPUs of type 'H100 SXM5 80GB'; the platform has 8 P100 SXM2 16GB"
     run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload tests/fixtures/workloads/tiny.json --out "$tmp/b"
     expect_rc 1; expect_one_error_line "is not a training profile: the GPU-cluster manager runs training jobs only"
+    run "$SGAI" batch gpu --platform platforms/hgx-h100.json --workload "$tmp/type.json" --pstate 3 --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "pstate: P-state 3 of GPU hgx-n0-gpu0, which has 3 (0 to 2)"
+    # an experiment's pinned placements and node P-states
+    printf '{"sgai_experiment": 1, "name": "pin", "platform": {"file": "%s/platforms/hgx-h100.json"}, "components": [{"type": "gpu_cluster", "options": {"workload": "%s", "pinned": {"t": [6, 7]}, "node_pstates": {"hgx-n0": 2}}}]}' \
+      "$PWD" "$tmp/type.json" >"$tmp/pin.json"
+    run "$SGAI" run "$tmp/pin.json" --out "$tmp/p"; expect_rc 0
+    grep -q '^t,.*,6-7,' "$tmp/p/jobs.csv" || fail "pinned job not on GPUs 6-7: $(cat "$tmp/p/jobs.csv")"
+    sed 's/"hgx-n0": 2/"hgx-n9": 2/' "$tmp/pin.json" >"$tmp/pin9.json"
+    run "$SGAI" run "$tmp/pin9.json" --out "$tmp/b"; expect_rc 1; expect_one_error_line "no node 'hgx-n9' in the platform"
     [ ! -e "$tmp/b" ] || fail "output folder written for bad input"
     no_backtrace ;;
   gpu_traces)

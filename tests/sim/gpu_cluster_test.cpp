@@ -296,3 +296,33 @@ TEST(GpuGavel, OneGpuJobsAloneTakeTheirStepsOverTheirThroughput)
     EXPECT_DOUBLE_EQ(j.start_s, 0);
   }
 }
+
+TEST(GpuPstates, AJobsCapStretchesItsKernelsByTheClockFraction)
+{
+  // three one-GPU jobs at P-states 0, 1 and 2 of an H100 (700, 500, 300 W), one at the cluster's
+  // P-state 1: each iteration x the compute-clock fraction is the compute time (1e-9), and each GPU
+  // is back at the cluster's P-state once its job has ended
+  std::ostringstream s;
+  s << R"({"jobs": [)";
+  for (int i = 0; i < 4; i++)
+    s << (i ? "," : "") << R"({"id": "j)" << i << R"(", "subtime": 0, "res": 1, "profile": "p)" << i << R"("})";
+  s << R"(], "profiles": {)";
+  for (int i = 0; i < 4; i++)
+    s << (i ? "," : "") << R"("p)" << i
+      << R"(": {"type": "training", "model": "m", "iterations": 50, "compute_time": 0.1)"
+      << (i < 3 ? R"(, "pstate": )" + std::to_string(i) : std::string()) << "}";
+  s << "}}";
+  batch::GpuManagerConfig cfg;
+  cfg.pstate = 1;
+  auto r     = run("platforms/hgx-h100.json", s.str(), cfg);
+  auto* gpu0 = sg4::Host::by_name("hgx-n0-gpu0");
+  for (int i = 0; i < 4; i++) {
+    const auto& j = r->manager->jobs()[static_cast<size_t>(i)];
+    int p         = i < 3 ? i : 1;
+    double f      = gpu0->get_pstate_speed(static_cast<unsigned long>(p)) / gpu0->get_pstate_speed(0);
+    EXPECT_NEAR(mix_iteration(j) * f, 0.1, 1e-9) << "P-state " << p;
+  }
+  EXPECT_LT(r->manager->jobs()[2].gpu_energy_j, r->manager->jobs()[0].gpu_energy_j); // 300 W: less energy
+  for (const auto& g : r->platform->gpus)
+    EXPECT_EQ(sg4::Host::by_name(r->platform->hosts[g.host].name)->get_pstate(), 1U);
+}

@@ -119,8 +119,9 @@ struct GpuArgs {
   bool exact            = false;
   int64_t simulated     = 3;
   double measure_error  = 0.01;
-  double restart_s      = 0;
-  double las_threshold  = 3250;
+  std::optional<int64_t> pstate;
+  double restart_s     = 0;
+  double las_threshold = 3250;
   std::string out;
 };
 
@@ -151,11 +152,14 @@ int batch_gpu(const GpuArgs& a, const Globals& globals)
                                     {"simulated_iterations", a.simulated},
                                     {"measure_error", a.measure_error},
                                     {"restart_cost", a.restart_s}};
-  e["components"]                = nlohmann::ordered_json::array({{{"type", "gpu_cluster"}, {"options", options}}});
-  auto result                    = run_generated_experiment(e.dump(2), "sgai batch gpu", a.out, globals,
-                                                            {{"at /platform/file", "--platform"},
-                                                             {"at /platform", "--platform"},
-                                                             {"at /components/0/options/workload", "--workload"}});
+  if (a.pstate)
+    options["pstate"] = *a.pstate;
+  e["components"] = nlohmann::ordered_json::array({{{"type", "gpu_cluster"}, {"options", options}}});
+  auto result     = run_generated_experiment(e.dump(2), "sgai batch gpu", a.out, globals,
+                                             {{"at /platform/file", "--platform"},
+                                              {"at /platform", "--platform"},
+                                              {"at /components/0/options/workload", "--workload"},
+                                              {"pstate", "--pstate"}});
   std::cout << "Simulated " << result.simulated_time_s << " s. ";
   print_outputs(result);
   return 0;
@@ -253,6 +257,9 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     add_real(cmd, "--restart-cost", a->restart_s, "Seconds a preempted job takes to start again (default 0)", 0, 1e9);
     add_real(cmd, "--las-threshold", a->las_threshold,
              "2D-LAS: GPU-seconds of service after which a job leaves the first queue (default 3250)", 1e-9, 1e15);
+    add_count(cmd, "--pstate", a->pstate,
+              "P-state (power cap) of every GPU, unless a job's profile names its own (default: the platform's)", 0,
+              1000);
     add_path(cmd, "--out", a->out, "Output folder")->required();
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_gpu(*a, globals); }; });
   }
