@@ -7,6 +7,7 @@
 #include "generators/util/files.hpp"
 #include "generators/util/numbers.hpp"
 #include "plugins/experiment/component.hpp"
+#include "plugins/replay/nccl_plan.hpp"
 #include "plugins/replay/replay.hpp"
 
 #include <simgrid/s4u/Host.hpp>
@@ -17,42 +18,6 @@
 namespace sgai::experiment {
 
 namespace {
-
-/** What NCCL would detect on the platform (plugins/replay/nccl.hpp), from its first GPU's node:
- *  none when the GPU type names no architecture. */
-std::optional<replay::nccl::System> nccl_system(const platform::Platform& p)
-{
-  if (p.gpus.empty())
-    return std::nullopt;
-  const auto& gpu  = p.gpus[0];
-  const auto& node = p.nodes[gpu.node];
-  auto gt          = p.catalogue.gpus.find(gpu.type);
-  auto nt          = p.catalogue.nodes.find(node.type);
-  replay::nccl::System s;
-  if (gt == p.catalogue.gpus.end() || nt == p.catalogue.nodes.end() ||
-      not replay::nccl::arch_from_string(gt->second.architecture, s.arch))
-    return std::nullopt;
-  const auto ic   = p.catalogue.interconnects.find(nt->second.gpu_interconnect);
-  const auto host = p.catalogue.interconnects.find(nt->second.host_interconnect);
-  s.nvlink        = node.gpu_fabric != platform::InterconnectType::Kind::pcie && ic != p.catalogue.interconnects.end();
-  if (s.nvlink) {
-    double rate = ic->second.effective_bandwidth_Bps.value_or(ic->second.bandwidth_Bps);
-    if (ic->second.kind == platform::InterconnectType::Kind::nvlink) // a mesh: a link per peer
-      rate *= std::max<uint32_t>(1, node.gpu_count - 1);
-    s.intra_GBps      = rate / 1e9;
-    s.nvls_efficiency = ic->second.nvls_efficiency;
-  } else if (host != p.catalogue.interconnects.end())
-    s.intra_GBps = host->second.bandwidth_Bps / 1e9;
-  if (node.nic_link != platform::kNone) {
-    s.inter_GBps     = p.links[static_cast<size_t>(node.nic_link)].bandwidth_Bps / 1e9;
-    s.net_latency_us = p.links[static_cast<size_t>(node.nic_link)].latency_s * 1e6;
-  } else
-    s.inter_GBps = s.intra_GBps;
-  if (node.processor_count > 0)
-    s.intel_cpu = p.processors[node.first_processor].type.find("EPYC") == std::string::npos;
-  replay::nccl::default_channels(s);
-  return s;
-}
 
 class ReplayComponent : public Component {
 public:
@@ -103,7 +68,7 @@ public:
       options_.channel_block = ctx.platform->nodes[ctx.platform->gpus[0].node].gpu_count;
     // NCCL's algorithms and protocols on platforms whose GPUs name their architecture
     if (use_nccl_ && ctx.platform != nullptr)
-      options_.nccl = nccl_system(*ctx.platform);
+      options_.nccl = replay::nccl_system(*ctx.platform);
     std::map<std::string, uint32_t> node_of;
     if (ctx.platform != nullptr)
       for (const auto& h : ctx.platform->hosts)

@@ -1,6 +1,7 @@
 #include "plugins/replay/replay.hpp"
 
 #include "plugins/replay/gpu.hpp"
+#include "plugins/replay/nccl_plan.hpp"
 
 #include "chakra/feeder.hpp"
 #include "generators/util/error.hpp"
@@ -422,14 +423,6 @@ struct Replay::Impl {
     return cached;
   }
 
-  /** A collective as NCCL runs it (options.nccl): its schedule, name and protocol costs. */
-  struct NcclPlan {
-    std::shared_ptr<const Schedule> schedule;
-    std::string algorithm;
-    std::unique_ptr<nccl::ProtocolCosts> costs;
-    uint32_t lanes = 1; ///< independent channels: chunks and chunks in flight multiply by it
-  };
-
   /** NCCL's plan for a collective of `bytes` (comm_size) over `members` of the job, or none when
    *  the model does not apply to it (no NCCL system, an implementation NCCL does not have, an
    *  all-to-all, a multi-dimensional layout). A forced algorithm or protocol that the collective
@@ -466,91 +459,17 @@ struct Replay::Impl {
     std::optional<nccl::Proto> proto;
     if (auto it = options.nccl_protocol.find(key_type); it != options.nccl_protocol.end())
       proto = it->second;
-    const auto nr = static_cast<uint32_t>(members.size());
-    // the members' nodes, numbered in order of appearance
     const Job& job = *r.job;
-    std::vector<uint32_t> node(nr, 0);
-    std::map<uint32_t, uint32_t> ids;
-    for (uint32_t i = 0; i < nr; i++) {
-      uint32_t g = job.spec.nodes.empty() ? 0 : job.spec.nodes[members[i]];
-      node[i]    = ids.emplace(g, static_cast<uint32_t>(ids.size())).first->second;
+    std::vector<uint32_t> node;
+    for (uint32_t m : members)
+      node.push_back(job.spec.nodes.empty() ? 0 : job.spec.nodes[m]);
+    try {
+      return plan_nccl(*options.nccl, type, bytes, node, algo, proto, schedules, [&](uint32_t a, uint32_t b) {
+        return unshared_paths.latency(job.ranks[members[a]]->gpu, job.ranks[members[b]]->gpu);
+      });
+    } catch (const std::invalid_argument& e) {
+      fail(r, &n, e.what());
     }
-    const auto nodes = static_cast<uint32_t>(ids.size());
-    // ranks filling their nodes in order, as many on each: NCCL's trees across nodes, and rails
-    // when a node has several of them
-    const uint32_t ppn = nodes > 1 ? nr / nodes : nr;
-    bool regular       = nodes > 1 && nr % nodes == 0;
-    for (uint32_t i = 0; regular && i < nr; i++)
-      regular = node[i] == i / ppn;
-    auto m          = nccl::model(*options.nccl, key_type, nr, nodes);
-    m.regular_nodes = regular || nodes <= 1;
-    double tuned    = static_cast<double>(bytes) * (key_type == CollectiveType::all_gather ? nr : 1);
-    auto c          = nccl::choose(m, tuned, algo, proto);
-    if (not c) {
-      if (not algo && not proto)
-        return std::nullopt; // not a collective NCCL tunes (all-to-all)
-      std::string what = std::string(algo ? nccl::to_string(*algo) : "") + (algo && proto ? "/" : "") +
-                         (proto ? nccl::to_string(*proto) : "");
-      fail(r, &n,
-           "NCCL has no " + what + " " + chakra::to_string(type) + " over " + std::to_string(nr) + " ranks on " +
-               std::to_string(nodes) +
-               " node(s) of this platform (NVLS: all-reduce inside one NVSwitch domain of "
-               "more than 4 GPUs; tree: all-reduce; LL128: NVLink)");
-    }
-    if (c->algo == nccl::Algo::nvls_tree && not regular)
-      fail(r, &n,
-           "NVLS-tree needs the group's ranks to fill their nodes in order, as many on each (" + std::to_string(nr) +
-               " ranks on " + std::to_string(nodes) + " nodes)");
-    // rings across nodes: one ring per GPU of a node, entering each node at another GPU (rails)
-    const bool rails = c->algo == nccl::Algo::ring && regular && ppn > 1;
-    // NCCL's tree: chains in the nodes under a tree of nodes (chains alone in one node)
-    const bool node_trees =
-        (c->algo == nccl::Algo::tree && (regular || nodes <= 1)) || (c->algo == nccl::Algo::nvls_tree && regular);
-    NcclPlan plan;
-    plan.algorithm  = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(ppn) : std::string());
-    std::string key = "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" +
-                      plan.algorithm + (node_trees ? "/nodes of " + std::to_string(ppn) : std::string());
-    auto& cached = schedules[key];
-    if (not cached) {
-      try {
-        if (rails || node_trees) {
-          Schedule s  = rails                              ? algorithms::ring_channels(type, nr, ppn, ppn, true)
-                        : c->algo == nccl::Algo::nvls_tree ? algorithms::nvls_tree(type, nr, ppn)
-                                                           : algorithms::nccl_tree(type, nr, ppn);
-          s.type      = type;
-          s.algorithm = rails                         ? Algorithm::ring
-                        : c->algo == nccl::Algo::tree ? Algorithm::double_binary_tree
-                                                      : Algorithm::nvls;
-          s.ranks     = nr;
-          s.index();
-          cached = std::make_shared<const Schedule>(std::move(s));
-        } else
-          cached = std::make_shared<const Schedule>(make_schedule(type,
-                                                                  c->algo == nccl::Algo::ring ? Algorithm::ring
-                                                                  : c->algo == nccl::Algo::tree
-                                                                      ? Algorithm::double_binary_tree
-                                                                      : Algorithm::nvls,
-                                                                  nr));
-      } catch (const std::invalid_argument& e) {
-        fail(r, &n, e.what());
-      }
-    }
-    plan.schedule = cached;
-    plan.lanes    = cached->lanes;
-    // the platform's own path latencies, which NCCL's step latencies include
-    double intra = 0, inter = 0;
-    bool have_intra = false, have_inter = false;
-    for (uint32_t i = 1; i < nr && not(have_intra && have_inter); i++) {
-      bool same = node[i] == node[0];
-      if ((same && have_intra) || (not same && have_inter))
-        continue;
-      double l                         = unshared_paths.latency(job.ranks[members[0]]->gpu, job.ranks[members[i]]->gpu);
-      (same ? intra : inter)           = l;
-      (same ? have_intra : have_inter) = true;
-    }
-    plan.costs       = std::make_unique<nccl::ProtocolCosts>(nccl::costs(*options.nccl, m, *c, intra, inter));
-    plan.costs->node = std::move(node);
-    return plan;
   }
 
   /** ASTRA-sim's involved_dim (a bool list) of a collective node: the network dimensions it runs
