@@ -5,6 +5,7 @@
 #include "generators/util/numbers.hpp"
 #include "plugins/replay/communicator.hpp"
 #include "plugins/replay/gpu.hpp"
+#include "plugins/replay/nccl_plan.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -74,6 +75,7 @@ public:
   GpuScheduler sched;
   std::vector<s4u::Host*> gpu_host;          ///< per GPU index
   std::vector<unsigned long> default_pstate; ///< per GPU: its P-state outside jobs with their own
+  std::optional<replay::nccl::System> nccl;  ///< NCCL's view of the platform (none: sgai's ring)
   std::vector<GpuJobRecord> rec;
   std::vector<int32_t> type_of_job;
   std::map<std::pair<uint32_t, double>, double> alone_allreduce; ///< (GPUs, bytes) -> seconds
@@ -151,6 +153,8 @@ public:
                                "; GPU " + std::to_string(g) + " is a " + topo.types[topo.type_of[g]]);
       sched.pin(static_cast<uint32_t>(j), sorted);
     }
+    if (cfg.nccl)
+      nccl = replay::nccl_system(plat);
     for (const auto& g : plat.gpus) {
       auto* h = s4u::Host::by_name_or_null(plat.hosts[g.host].name);
       if (h == nullptr)
@@ -203,6 +207,66 @@ public:
     return h;
   }
 
+  /** How a job's gradient all-reduce runs on its GPUs: as NCCL would on the platform (its tuning
+   *  model's algorithm and protocol: rings over rails, trees, NVLS) when the GPUs name their
+   *  architecture, else sgai's ring; what it puts on each path per iteration. */
+  struct Collective {
+    std::shared_ptr<const Schedule> schedule;
+    std::shared_ptr<replay::nccl::ProtocolCosts> costs;
+    CollectiveOptions options;
+    std::string algorithm;
+    /** Per (sender, receiver) of the schedule: the route and its bytes per iteration. */
+    std::vector<std::pair<std::vector<s4u::Link*>, double>> paths;
+    double bytes_per_iteration = 0;
+  };
+
+  Collective collective_for(const std::vector<uint32_t>& gpus, double bytes)
+  {
+    Collective c;
+    auto hosts     = hosts_of(gpus);
+    auto n         = static_cast<uint32_t>(gpus.size());
+    uint32_t lanes = 1;
+    if (nccl) {
+      std::vector<uint32_t> node;
+      for (uint32_t g : gpus)
+        node.push_back(plat.gpus[g].node);
+      auto plan = replay::plan_nccl(*nccl, chakra::CollectiveType::all_reduce, static_cast<uint64_t>(bytes), node,
+                                    std::nullopt, std::nullopt, schedules, [&](uint32_t a, uint32_t b) {
+                                      std::vector<s4u::Link*> links;
+                                      double lat = 0;
+                                      hosts[a]->route_to(hosts[b], links, &lat);
+                                      return lat;
+                                    });
+      if (plan) {
+        c.schedule  = plan->schedule;
+        c.costs     = std::move(plan->costs);
+        c.algorithm = plan->algorithm;
+        lanes       = plan->lanes;
+      }
+    }
+    if (not c.schedule) {
+      c.schedule  = ring(n);
+      c.algorithm = "ring";
+    }
+    c.options.chunks   = lanes; // NCCL's channels each run their own chunk
+    c.options.channels = lanes;
+    c.options.protocol = c.costs.get();
+    // the bytes each transfer puts on its route per iteration (lane-bound transfers carry one chunk)
+    const double wire = c.costs ? c.costs->wire_factor : 1.0;
+    std::map<std::pair<uint32_t, uint32_t>, double> per_pair;
+    for (const auto& step : c.schedule->steps)
+      for (const auto& t : step)
+        per_pair[{t.src, t.dst}] +=
+            bytes * t.fraction * wire / (t.lane == replay::Transfer::kEveryLane ? 1.0 : static_cast<double>(lanes));
+    for (const auto& [pair, b] : per_pair) {
+      std::vector<s4u::Link*> route;
+      hosts[pair.first]->route_to(hosts[pair.second], route, nullptr);
+      c.paths.emplace_back(std::move(route), b);
+      c.bytes_per_iteration += b;
+    }
+    return c;
+  }
+
   // --- calibration ---------------------------------------------------------------------------
 
   void calibrate()
@@ -222,9 +286,9 @@ public:
       GpuSchedulerConfig pc;
       pc.placement = GpuPlacement::pack;
       GpuScheduler empty(sched.topology(), pc);
-      std::vector<std::vector<s4u::Host*>> where;
+      std::vector<std::vector<uint32_t>> where;
       for (const auto& [n, bytes] : wanted)
-        where.push_back(hosts_of(empty.place(n)));
+        where.push_back(empty.place(n));
       int fds[2];
       if (::pipe(fds) != 0)
         throw RunError("cannot create a pipe for the all-reduce calibration");
@@ -294,10 +358,12 @@ public:
   }
 
   /** One all-reduce of `bytes` over `hosts`, alone (calibration child). */
-  void run_allreduce(const std::vector<s4u::Host*>& hosts, double bytes)
+  void run_allreduce(const std::vector<uint32_t>& gpus, double bytes)
   {
-    auto n = static_cast<uint32_t>(hosts.size());
-    CollectiveRun c(ring(n), hosts, bytes, CollectiveOptions{});
+    auto n     = static_cast<uint32_t>(gpus.size());
+    auto hosts = hosts_of(gpus);
+    auto plan  = collective_for(gpus, bytes);
+    CollectiveRun c(plan.schedule, hosts, bytes, plan.options);
     auto done = s4u::Semaphore::create(0);
     for (uint32_t r = 0; r < n; r++)
       s4u::Actor::create("calibration-rank", hosts[r], [&c, r, done]() {
@@ -347,9 +413,10 @@ public:
     bool stopping             = false;
     double start_s            = 0;
     std::vector<double> energy0;
-    std::vector<const s4u::Link*> links;              ///< sorted: the links its all-reduce crosses
-    std::vector<std::vector<s4u::Link*>> edge_routes; ///< the route of each ring edge q -> q + 1
-    std::vector<double> edge_bytes;                   ///< what q sends q + 1 per iteration
+    std::vector<const s4u::Link*> links;                ///< sorted: the links its all-reduce crosses
+    std::shared_ptr<replay::nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.protocol)
+    CollectiveOptions options;
+    std::vector<std::pair<std::vector<s4u::Link*>, double>> paths; ///< routes and bytes per iteration
 
     void rank(uint32_t r);
     void iteration_done(uint64_t i);
@@ -383,15 +450,16 @@ public:
     r.start_s         = now;
     r.last_completion = now + (rec[j].preemptions > 0 ? cfg.restart_s : 0);
     if (r.bytes > 0) {
-      r.schedule = ring(r.n);
-      for (uint32_t q = 0; q < r.n; q++) {
-        r.edge_bytes.push_back(r.schedule->bytes_sent(q, r.bytes));
-        r.bytes_per_iteration += r.edge_bytes.back();
-        std::vector<s4u::Link*> route;
-        r.hosts[q]->route_to(r.hosts[(q + 1) % r.n], route, nullptr);
+      auto c                = collective_for(gpus, r.bytes);
+      r.schedule            = c.schedule;
+      r.costs               = c.costs;
+      r.options             = c.options;
+      r.bytes_per_iteration = c.bytes_per_iteration;
+      for (const auto& [route, b] : c.paths)
         r.links.insert(r.links.end(), route.begin(), route.end());
-        r.edge_routes.push_back(std::move(route));
-      }
+      r.paths = std::move(c.paths);
+      if (rec[j].algorithm.empty())
+        rec[j].algorithm = c.algorithm + (c.costs ? "/" + c.costs->name : std::string());
       std::sort(r.links.begin(), r.links.end());
       r.links.erase(std::unique(r.links.begin(), r.links.end()), r.links.end());
     }
@@ -423,9 +491,9 @@ public:
     rec[j].tenures.push_back({r.start_s, s4u::Engine::get_clock(), rec[j].gpus, r.completed < r.total});
     // the bytes its ring put on each link (a ring sends the same on every edge at every iteration)
     auto iterations = static_cast<double>(r.completed - r.first);
-    for (size_t q = 0; q < r.edge_routes.size(); q++)
-      for (auto* l : r.edge_routes[q])
-        link_bytes[l] += r.edge_bytes[q] * iterations;
+    for (const auto& [route, b] : r.paths)
+      for (auto* l : route)
+        link_bytes[l] += b * iterations;
     events.push_back({j, r.completed >= r.total ? EventKind::ended : EventKind::stopped});
     wake->release();
   }
@@ -558,7 +626,7 @@ void GpuManager::Impl::Run::rank(uint32_t r)
       if (bytes > 0) {
         auto& c = colls[i];
         if (not c.run)
-          c.run = std::make_unique<CollectiveRun>(schedule, hosts, bytes, CollectiveOptions{});
+          c.run = std::make_unique<CollectiveRun>(schedule, hosts, bytes, options);
         CollectiveRun* run = c.run.get();
         run->run_rank(r);
         if (++colls[i].done == n)
@@ -791,7 +859,7 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
   o << "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
        "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
        "allocated_resources,consumed_energy,model,iterations,simulated_iterations,preemptions,compute_time,"
-       "alone_iteration_time,mix_iteration_time,bytes_moved\n";
+       "alone_iteration_time,mix_iteration_time,bytes_moved,allreduce\n";
   for (size_t j = 0; j < w.jobs.size(); j++) {
     const auto& job   = w.jobs[j];
     const auto& r     = impl_->rec[j];
@@ -808,7 +876,7 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
       << format_number(r.iterations > 0
                            ? (r.run_s - r.preemptions * impl_->cfg.restart_s) / static_cast<double>(r.iterations)
                            : 0)
-      << ',' << format_number(r.bytes_moved) << '\n';
+      << ',' << format_number(r.bytes_moved) << ',' << (r.algorithm.empty() ? "none" : r.algorithm) << '\n';
   }
   f.commit();
   AtomicFile a(dir / "gpu_allocations.csv");

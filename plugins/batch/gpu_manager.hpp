@@ -31,6 +31,9 @@ struct GpuManagerConfig {
   /** ... and more, up to 64 times as many, until the standard error of their mean is within this
    *  fraction of it (under contention, iterations vary with the jobs' relative phases). */
   double measure_error = 0.01;
+  /** All-reduces as NCCL runs them on the platform (its tuning model's algorithm and protocol) when
+   *  the GPUs name their architecture; false, or no architecture: sgai's ring. */
+  bool nccl = true;
   /** Seconds a preempted job takes to start again (checkpoint restore), before its first iteration. */
   double restart_s = 0;
   /** The P-state (power cap) of the GPUs: of every GPU (`pstate`), of a node's (by node name),
@@ -57,7 +60,8 @@ struct GpuJobRecord {
   double alone_iteration_s = 0; ///< alone, on a packed placement: compute plus the all-reduce alone
   double run_s             = 0; ///< time holding GPUs (restarts included)
   double bytes_moved       = 0; ///< bytes its GPUs sent, in all
-  double gpu_energy_j      = 0; ///< its GPUs' energy while it held them (host_energy plugin)
+  std::string algorithm;        ///< how its all-reduce ran (NCCL's algorithm/protocol, or ring)
+  double gpu_energy_j = 0;      ///< its GPUs' energy while it held them (host_energy plugin)
   /** Each time it held GPUs: from, to, which, and whether it was preempted at the end. */
   struct Tenure {
     double start_s = 0, end_s = 0;

@@ -95,6 +95,8 @@ std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunCont
         gpus.push_back(static_cast<uint32_t>(g.integer(0, UINT32_MAX)));
     }
   }
+  if (auto v = options.optional("nccl"))
+    config.nccl = v->boolean();
   if (auto v = options.optional("pstate"))
     config.pstate = static_cast<uint32_t>(v->integer(0, 1000));
   if (auto v = options.optional("node_pstates")) { // {"node name": P-state}
@@ -103,7 +105,7 @@ std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunCont
       config.node_pstates[node] = static_cast<uint32_t>(o.required(node).integer(0, 1000));
   }
   options.finish({"workload", "order", "placement", "backfill", "las_threshold", "exact", "simulated_iterations",
-                  "measure_error", "restart_cost", "pinned", "pstate", "node_pstates"});
+                  "measure_error", "restart_cost", "pinned", "pstate", "node_pstates", "nccl"});
   return std::make_unique<GpuClusterComponent>(std::move(w), config, options.file());
 }
 

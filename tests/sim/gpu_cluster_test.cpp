@@ -82,6 +82,7 @@ TEST(GpuContention, JobsInTheirOwnLeavesIterateAsAlone)
 {
   batch::GpuManagerConfig cfg;
   cfg.exact  = true;
+  cfg.nccl   = false; // sgai's ring, one chunk: the hand computation's
   cfg.pinned = {{"a", gpus_of_nodes({0, 1})}, {"b", gpus_of_nodes({8, 9})}}; // leaves 0 and 1
   auto r     = run(kUplinkTree, two_jobs(1 << 30, 0.01, 5), cfg);
   for (const auto& j : r->manager->jobs()) {
@@ -97,6 +98,7 @@ TEST(GpuContention, JobsAcrossTheSameTwoLeavesShareTheUplinks)
   const uint32_t n = 16;
   batch::GpuManagerConfig cfg;
   cfg.exact  = true;
+  cfg.nccl   = false; // sgai's ring, one chunk: the hand computation's
   cfg.pinned = {{"a", gpus_of_nodes({0, 8})}, {"b", gpus_of_nodes({1, 9})}}; // each over leaves 0 and 1
   auto r     = run(kUplinkTree, two_jobs(bytes, compute, 5), cfg);
   // SimGrid's routes: each ring crosses between the leaves once each way, over the same two uplinks
@@ -159,6 +161,7 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
     batch::GpuManagerConfig cfg;
     cfg.exact  = exact == 1;
     cfg.pinned = pinned;
+    cfg.nccl   = false;
     // a child process per configuration: one Engine each
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);
@@ -325,4 +328,20 @@ TEST(GpuPstates, AJobsCapStretchesItsKernelsByTheClockFraction)
   EXPECT_LT(r->manager->jobs()[2].gpu_energy_j, r->manager->jobs()[0].gpu_energy_j); // 300 W: less energy
   for (const auto& g : r->platform->gpus)
     EXPECT_EQ(sg4::Host::by_name(r->platform->hosts[g.host].name)->get_pstate(), 1U);
+}
+
+TEST(GpuNccl, AJobsAllReduceRunsAsNcclWouldOnItsNode)
+{
+  // an 8-GPU job on one HGX H100 node, 1 GiB of gradients: NCCL's model picks NVLS with the Simple
+  // protocol, and the all-reduce takes what sgai collective bench gives for 1 GiB on that node
+  // (3,856.20 us, cli.collective_bench's figures); the job alone iterates at compute plus that
+  auto r        = run("platforms/hgx-h100.json",
+                      R"({"jobs": [{"id": "a", "subtime": 0, "res": 8, "profile": "p"}],
+                   "profiles": {"p": {"type": "training", "model": "m", "iterations": 20, "compute_time": 0.1,
+                                      "gradient_bytes": 1073741824}}})",
+                      {});
+  const auto& j = r->manager->jobs()[0];
+  EXPECT_EQ(j.algorithm, "nvls/Simple");
+  EXPECT_NEAR(j.alone_iteration_s - j.compute_s, 3856.20e-6, 0.01 * 3856.20e-6);
+  EXPECT_NEAR(mix_iteration(j), j.alone_iteration_s, 1e-6 * j.alone_iteration_s);
 }

@@ -120,6 +120,7 @@ struct GpuArgs {
   int64_t simulated     = 3;
   double measure_error  = 0.01;
   std::optional<int64_t> pstate;
+  bool no_nccl         = false;
   double restart_s     = 0;
   double las_threshold = 3250;
   std::string out;
@@ -151,7 +152,8 @@ int batch_gpu(const GpuArgs& a, const Globals& globals)
                                     {"exact", a.exact},
                                     {"simulated_iterations", a.simulated},
                                     {"measure_error", a.measure_error},
-                                    {"restart_cost", a.restart_s}};
+                                    {"restart_cost", a.restart_s},
+                                    {"nccl", not a.no_nccl}};
   if (a.pstate)
     options["pstate"] = *a.pstate;
   e["components"] = nlohmann::ordered_json::array({{{"type", "gpu_cluster"}, {"options", options}}});
@@ -260,6 +262,9 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     add_count(cmd, "--pstate", a->pstate,
               "P-state (power cap) of every GPU, unless a job's profile names its own (default: the platform's)", 0,
               1000);
+    cmd->add_flag(
+        "--no-nccl", a->no_nccl,
+        "All-reduces as sgai's ring, not as NCCL's model would run them on GPUs that name their architecture");
     add_path(cmd, "--out", a->out, "Output folder")->required();
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_gpu(*a, globals); }; });
   }
