@@ -30,6 +30,7 @@ targets=(
   "pytorch_et|tests/fuzz/pytorch_et_seeds|65536|10|PyTorch execution trace + Kineto -> ET"
   "replay_log|tests/fuzz/replay_log_seeds|8192|10|replay log CSV -> Chrome trace"
   "synth_model|tests/fuzz/synth_model_seeds|8192|10|synthesis model JSON, sampling"
+  "gpu_trace|tests/fuzz/gpu_trace_seeds|8192|10|GPU-cluster traces: Tiresias, Gavel, Alibaba -> training jobs"
   "cmd_platform|tests/fuzz/cmd_platform_seeds|8192|90|forked: sgai platform generate + inspect"
   "cmd_swf2json|tests/fuzz/cmd_swf2json_seeds|8192|60|forked: sgai workload swf2json + stats"
   "cmd_batch|tests/fuzz/cmd_batch_seeds|8192|30|forked: sgai batch run on a tiny platform"

@@ -9,6 +9,7 @@
 #include "../fuzz/chakra_et_check.hpp"
 #include "../fuzz/chakra_json_check.hpp"
 #include "../fuzz/experiment_check.hpp"
+#include "../fuzz/gpu_trace_check.hpp"
 #include "../fuzz/platform_json_check.hpp"
 #include "../fuzz/platform_xml_check.hpp"
 #include "../fuzz/pytorch_et_check.hpp"
@@ -52,6 +53,13 @@ TEST(FuzzCorpus, SwfGzipPathReadsWhatThePlainPathReads)
   // a gzip stream cut short is rejected, not read as a shorter log
   auto gz = sgai::test::gzip_bytes(text);
   EXPECT_FALSE(sgai::test::check_swf_bytes(gz.substr(0, gz.size() / 2)));
+}
+
+TEST(FuzzCorpus, GpuTraceSeeds)
+{
+  auto c = replay({"tests/fuzz/gpu_trace_seeds"}, sgai::test::check_gpu_trace_bytes);
+  EXPECT_GE(c.accepted, 3U); // heads of Tiresias' trace and Alibaba's pod list, a Gavel trace
+  EXPECT_GE(c.rejected, 2U); // bogus_*
 }
 
 TEST(FuzzCorpus, BatsimSeeds)
