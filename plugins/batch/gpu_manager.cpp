@@ -832,25 +832,6 @@ const std::vector<GpuJobRecord>& GpuManager::jobs() const
   return impl_->rec;
 }
 
-namespace {
-
-/** "0-3 8 10-11": GPU indexes as ranges. */
-std::string ranges(std::vector<uint32_t> v)
-{
-  std::sort(v.begin(), v.end());
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t k = i;
-    while (k + 1 < v.size() && v[k + 1] == v[k] + 1)
-      k++;
-    out += (out.empty() ? "" : " ") + std::to_string(v[i]) + (k > i ? "-" + std::to_string(v[k]) : "");
-    i = k + 1;
-  }
-  return out;
-}
-
-} // namespace
-
 std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const std::filesystem::path& dir) const
 {
   const auto& w = impl_->w;
@@ -870,7 +851,7 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
       << ",-1," << (r.done ? 1 : 0) << ',' << (r.done ? "COMPLETED_SUCCESSFULLY" : "NOT_SUBMITTED") << ','
       << format_number(r.start_s) << ',' << format_number(r.end_s - r.start_s) << ',' << format_number(r.end_s) << ','
       << format_number(r.start_s - job.submit_s) << ',' << format_number(turnaround) << ','
-      << format_number(alone > 0 ? turnaround / alone : 0) << ',' << ranges(r.gpus) << ','
+      << format_number(alone > 0 ? turnaround / alone : 0) << ',' << format_intervals(r.gpus) << ','
       << format_number(r.gpu_energy_j) << ',' << pr.model << ',' << r.iterations << ',' << r.simulated << ','
       << r.preemptions << ',' << format_number(r.compute_s) << ',' << format_number(r.alone_iteration_s) << ','
       << format_number(r.iterations > 0
@@ -884,7 +865,7 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
   for (size_t j = 0; j < w.jobs.size(); j++)
     for (const auto& t : impl_->rec[j].tenures)
       a.stream() << w.jobs[j].id << ',' << format_number(t.start_s) << ',' << format_number(t.end_s) << ','
-                 << ranges(t.gpus) << ',' << (t.preempted ? "preempted" : "completed") << '\n';
+                 << format_intervals(t.gpus) << ',' << (t.preempted ? "preempted" : "completed") << '\n';
   a.commit();
   AtomicFile l(dir / "links.csv");
   // busy_s: the time the link would take to carry its bytes at full bandwidth
