@@ -303,4 +303,27 @@ void StagingDir::publish()
   unregister_cleanup(staging_);
 }
 
+bool valid_utf8(std::string_view s)
+{
+  for (size_t i = 0; i < s.size();) {
+    auto c      = static_cast<unsigned char>(s[i]);
+    size_t more = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 4;
+    if (more == 4 || i + more >= s.size()) // a byte that starts nothing, or a sequence cut short
+      return false;
+    uint32_t cp = more == 0 ? c : c & (0x3f >> more);
+    for (size_t k = 1; k <= more; k++) {
+      auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 0x2)
+        return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    // no overlong forms, no surrogates, nothing above U+10FFFF
+    if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) ||
+        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+      return false;
+    i += more + 1;
+  }
+  return true;
+}
+
 } // namespace sgai

@@ -6,12 +6,17 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sgai {
 
 /** The whole content of a file; InputError naming the file when it cannot be read. */
 std::string read_text_file(const std::filesystem::path& path);
+
+/** Whether the bytes are valid UTF-8 (no overlong forms, surrogates or code points above U+10FFFF):
+ *  text that ends up in JSON, which must be UTF-8. */
+bool valid_utf8(std::string_view s);
 
 /** The whole content of a plain or gzip-compressed file (zlib reads both); InputError naming the
  *  file when it cannot be read. `what` names the expected content for the folder error. */

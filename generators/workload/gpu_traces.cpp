@@ -1,6 +1,7 @@
 #include "generators/workload/gpu_traces.hpp"
 
 #include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
 #include "generators/util/json.hpp"
 #include "generators/util/numbers.hpp"
 #include "generators/workload/swf.hpp"
@@ -49,9 +50,21 @@ struct Row {
   [[noreturn]] void fail(size_t column, const std::string& why) const
   {
     std::string name = names != nullptr && column < names->size() ? (*names)[column] : std::to_string(column + 1);
-    throw InputError(*file, "line " + std::to_string(line) + ", column " + name, quote(fields[column]) + " " + why);
+    throw InputError(*file, "line " + std::to_string(line) + ", column " + name,
+                     (valid_utf8(fields[column]) ? quote(fields[column]) : std::string("the value")) + " " + why);
   }
-  const std::string& text(size_t column) const { return fields[column]; }
+  /** A field that names something (ids, models, qos): UTF-8 text without control characters, as the
+   *  JSON written must hold it. */
+  const std::string& text(size_t column) const
+  {
+    const std::string& t = fields[column];
+    if (not valid_utf8(t))
+      fail(column, "is not UTF-8 text");
+    for (char c : t)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        fail(column, "holds a control character");
+    return t;
+  }
   /** A whole number in [min, max]. */
   uint64_t whole(size_t column, uint64_t min, uint64_t max = 1'000'000'000'000'000ULL) const
   {

@@ -19,11 +19,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_gpu_manager, sgai, "sgai GPU-cluster manager (training jobs)");
@@ -78,8 +80,10 @@ public:
   std::optional<replay::nccl::System> nccl;  ///< NCCL's view of the platform (none: sgai's ring)
   std::vector<GpuJobRecord> rec;
   std::vector<int32_t> type_of_job;
-  std::map<std::pair<uint32_t, double>, double> alone_allreduce; ///< (GPUs, bytes) -> seconds
-  std::vector<std::unique_ptr<Run>> runs;                        ///< per job: its current run
+  /** A job's all-reduce alone: its GPU count, gradient bytes and GPU type (-1: any). */
+  using CalibrationKey = std::tuple<uint32_t, double, int32_t>;
+  std::map<CalibrationKey, double> alone_allreduce; ///< -> seconds
+  std::vector<std::unique_ptr<Run>> runs;           ///< per job: its current run
   std::vector<std::unique_ptr<Run>> finished_runs;
   std::vector<double> attained, attained_at;
   std::map<std::string, std::shared_ptr<const Schedule>> schedules;
@@ -271,10 +275,10 @@ public:
 
   void calibrate()
   {
-    std::vector<std::pair<uint32_t, double>> wanted;
+    std::vector<CalibrationKey> wanted;
     for (size_t j = 0; j < w.jobs.size(); j++)
       if (communicates(j)) {
-        std::pair<uint32_t, double> key{w.jobs[j].resources, w.profile_of(w.jobs[j]).gradient_bytes};
+        CalibrationKey key{w.jobs[j].resources, w.profile_of(w.jobs[j]).gradient_bytes, type_of_job[j]};
         if (std::find(wanted.begin(), wanted.end(), key) == wanted.end())
           wanted.push_back(key);
       }
@@ -287,8 +291,8 @@ public:
       pc.placement = GpuPlacement::pack;
       GpuScheduler empty(sched.topology(), pc);
       std::vector<std::vector<uint32_t>> where;
-      for (const auto& [n, bytes] : wanted)
-        where.push_back(empty.place(n));
+      for (const auto& [n, bytes, type] : wanted)
+        where.push_back(empty.place(n, type));
       int fds[2];
       if (::pipe(fds) != 0)
         throw RunError("cannot create a pipe for the all-reduce calibration");
@@ -301,7 +305,7 @@ public:
         s4u::Actor::create("gpu-calibration", gpu_host[0], [&]() {
           for (size_t i = 0; i < wanted.size(); i++) {
             double t0 = s4u::Engine::get_clock();
-            run_allreduce(where[i], wanted[i].second);
+            run_allreduce(where[i], std::get<1>(wanted[i]));
             out[i] = s4u::Engine::get_clock() - t0;
           }
         });
@@ -334,7 +338,8 @@ public:
       int status = 0;
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
-      if (left > 0 || not WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      if (left > 0 || not WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+          std::any_of(got.begin(), got.end(), [](double t) { return not(t >= 0); }))
         throw RunError("the all-reduce calibration (a forked simulation of each job's all-reduce alone) failed");
       for (size_t i = 0; i < wanted.size(); i++)
         alone_allreduce[wanted[i]] = got[i];
@@ -343,7 +348,7 @@ public:
       const auto& pr = w.profile_of(w.jobs[j]);
       double t       = 0;
       if (communicates(j))
-        t = alone_allreduce.at({w.jobs[j].resources, pr.gradient_bytes});
+        t = alone_allreduce.at({w.jobs[j].resources, pr.gradient_bytes, type_of_job[j]});
       if (pr.iteration_s) {
         rec[j].compute_s = *pr.iteration_s - t;
         if (rec[j].compute_s < 0) {
@@ -492,10 +497,30 @@ public:
     // the bytes its ring put on each link (a ring sends the same on every edge at every iteration)
     auto iterations = static_cast<double>(r.completed - r.first);
     for (const auto& [route, b] : r.paths)
-      for (auto* l : route)
+      for (auto* l : route) {
         link_bytes[l] += b * iterations;
+        rec[j].link_energy_j += dynamic_joules_per_byte(l) * b * iterations;
+      }
+    if (r.completed < r.total)
+      rec[j].preemptions++;
     events.push_back({j, r.completed >= r.total ? EventKind::ended : EventKind::stopped});
     wake->release();
+  }
+
+  /** The link_energy plugin's power above idle per byte carried: (busy - idle) / bandwidth, from the
+   *  link's wattage_range (0 without one). Its power is idle + (busy - idle) x usage / bandwidth, so
+   *  the bytes a job puts on the link cost it this much each. */
+  std::map<const s4u::Link*, double> joules_per_byte;
+  double dynamic_joules_per_byte(const s4u::Link* l)
+  {
+    auto [it, fresh] = joules_per_byte.emplace(l, 0.0);
+    if (fresh) {
+      const char* range = l->get_property("wattage_range");
+      double idle = 0, busy = 0;
+      if (range != nullptr && std::sscanf(range, "%lf:%lf", &idle, &busy) == 2 && l->get_bandwidth() > 0)
+        it->second = (busy - idle) / l->get_bandwidth();
+    }
+    return it->second;
   }
 
   /** `j` and the running jobs whose all-reduces share a link with its, and theirs, and so on. */
@@ -530,7 +555,7 @@ public:
   void notify_change(uint32_t j)
   {
     for (uint32_t o : component(j))
-      if (o != j)
+      if (o != j && runs[o]) // (a change may yield, and the manager may retire a job meanwhile)
         runs[o]->change();
   }
 
@@ -596,10 +621,9 @@ public:
                      type_of_job[j]);
       }
       auto d = sched.step(now);
-      for (uint32_t j : d.preempt) {
-        rec[j].preemptions++;
-        runs[j]->stop();
-      }
+      for (uint32_t j : d.preempt)
+        if (runs[j])
+          runs[j]->stop();
       for (const auto& s : d.starts) {
         start_job(s.job, s.gpus);
         notify_change(s.job);
@@ -616,11 +640,15 @@ void GpuManager::Impl::Run::rank(uint32_t r)
     if (m->rec[job].preemptions > 0 && m->cfg.restart_s > 0)
       s4u::this_actor::sleep_for(m->cfg.restart_s);
     uint64_t i = first;
-    while (i < stop_at) {
+    while (true) {
+      // a rank at the boundary where the job advances joins the others there, even if the job was
+      // stopped meanwhile (the stretch is then empty): none is left waiting for it
       if (i == advance_from) {
         i = advance(r, i);
         continue;
       }
+      if (i >= stop_at)
+        break;
       started_upto = std::max(started_upto, i + 1);
       run_kernel(hosts[r], compute_s);
       if (bytes > 0) {
@@ -736,11 +764,12 @@ uint64_t GpuManager::Impl::Run::advance(uint32_t r, uint64_t a)
     auto& rc = m->rec[job];
     rc.iterations += adv_count;
     rc.bytes_moved += bytes_per_iteration * static_cast<double>(adv_count);
-    completed    = a + adv_count;
-    advancing    = false;
-    advance_from = kNone;
-    sim_left     = k;
-    fresh        = false;
+    completed      = a + adv_count;
+    advancing      = false;
+    advance_from   = kNone;
+    advance_cancel = false;
+    sim_left       = k;
+    fresh          = false;
     durations.clear();
     last_completion = s4u::Engine::get_clock();
     // its traffic is back: the jobs sharing its links measure again (under the whole traffic)
@@ -761,7 +790,7 @@ void GpuManager::Impl::Run::change()
     return;
   XBT_VERB("job %s: the traffic on its links changed%s", m->w.jobs[job].id.c_str(),
            advancing ? " (ends its stretch)" : "");
-  if (advancing) { // end the stretch at the next iteration boundary
+  if (advancing && t_iter > 0) { // end the stretch at the next iteration boundary
     double e  = s4u::Engine::get_clock() - adv_t0;
     auto done = static_cast<uint64_t>(std::floor(e / t_iter));
     if (done + 1 < adv_count) {
@@ -783,8 +812,9 @@ void GpuManager::Impl::Run::stop()
 {
   stopping = true;
   if (advancing) {
+    const uint64_t a = completed; // the stretch's first iteration (change() may yield)
     change();
-    stop_at = adv_count + (completed); // completed is the stretch's first iteration until it ends
+    stop_at = a + adv_count;
     return;
   }
   if (advance_from != kNone)
@@ -840,7 +870,7 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
   o << "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
        "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
        "allocated_resources,consumed_energy,model,iterations,simulated_iterations,preemptions,compute_time,"
-       "alone_iteration_time,mix_iteration_time,bytes_moved,allreduce\n";
+       "alone_iteration_time,mix_iteration_time,bytes_moved,allreduce,link_energy\n";
   for (size_t j = 0; j < w.jobs.size(); j++) {
     const auto& job   = w.jobs[j];
     const auto& r     = impl_->rec[j];
@@ -857,7 +887,8 @@ std::vector<std::pair<std::string, std::string>> GpuManager::write_outputs(const
       << format_number(r.iterations > 0
                            ? (r.run_s - r.preemptions * impl_->cfg.restart_s) / static_cast<double>(r.iterations)
                            : 0)
-      << ',' << format_number(r.bytes_moved) << ',' << (r.algorithm.empty() ? "none" : r.algorithm) << '\n';
+      << ',' << format_number(r.bytes_moved) << ',' << (r.algorithm.empty() ? "none" : r.algorithm) << ','
+      << format_number(r.link_energy_j) << '\n';
   }
   f.commit();
   AtomicFile a(dir / "gpu_allocations.csv");

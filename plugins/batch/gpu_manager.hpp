@@ -61,7 +61,10 @@ struct GpuJobRecord {
   double run_s             = 0; ///< time holding GPUs (restarts included)
   double bytes_moved       = 0; ///< bytes its GPUs sent, in all
   std::string algorithm;        ///< how its all-reduce ran (NCCL's algorithm/protocol, or ring)
-  double gpu_energy_j = 0;      ///< its GPUs' energy while it held them (host_energy plugin)
+  /** Its all-reduces' share of the links' energy: the link_energy plugin's power above idle for the
+   *  bytes its iterations (advanced ones included) put on each link. */
+  double link_energy_j = 0;
+  double gpu_energy_j  = 0; ///< its GPUs' energy while it held them (host_energy plugin)
   /** Each time it held GPUs: from, to, which, and whether it was preempted at the end. */
   struct Tenure {
     double start_s = 0, end_s = 0;

@@ -191,7 +191,10 @@ void GpuScheduler::set_attained(uint32_t j, double gpu_s, double now)
 {
   JobState& s = job(j);
   s.attained  = gpu_s;
-  if (config_.order == GpuOrder::las && s.queue == 0 && s.attained >= config_.las_threshold_gpu_s - 1e-9) {
+  // the service left, in seconds of the job's GPUs, within the clock's resolution of none (the
+  // manager wakes at next_demotion's time, and GPUs x time carries the clock's rounding)
+  double left_s = (config_.las_threshold_gpu_s - s.attained) / std::max<uint32_t>(1, s.gpus);
+  if (config_.order == GpuOrder::las && s.queue == 0 && left_s <= 1e-9 * std::max(1.0, now)) {
     s.queue   = 1;
     s.entered = now;
     s.seq     = next_seq_++;
@@ -213,13 +216,18 @@ double GpuScheduler::next_demotion(double now) const
 
 std::vector<uint32_t> GpuScheduler::place(uint32_t n, int32_t type) const
 {
+  return place_on(owner_, n, type);
+}
+
+std::vector<uint32_t> GpuScheduler::place_on(const std::vector<int64_t>& owner, uint32_t n, int32_t type) const
+{
   std::vector<uint32_t> out;
-  if (n == 0 || n > free_count_)
+  if (n == 0)
     return out;
   const auto nodes = static_cast<uint32_t>(topo_.gpus_of_node.size());
   // the GPUs it may take: free, of its type
   auto usable = [&](uint32_t g) {
-    return owner_[g] < 0 && (type < 0 || topo_.type_of[g] == static_cast<uint32_t>(type));
+    return owner[g] < 0 && (type < 0 || topo_.type_of[g] == static_cast<uint32_t>(type));
   };
   std::vector<uint32_t> avail(nodes, 0); // per node: the GPUs this job may take
   uint32_t usable_count = 0;
@@ -382,8 +390,10 @@ GpuScheduler::Decision GpuScheduler::step(double /*now*/)
     return true;
   };
   if (config_.order == GpuOrder::las) {
-    // every job not being stopped, by queue, then order of entry into it; the first that fit
-    // (by count) run, the running ones left out are preempted
+    // every job not being stopped, by queue, then order of entry into it; in that order each one
+    // keeps its GPUs (running) or is placed (waiting) on the GPUs the ones before it left, as if
+    // every job after it were stopped; the running ones left out are preempted, and the placed
+    // ones start on their GPUs once those are free (a job being stopped still holds its own)
     std::vector<uint32_t> cand;
     for (uint32_t j : running_)
       if (not jobs_[j].stopping)
@@ -397,21 +407,41 @@ GpuScheduler::Decision GpuScheduler::step(double /*now*/)
         return x.entered < y.entered;
       return x.seq < y.seq;
     });
-    uint32_t capacity = topo_.gpu_count();
+    std::vector<int64_t> plan(topo_.gpu_count(), -1);
     std::vector<uint32_t> chosen;
-    for (uint32_t j : cand)
-      if (jobs_[j].gpus <= capacity) {
-        chosen.push_back(j);
-        capacity -= jobs_[j].gpus;
-      }
+    std::map<uint32_t, std::vector<uint32_t>> planned;
+    auto all_free = [&](const std::vector<uint32_t>& gpus) {
+      return std::all_of(gpus.begin(), gpus.end(), [&](uint32_t g) { return plan[g] < 0; });
+    };
+    for (uint32_t j : cand) {
+      std::vector<uint32_t> gpus;
+      if (jobs_[j].running)
+        gpus = all_free(jobs_[j].held) ? jobs_[j].held : std::vector<uint32_t>{};
+      else if (auto p = pinned_.find(j); p != pinned_.end())
+        gpus = all_free(p->second) ? p->second : std::vector<uint32_t>{};
+      else
+        gpus = place_on(plan, jobs_[j].gpus, jobs_[j].type);
+      if (gpus.empty())
+        continue;
+      for (uint32_t g : gpus)
+        plan[g] = j;
+      chosen.push_back(j);
+      if (not jobs_[j].running)
+        planned[j] = std::move(gpus);
+    }
     for (uint32_t j : running_)
       if (not jobs_[j].stopping && std::find(chosen.begin(), chosen.end(), j) == chosen.end()) {
         jobs_[j].stopping = true;
         d.preempt.push_back(j);
       }
     for (uint32_t j : chosen)
-      if (not jobs_[j].running)
-        start(j); // may wait for the GPUs of the jobs being stopped
+      if (not jobs_[j].running) {
+        auto& gpus = planned[j];
+        if (std::all_of(gpus.begin(), gpus.end(), [&](uint32_t g) { return owner_[g] < 0; })) {
+          take(j, gpus);
+          d.starts.push_back({j, gpus});
+        } // else it waits for the GPUs of the jobs being stopped
+      }
     return d;
   }
   std::vector<uint32_t> order = waiting_;

@@ -98,6 +98,8 @@ public:
   uint32_t queue_of(uint32_t job) const;
   /** Where the placement policy would put `gpus` GPUs on the free ones now (empty: not enough). */
   std::vector<uint32_t> place(uint32_t gpus, int32_t type = -1) const;
+  /** The same on the GPUs `owner` leaves free (-1). */
+  std::vector<uint32_t> place_on(const std::vector<int64_t>& owner, uint32_t gpus, int32_t type = -1) const;
 
 private:
   struct JobState {

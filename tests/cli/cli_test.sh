@@ -217,7 +217,7 @@ case "$case_name" in
     # training jobs on GPUs: a run, its outputs and charts; bad input, one line each, exit 1, nothing written
     run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
       --order las --out "$tmp/g"; expect_rc 0
-    head -1 "$tmp/g/jobs.csv" | grep -q '^job_id,workload_name,profile,submission_time,requested_number_of_resources,.*,model,iterations,simulated_iterations,preemptions,compute_time,alone_iteration_time,mix_iteration_time,bytes_moved,allreduce$' ||
+    head -1 "$tmp/g/jobs.csv" | grep -q '^job_id,workload_name,profile,submission_time,requested_number_of_resources,.*,model,iterations,simulated_iterations,preemptions,compute_time,alone_iteration_time,mix_iteration_time,bytes_moved,allreduce,link_energy$' ||
       fail "jobs.csv header: $(head -1 "$tmp/g/jobs.csv")"
     [ "$(grep -c ',COMPLETED_SUCCESSFULLY,' "$tmp/g/jobs.csv")" = 60 ] || fail "not 60 jobs completed"
     grep -q ',preempted$' "$tmp/g/gpu_allocations.csv" || fail "2D-LAS preempted nothing"

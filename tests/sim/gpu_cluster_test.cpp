@@ -126,6 +126,19 @@ TEST(GpuContention, JobsAcrossTheSameTwoLeavesShareTheUplinks)
     EXPECT_NEAR(mix_iteration(j), expected, 0.01 * expected);
     EXPECT_GT(mix_iteration(j), 1.5 * j.alone_iteration_s); // slower than packed in one leaf
   }
+  // link energy: the plugin's total is every link's idle power over the run plus the jobs' shares
+  // (power above idle for the bytes each job put on each link)
+  double plugin = 0, idle = 0, jobs = 0, end = sg4::Engine::get_clock();
+  for (auto* l : sg4::Engine::get_instance()->get_all_links())
+    if (const char* range = l->get_property("wattage_range")) {
+      plugin += sg_link_get_consumed_energy(l);
+      idle += std::stod(range) * end;
+    }
+  for (const auto& j : r->manager->jobs())
+    jobs += j.link_energy_j;
+  EXPECT_GT(jobs, 0);
+  // (SimGrid's solver shares bandwidth to its maxmin/precision, 1e-5: the plugin's usage too)
+  EXPECT_NEAR(idle + jobs, plugin, 2e-5 * plugin);
 }
 
 TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)

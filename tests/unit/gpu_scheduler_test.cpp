@@ -199,3 +199,39 @@ TEST(GpuOrders, NamesRoundTrip)
   GpuOrder o;
   EXPECT_FALSE(order_from_string("lifo", o));
 }
+
+TEST(GpuOrders, LasPreemptsOnlyForJobsThatCanTakeTheGpus)
+{
+  // GPUs 0-3 of type A, 4-7 of type B. X (B) runs and ranks first; W (B) waits, ranked next, but
+  // its GPUs are X's; R (A) runs, ranked last: it keeps its GPUs, W cannot use them
+  GpuTopology t = GpuTopology::uniform(2, 4, 2);
+  t.types       = {"A", "B"};
+  t.type_of     = {0, 0, 0, 0, 1, 1, 1, 1};
+  GpuSchedulerConfig c;
+  c.order               = GpuOrder::las;
+  c.placement           = GpuPlacement::first;
+  c.las_threshold_gpu_s = 1e9;
+  GpuScheduler s(t, c);
+  s.submit(0, 4, 0, 10, 1); // X
+  s.submit(2, 4, 2, 10, 0); // R
+  EXPECT_EQ(started(s.step(2)), (std::vector<uint32_t>{0, 2}));
+  s.submit(1, 4, 1, 10, 1); // W: entered before R
+  auto d = s.step(3);
+  EXPECT_TRUE(d.preempt.empty());
+  EXPECT_TRUE(d.starts.empty());
+  EXPECT_TRUE(s.running(2));
+}
+
+TEST(GpuOrders, LasDemotesWithinTheClocksResolution)
+{
+  // attained service a rounding short of the threshold at the predicted time still demotes
+  GpuSchedulerConfig c;
+  c.order               = GpuOrder::las;
+  c.las_threshold_gpu_s = 3250;
+  GpuScheduler s(GpuTopology::uniform(8, 8, 8), c);
+  s.submit(0, 64, 0, 1e9);
+  s.step(0);
+  double t = s.next_demotion(3e6 - 3250.0 / 64);
+  s.set_attained(0, 3250 - 2e-9, t);
+  EXPECT_EQ(s.queue_of(0), 1U);
+}
