@@ -667,8 +667,12 @@ void GpuManager::Impl::Run::rank(uint32_t r)
       i++;
     }
   } catch (const std::exception& e) {
+    // the job's other ranks would wait for this one forever: the run stops here, and the
+    // component reports this error rather than a deadlock
     if (m->error.empty())
       m->error = "job " + m->w.jobs[job].id + ": " + e.what();
+    s4u::Actor::kill_all();
+    return;
   }
   m->rank_exited(*this);
 }
@@ -848,6 +852,7 @@ void GpuManager::start()
     } catch (const std::exception& e) {
       if (m->error.empty())
         m->error = e.what();
+      s4u::Actor::kill_all(); // the jobs' ranks would wait for the manager: the run stops
     }
   });
 }
