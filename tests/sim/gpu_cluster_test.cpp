@@ -143,6 +143,12 @@ TEST(GpuContention, JobsAcrossTheSameTwoLeavesShareTheUplinks)
 
 TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
 {
+#if defined(__SANITIZE_ADDRESS__)
+  // the sanitizer build (Debug, instrumented) checks the same on a smaller mix
+  const uint32_t jobs = 8, base_iterations = 100, more_iterations = 200;
+#else
+  const uint32_t jobs = 20, base_iterations = 500, more_iterations = 1000;
+#endif
   // 20 jobs of 1 to 16 GPUs arriving every 10 s on the uplink-bound fat tree, each on GPUs of its
   // own spread over nodes of several leaves, so that rings cross leaves and share uplinks (fixed
   // placements: the comparison is of iteration times, not of schedules that diverge when a job
@@ -153,7 +159,7 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
   std::vector<uint32_t> free_slots(32, 8);
   s << R"({"jobs": [)";
   const uint32_t sizes[] = {1, 2, 4, 8, 16};
-  for (uint32_t i = 0; i < 20; i++) {
+  for (uint32_t i = 0; i < jobs; i++) {
     uint32_t size = sizes[rng() % 5];
     auto& gpus    = pinned["j" + std::to_string(i)];
     for (uint32_t k = 0, node = (5 * i) % 32; gpus.size() < size; k++, node = (node + 9) % 32)
@@ -163,10 +169,10 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
       << R"(, "profile": "p)" << i << R"("})";
   }
   s << R"(], "profiles": {)";
-  for (int i = 0; i < 20; i++)
+  for (uint32_t i = 0; i < jobs; i++)
     s << (i ? "," : "") << R"("p)" << i << R"(": {"type": "training", "model": "m", "iterations": )"
-      << 500 + rng() % 1000 << R"(, "compute_time": )" << 0.02 + 0.001 * static_cast<double>(rng() % 50)
-      << R"(, "gradient_bytes": )" << (50 + rng() % 400) * 1e6 << "}";
+      << base_iterations + rng() % more_iterations << R"(, "compute_time": )"
+      << 0.02 + 0.001 * static_cast<double>(rng() % 50) << R"(, "gradient_bytes": )" << (50 + rng() % 400) * 1e6 << "}";
   s << "}}";
   std::vector<double> end[2];
   uint64_t simulated[2] = {0, 0}, total = 0;
@@ -195,7 +201,7 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
       ::_exit(k == static_cast<ssize_t>(out.size() * sizeof(double)) ? 0 : 1);
     }
     ::close(fds[1]);
-    std::vector<double> got(22);
+    std::vector<double> got(jobs + 2);
     size_t left = got.size() * sizeof(double);
     char* p     = reinterpret_cast<char*>(got.data());
     ssize_t k   = 0;
