@@ -173,9 +173,11 @@ public:
                              std::to_string(h->get_pstate_count()) + " (0 to " +
                              std::to_string(h->get_pstate_count() - 1) + ")");
     };
-    for (const auto& [node, ps] : cfg.node_pstates)
+    for (const auto& entry : cfg.node_pstates) {
+      const std::string& node = entry.first;
       if (std::none_of(plat.nodes.begin(), plat.nodes.end(), [&](const auto& n) { return n.name == node; }))
         throw InputError(cfg.options_source, "node_pstates", "no node " + quote(node) + " in the platform");
+    }
     for (size_t g = 0; g < plat.gpus.size(); g++) {
       const auto& node           = plat.nodes[plat.gpus[g].node];
       auto it                    = cfg.node_pstates.find(node.name);
