@@ -419,8 +419,16 @@ GpuScheduler::Decision GpuScheduler::step(double /*now*/)
         gpus = all_free(jobs_[j].held) ? jobs_[j].held : std::vector<uint32_t>{};
       else if (auto p = pinned_.find(j); p != pinned_.end())
         gpus = all_free(p->second) ? p->second : std::vector<uint32_t>{};
-      else
-        gpus = place_on(plan, jobs_[j].gpus, jobs_[j].type);
+      else {
+        // GPUs free now first; GPUs that running jobs ranked after it hold only when it must
+        std::vector<int64_t> now_held(plan);
+        for (uint32_t g = 0; g < topo_.gpu_count(); g++)
+          if (now_held[g] < 0)
+            now_held[g] = owner_[g];
+        gpus = place_on(now_held, jobs_[j].gpus, jobs_[j].type);
+        if (gpus.empty())
+          gpus = place_on(plan, jobs_[j].gpus, jobs_[j].type);
+      }
       if (gpus.empty())
         continue;
       for (uint32_t g : gpus)

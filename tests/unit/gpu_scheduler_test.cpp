@@ -235,3 +235,22 @@ TEST(GpuOrders, LasDemotesWithinTheClocksResolution)
   s.set_attained(0, 3250 - 2e-9, t);
   EXPECT_EQ(s.queue_of(0), 1U);
 }
+
+TEST(GpuOrders, LasPrefersFreeGpusToPreempting)
+{
+  // two 4-GPU nodes: R runs on node 0; W, ranked before R once R is demoted, fits on the free
+  // node 1, so nobody is preempted (pack would pick node 0's GPUs were they free: the fuller node)
+  GpuSchedulerConfig c;
+  c.order               = GpuOrder::las;
+  c.placement           = GpuPlacement::pack;
+  c.las_threshold_gpu_s = 10;
+  GpuScheduler s(GpuTopology::uniform(2, 4, 2), c);
+  s.submit(0, 4, 0, 100);
+  EXPECT_EQ(started(s.step(0)), (std::vector<uint32_t>{0}));
+  s.set_attained(0, 10, 2.5); // demoted
+  s.submit(1, 4, 3, 100);
+  auto d = s.step(3);
+  EXPECT_TRUE(d.preempt.empty());
+  ASSERT_EQ(started(d), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(nodes_of(s, d.starts[0].gpus), (std::set<uint32_t>{1}));
+}
