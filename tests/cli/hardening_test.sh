@@ -156,7 +156,8 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
     run "$SGAI" run $F/experiments/bogus_component_names.json --out "$tmp/b"; expect_rc 1
     expect_one_error_line "at /components/1/name: two components are named 'same'"
     # the workload manager's switches, energy policy and time series, checked before the run
-    for b in switches energy_variant series congestion sends channels protocol algorithm_key; do
+    for b in switches energy_variant series congestion sends channels protocol algorithm_key gpu_order \
+      gpu_measure_error gpu_pinned gpu_restart_cost; do
       run "$SGAI" run $F/experiments/bogus_$b.json --out "$tmp/b"; expect_rc 1; no_backtrace
       case $b in
         congestion) expect_one_error_line "at /components/0/options/congestion: unknown value 'partial'" ;;
@@ -167,6 +168,10 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
         switches) expect_one_error_line "tiny_flat.json: host 'alpha-n0-p0-c0': no sleep_pstates property" ;;
         energy_variant) expect_one_error_line "at /components/0/options/energy_policy/variant: unknown value 'energy_bf_dicho'" ;;
         series) expect_one_error_line "at /components/0/options/series: unknown time series 'gantt'" ;;
+        gpu_order) expect_one_error_line "at /components/0/options/order: unknown value 'lifo' (expected one of: 'fifo', 'sjf', 'smallest', 'las')" ;;
+        gpu_measure_error) expect_one_error_line "at /components/0/options/measure_error: measure_error 1.5 must be a fraction from 0 to 1" ;;
+        gpu_pinned) expect_one_error_line "bogus_gpu_pinned.json: pinned: job '1' asks for 8 GPUs: give as many distinct GPU indexes below 8" ;;
+        gpu_restart_cost) expect_one_error_line "at /components/0/options/restart_cost: restart_cost -3 must be a time from 0 to 1e9 s" ;;
       esac
       [ ! -e "$tmp/b" ] || fail "bogus_$b left $tmp/b"
     done
