@@ -234,6 +234,11 @@ case "$case_name" in
     run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
       --placement tight --out "$tmp/b"; expect_rc 1
     expect_one_error_line "--placement: unknown placement 'tight' (known: 'first', 'pack', 'spread', 'topology')"
+    # options out of their bounds are usage errors
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
+      --simulated-iterations 0 --out "$tmp/b"; expect_rc 2; expect_one_error_line "--simulated-iterations"
+    run "$SGAI" batch gpu --platform platforms/tiresias-p100-2node.json --workload workloads/gpu/tiresias-60.json \
+      --measure-error 2 --out "$tmp/b"; expect_rc 2; expect_one_error_line "--measure-error"
     run "$SGAI" batch gpu --platform platforms/learning.json --workload workloads/gpu/tiresias-60.json --out "$tmp/b"
     expect_rc 1; expect_one_error_line "learning.json: the GPU-cluster manager needs an sgai JSON platform with GPUs"
     printf '{"jobs": [{"id": "big", "subtime": 0, "res": 9, "profile": "p"}], "profiles": {"p": {"type": "training", "model": "m", "iterations": 2, "compute_time": 1}}}' >"$tmp/big.json"

@@ -121,59 +121,65 @@ def save(fig, path):
     plt.close(fig)
 
 
-def gantt(jobs, path_csv, out):
+def spans_of(path_csv, line, row, column):
+    try:
+        return intervals(row[column])
+    except ValueError:
+        fail(f"{path_csv}: line {line}: {column} {row[column]!r} are not intervals")
+
+
+def draw_gantt(out, bars, ylabel, title, legend):
+    """bars: (start, finish, [(first, last)], colour); legend: [(colour, label)]."""
     fig, ax = plt.subplots(figsize=(12, 6))
-    polys, colours = [], []
-    max_core = 0
-    for i, j in enumerate(jobs, start=2):
-        if not j["allocated_resources"] or j["starting_time"] in ("", "-1"):
-            continue
-        s = number(path_csv, i, j, "starting_time")
-        f = number(path_csv, i, j, "finish_time")
-        try:
-            spans = intervals(j["allocated_resources"])
-        except ValueError:
-            fail(f"{path_csv}: line {i}: allocated_resources {j['allocated_resources']!r} are not intervals")
+    polys, colours, top = [], [], 0
+    for s, f, spans, colour in bars:
         for a, b in spans:
             polys.append([(s, a), (f, a), (f, b + 1), (s, b + 1)])
-            colours.append(STATE_COLOURS.get(j["final_state"], "#937860"))
-            max_core = max(max_core, b + 1)
+            colours.append(colour)
+            top = max(top, b + 1)
     ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="black", linewidths=0.2))
     ax.autoscale()
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("core")
-    ax.set_ylim(0, max(max_core, 1))
-    ax.set_title(f"Gantt chart: {len(polys)} allocations")
-    used = sorted({c for c in colours})
-    names = {v: k for k, v in STATE_COLOURS.items()}
-    ax.legend(handles=[Patch(color=c, label=names.get(c, "other")) for c in used], loc="upper right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, max(top, 1))
+    ax.set_title(title(len(polys)))
+    ax.legend(handles=[Patch(color=c, label=l) for c, l in legend], loc="upper right", fontsize=8)
     save(fig, out)
 
 
+def gantt(jobs, path_csv, out):
+    bars = []
+    for i, j in enumerate(jobs, start=2):
+        if not j["allocated_resources"] or j["starting_time"] in ("", "-1"):
+            continue
+        bars.append((number(path_csv, i, j, "starting_time"), number(path_csv, i, j, "finish_time"),
+                     spans_of(path_csv, i, j, "allocated_resources"),
+                     STATE_COLOURS.get(j["final_state"], "#937860")))
+    names = {v: k for k, v in STATE_COLOURS.items()}
+    used = sorted({b[3] for b in bars})
+    draw_gantt(out, bars, "core", lambda n: f"Gantt chart: {n} allocations",
+               [(c, names.get(c, "other")) for c in used])
+
+
 def gpu_gantt(allocs, path_csv, out):
-    fig, ax = plt.subplots(figsize=(12, 6))
-    polys, colours = [], []
-    max_gpu = 0
     colour = {"completed": "#4c72b0", "preempted": "#dd8452"}
+    bars = []
     for i, a in enumerate(allocs, start=2):
-        s, f = number(path_csv, i, a, "start"), number(path_csv, i, a, "end")
         if a["ended"] not in colour:
             fail(f"{path_csv}: line {i}: ended {a['ended']!r} is neither completed nor preempted")
-        try:
-            spans = intervals(a["gpus"])
-        except ValueError:
-            fail(f"{path_csv}: line {i}: gpus {a['gpus']!r} are not intervals")
-        for lo, hi in spans:
-            polys.append([(s, lo), (f, lo), (f, hi + 1), (s, hi + 1)])
-            colours.append(colour[a["ended"]])
-            max_gpu = max(max_gpu, hi + 1)
-    ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="black", linewidths=0.2))
-    ax.autoscale()
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("GPU")
-    ax.set_ylim(0, max(max_gpu, 1))
-    ax.set_title(f"GPU Gantt chart: {len(allocs)} allocations")
-    ax.legend(handles=[Patch(color=c, label=f"ended {k}") for k, c in colour.items()], loc="upper right", fontsize=8)
+        bars.append((number(path_csv, i, a, "start"), number(path_csv, i, a, "end"), spans_of(path_csv, i, a, "gpus"),
+                     colour[a["ended"]]))
+    draw_gantt(out, bars, "GPU", lambda n: f"GPU Gantt chart: {len(allocs)} allocations",
+               [(c, f"ended {k}") for k, c in colour.items()])
+
+
+def horizontal_bars(out, rows, xlabel, title, colour):
+    """rows: (value, label), drawn largest first from the top."""
+    fig, ax = plt.subplots(figsize=(10, 0.3 * max(len(rows), 4) + 1.5))
+    ax.barh([name for _, name in reversed(rows)], [v for v, _ in reversed(rows)], color=colour)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.tick_params(axis="y", labelsize=7)
     save(fig, out)
 
 
@@ -186,25 +192,15 @@ def busiest_links(links, path_csv, out, top=20):
             b = float("nan")
         if not math.isfinite(b) or b < 0:
             fail(f"{path_csv}: line {i}: column bytes: {l['bytes']!r} is not a byte count")
-        rows.append((b, l["link"]))
+        rows.append((b / 1e9, l["link"]))
     rows = sorted(rows, reverse=True)[:top]
-    fig, ax = plt.subplots(figsize=(10, 0.3 * max(len(rows), 4) + 1.5))
-    ax.barh([name for _, name in reversed(rows)], [b / 1e9 for b, _ in reversed(rows)], color="#4c72b0")
-    ax.set_xlabel("GB carried")
-    ax.set_title(f"The {len(rows)} busiest links")
-    ax.tick_params(axis="y", labelsize=7)
-    save(fig, out)
+    horizontal_bars(out, rows, "GB carried", f"The {len(rows)} busiest links", "#4c72b0")
 
 
 def job_energy(jobs, path_csv, out, top=30):
-    rows = [(number(path_csv, i, j, "consumed_energy"), j["job_id"]) for i, j in enumerate(jobs, start=2)]
+    rows = [(number(path_csv, i, j, "consumed_energy") / 1e6, j["job_id"]) for i, j in enumerate(jobs, start=2)]
     rows = sorted(rows, reverse=True)[:top]
-    fig, ax = plt.subplots(figsize=(10, 0.3 * max(len(rows), 4) + 1.5))
-    ax.barh([name for _, name in reversed(rows)], [e / 1e6 for e, _ in reversed(rows)], color="#55a868")
-    ax.set_xlabel("GPU energy (MJ)")
-    ax.set_title(f"Energy of the {len(rows)} most energy-hungry jobs")
-    ax.tick_params(axis="y", labelsize=7)
-    save(fig, out)
+    horizontal_bars(out, rows, "GPU energy (MJ)", f"Energy of the {len(rows)} most energy-hungry jobs", "#55a868")
 
 
 def machine(states, path_csv, outdir):
