@@ -158,4 +158,16 @@ std::map<std::string, std::vector<uint32_t>> training_groups(const Parallelism& 
   return groups;
 }
 
+uint64_t training_node_bound(uint64_t layers, const Parallelism& p)
+{
+  uint64_t total = 0;
+  for (uint64_t s = 0; s < p.pipeline; s++) {
+    uint64_t stage_layers = layers / p.pipeline + (s < layers % p.pipeline ? 1 : 0);
+    uint64_t pass         = (s > 0 ? 1 : 0) + stage_layers * (p.tensor > 1 ? 2 : 1) + (s + 1 < p.pipeline ? 1 : 0);
+    uint64_t trace        = uint64_t{p.microbatches} * 2 * pass + (p.data > 1 ? stage_layers : 0) + 1;
+    total += trace * p.data * p.tensor;
+  }
+  return total;
+}
+
 } // namespace sgai::chakra

@@ -41,6 +41,12 @@ struct Parallelism {
   uint64_t bucket_bytes = 25 << 20; ///< gradients all-reduced in buckets of about this size
 };
 
+/** Trace nodes training_iteration makes for a model of `layers` layers under `p`, at most (each
+ *  layer its own gradient bucket): per rank, every microbatch's forward and backward (a compute and,
+ *  under TP, an all-reduce per layer of its stage; a receive and a send between stages), the
+ *  buckets and the optimizer step. For bounding the memory a generation takes, before it runs. */
+uint64_t training_node_bound(uint64_t layers, const Parallelism& p);
+
 /** One trace per rank (rank = (stage x data + replica) x tensor + shard). std::invalid_argument
  *  when a degree is 0 or the model has fewer layers than pipeline stages. */
 std::vector<Trace> training_iteration(const ModelSpec& model, const Parallelism& p);

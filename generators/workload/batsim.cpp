@@ -225,26 +225,86 @@ void read_trace(Object& o, Profile& p, const std::filesystem::path& folder)
   p.trace_path = (folder / p.trace_file).lexically_normal();
 }
 
-/** A training profile: the model, iterations, one of the measured iteration time (communication
- *  included) and the compute time per iteration, the gradient bytes all-reduced per iteration. */
-void read_training(Object& o, Profile& p)
+/** A training profile: the model and iterations, and what an iteration does: one of the measured
+ *  iteration time (communication included) or the compute time per iteration, with the gradient
+ *  bytes all-reduced; Chakra traces (`traces`, one per rank); a generated iteration
+ *  (`parallelism` and `transformer`). */
+void read_training(Object& o, Profile& p, const std::filesystem::path& folder)
 {
-  p.model      = label(o.required("model"), "the model's name");
-  p.iterations = static_cast<uint64_t>(o.required("iterations").integer(1, 1000000000000000));
-  auto it      = o.optional("iteration_time");
-  auto ct      = o.optional("compute_time");
-  if (it && ct)
-    ct->fail("a training profile gives 'iteration_time' (measured alone, communication included) or "
-             "'compute_time' (communication excluded), not both");
-  if (not it && not ct)
-    o.fail("a training profile needs 'iteration_time' (measured alone, communication included) or "
-           "'compute_time' (communication excluded)");
+  p.model           = label(o.required("model"), "the model's name");
+  p.iterations      = static_cast<uint64_t>(o.required("iterations").integer(1, 1000000000000000));
+  auto it           = o.optional("iteration_time");
+  auto ct           = o.optional("compute_time");
+  auto tr           = o.optional("traces");
+  auto par          = o.optional("parallelism");
+  const char* kinds = "'iteration_time' (measured alone, communication included), 'compute_time' (communication "
+                      "excluded), 'traces' (Chakra ETs, one per rank) or 'parallelism' with 'transformer' (a "
+                      "generated iteration)";
+  int given         = (it ? 1 : 0) + (ct ? 1 : 0) + (tr ? 1 : 0) + (par ? 1 : 0);
+  if (given > 1)
+    o.fail(std::string("a training profile gives one of ") + kinds + ", not several");
+  if (given == 0)
+    o.fail(std::string("a training profile needs one of ") + kinds);
   if (it)
     p.iteration_s = time_value(*it, "iteration_time", "must be positive", true);
   if (ct)
     p.compute_s = time_value(*ct, "compute_time", "must be >= 0");
-  if (auto g = o.optional("gradient_bytes"))
+  if (tr) {
+    p.traces = label(*tr, "the traces' ET prefix or folder");
+    if (std::filesystem::path(p.traces).is_absolute())
+      tr->fail("traces " + tr->shown() + " must be relative to the workload's folder");
+    p.traces_path = (folder / p.traces).lexically_normal();
+    if (auto g = o.optional("comm_groups")) {
+      p.comm_groups = label(*g, "the communicator-group file");
+      if (std::filesystem::path(p.comm_groups).is_absolute())
+        g->fail("comm_groups " + g->shown() + " must be relative to the workload's folder");
+      p.comm_groups_path = (folder / p.comm_groups).lexically_normal();
+    }
+  }
+  auto tf = o.optional("transformer");
+  if (par) {
+    if (not tf)
+      o.fail("a training profile with 'parallelism' needs 'transformer' (layers, hidden, sequence, batch): the "
+             "model its ranks split");
+    Profile::Generated g;
+    auto po    = par->object();
+    g.data     = static_cast<uint32_t>(po.required("data").integer(1, 65536));
+    g.tensor   = static_cast<uint32_t>(po.required("tensor").integer(1, 65536));
+    g.pipeline = static_cast<uint32_t>(po.required("pipeline").integer(1, 65536));
+    g.microbatches =
+        static_cast<uint32_t>(po.optional("microbatches") ? po.required("microbatches").integer(1, 65536) : 1);
+    if (auto b = po.optional("bucket")) {
+      double bytes = b->quantity(units::Quantity::size, 1.0);
+      if (not(bytes >= 1) || bytes > 1099511627776.0)
+        b->fail("bucket " + b->shown() + " must be from 1B to 1TiB");
+      g.bucket_bytes = static_cast<uint64_t>(bytes);
+    }
+    po.finish({"data", "tensor", "pipeline", "microbatches", "bucket"});
+    if (g.ranks() > 65536)
+      par->fail("data x tensor x pipeline makes " + std::to_string(g.ranks()) +
+                " ranks, above 65536, the most sgai generates");
+    auto to    = tf->object();
+    g.layers   = static_cast<uint32_t>(to.required("layers").integer(1, 1 << 20));
+    g.hidden   = static_cast<uint64_t>(to.required("hidden").integer(1, 1 << 24));
+    g.sequence = static_cast<uint64_t>(to.required("sequence").integer(1, 1 << 24));
+    g.batch    = static_cast<uint64_t>(to.required("batch").integer(1, 1 << 24));
+    g.bytes_per_element =
+        static_cast<uint32_t>(to.optional("bytes_per_element") ? to.required("bytes_per_element").integer(1, 8) : 2);
+    to.finish({"layers", "hidden", "sequence", "batch", "bytes_per_element"});
+    if (g.layers < g.pipeline)
+      par->fail("the model has " + std::to_string(g.layers) + " layers for " + std::to_string(g.pipeline) +
+                " pipeline stages: each stage needs a layer");
+    p.generated = g;
+  } else if (tf)
+    tf->fail("'transformer' describes the model a generated iteration splits: give 'parallelism' too");
+  if (not tr)
+    if (auto g = o.optional("comm_groups"))
+      g->fail("'comm_groups' names the communicator groups of Chakra traces: give 'traces' too");
+  if (auto g = o.optional("gradient_bytes")) {
+    if (p.replays_traces())
+      g->fail("gradient_bytes: a job replaying Chakra traces all-reduces what its traces say");
     p.gradient_bytes = amount(*g, "gradient_bytes", max_bytes_text);
+  }
   if (auto g = o.optional("gpu_type"))
     p.gpu_type = label(*g, "the GPU type");
   if (auto g = o.optional("pstate"))
@@ -336,9 +396,9 @@ Profile parse_profile(const std::string& name, const Value& v, const std::filesy
     accepted.insert(accepted.end(), {"filename", "trace", "trace_file"});
     break;
   case ProfileType::training:
-    read_training(o, p);
-    accepted.insert(accepted.end(),
-                    {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes", "gpu_type", "pstate"});
+    read_training(o, p, folder);
+    accepted.insert(accepted.end(), {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes",
+                                     "gpu_type", "pstate", "traces", "comm_groups", "parallelism", "transformer"});
     break;
   }
   if (auto x = o.optional("req_time"))
@@ -702,7 +762,22 @@ void write_batsim(const Workload& w, std::ostream& out)
         jw.field("iteration_time", *p.iteration_s);
       if (p.compute_s)
         jw.field("compute_time", *p.compute_s);
-      jw.field("gradient_bytes", p.gradient_bytes);
+      if (not p.replays_traces())
+        jw.field("gradient_bytes", p.gradient_bytes);
+      if (not p.traces.empty())
+        jw.field("traces", p.traces);
+      if (not p.comm_groups.empty())
+        jw.field("comm_groups", p.comm_groups);
+      if (const auto& g = p.generated) {
+        jw.key("parallelism").begin_object();
+        jw.field("data", g->data).field("tensor", g->tensor).field("pipeline", g->pipeline);
+        jw.field("microbatches", g->microbatches).field("bucket", g->bucket_bytes);
+        jw.end_object();
+        jw.key("transformer").begin_object();
+        jw.field("layers", g->layers).field("hidden", g->hidden).field("sequence", g->sequence);
+        jw.field("batch", g->batch).field("bytes_per_element", g->bytes_per_element);
+        jw.end_object();
+      }
       if (not p.gpu_type.empty())
         jw.field("gpu_type", p.gpu_type);
       if (p.pstate)

@@ -25,7 +25,7 @@ enum class ProfileType {
   parallel_homogeneous_pfs,   ///< bytes_to_read from and bytes_to_write to the `storage` host, on each resource
   smpi,                       ///< replay of the SMPI time-independent trace trace_path
   usage_trace,                ///< replay of Batsim's usage trace (FractionalComputation) trace_path
-  training,                   ///< data-parallel training on GPUs: iterations of compute and a gradient all-reduce
+  training,                   ///< training on GPUs: iterations (compute and a gradient all-reduce, or Chakra traces)
 };
 /** The type's stable name: "delay", "parallel_homogeneous", "parallel_homogeneous_total", "parallel",
  *  "composed", "parallel_homogeneous_pfs", "smpi", "usage_trace", "training". */
@@ -56,6 +56,26 @@ struct Profile {
   double gradient_bytes = 0;         ///< training: bytes all-reduced per iteration (0: no communication)
   std::string gpu_type;              ///< training: the GPU type the job must run on (empty: any)
   std::optional<uint32_t> pstate;    ///< training: the P-state (power cap) of its GPUs while it runs
+  /** training from Chakra execution traces, one per rank, each an iteration: as the workload names
+   *  them (an ET prefix dir/name for dir/name.N.et, or a folder) and from its folder (not read). */
+  std::string traces;
+  std::filesystem::path traces_path;
+  std::string comm_groups; ///< training: the traces' communicator-group file (ASTRA-sim's), optional
+  std::filesystem::path comm_groups_path;
+  /** training from a generated iteration (chakra::training_iteration): a GPT-style decoder under
+   *  data, tensor and pipeline parallelism, one rank per GPU. */
+  struct Generated {
+    uint32_t layers = 0;
+    uint64_t hidden = 0, sequence = 0, batch = 0;
+    uint32_t bytes_per_element = 2;
+    uint32_t data = 1, tensor = 1, pipeline = 1, microbatches = 1;
+    uint64_t bucket_bytes = 25 << 20;
+    uint64_t ranks() const { return uint64_t{data} * tensor * pipeline; }
+  };
+  std::optional<Generated> generated;
+  /** training: its iterations replay Chakra traces (`traces` or `generated`) rather than a compute
+   *  time and a gradient all-reduce. */
+  bool replays_traces() const { return not traces.empty() || generated.has_value(); }
   // HDeepRM's fields (absent in plain Batsim workloads)
   std::optional<double> req_time_s;  ///< the user's requested time
   std::optional<double> req_ops;     ///< operations the user asked for (requested time x reference speed)

@@ -1,11 +1,17 @@
 #include "plugins/batch/gpu_manager.hpp"
 
+#include "chakra/et_io.hpp"
+#include "chakra/generate.hpp"
+#include "chakra/training.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "generators/util/numbers.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 #include "plugins/replay/communicator.hpp"
 #include "plugins/replay/gpu.hpp"
 #include "plugins/replay/nccl_plan.hpp"
+#include "plugins/replay/network.hpp"
+#include "plugins/replay/replay.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -20,9 +26,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <sys/wait.h>
 #include <tuple>
@@ -40,6 +48,42 @@ using replay::Schedule;
 namespace {
 
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+/** Bounds of a generated iteration (as `sgai chakra generate training`): trace nodes built in
+ *  memory, and a layer's forward FLOPs (num_ops stay integers). */
+constexpr uint64_t kMaxGeneratedNodes = 2'000'000;
+constexpr double kMaxLayerFlops       = 1e18;
+
+/** Writes all of `size` bytes to `fd` (false when it cannot). */
+bool write_all(int fd, const void* data, size_t size)
+{
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t k = ::write(fd, p, size);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return false;
+    p += k;
+    size -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+/** Reads all of `size` bytes from `fd` (false at an early end). */
+bool read_all(int fd, void* data, size_t size)
+{
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    ssize_t k = ::read(fd, p, size);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return false;
+    p += k;
+    size -= static_cast<size_t>(k);
+  }
+  return true;
+}
 
 /** Seconds of a compute-bound kernel of `compute_s` (at P-state 0) on `host` in its P-state. */
 double kernel_seconds(s4u::Host* host, double compute_s)
@@ -92,6 +136,19 @@ public:
   s4u::SemaphorePtr wake;
   std::string error;
   uint32_t done_count = 0;
+  /** A profile replaying Chakra traces: its ranks' ETs (a generated iteration's in generated_dir)
+   *  and their communicator groups. */
+  struct TraceSet {
+    std::vector<std::filesystem::path> files;
+    std::map<std::string, std::vector<uint32_t>> groups;
+  };
+  std::map<uint32_t, TraceSet> trace_sets; ///< by profile index
+  std::filesystem::path generated_dir;     ///< generated iterations' ETs, removed with the manager
+  pid_t owner = ::getpid();                ///< (the calibration's child leaves them)
+  /** A traced job alone: its profile, GPU count and GPU type (-1: any) -> its iteration time, then
+   *  each rank's compute time in it (calibration). */
+  using TraceKey = std::tuple<uint32_t, uint32_t, int32_t>;
+  std::map<TraceKey, std::vector<double>> alone_trace;
 
   Impl(const workload::Workload& wl, const platform::Platform& p, GpuManagerConfig c)
       : w(wl)
@@ -134,6 +191,14 @@ public:
           throw InputError(cfg.workload_file, place,
                            "asks for " + std::to_string(j.resources) + " GPUs of type " + quote(pr.gpu_type) +
                                "; the platform has " + std::to_string(per_type[pr.gpu_type]));
+      }
+      if (pr.replays_traces()) {
+        uint64_t ranks = pr.generated ? pr.generated->ranks() : trace_set(j.profile).files.size();
+        if (ranks != j.resources)
+          throw InputError(cfg.workload_file, place,
+                           "its profile " + quote(pr.name) + " has " + std::to_string(ranks) +
+                               " ranks (one per GPU) but the job asks for " + std::to_string(j.resources) + " GPUs");
+        trace_set(j.profile);
       }
       rec[i].compute_s = pr.compute_s.value_or(pr.iteration_s.value_or(0));
     }
@@ -194,7 +259,122 @@ public:
           check_pstate(*ps, cfg.workload_file, "job " + quote(w.jobs[j].id), h);
   }
 
+  ~Impl()
+  {
+    if (not generated_dir.empty() && ::getpid() == owner) {
+      std::error_code ec;
+      std::filesystem::remove_all(generated_dir, ec);
+    }
+  }
+  Impl(const Impl&)            = delete;
+  Impl& operator=(const Impl&) = delete;
+
   bool communicates(size_t j) const { return w.jobs[j].resources > 1 && w.profile_of(w.jobs[j]).gradient_bytes > 0; }
+  bool traced(size_t j) const { return w.profile_of(w.jobs[j]).replays_traces(); }
+
+  /** The traces of profile `pi`: its ETs found (InputError naming the workload and the profile when
+   *  none), or its iteration generated (bounded as `sgai chakra generate training`). */
+  const TraceSet& trace_set(uint32_t pi)
+  {
+    if (auto it = trace_sets.find(pi); it != trace_sets.end())
+      return it->second;
+    const auto& pr          = w.profiles[pi];
+    const std::string place = "profile " + quote(pr.name);
+    TraceSet ts;
+    if (not pr.traces.empty()) {
+      try {
+        ts.files = chakra::workload_files(pr.traces_path.string());
+      } catch (const InputError& e) {
+        throw InputError(cfg.workload_file, place, "traces " + quote(pr.traces) + ": " + e.message());
+      }
+      if (not pr.comm_groups.empty())
+        ts.groups = replay::read_comm_groups(pr.comm_groups_path);
+    } else {
+      const auto& g = *pr.generated;
+      chakra::Parallelism par;
+      par.data         = g.data;
+      par.tensor       = g.tensor;
+      par.pipeline     = g.pipeline;
+      par.microbatches = g.microbatches;
+      par.bucket_bytes = g.bucket_bytes;
+      double h = static_cast<double>(g.hidden), sq = static_cast<double>(g.sequence), b = static_cast<double>(g.batch);
+      double flops = 24 * b * sq * h * h + 4 * b * sq * sq * h;
+      if (flops > kMaxLayerFlops)
+        throw InputError(cfg.workload_file, place,
+                         "hidden " + std::to_string(g.hidden) + ", sequence " + std::to_string(g.sequence) +
+                             " and batch " + std::to_string(g.batch) + " make " + format_number(flops) +
+                             " forward FLOPs per layer, above 1e18, the most sgai generates");
+      uint64_t nodes = chakra::training_node_bound(g.layers, par);
+      if (nodes > kMaxGeneratedNodes)
+        throw InputError(cfg.workload_file, place,
+                         std::to_string(g.layers) + " layers, " + std::to_string(g.microbatches) + " microbatches on " +
+                             std::to_string(g.ranks()) + " ranks make up to " + std::to_string(nodes) +
+                             " trace nodes, above 2000000, the most sgai builds in memory");
+      auto model = chakra::transformer(g.layers, g.hidden, g.sequence, g.batch, g.bytes_per_element);
+      std::vector<chakra::Trace> traces;
+      try {
+        traces = chakra::training_iteration(model, par);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(cfg.workload_file, place, e.what());
+      }
+      if (generated_dir.empty()) {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "sgai-gpu-traces-XXXXXX").string();
+        if (::mkdtemp(tmpl.data()) == nullptr)
+          throw RunError("cannot create a folder for the generated traces in " +
+                         std::filesystem::temp_directory_path().string());
+        generated_dir = tmpl;
+      }
+      ts.files  = chakra::write_workload(generated_dir, "profile" + std::to_string(pi), traces);
+      ts.groups = chakra::training_groups(par);
+    }
+    return trace_sets.emplace(pi, std::move(ts)).first->second;
+  }
+
+  /** How the manager replays traced jobs: NCCL's collectives when it models them, the bytes each
+   *  transfer puts on links counted in `traffic`, no per-collective records. */
+  replay::ReplayOptions replay_options(replay::LinkTraffic* traffic) const
+  {
+    replay::ReplayOptions o;
+    o.nccl             = nccl;
+    o.traffic          = traffic;
+    o.keep_collectives = false;
+    return o;
+  }
+
+  /** A traced job's ranks on `gpus` for one iteration named `name`: CPU operators on the first CPU
+   *  host of each GPU's node (else the GPU), NCCL's nodes. */
+  replay::JobSpec trace_spec(uint32_t j, const std::vector<uint32_t>& gpus, std::string name) const
+  {
+    const auto& ts = trace_sets.at(w.jobs[j].profile);
+    replay::JobSpec spec;
+    spec.name   = std::move(name);
+    spec.files  = ts.files;
+    spec.groups = ts.groups;
+    for (uint32_t g : gpus) {
+      const auto& node = plat.nodes[plat.gpus[g].node];
+      spec.gpus.push_back(gpu_host[g]);
+      spec.cpus.push_back(node.cpu_host_count > 0 ? s4u::Host::by_name(plat.hosts[node.first_cpu_host].name)
+                                                  : gpu_host[g]);
+      spec.nodes.push_back(plat.gpus[g].node);
+    }
+    return spec;
+  }
+
+  /** Every link on a route between two of `gpus` (the links a traced job may use). */
+  std::vector<const s4u::Link*> links_between(const std::vector<uint32_t>& gpus) const
+  {
+    std::vector<const s4u::Link*> out;
+    for (uint32_t a : gpus)
+      for (uint32_t b : gpus)
+        if (a != b) {
+          std::vector<s4u::Link*> route;
+          gpu_host[a]->route_to(gpu_host[b], route, nullptr);
+          out.insert(out.end(), route.begin(), route.end());
+        }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
 
   std::shared_ptr<const Schedule> ring(uint32_t n)
   {
@@ -278,77 +458,28 @@ public:
   void calibrate()
   {
     std::vector<CalibrationKey> wanted;
+    std::vector<TraceKey> traced_wanted;
     for (size_t j = 0; j < w.jobs.size(); j++)
-      if (communicates(j)) {
+      if (traced(j)) {
+        TraceKey key{w.jobs[j].profile, w.jobs[j].resources, type_of_job[j]};
+        if (std::find(traced_wanted.begin(), traced_wanted.end(), key) == traced_wanted.end())
+          traced_wanted.push_back(key);
+      } else if (communicates(j)) {
         CalibrationKey key{w.jobs[j].resources, w.profile_of(w.jobs[j]).gradient_bytes, type_of_job[j]};
         if (std::find(wanted.begin(), wanted.end(), key) == wanted.end())
           wanted.push_back(key);
       }
-    if (not wanted.empty()) {
-      if (s4u::Engine::get_instance()->get_actor_count() > 0)
-        throw RunError("the GPU-cluster manager calibrates its all-reduces before any other actor exists: "
-                       "put its component first in the experiment");
-      // the placements pack gives on the empty cluster
-      GpuSchedulerConfig pc;
-      pc.placement = GpuPlacement::pack;
-      GpuScheduler empty(sched.topology(), pc);
-      std::vector<std::vector<uint32_t>> where;
-      for (const auto& [n, bytes, type] : wanted)
-        where.push_back(empty.place(n, type));
-      int fds[2];
-      if (::pipe(fds) != 0)
-        throw RunError("cannot create a pipe for the all-reduce calibration");
-      pid_t pid = ::fork();
-      if (pid < 0)
-        throw RunError("cannot fork the all-reduce calibration");
-      if (pid == 0) {
-        ::close(fds[0]);
-        std::vector<double> out(wanted.size(), -1);
-        s4u::Actor::create("gpu-calibration", gpu_host[0], [&]() {
-          for (size_t i = 0; i < wanted.size(); i++) {
-            double t0 = s4u::Engine::get_clock();
-            run_allreduce(where[i], std::get<1>(wanted[i]));
-            out[i] = s4u::Engine::get_clock() - t0;
-          }
-        });
-        s4u::Engine::get_instance()->run();
-        const char* p = reinterpret_cast<const char*>(out.data());
-        size_t left   = out.size() * sizeof(double);
-        while (left > 0) {
-          ssize_t k = ::write(fds[1], p, left);
-          if (k <= 0)
-            ::_exit(1);
-          p += k;
-          left -= static_cast<size_t>(k);
-        }
-        ::_exit(0);
-      }
-      ::close(fds[1]);
-      std::vector<double> got(wanted.size(), -1);
-      char* p     = reinterpret_cast<char*>(got.data());
-      size_t left = got.size() * sizeof(double);
-      while (left > 0) {
-        ssize_t k = ::read(fds[0], p, left);
-        if (k < 0 && errno == EINTR)
-          continue;
-        if (k <= 0)
-          break;
-        p += k;
-        left -= static_cast<size_t>(k);
-      }
-      ::close(fds[0]);
-      int status = 0;
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      if (left > 0 || not WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-          std::any_of(got.begin(), got.end(), [](double t) { return not(t >= 0); }))
-        throw RunError("the all-reduce calibration (a forked simulation of each job's all-reduce alone) failed");
-      for (size_t i = 0; i < wanted.size(); i++)
-        alone_allreduce[wanted[i]] = got[i];
-    }
+    if (not wanted.empty() || not traced_wanted.empty())
+      run_calibration(wanted, traced_wanted);
     for (size_t j = 0; j < w.jobs.size(); j++) {
       const auto& pr = w.profile_of(w.jobs[j]);
-      double t       = 0;
+      if (traced(j)) {
+        const auto& v            = alone_trace.at({w.jobs[j].profile, w.jobs[j].resources, type_of_job[j]});
+        rec[j].alone_iteration_s = v[0];
+        rec[j].compute_s         = std::accumulate(v.begin() + 1, v.end(), 0.0) / static_cast<double>(v.size() - 1);
+        continue;
+      }
+      double t = 0;
       if (communicates(j))
         t = alone_allreduce.at({w.jobs[j].resources, pr.gradient_bytes, type_of_job[j]});
       if (pr.iteration_s) {
@@ -362,6 +493,131 @@ public:
       }
       rec[j].alone_iteration_s = rec[j].compute_s + t;
     }
+  }
+
+  /** Simulates, in a forked child, each all-reduce of `wanted` and one iteration of each traced job
+   *  of `traced_wanted` alone, on the placements pack gives on the empty cluster; an error there
+   *  (a bad trace) comes back as it was raised. */
+  void run_calibration(const std::vector<CalibrationKey>& wanted, const std::vector<TraceKey>& traced_wanted)
+  {
+    if (s4u::Engine::get_instance()->get_actor_count() > 0)
+      throw RunError("the GPU-cluster manager calibrates its jobs before any other actor exists: "
+                     "put its component first in the experiment");
+    GpuSchedulerConfig pc;
+    pc.placement = GpuPlacement::pack;
+    GpuScheduler empty(sched.topology(), pc);
+    std::vector<std::vector<uint32_t>> where, twhere;
+    for (const auto& [n, bytes, type] : wanted)
+      where.push_back(empty.place(n, type));
+    // results: one per all-reduce, then per traced job its iteration and each rank's compute
+    std::vector<size_t> offset;
+    size_t size = wanted.size();
+    for (const auto& [profile, n, type] : traced_wanted) {
+      twhere.push_back(empty.place(n, type));
+      offset.push_back(size);
+      size += 1 + n;
+    }
+    int fds[2];
+    if (::pipe(fds) != 0)
+      throw RunError("cannot create a pipe for the calibration");
+    pid_t pid = ::fork();
+    if (pid < 0)
+      throw RunError("cannot fork the calibration");
+    if (pid == 0) {
+      ::close(fds[0]);
+      std::vector<double> out(size, -1);
+      char kind = 0; // 'I': an input error, 'R' another one
+      std::string file, place, message;
+      std::vector<std::unique_ptr<replay::Replay>> replays;
+      auto failed = [&](const std::exception& e) {
+        if (kind != 0)
+          return;
+        if (const auto* ie = dynamic_cast<const InputError*>(&e)) {
+          kind    = 'I';
+          file    = ie->file();
+          place   = ie->place();
+          message = ie->message();
+        } else {
+          kind    = 'R';
+          message = e.what();
+        }
+      };
+      s4u::Actor::create("gpu-calibration", gpu_host[0], [&]() {
+        try {
+          for (size_t i = 0; i < wanted.size(); i++) {
+            double t0 = s4u::Engine::get_clock();
+            run_allreduce(where[i], std::get<1>(wanted[i]));
+            out[i] = s4u::Engine::get_clock() - t0;
+          }
+          for (size_t k = 0; k < traced_wanted.size(); k++) {
+            size_t j = 0;
+            while (w.jobs[j].profile != std::get<0>(traced_wanted[k]))
+              j++;
+            replays.push_back(std::make_unique<replay::Replay>(replay_options(nullptr)));
+            auto done   = s4u::Semaphore::create(0);
+            double t0   = s4u::Engine::get_clock();
+            auto spec   = trace_spec(static_cast<uint32_t>(j), twhere[k], w.jobs[j].id + ":calibration");
+            size_t base = offset[k];
+            spec.on_end = [&out, base, t0, done](const std::vector<replay::RankResult>& ranks) {
+              out[base] = s4u::Engine::get_clock() - t0;
+              for (size_t q = 0; q < ranks.size(); q++)
+                out[base + 1 + q] = ranks[q].compute_s;
+              done->release();
+            };
+            replays.back()->add_job(std::move(spec));
+            done->acquire();
+          }
+        } catch (const std::exception& e) {
+          failed(e);
+          s4u::Actor::kill_all();
+        }
+      });
+      s4u::Engine::get_instance()->run();
+      for (const auto& r : replays)
+        try {
+          r->check();
+        } catch (const std::exception& e) {
+          failed(e);
+        }
+      bool ok = write_all(fds[1], &kind, 1);
+      for (const std::string* t : {&file, &place, &message}) {
+        uint64_t len = t->size();
+        ok           = ok && write_all(fds[1], &len, sizeof len) && write_all(fds[1], t->data(), t->size());
+      }
+      ok = ok && write_all(fds[1], out.data(), out.size() * sizeof(double));
+      ::_exit(ok ? 0 : 1);
+    }
+    ::close(fds[1]);
+    char kind = 0;
+    std::string text[3];
+    std::vector<double> got(size, -1);
+    bool ok = read_all(fds[0], &kind, 1);
+    for (auto& t : text) {
+      uint64_t len = 0;
+      ok           = ok && read_all(fds[0], &len, sizeof len) && len < (uint64_t{1} << 20);
+      if (ok) {
+        t.resize(len);
+        ok = read_all(fds[0], t.data(), len);
+      }
+    }
+    ok = ok && read_all(fds[0], got.data(), got.size() * sizeof(double));
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (ok && kind == 'I')
+      throw InputError(text[0], text[1], text[2]);
+    if (ok && kind == 'R')
+      throw RunError("calibrating the jobs alone (a forked simulation): " + text[2]);
+    if (not ok || not WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        std::any_of(got.begin(), got.end(), [](double t) { return not(t >= 0); }))
+      throw RunError("the calibration (a forked simulation of each job's all-reduce or iteration alone) failed");
+    for (size_t i = 0; i < wanted.size(); i++)
+      alone_allreduce[wanted[i]] = got[i];
+    for (size_t k = 0; k < traced_wanted.size(); k++)
+      alone_trace[traced_wanted[k]] =
+          std::vector<double>(got.begin() + static_cast<std::ptrdiff_t>(offset[k]),
+                              got.begin() + static_cast<std::ptrdiff_t>(offset[k] + 1 + std::get<1>(traced_wanted[k])));
   }
 
   /** One all-reduce of `bytes` over `hosts`, alone (calibration child). */
@@ -424,9 +680,29 @@ public:
     std::shared_ptr<replay::nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.protocol)
     CollectiveOptions options;
     std::vector<std::pair<std::vector<s4u::Link*>, double>> paths; ///< routes and bytes per iteration
+    // a job replaying Chakra traces: each iteration a job of its Replay, once all its ranks are there
+    bool traced = false;
+    std::unique_ptr<replay::LinkTraffic> traffic; ///< the bytes its iterations put on each link
+    std::unique_ptr<replay::Replay> replay;
+    std::vector<double> busy; ///< per rank: its compute time in the last iteration replayed
+    uint64_t replayed = 0;    ///< iterations replayed in this run
+    struct TraceIteration {
+      uint32_t arrived       = 0;
+      s4u::SemaphorePtr done = s4u::Semaphore::create(0);
+    };
+    std::map<uint64_t, TraceIteration> trace_iterations;
 
     void rank(uint32_t r);
+    void replay_iteration(uint32_t r, uint64_t i);
     void iteration_done(uint64_t i);
+    /** The first of `durations` the estimate uses: the last k of up to 2 k, then the last half.
+     *  After a change, the ranks (each computing, then joining the all-reduce) take a few
+     *  iterations to settle into their common pace; those first iterations are left out. */
+    size_t measure_window() const
+    {
+      size_t d = durations.size();
+      return d >= 4 * size_t{k} ? d / 4 : (d > k ? std::min(d - k, size_t{k}) : 0);
+    }
     uint64_t advance(uint32_t r, uint64_t a);
     void change();
     void stop();
@@ -456,7 +732,16 @@ public:
     double now        = s4u::Engine::get_clock();
     r.start_s         = now;
     r.last_completion = now + (rec[j].preemptions > 0 ? cfg.restart_s : 0);
-    if (r.bytes > 0) {
+    if (traced(j)) {
+      r.traced          = true;
+      r.traffic         = std::make_unique<replay::LinkTraffic>();
+      r.replay          = std::make_unique<replay::Replay>(replay_options(r.traffic.get()));
+      r.links           = links_between(gpus);
+      const auto& alone = alone_trace.at({job.profile, job.resources, type_of_job[j]});
+      r.busy.assign(alone.begin() + 1, alone.end());
+      if (rec[j].algorithm.empty())
+        rec[j].algorithm = "trace";
+    } else if (r.bytes > 0) {
       auto c                = collective_for(gpus, r.bytes);
       r.schedule            = c.schedule;
       r.costs               = c.costs;
@@ -496,12 +781,19 @@ public:
         gpu_host[g]->set_pstate(default_pstate[g]);
     rec[j].run_s += s4u::Engine::get_clock() - r.start_s;
     rec[j].tenures.push_back({r.start_s, s4u::Engine::get_clock(), rec[j].gpus, r.completed < r.total});
-    // the bytes its ring put on each link (a ring sends the same on every edge at every iteration)
+    // the bytes its ring put on each link (a ring sends the same on every edge at every iteration);
+    // a traced job's iterations each put the same bytes on the same links
     auto iterations = static_cast<double>(r.completed - r.first);
     for (const auto& [route, b] : r.paths)
       for (auto* l : route) {
         link_bytes[l] += b * iterations;
         rec[j].link_energy_j += dynamic_joules_per_byte(l) * b * iterations;
+      }
+    if (r.traced && r.replayed > 0)
+      for (const auto& [l, b] : r.traffic->links()) {
+        double bytes = b * iterations / static_cast<double>(r.replayed);
+        link_bytes[l] += bytes;
+        rec[j].link_energy_j += dynamic_joules_per_byte(l) * bytes;
       }
     if (r.completed < r.total)
       rec[j].preemptions++;
@@ -572,6 +864,24 @@ public:
         return;
     for (uint32_t o : group)
       runs[o]->begin_advance();
+  }
+
+  /** After the run: a traced job's replay error (a bad trace, a deadlock in one), first those an
+   *  actor raised; else jobs left unfinished. */
+  void collect_errors()
+  {
+    for (bool raised : {true, false})
+      for (const auto* list : {&runs, &finished_runs})
+        for (const auto& r : *list)
+          if (error.empty() && r && r->replay && (r->replay->failed() || not raised))
+            try {
+              r->replay->check();
+            } catch (const std::exception& e) {
+              error = "job " + w.jobs[r->job].id + ": " + e.what();
+            }
+    if (error.empty() && done_count < w.jobs.size())
+      error = std::to_string(w.jobs.size() - done_count) + " of the " + std::to_string(w.jobs.size()) +
+              " jobs did not finish: the simulation ended with them waiting";
   }
 
   // --- the manager's actor --------------------------------------------------------------------
@@ -652,7 +962,10 @@ void GpuManager::Impl::Run::rank(uint32_t r)
       if (i >= stop_at)
         break;
       started_upto = std::max(started_upto, i + 1);
-      run_kernel(hosts[r], compute_s);
+      if (traced)
+        replay_iteration(r, i);
+      else
+        run_kernel(hosts[r], compute_s);
       if (bytes > 0) {
         auto& c = colls[i];
         if (not c.run)
@@ -679,6 +992,30 @@ void GpuManager::Impl::Run::rank(uint32_t r)
   m->rank_exited(*this);
 }
 
+void GpuManager::Impl::Run::replay_iteration(uint32_t, uint64_t i)
+{
+  // the last rank to reach the iteration starts its replay; each waits for the whole of it
+  auto& it               = trace_iterations[i];
+  s4u::SemaphorePtr done = it.done;
+  if (++it.arrived == n) {
+    replay->drop_ended_jobs();
+    double total0 = traffic->total();
+    auto spec     = m->trace_spec(job, m->rec[job].gpus, m->w.jobs[job].id + "#" + std::to_string(i));
+    spec.on_end   = [this, i, total0](const std::vector<replay::RankResult>& ranks) {
+      for (size_t q = 0; q < ranks.size() && q < busy.size(); q++)
+        busy[q] = ranks[q].compute_s;
+      bytes_per_iteration = traffic->total() - total0;
+      replayed++;
+      s4u::SemaphorePtr d = trace_iterations.at(i).done;
+      trace_iterations.erase(i);
+      for (uint32_t q = 0; q < n; q++)
+        d->release();
+    };
+    replay->add_job(std::move(spec));
+  }
+  done->acquire();
+}
+
 void GpuManager::Impl::Run::iteration_done(uint64_t i)
 {
   double now = s4u::Engine::get_clock();
@@ -687,7 +1024,7 @@ void GpuManager::Impl::Run::iteration_done(uint64_t i)
   rc.iterations++;
   rc.simulated++;
   rc.bytes_moved += bytes_per_iteration;
-  XBT_DEBUG("job %s: iteration %llu done", m->w.jobs[job].id.c_str(), static_cast<unsigned long long>(i));
+  XBT_VERB("job %s: iteration %llu done", m->w.jobs[job].id.c_str(), static_cast<unsigned long long>(i));
   if (exact || completed >= stop_at)
     return;
   if (fresh) { // the iteration a change cut into: not a measure
@@ -695,23 +1032,40 @@ void GpuManager::Impl::Run::iteration_done(uint64_t i)
     last_completion = now;
     return;
   }
-  // every iteration since the change: their mean is the estimate once its standard error is within
-  // measure_error of it (iterations under contention vary with the jobs' phases; alone, they do not),
-  // after at least k iterations and at most 64 k
+  // the iterations since the change, less the first ones while the ranks settle into their pace
+  // (measure_window): their mean is the estimate once its standard error is within measure_error of
+  // it (iterations under contention vary with the jobs' phases; alone, they do not) and the means of
+  // the window's two halves differ by no more (iterations still settling drift), after at least k
+  // iterations and at most 64 k
   durations.push_back(now - last_completion);
   last_completion = now;
   if (sim_left > 0)
     sim_left--;
   if (sim_left == 0 && not ready && advance_from == kNone) {
+    size_t from = measure_window();
     double mean = 0, var = 0;
-    for (double d : durations)
-      mean += d;
-    mean /= static_cast<double>(durations.size());
-    for (double d : durations)
-      var += (d - mean) * (d - mean);
-    double nd  = static_cast<double>(durations.size());
-    double sem = durations.size() > 1 ? std::sqrt(var / (nd - 1) / nd) : 0;
-    if (sem <= m->cfg.measure_error * mean || durations.size() >= 64 * k) {
+    for (size_t q = from; q < durations.size(); q++)
+      mean += durations[q];
+    double nd = static_cast<double>(durations.size() - from);
+    mean /= nd;
+    for (size_t q = from; q < durations.size(); q++)
+      var += (durations[q] - mean) * (durations[q] - mean);
+    double sem     = nd > 1 ? std::sqrt(var / (nd - 1) / nd) : 0;
+    size_t mid     = from + (durations.size() - from) / 2;
+    double half[2] = {0, 0};
+    for (size_t q = from; q < durations.size(); q++)
+      half[q < mid ? 0 : 1] += durations[q];
+    double n0 = static_cast<double>(mid - from), n1 = static_cast<double>(durations.size() - mid);
+    double drift = mid > from ? std::fabs(half[1] / n1 - half[0] / n0) : 0;
+    // the halves' difference beyond their noise (pooled variance within each half): a drift
+    double within = 0;
+    for (size_t q = from; q < durations.size(); q++) {
+      double d = durations[q] - (q < mid ? half[0] / n0 : half[1] / n1);
+      within += d * d;
+    }
+    double noise = nd > 2 ? 3 * std::sqrt(within / (nd - 2) * (1 / n0 + 1 / n1)) : 0;
+    if ((sem <= m->cfg.measure_error * mean && (drift <= m->cfg.measure_error * mean || drift <= noise)) ||
+        durations.size() >= 64 * k) {
       ready = true;
       m->try_advance(job);
     }
@@ -722,13 +1076,14 @@ void GpuManager::Impl::Run::begin_advance()
 {
   if (advancing || advance_from != kNone)
     return;
-  ready      = false;
-  double sum = 0;
-  for (double d : durations)
-    sum += d;
+  ready = false;
   if (durations.empty())
     return;
-  t_iter       = sum / static_cast<double>(durations.size());
+  size_t from = measure_window();
+  double sum  = 0;
+  for (size_t q = from; q < durations.size(); q++)
+    sum += durations[q];
+  t_iter       = sum / static_cast<double>(durations.size() - from);
   advance_from = std::max(started_upto, completed);
   XBT_VERB("job %s advances from iteration %llu at %g s per iteration (%zu measured)", m->w.jobs[job].id.c_str(),
            static_cast<unsigned long long>(advance_from), t_iter, durations.size());
@@ -754,7 +1109,7 @@ uint64_t GpuManager::Impl::Run::advance(uint32_t r, uint64_t a)
   // the GPU computes the same share of the time as in the iterations measured: an execution
   // bounded to that share of its speed (the energy plugin sees the same load)
   s4u::ExecPtr duty;
-  double kernel = kernel_seconds(hosts[r], compute_s);
+  double kernel = traced ? busy[r] : kernel_seconds(hosts[r], compute_s);
   if (advancing && kernel > 0 && t_iter > 0) {
     double speed = hosts[r]->get_pstate_speed(hosts[r]->get_pstate());
     duty         = s4u::Exec::init();
@@ -861,6 +1216,7 @@ void GpuManager::start()
 
 const std::string& GpuManager::error() const
 {
+  impl_->collect_errors();
   return impl_->error;
 }
 

@@ -212,6 +212,16 @@ void LinkTraffic::add(const s4u::Host* src, const s4u::Host* dst, double bytes)
   }
   for (size_t i : it->second)
     bytes_[i] += bytes;
+  total_ += bytes;
+}
+
+std::vector<std::pair<const s4u::Link*, double>> LinkTraffic::links() const
+{
+  std::vector<std::pair<const s4u::Link*, double>> out;
+  for (const auto& [link, i] : index_)
+    if (bytes_[i] > 0)
+      out.emplace_back(link, bytes_[i]);
+  return out;
 }
 
 double LinkTraffic::bytes(const s4u::Link* link) const

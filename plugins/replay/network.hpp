@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sgai::replay {
@@ -85,8 +86,13 @@ class LinkTraffic {
 public:
   void add(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes);
   double bytes(const simgrid::s4u::Link* link) const;
+  /** Every link that carried bytes, with them. */
+  std::vector<std::pair<const simgrid::s4u::Link*, double>> links() const;
+  /** The bytes of every transfer added (each counted once, whatever its route). */
+  double total() const { return total_; }
 
 private:
+  double total_ = 0;
   mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::vector<size_t>> routes_;
   std::map<const simgrid::s4u::Link*, size_t> index_;
   std::vector<double> bytes_;

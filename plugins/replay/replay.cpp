@@ -108,6 +108,8 @@ struct Rank {
 
 struct Job {
   JobSpec spec;
+  uint32_t ranks_ended = 0;
+  uint32_t live_actors = 0; ///< its actors still running (stream and point-to-point)
   std::vector<std::unique_ptr<Rank>> ranks;
   std::vector<uint32_t> world; ///< 0..n-1
   /** Communicator groups listing every rank once: the world (ASTRA-sim plans them as such). */
@@ -127,6 +129,23 @@ struct Job {
 /** Thrown out of a stream actor after the error is recorded: ends the actor quietly. */
 struct Stop {};
 
+RankResult result_of(const Job& job, const Rank& r)
+{
+  RankResult x;
+  x.job                 = job.spec.name;
+  x.rank                = r.index;
+  x.global              = r.global;
+  x.host                = r.gpu->get_name();
+  x.end_s               = r.end;
+  x.compute_s           = r.busy[compute];
+  x.comm_s              = r.comm_time;
+  x.cpu_s               = r.busy[cpu];
+  x.nodes               = r.nodes;
+  x.untyped_collectives = r.untyped;
+  x.data_deps_auto      = r.data_deps_auto;
+  return x;
+}
+
 } // namespace
 
 struct Replay::Impl {
@@ -138,9 +157,10 @@ struct Replay::Impl {
   UnsharedPaths unshared_paths; ///< transfer times when the network shares nothing (congestion-unaware)
   std::string error;            ///< the first error: file, place (rank, node) and message apart
   std::string error_file, error_place, error_message;
-  bool error_is_input  = false;
-  uint64_t total_nodes = 0;
-  uint32_t next_global = 0;
+  bool error_is_input    = false;
+  uint64_t total_nodes   = 0;
+  uint64_t dropped_nodes = 0; ///< of the jobs drop_ended_jobs forgot
+  uint32_t next_global   = 0;
 
   /** Records the run's first error and stops every actor. */
   void record(const Rank& r, const Node* n, const std::string& message, bool input)
@@ -298,8 +318,11 @@ struct Replay::Impl {
         // each runs in its own actor, so a pending receive never holds up a send or a collective
         Rank* rank = &r;
         r.p2p_in_flight.insert(n);
-        s4u::Actor::create(r.job->spec.name + ":" + std::to_string(r.index) + ":p2p", r.gpu,
-                           [this, rank, n]() { run_point_to_point(*rank, n); });
+        r.job->live_actors++;
+        s4u::Actor::create(r.job->spec.name + ":" + std::to_string(r.index) + ":p2p", r.gpu, [this, rank, n]() {
+          run_point_to_point(*rank, n);
+          rank->job->live_actors--;
+        });
         continue;
       }
       r.queue[s].push_back(n);
@@ -316,6 +339,13 @@ struct Replay::Impl {
           r.idle[s] = false;
           r.actor[s]->resume();
         }
+      Job& job = *r.job;
+      if (++job.ranks_ended == job.ranks.size() && job.spec.on_end) {
+        std::vector<RankResult> ended;
+        for (const auto& x : job.ranks)
+          ended.push_back(result_of(job, *x));
+        job.spec.on_end(ended);
+      }
     }
   }
 
@@ -590,15 +620,18 @@ struct Replay::Impl {
       rec.protocol  = in->costs ? in->costs->name : std::string();
       rec.ranks     = static_cast<uint32_t>(members->size());
       rec.start_s   = in->start;
-      records.push_back(rec);
-      in->first_node = records.size() - 1; // its record from now on
+      if (options.keep_collectives) {
+        records.push_back(rec);
+        in->first_node = records.size() - 1; // its record from now on
+      }
       for (auto* a : in->waiting)
         a->resume();
       in->waiting.clear();
     }
     in->run->run_rank(local);
     if (++in->finished == members->size()) {
-      records[in->first_node].end_s = s4u::Engine::get_clock();
+      if (options.keep_collectives)
+        records[in->first_node].end_s = s4u::Engine::get_clock();
       job.instances.erase({group, seq});
     }
   }
@@ -811,8 +844,12 @@ void Replay::add_job(JobSpec spec)
     for (int st = kStreams - 1; st >= 0; st--) {
       Rank* rank      = r.get();
       s4u::Host* host = st == cpu ? rank->cpu : rank->gpu;
+      job->live_actors++;
       auto actor = s4u::Actor::create(job->spec.name + ":" + std::to_string(rank->index) + ":" + kStreamNames[st], host,
-                                      [impl, rank, st]() { impl->stream_loop(*rank, st); });
+                                      [impl, rank, st]() {
+                                        impl->stream_loop(*rank, st);
+                                        rank->job->live_actors--;
+                                      });
       rank->actor[st] = actor.get();
     }
   impl_->jobs.push_back(std::move(job));
@@ -858,27 +895,35 @@ void Replay::check() const
     throw RunError("the replay deadlocked: " + std::to_string(count) + " rank(s) blocked: " + blocked.str());
 }
 
+bool Replay::failed() const
+{
+  return not impl_->error.empty();
+}
+
 const std::vector<RankResult>& Replay::ranks() const
 {
   auto& im = *impl_;
   if (im.results.empty())
     for (const auto& job : im.jobs)
-      for (const auto& r : job->ranks) {
-        RankResult x;
-        x.job                 = job->spec.name;
-        x.rank                = r->index;
-        x.global              = r->global;
-        x.host                = r->gpu->get_name();
-        x.end_s               = r->end;
-        x.compute_s           = r->busy[compute];
-        x.comm_s              = r->comm_time;
-        x.cpu_s               = r->busy[cpu];
-        x.nodes               = r->nodes;
-        x.untyped_collectives = r->untyped;
-        x.data_deps_auto      = r->data_deps_auto;
-        im.results.push_back(x);
-      }
+      for (const auto& r : job->ranks)
+        im.results.push_back(result_of(*job, *r));
   return im.results;
+}
+
+size_t Replay::drop_ended_jobs()
+{
+  auto& jobs = impl_->jobs;
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                            [this](const std::unique_ptr<Job>& j) {
+                              if (j->ranks_ended < j->ranks.size() || j->live_actors > 0)
+                                return false;
+                              for (const auto& r : j->ranks)
+                                impl_->dropped_nodes += r->nodes;
+                              return true;
+                            }),
+             jobs.end());
+  impl_->results.clear();
+  return jobs.size();
 }
 
 const std::vector<CollectiveRecord>& Replay::collectives() const
@@ -888,7 +933,7 @@ const std::vector<CollectiveRecord>& Replay::collectives() const
 
 uint64_t Replay::nodes_replayed() const
 {
-  uint64_t n = 0;
+  uint64_t n = impl_->dropped_nodes;
   for (const auto& job : impl_->jobs)
     for (const auto& r : job->ranks)
       n += r->nodes;

@@ -17,6 +17,7 @@
 #include <simgrid/forward.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -71,7 +72,11 @@ struct ReplayOptions {
   std::optional<bool> control_deps;
   size_t window     = 1 << 16;
   std::ostream* log = nullptr; ///< replay log CSV (rank,node_id,event,time_us,type,name)
+  /** false: collectives() stays empty (a replay of many iterations need not hold every record). */
+  bool keep_collectives = true;
 };
+
+struct RankResult;
 
 struct JobSpec {
   std::string name;
@@ -80,6 +85,9 @@ struct JobSpec {
   std::vector<simgrid::s4u::Host*> cpus;               ///< rank i's CPU host (empty: the GPU host)
   std::map<std::string, std::vector<uint32_t>> groups; ///< communicator groups by pg_name
   std::vector<uint32_t> nodes;                         ///< rank i's node (NCCL's model); empty: one node
+  /** Called once every rank has replayed its whole trace (from the last rank's actor), with the
+   *  job's ranks' results. */
+  std::function<void(const std::vector<RankResult>&)> on_end;
 };
 
 struct RankResult {
@@ -123,10 +131,15 @@ public:
   /** After the run: the first error an actor met (InputError naming the file, rank and node),
    *  or RunError naming the blocked ranks and their pending nodes when the trace deadlocked. */
   void check() const;
+  /** Whether an actor met an error (check() raises it). */
+  bool failed() const;
 
   const std::vector<RankResult>& ranks() const;
   const std::vector<CollectiveRecord>& collectives() const;
   uint64_t nodes_replayed() const;
+  /** Forgets the jobs whose ranks have all ended and whose actors have all exited (their ranks
+   *  leave ranks()); returns how many jobs are left. For a caller adding jobs as it goes. */
+  size_t drop_ended_jobs();
 
   struct Impl;
 

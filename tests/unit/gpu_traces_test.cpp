@@ -79,6 +79,42 @@ TEST(Training, ProfilesRoundTripThroughBatsimJson)
   EXPECT_EQ(back.jobs[1].resources, 2U);
 }
 
+TEST(Training, TraceAndGeneratedProfilesRoundTrip)
+{
+  auto file        = write("train-traces.json", R"({
+    "jobs": [ {"id": "a", "subtime": 0, "res": 8, "profile": "ets"},
+              {"id": "b", "subtime": 5, "res": 16, "profile": "gen"} ],
+    "profiles": {
+      "ets": {"type": "training", "model": "gpt", "iterations": 10, "traces": "ets/gpt", "comm_groups": "ets/gpt.groups.json"},
+      "gen": {"type": "training", "model": "gpt-1b", "iterations": 7,
+              "parallelism": {"data": 2, "tensor": 4, "pipeline": 2, "microbatches": 8, "bucket": "50MiB"},
+              "transformer": {"layers": 24, "hidden": 2048, "sequence": 2048, "batch": 16}}
+    }
+  })");
+  Workload w       = read_batsim(file);
+  const Profile& e = w.profile_of(w.jobs[0]);
+  EXPECT_TRUE(e.replays_traces());
+  EXPECT_EQ(e.traces, "ets/gpt");
+  EXPECT_EQ(e.traces_path, (std::filesystem::path(file).parent_path() / "ets/gpt").lexically_normal());
+  EXPECT_EQ(e.comm_groups_path, (std::filesystem::path(file).parent_path() / "ets/gpt.groups.json").lexically_normal());
+  const Profile& g = w.profile_of(w.jobs[1]);
+  ASSERT_TRUE(g.generated);
+  EXPECT_EQ(g.generated->ranks(), 16U);
+  EXPECT_EQ(g.generated->microbatches, 8U);
+  EXPECT_EQ(g.generated->bucket_bytes, 50U << 20);
+  EXPECT_EQ(g.generated->layers, 24U);
+  EXPECT_EQ(g.generated->bytes_per_element, 2U);
+  std::ostringstream out;
+  write_batsim(w, out);
+  Workload back = read_batsim(write("train-traces-back.json", out.str()));
+  EXPECT_EQ(back.profile_of(back.jobs[0]).traces, "ets/gpt");
+  EXPECT_EQ(back.profile_of(back.jobs[0]).comm_groups, "ets/gpt.groups.json");
+  const auto& bg = *back.profile_of(back.jobs[1]).generated;
+  EXPECT_EQ(bg.tensor, 4U);
+  EXPECT_EQ(bg.bucket_bytes, 50U << 20);
+  EXPECT_EQ(bg.hidden, 2048U);
+}
+
 TEST(Training, BadProfilesNameTheirField)
 {
   auto bad = [](const std::string& profile) {
@@ -89,9 +125,45 @@ TEST(Training, BadProfilesNameTheirField)
     });
   };
   EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3, "iteration_time": 1, "compute_time": 1})")
-                .find("at /profiles/p/compute_time: a training profile gives 'iteration_time'"),
+                .find("at /profiles/p: a training profile gives one of 'iteration_time'"),
             std::string::npos);
-  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3})").find("needs 'iteration_time'"),
+  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3, "traces": "ets/x", "compute_time": 1})")
+                .find("not several"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3})").find("needs one of 'iteration_time'"),
+            std::string::npos);
+  // Chakra traces and generated iterations
+  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3, "traces": "/abs/ets"})")
+                .find("at /profiles/p/traces: traces '/abs/ets' must be relative to the workload's folder"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3, "traces": "ets/x", "gradient_bytes": 5})")
+                .find("at /profiles/p/gradient_bytes: gradient_bytes: a job replaying Chakra traces"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3, "compute_time": 1, "comm_groups": "g.json"})")
+                .find("at /profiles/p/comm_groups: 'comm_groups' names the communicator groups of Chakra traces"),
+            std::string::npos);
+  EXPECT_NE(
+      bad(R"({"type": "training", "model": "m", "iterations": 3, "parallelism": {"data": 2, "tensor": 1, "pipeline": 1}})")
+          .find("at /profiles/p: a training profile with 'parallelism' needs 'transformer'"),
+      std::string::npos);
+  EXPECT_NE(
+      bad(R"({"type": "training", "model": "m", "iterations": 3, "parallelism": {"data": 2, "tensor": 1, "pipeline": 4},
+                    "transformer": {"layers": 2, "hidden": 64, "sequence": 64, "batch": 2}})")
+          .find("at /profiles/p/parallelism: the model has 2 layers for 4 pipeline stages"),
+      std::string::npos);
+  EXPECT_NE(
+      bad(R"({"type": "training", "model": "m", "iterations": 3, "parallelism": {"data": 0, "tensor": 1, "pipeline": 1},
+                    "transformer": {"layers": 2, "hidden": 64, "sequence": 64, "batch": 2}})")
+          .find("/profiles/p/parallelism/data"),
+      std::string::npos);
+  EXPECT_NE(
+      bad(R"({"type": "training", "model": "m", "iterations": 3, "parallelism": {"data": 256, "tensor": 256, "pipeline": 2},
+                    "transformer": {"layers": 2, "hidden": 64, "sequence": 64, "batch": 2}})")
+          .find("makes 131072 ranks, above 65536"),
+      std::string::npos);
+  EXPECT_NE(bad(R"({"type": "training", "model": "m", "iterations": 3, "compute_time": 1,
+                    "transformer": {"layers": 2, "hidden": 64, "sequence": 64, "batch": 2}})")
+                .find("at /profiles/p/transformer: 'transformer' describes the model"),
             std::string::npos);
   EXPECT_NE(
       bad(R"({"type": "training", "model": "m", "iterations": 0, "compute_time": 1})").find("/profiles/p/iterations"),

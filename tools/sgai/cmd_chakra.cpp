@@ -356,20 +356,14 @@ struct TrainingArgs {
   std::string prefix = "training";
 };
 
-/** Trace nodes training_iteration makes for these options, at most (each layer its own gradient
- *  bucket): per rank, every microbatch's forward and backward (a compute and, under TP, an
- *  all-reduce per layer of its stage; a receive and a send between stages), the buckets and the
- *  optimizer step. */
 uint64_t training_nodes(const TrainingArgs& a)
 {
-  uint64_t total = 0;
-  for (int64_t s = 0; s < a.pp; s++) {
-    auto layers    = static_cast<uint64_t>(a.layers / a.pp + (s < a.layers % a.pp ? 1 : 0));
-    uint64_t pass  = (s > 0 ? 1 : 0) + layers * (a.tp > 1 ? 2 : 1) + (s + 1 < a.pp ? 1 : 0);
-    uint64_t trace = static_cast<uint64_t>(a.microbatches) * 2 * pass + (a.dp > 1 ? layers : 0) + 1;
-    total += trace * static_cast<uint64_t>(a.dp * a.tp);
-  }
-  return total;
+  chakra::Parallelism p;
+  p.data         = static_cast<uint32_t>(a.dp);
+  p.tensor       = static_cast<uint32_t>(a.tp);
+  p.pipeline     = static_cast<uint32_t>(a.pp);
+  p.microbatches = static_cast<uint32_t>(a.microbatches);
+  return chakra::training_node_bound(static_cast<uint64_t>(a.layers), p);
 }
 
 int generate_training(const TrainingArgs& a)
