@@ -283,13 +283,17 @@ void read_training(Object& o, Profile& p, const std::filesystem::path& folder)
     if (g.ranks() > 65536)
       par->fail("data x tensor x pipeline makes " + std::to_string(g.ranks()) +
                 " ranks, above 65536, the most sgai generates");
+    // the bounds of sgai chakra generate training
     auto to    = tf->object();
-    g.layers   = static_cast<uint32_t>(to.required("layers").integer(1, 1 << 20));
-    g.hidden   = static_cast<uint64_t>(to.required("hidden").integer(1, 1 << 24));
-    g.sequence = static_cast<uint64_t>(to.required("sequence").integer(1, 1 << 24));
-    g.batch    = static_cast<uint64_t>(to.required("batch").integer(1, 1 << 24));
-    g.bytes_per_element =
-        static_cast<uint32_t>(to.optional("bytes_per_element") ? to.required("bytes_per_element").integer(1, 8) : 2);
+    g.layers   = static_cast<uint32_t>(to.required("layers").integer(1, 4096));
+    g.hidden   = static_cast<uint64_t>(to.required("hidden").integer(1, 65536));
+    g.sequence = static_cast<uint64_t>(to.required("sequence").integer(1, 1048576));
+    g.batch    = static_cast<uint64_t>(to.required("batch").integer(1, 65536));
+    if (auto e = to.optional("bytes_per_element")) {
+      g.bytes_per_element = static_cast<uint32_t>(e->integer(1, 16));
+      if ((g.bytes_per_element & (g.bytes_per_element - 1)) != 0)
+        e->fail("bytes_per_element " + e->shown() + " must be 1, 2, 4, 8 or 16");
+    }
     to.finish({"layers", "hidden", "sequence", "batch", "bytes_per_element"});
     if (g.layers < g.pipeline)
       par->fail("the model has " + std::to_string(g.layers) + " layers for " + std::to_string(g.pipeline) +

@@ -259,6 +259,23 @@ case "$case_name" in
     sed 's/"hgx-n0": 2/"hgx-n9": 2/' "$tmp/pin.json" >"$tmp/pin9.json"
     run "$SGAI" run "$tmp/pin9.json" --out "$tmp/b"; expect_rc 1; expect_one_error_line "no node 'hgx-n9' in the platform"
     [ ! -e "$tmp/b" ] || fail "output folder written for bad input"
+    # jobs replaying Chakra traces: ETs from sgai chakra generate training, and the same iteration
+    # generated from the profile; each packed on a node of its own, alone: the same iteration time
+    run "$SGAI" chakra generate training --layers 4 --hidden 1024 --seq 512 --batch 8 --dp 2 --tp 2 --pp 2 \
+      --microbatches 2 --out "$tmp/ets" --prefix gpt; expect_rc 0
+    printf '{"jobs": [{"id": "ets", "subtime": 0, "res": 8, "profile": "e"}, {"id": "gen", "subtime": 0, "res": 8, "profile": "g"}], "profiles": {"e": {"type": "training", "model": "gpt", "iterations": 20, "traces": "ets/gpt", "comm_groups": "ets/gpt.groups.json"}, "g": {"type": "training", "model": "gpt", "iterations": 20, "parallelism": {"data": 2, "tensor": 2, "pipeline": 2, "microbatches": 2}, "transformer": {"layers": 4, "hidden": 1024, "sequence": 512, "batch": 8}}}}' >"$tmp/traced.json"
+    run "$SGAI" batch gpu --platform platforms/hgx-h100-cluster.json --workload "$tmp/traced.json" --out "$tmp/tr"; expect_rc 0
+    [ "$(grep -c ',COMPLETED_SUCCESSFULLY,.*,gpt,20,.*,trace,' "$tmp/tr/jobs.csv")" = 2 ] || fail "traced jobs: $(cat "$tmp/tr/jobs.csv")"
+    awk -F, 'NR == 2 { a = $22; m = $23 } NR == 3 { if (($22 - a) / a > 1e-9 || (a - $22) / a > 1e-9 || ($23 - m) / m > 1e-9 || (m - $23) / m > 1e-9) exit 1 }' \
+      "$tmp/tr/jobs.csv" || fail "ETs and generated differ: $(cat "$tmp/tr/jobs.csv")"
+    for f in gpu_allocations.csv links.csv energy_hosts.csv summary.json; do [ -s "$tmp/tr/$f" ] || fail "traced run: no $f"; done
+    sed 's/"id": "ets", "subtime": 0, "res": 8/"id": "ets", "subtime": 0, "res": 4/' "$tmp/traced.json" >"$tmp/ranks.json"
+    run "$SGAI" batch gpu --platform platforms/hgx-h100-cluster.json --workload "$tmp/ranks.json" --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "ranks.json: job 'ets': its profile 'e' has 8 ranks (one per GPU) but the job asks for 4 GPUs"
+    sed 's#"traces": "ets/gpt"#"traces": "ets/none"#' "$tmp/traced.json" >"$tmp/none.json"
+    run "$SGAI" batch gpu --platform platforms/hgx-h100-cluster.json --workload "$tmp/none.json" --out "$tmp/b"
+    expect_rc 1; expect_one_error_line "none.json: profile 'e': traces 'ets/none': no such ET file, folder or workload prefix"
+    [ ! -e "$tmp/b" ] || fail "output folder written for bad input"
     no_backtrace ;;
   gpu_traces)
     # the GPU-cluster trace converters on the public traces, with what each kept and skipped
