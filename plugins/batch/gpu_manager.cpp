@@ -1063,7 +1063,8 @@ void GpuManager::Impl::Run::iteration_done(uint64_t i)
       double d = durations[q] - (q < mid ? half[0] / n0 : half[1] / n1);
       within += d * d;
     }
-    double noise = nd > 2 ? 3 * std::sqrt(within / (nd - 2) * (1 / n0 + 1 / n1)) : 0;
+    // (with k iterations or more in each half: fewer cannot tell noise from a drift)
+    double noise = n0 >= k && n1 >= k ? 3 * std::sqrt(within / (nd - 2) * (1 / n0 + 1 / n1)) : 0;
     if ((sem <= m->cfg.measure_error * mean && (drift <= m->cfg.measure_error * mean || drift <= noise)) ||
         durations.size() >= 64 * k) {
       ready = true;
