@@ -53,36 +53,32 @@ constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kMaxGeneratedNodes = 2'000'000;
 constexpr double kMaxLayerFlops       = 1e18;
 
-/** Writes all of `size` bytes to `fd` (false when it cannot). */
-bool write_all(int fd, const void* data, size_t size)
+/** Moves all of `size` bytes at `data` through `io` (::read or ::write on `fd`), again after an
+ *  interruption; false at an early end or an error. */
+template <typename Io>
+bool transfer_all(Io io, int fd, char* data, size_t size)
 {
-  const char* p = static_cast<const char*>(data);
   while (size > 0) {
-    ssize_t k = ::write(fd, p, size);
+    ssize_t k = io(fd, data, size);
     if (k < 0 && errno == EINTR)
       continue;
     if (k <= 0)
       return false;
-    p += k;
+    data += k;
     size -= static_cast<size_t>(k);
   }
   return true;
 }
 
-/** Reads all of `size` bytes from `fd` (false at an early end). */
+bool write_all(int fd, const void* data, size_t size)
+{
+  return transfer_all([](int f, char* p, size_t n) { return ::write(f, p, n); }, fd,
+                      const_cast<char*>(static_cast<const char*>(data)), size);
+}
+
 bool read_all(int fd, void* data, size_t size)
 {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t k = ::read(fd, p, size);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    p += k;
-    size -= static_cast<size_t>(k);
-  }
-  return true;
+  return transfer_all([](int f, char* p, size_t n) { return ::read(f, p, n); }, fd, static_cast<char*>(data), size);
 }
 
 /** Seconds of a compute-bound kernel of `compute_s` (at P-state 0) on `host` in its P-state. */

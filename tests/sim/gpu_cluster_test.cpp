@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -73,6 +74,38 @@ std::vector<uint32_t> gpus_of_nodes(std::initializer_list<uint32_t> nodes)
     for (uint32_t k = 0; k < 8; k++)
       g.push_back(n * 8 + k);
   return g;
+}
+
+/** `count` figures that `body` computes in a child process (one Engine each); empty when the
+ *  child fails. */
+std::vector<double> in_child(size_t count, const std::function<std::vector<double>()>& body)
+{
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return {};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::vector<double> out = body();
+    out.resize(count, -1);
+    ssize_t k = ::write(fds[1], out.data(), out.size() * sizeof(double));
+    ::_exit(k == static_cast<ssize_t>(out.size() * sizeof(double)) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::vector<double> got(count);
+  size_t left = got.size() * sizeof(double);
+  char* p     = reinterpret_cast<char*>(got.data());
+  ssize_t k   = 0;
+  while (left > 0 && (k = ::read(fds[0], p, left)) > 0) {
+    p += k;
+    left -= static_cast<size_t>(k);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (left > 0)
+    return {};
+  return got;
 }
 
 double mix_iteration(const batch::GpuJobRecord& r)
@@ -186,11 +219,7 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
     cfg.pinned = pinned;
     cfg.nccl   = false;
     // a child process per configuration: one Engine each
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(fds[0]);
+    auto got = in_child(jobs + 2, [&]() {
       auto r = run(kUplinkTree, s.str(), cfg);
       std::vector<double> out;
       double sim = 0, all = 0;
@@ -201,22 +230,9 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
       }
       out.push_back(sim);
       out.push_back(all);
-      ssize_t k = ::write(fds[1], out.data(), out.size() * sizeof(double));
-      ::_exit(k == static_cast<ssize_t>(out.size() * sizeof(double)) ? 0 : 1);
-    }
-    ::close(fds[1]);
-    std::vector<double> got(jobs + 2);
-    size_t left = got.size() * sizeof(double);
-    char* p     = reinterpret_cast<char*>(got.data());
-    ssize_t k   = 0;
-    while (left > 0 && (k = ::read(fds[0], p, left)) > 0) {
-      p += k;
-      left -= static_cast<size_t>(k);
-    }
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ASSERT_EQ(left, 0U);
+      return out;
+    });
+    ASSERT_EQ(got.size(), jobs + 2);
     total = static_cast<uint64_t>(got.back());
     got.pop_back();
     simulated[exact] = static_cast<uint64_t>(got.back());
@@ -475,11 +491,7 @@ TEST(GpuTraceJobs, GeneratedIterationsAdvanceAsTheyReplay)
     cfg.pinned = pinned;
     if (c == 2)
       cfg.pinned = {{"g0", pinned["g0"]}};
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(fds[0]);
+    auto got = in_child(5, [&]() {
       auto r = run(kUplinkTree, c == 2 ? alone : s.str(), cfg);
       std::vector<double> out(5, -1);
       double sim = 0;
@@ -488,23 +500,10 @@ TEST(GpuTraceJobs, GeneratedIterationsAdvanceAsTheyReplay)
         out[j]        = x.done ? x.end_s : -1;
         sim += static_cast<double>(x.simulated);
       }
-      out[4]    = sim;
-      ssize_t k = ::write(fds[1], out.data(), out.size() * sizeof(double));
-      ::_exit(k == static_cast<ssize_t>(out.size() * sizeof(double)) ? 0 : 1);
-    }
-    ::close(fds[1]);
-    std::vector<double> got(5);
-    size_t left = got.size() * sizeof(double);
-    char* p     = reinterpret_cast<char*>(got.data());
-    ssize_t k   = 0;
-    while (left > 0 && (k = ::read(fds[0], p, left)) > 0) {
-      p += k;
-      left -= static_cast<size_t>(k);
-    }
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ASSERT_EQ(left, 0U);
+      out[4] = sim;
+      return out;
+    });
+    ASSERT_EQ(got.size(), 5U);
     simulated[c] = static_cast<uint64_t>(got.back());
     got.pop_back();
     end[c] = got;
