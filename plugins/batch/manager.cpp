@@ -318,6 +318,7 @@ public:
   std::vector<double> peak_demand_;
   std::vector<double> proc_flops_; ///< speed of each processor's busy cores
   double flops_in_use_ = 0;
+  bool redecide_       = false; ///< a decision started nothing and no submission will come: decide again
 
   void bind_hosts()
   {
@@ -899,6 +900,10 @@ public:
           return;
         if (not ended_.empty() || not execs_done_.empty()) // stages without work end at once
           continue;
+        if (redecide_) { // a decision to start nothing, with no submission to come: asked again now
+          redecide_ = false;
+          continue;
+        }
         double now  = sg4::Engine::get_clock();
         double next = next_date();
         if (next == kInf && running_.empty() && switches_in_flight_ == 0) {
@@ -1056,12 +1061,19 @@ public:
     if (power_)
       apply(power_->promised(now, waiting(), machines()), now);
 
-    if (cfg_.decide && sched_.queue_size() > 0) {
-      PolicyChoice c = cfg_.decide(DecisionPoint{now, &w_, &r_, &state_, &sched_});
+    const bool deciding = cfg_.decide && sched_.queue_size() > 0;
+    bool start_nothing  = false;
+    if (deciding) {
+      PolicyChoice c = cfg_.decide(decision_point(now));
       if (not c.job_policy.empty() || not c.resource_policy.empty())
         sched_.set_policies(c.job_policy, c.resource_policy); // (std::invalid_argument: the run stops, named)
+      start_nothing = c.start_nothing;
+      // no submission is left to bring the decision back: it is asked again at this instant
+      redecide_ = start_nothing && next_submit_ == n;
     }
-    auto decisions = sched_.step(now);
+    std::vector<Decision> decisions;
+    if (not start_nothing)
+      decisions = sched_.step(now);
     if (not decisions.empty()) {
       std::vector<uint32_t> taken;
       for (const auto& d : decisions)
@@ -1089,10 +1101,18 @@ public:
       apply(power_->after_step(now, waiting(), machines()), now);
 
     ledger_->refresh(); // every change of this instant is known
+    if (deciding && cfg_.decided)
+      cfg_.decided(decision_point(now));
     sample(now);
     progress(now, false);
     if (done_ == n && running_.empty() && not finished_)
       finish();
+  }
+
+  DecisionPoint decision_point(double now) const
+  {
+    return DecisionPoint{
+        now, &w_, &r_, &state_, &sched_, &hist_.records, &hosts_, flops_in_use_, static_cast<uint32_t>(done_)};
   }
 
   /** Why the run cannot go on: the waiting jobs (the first three), what each asks and what the

@@ -44,14 +44,25 @@ struct DecisionPoint {
   const Resources* resources         = nullptr;
   const ClusterState* cluster        = nullptr; ///< who holds each core, free memory and bandwidth
   const Scheduler* scheduler         = nullptr; ///< the waiting jobs (queue()), the running count
+  const std::vector<JobRecord>* jobs = nullptr; ///< every job's record (start times of those running)
+  /** The SimGrid host of each host index of `resources` (speeds, P-states, power). */
+  const std::vector<simgrid::s4u::Host*>* hosts = nullptr;
+  double flops_in_use                           = 0; ///< speed of the busy cores now (HDeepRM's makespan reward)
+  uint32_t done                                 = 0; ///< jobs ended (or rejected)
 };
 /** The decision: the job and resource policies of this step and the next ones; both empty: keep
- *  them (HDeepRM's "void" action). */
+ *  them. `start_nothing`: no job starts at this step (HDeepRM's "void" action); once every job has
+ *  been submitted, the decision is asked again at the same instant (as HDeepRM does), since no
+ *  submission may come to ask it later. */
 struct PolicyChoice {
   std::string job_policy;
   std::string resource_policy;
+  bool start_nothing = false;
 };
 using DecisionHook = std::function<PolicyChoice(const DecisionPoint&)>;
+/** Called after the scheduling step of a decision point, on the state the decision left (the jobs
+ *  it started running, their processors' P-states set). */
+using DecidedHook = std::function<void(const DecisionPoint&)>;
 
 struct ManagerConfig {
   SchedulerConfig scheduler;
@@ -83,6 +94,7 @@ struct ManagerConfig {
   std::filesystem::path series_dir;
   /** Called at every decision point (state in, decision out); none: the policies stay fixed. */
   DecisionHook decide;
+  DecidedHook decided;
   /** The platform file, for messages about its hosts. */
   std::string platform_file;
   /** Where switches and the energy policy come from, for messages. */
