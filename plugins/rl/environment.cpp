@@ -1,26 +1,21 @@
 #include "plugins/rl/environment.hpp"
 
 #include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
 #include "generators/util/json.hpp"
-#include "generators/workload/batsim.hpp"
-#include "plugins/batch/manager.hpp"
 #include "plugins/batch/policies.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "plugins/rl/protocol.hpp"
 
-#include <simgrid/plugins/energy.h>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
-
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <limits>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace sgai::rl {
 
@@ -30,89 +25,8 @@ const std::vector<std::string> kJobPolicies      = {"random", "first", "shortest
 const std::vector<std::string> kResourcePolicies = {"random",   "high_gflops", "high_cores",
                                                     "high_mem", "high_mem_bw", "low_power"};
 
-std::atomic<bool> g_alive{false}; ///< an Environment exists in this process
-
-// --- the pipe between the parent and the episode's child ------------------------------------------
-
-enum class Msg : uint8_t { observation = 1, done = 2, truncated = 3, error = 4 };
-
-template <typename Io>
-bool transfer_all(Io io, int fd, char* data, size_t size)
-{
-  while (size > 0) {
-    ssize_t k = io(fd, data, size);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    data += k;
-    size -= static_cast<size_t>(k);
-  }
-  return true;
-}
-
-bool send_bytes(int fd, const void* data, size_t size)
-{
-  return transfer_all([](int f, char* p, size_t n) { return ::write(f, p, n); }, fd,
-                      const_cast<char*>(static_cast<const char*>(data)), size);
-}
-
-bool receive_bytes(int fd, void* data, size_t size)
-{
-  return transfer_all([](int f, char* p, size_t n) { return ::read(f, p, n); }, fd, static_cast<char*>(data), size);
-}
-
-/** A message: its kind, then doubles, then strings, each with its count. */
-struct Message {
-  Msg kind = Msg::error;
-  std::vector<double> numbers;
-  std::vector<std::string> texts;
-
-  bool send(int fd) const
-  {
-    uint64_t counts[2] = {numbers.size(), texts.size()};
-    bool ok            = send_bytes(fd, &kind, 1) && send_bytes(fd, counts, sizeof counts) &&
-              send_bytes(fd, numbers.data(), numbers.size() * sizeof(double));
-    for (const auto& t : texts) {
-      uint64_t len = t.size();
-      ok           = ok && send_bytes(fd, &len, sizeof len) && send_bytes(fd, t.data(), t.size());
-    }
-    return ok;
-  }
-  bool receive(int fd)
-  {
-    uint64_t counts[2] = {0, 0};
-    if (not receive_bytes(fd, &kind, 1) || not receive_bytes(fd, counts, sizeof counts) || counts[0] > (1ULL << 32) ||
-        counts[1] > (1ULL << 24))
-      return false;
-    numbers.resize(counts[0]);
-    if (not receive_bytes(fd, numbers.data(), numbers.size() * sizeof(double)))
-      return false;
-    texts.resize(counts[1]);
-    for (auto& t : texts) {
-      uint64_t len = 0;
-      if (not receive_bytes(fd, &len, sizeof len) || len > (1ULL << 30))
-        return false;
-      t.resize(len);
-      if (not receive_bytes(fd, t.data(), len))
-        return false;
-    }
-    return true;
-  }
-};
-
-/** The q-quantile (numpy's linear interpolation) of `v`, whose order it changes; O(n), no sort. */
-double quantile(std::vector<double>& v, double q)
-{
-  double pos = q * static_cast<double>(v.size() - 1);
-  auto lo    = static_cast<size_t>(std::floor(pos));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-  double a = v[lo];
-  if (lo + 1 >= v.size() || pos == std::floor(pos))
-    return a;
-  double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  return a + (b - a) * (pos - std::floor(pos));
-}
+using protocol::Kind;
+using protocol::Message;
 
 } // namespace
 
@@ -232,297 +146,115 @@ std::vector<Action> actions_from_hdeeprm(const std::filesystem::path& options_fi
   return out;
 }
 
-// --- the environment ---------------------------------------------------------------------------
+// --- the environment (the client) ------------------------------------------------------------
+
+std::filesystem::path find_server()
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* e = std::getenv("SGAI_RL_ENV"); e != nullptr && *e != '\0') {
+    if (not fs::exists(e, ec))
+      throw RunError(std::string("SGAI_RL_ENV names ") + e + ", which does not exist");
+    return e;
+  }
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (not ec)
+    candidates = {self.parent_path() / "sgai-rl-env", self.parent_path() / "../libexec/sgai/sgai-rl-env"};
+#ifdef SGAI_RL_ENV_BUILD
+  candidates.emplace_back(SGAI_RL_ENV_BUILD);
+#endif
+#ifdef SGAI_RL_ENV_INSTALLED
+  candidates.emplace_back(SGAI_RL_ENV_INSTALLED);
+#endif
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec) && ::access(c.c_str(), X_OK) == 0)
+      return c;
+  throw RunError("cannot find sgai-rl-env, the environment's simulation server (looked beside this program, in "
+                 "../libexec/sgai and where sgai was built): set SGAI_RL_ENV to its path");
+}
 
 struct Environment::Impl {
   EnvironmentOptions o;
-  std::unique_ptr<sim::Simulation> sim;
-  std::optional<platform::Platform> plat;
-  workload::Workload w;
-  batch::Resources res;
+  pid_t server = -1;
+  int to = -1, from = -1;
   size_t obs_size = 0;
-  /** The queue's upper limits (HDeepRM's job_limits, else the workload's largest requests):
-   *  requested time, cores, memory, memory bandwidth. */
-  double limit[4] = {0, 0, 0, 0};
-  pid_t child     = -1;
-  int to_child = -1, from_child = -1;
-  bool running   = false;
-  uint64_t seed  = 0;
-  uint64_t steps = 0;
+  bool running    = false; ///< an episode's child waits for an action
+  uint64_t seed   = 0;
+  uint64_t steps  = 0;
   std::vector<double> last_observation;
 
-  // --- in the child ----------------------------------------------------------------------------
-  size_t last_queue = 0;
-
-  std::vector<double> observe(const batch::DecisionPoint& p)
+  void close_server()
   {
-    std::vector<double> obs;
-    obs.reserve(obs_size);
-    const auto& cl = *p.cluster;
-    if (o.observation != ObservationKind::minimal) {
-      for (size_t n = 0; n < res.nodes.size(); n++) {
-        const auto& node = res.nodes[n];
-        obs.push_back(std::isfinite(node.memory_mb) && node.memory_mb > 0
-                          ? std::clamp(cl.node_free_memory_mb(static_cast<uint32_t>(n)) / node.memory_mb, 0.0, 1.0)
-                          : 1.0);
-      }
-      for (size_t q = 0; q < res.processors.size(); q++) {
-        const auto& pr = res.processors[q];
-        obs.push_back(std::isfinite(pr.mem_bw_gbps) && pr.mem_bw_gbps > 0
-                          ? std::clamp(cl.processor_free_bw_gbps(static_cast<uint32_t>(q)) / pr.mem_bw_gbps, 0.0, 1.0)
-                          : 1.0);
-      }
-    }
-    if (o.observation == ObservationKind::normal) {
-      for (size_t c = 0; c < res.cores.size(); c++) {
-        auto core = static_cast<uint32_t>(c);
-        if (cl.is_free(core) || cl.owner(core) >= p.jobs->size()) {
-          obs.insert(obs.end(), {0.0, 0.0, 0.0});
-          continue;
-        }
-        const auto& pr  = res.processors[res.cores[c].processor];
-        auto* host      = (*p.hosts)[res.cores[c].host];
-        double per_host = std::max(1, host->get_core_count());
-        double flops    = pr.flops_per_core > 0 ? host->get_speed() / pr.flops_per_core : 0;
-        double max_w    = sg_host_get_wattmax_at(host, 0) / per_host;
-        double watts    = max_w > 0 ? sg_host_get_current_consumption(host) / per_host / max_w : 0;
-        uint32_t job    = cl.owner(core);
-        auto req        = workload::requested_time(w, w.jobs[job]);
-        double left     = 0;
-        if (req && *req > 0)
-          left = 1 - (p.now - (*p.jobs)[job].start_s) / *req;
-        obs.insert(obs.end(), {std::clamp(flops, 0.0, 1.0), std::clamp(watts, 0.0, 1.0), std::clamp(left, 0.0, 1.0)});
-      }
-    }
-    // the queue's requests: min, Q1, median, Q3, max of each, over its limit
-    auto queue = p.scheduler->queue();
-    std::vector<double> v(queue.size());
-    for (int k = 0; k < 4; k++) {
-      for (size_t i = 0; i < queue.size(); i++) {
-        const auto& q = queue[i];
-        double x      = k == 0   ? (std::isfinite(q.requested_time_s) ? q.requested_time_s : 0)
-                        : k == 1 ? q.demand.cores
-                        : k == 2 ? q.demand.mem_mb
-                                 : q.demand.mem_bw_gbps;
-        v[i]          = x;
-      }
-      for (double qq : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-        double x = v.empty() ? 0 : quantile(v, qq);
-        obs.push_back(limit[k] > 0 ? std::clamp(x / limit[k], 0.0, 1.0) : 0.0);
-      }
-    }
-    // the queue size's variation since the last observation, at the queue sensitivity
-    size_t now = queue.size();
-    double ratio;
-    if (last_queue == 0)
-      ratio = now > 0 ? 1.0 : 0.5;
-    else if (now == 0)
-      ratio = 0.0;
-    else {
-      double variation =
-          (static_cast<double>(now) - static_cast<double>(last_queue)) / static_cast<double>(std::min(now, last_queue));
-      ratio = std::clamp((variation + o.queue_sensitivity) / (2 * o.queue_sensitivity), 0.0, 1.0);
-    }
-    obs.push_back(ratio);
-    last_queue = now;
-    return obs;
-  }
-
-  double reward(const batch::DecisionPoint& p) const
-  {
-    const auto& cl = *p.cluster;
-    switch (o.reward) {
-    case RewardKind::slowdown: {
-      double sum = 0;
-      for (const auto& q : p.scheduler->queue())
-        if (std::isfinite(q.requested_time_s) && q.requested_time_s > 0)
-          sum += 1 / q.requested_time_s;
-      std::vector<bool> seen(w.jobs.size(), false);
-      for (size_t c = 0; c < res.cores.size(); c++) {
-        uint32_t job = cl.owner(static_cast<uint32_t>(c));
-        if (job < w.jobs.size() && not seen[job]) {
-          seen[job] = true;
-          auto req  = workload::requested_time(w, w.jobs[job]);
-          if (req && *req > 0)
-            sum += 1 / *req;
-        }
-      }
-      return -sum;
-    }
-    case RewardKind::completion: {
-      // active jobs: submitted, not ended
-      uint32_t submitted = 0;
-      for (const auto& j : w.jobs)
-        if (j.submit_s <= p.now)
-          submitted++;
-      return -static_cast<double>(submitted - std::min(submitted, p.done));
-    }
-    case RewardKind::utilization:
-      return static_cast<double>(res.core_count() - cl.free_cores());
-    case RewardKind::makespan:
-      return p.flops_in_use / 1e9;
-    case RewardKind::energy: {
-      double watts = 0;
-      for (auto* h : *p.hosts)
-        watts += sg_host_get_current_consumption(h);
-      return -watts;
-    }
-    }
-    return 0;
-  }
-
-  /** The episode, in the child: the workload manager asks the parent at each decision point. */
-  [[noreturn]] void run_child(uint64_t episode_seed)
-  {
-    Message out;
-    double pending = 0; // reward of the last action, on the state it left
-    uint32_t voids = 0;
-    double void_at = -1;
-    std::vector<double> obs;
-    auto fail = [&](const std::string& what) {
-      Message e;
-      e.kind  = Msg::error;
-      e.texts = {what};
-      e.send(to_child);
-      ::_exit(1);
-    };
-    try {
-      batch::ManagerConfig cfg;
-      cfg.scheduler.seed     = episode_seed;
-      cfg.scheduler.backfill = batch::Backfill::none;
-      cfg.interference       = o.interference;
-      cfg.max_resources      = o.max_resources;
-      cfg.platform_file      = o.platform.string();
-      cfg.decide             = [&](const batch::DecisionPoint& p) -> batch::PolicyChoice {
-        obs = observe(p);
-        Message m;
-        m.kind    = Msg::observation;
-        m.numbers = {p.now, pending, static_cast<double>(p.done)};
-        m.numbers.insert(m.numbers.end(), obs.begin(), obs.end());
-        if (not m.send(to_child))
-          ::_exit(0); // the parent is gone
-        uint32_t a = 0;
-        if (not receive_bytes(from_child, &a, sizeof a) || a >= o.actions.size())
-          ::_exit(0);
-        const Action& act = o.actions[a];
-        if (act.is_void()) {
-          voids   = p.now == void_at ? voids + 1 : 1;
-          void_at = p.now;
-          if (voids > o.max_voids) {
-            Message t;
-            t.kind    = Msg::truncated;
-            t.numbers = {p.now, 0, static_cast<double>(p.done)};
-            t.numbers.insert(t.numbers.end(), obs.begin(), obs.end());
-            for (size_t j = 0; j < w.jobs.size(); j++)
-              if ((*p.jobs)[j].finish_s < 0)
-                t.texts.push_back(w.jobs[j].id);
-            t.send(to_child);
-            ::_exit(0);
-          }
-          return {"", "", true};
-        }
-        voids = 0;
-        return {act.job_policy, act.resource_policy, false};
-      };
-      cfg.decided = [&](const batch::DecisionPoint& p) { pending = reward(p); };
-      batch::WorkloadManager m(w, res, plat ? &*plat : nullptr, cfg);
-      m.start();
-      sim->run();
-      if (not m.error().empty())
-        fail(m.error());
-      // the end: the objective figures, and the last reward
-      double first = std::numeric_limits<double>::infinity(), last = 0, slow = 0, wait = 0, turn = 0;
-      uint32_t n = 0;
-      for (size_t j = 0; j < w.jobs.size(); j++) {
-        const auto& r = m.jobs()[j];
-        if (r.start_s < 0)
-          continue;
-        n++;
-        first      = std::min(first, w.jobs[j].submit_s);
-        last       = std::max(last, r.finish_s);
-        double run = r.finish_s - r.start_s, t = r.finish_s - w.jobs[j].submit_s;
-        slow += std::max(1.0, t / std::max(run, 10.0));
-        wait += r.start_s - w.jobs[j].submit_s;
-        turn += t;
-      }
-      double energy = 0;
-      for (const auto& [k, v] : m.figures())
-        if (k == "energy_j")
-          energy = v;
-      Message d;
-      d.kind    = Msg::done;
-      double nn = std::max<double>(1, n);
-      d.numbers = {simgrid::s4u::Engine::get_clock(),
-                   pending,
-                   static_cast<double>(w.jobs.size()),
-                   n > 0 ? last - first : 0,
-                   slow / nn,
-                   wait / nn,
-                   turn / nn,
-                   energy};
-      d.send(to_child);
-      ::_exit(0);
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-    ::_exit(1);
-  }
-
-  // --- in the parent ---------------------------------------------------------------------------
-
-  void end_child()
-  {
-    if (child > 0) {
-      ::kill(child, SIGKILL);
-      while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
-    for (int* fd : {&to_child, &from_child})
+    for (int* fd : {&to, &from})
       if (*fd >= 0) {
         ::close(*fd);
         *fd = -1;
       }
-    child   = -1;
+    if (server > 0) {
+      // closing its input ends it (and an episode's child, which reads the same pipe)
+      int status = 0;
+      pid_t r    = 0;
+      for (int i = 0; i < 200 && (r = ::waitpid(server, &status, WNOHANG)) == 0; i++)
+        ::usleep(5000);
+      if (r == 0) {
+        ::kill(server, SIGKILL);
+        while (::waitpid(server, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
+    server  = -1;
     running = false;
+  }
+
+  Message receive()
+  {
+    Message m;
+    if (not m.receive(from)) {
+      close_server();
+      throw RunError("the environment's simulation server (sgai-rl-env) stopped without a word");
+    }
+    if (m.kind == Kind::error) {
+      running = false;
+      protocol::raise(m);
+    }
+    return m;
   }
 
   StepResult read_next()
   {
-    Message m;
-    if (not m.receive(from_child)) {
-      end_child();
-      throw RunError("the episode's simulation (a child process) stopped without a word");
-    }
+    Message m = receive();
     StepResult r;
-    if (m.kind == Msg::error) {
-      end_child();
-      throw RunError(m.texts.empty() ? std::string("the episode's simulation failed") : m.texts[0]);
-    }
-    r.info.jobs_total = static_cast<uint32_t>(w.jobs.size());
-    r.info.steps      = steps;
-    if (m.kind == Msg::done) {
+    r.info.steps = steps;
+    if (m.kind == Kind::done && m.numbers.size() == 8) {
+      running                      = false;
       r.terminated                 = true;
-      r.reward                     = m.numbers[1];
       r.info.time_s                = m.numbers[0];
-      r.info.jobs_done             = static_cast<uint32_t>(m.numbers[2]);
+      r.reward                     = m.numbers[1];
+      r.info.jobs_total            = static_cast<uint32_t>(m.numbers[2]);
+      r.info.jobs_done             = r.info.jobs_total;
       r.info.makespan_s            = m.numbers[3];
       r.info.mean_bounded_slowdown = m.numbers[4];
       r.info.mean_waiting_s        = m.numbers[5];
       r.info.mean_turnaround_s     = m.numbers[6];
       r.info.energy_j              = m.numbers[7];
       r.observation                = last_observation; // nothing waits: the state of the last decision
-      end_child();
       return r;
     }
-    r.info.time_s    = m.numbers[0];
-    r.reward         = m.numbers[1];
-    r.info.jobs_done = static_cast<uint32_t>(m.numbers[2]);
-    r.observation.assign(m.numbers.begin() + 3, m.numbers.end());
+    if ((m.kind != Kind::observation && m.kind != Kind::truncated) || m.numbers.size() != 4 + obs_size) {
+      close_server();
+      throw RunError("the environment's simulation server sent a message out of turn");
+    }
+    r.info.time_s     = m.numbers[0];
+    r.reward          = m.numbers[1];
+    r.info.jobs_done  = static_cast<uint32_t>(m.numbers[2]);
+    r.info.jobs_total = static_cast<uint32_t>(m.numbers[3]);
+    r.observation.assign(m.numbers.begin() + 4, m.numbers.end());
     last_observation = r.observation;
-    if (m.kind == Msg::truncated) {
+    if (m.kind == Kind::truncated) {
+      running          = false;
       r.truncated      = true;
       r.info.jobs_left = m.texts;
-      end_child();
     }
     return r;
   }
@@ -531,65 +263,63 @@ struct Environment::Impl {
 Environment::Environment(EnvironmentOptions options)
     : impl_(std::make_unique<Impl>())
 {
-  if (g_alive.exchange(true))
-    throw RunError("one sgai learning environment per process: SimGrid runs one engine per process (close the "
-                   "first environment, or use another process)");
+  auto& im = *impl_;
+  im.o     = std::move(options);
+  if (im.o.actions.empty())
+    throw std::invalid_argument("an environment needs at least one action");
+  if (not(im.o.queue_sensitivity > 0) || im.o.queue_sensitivity > 1e6)
+    throw std::invalid_argument("queue sensitivity " + std::to_string(im.o.queue_sensitivity) + " must be positive");
+  auto server = find_server();
+  int down[2], up[2];
+  if (::pipe2(down, O_CLOEXEC) != 0)
+    throw RunError("cannot create a pipe to the environment's simulation server");
+  if (::pipe2(up, O_CLOEXEC) != 0) {
+    ::close(down[0]);
+    ::close(down[1]);
+    throw RunError("cannot create a pipe to the environment's simulation server");
+  }
+  // the server reads on 3 and writes on 4 (its standard output stays SimGrid's and the user's)
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, down[0], 3);
+  posix_spawn_file_actions_adddup2(&fa, up[1], 4);
+  std::string path = server.string();
+  char* argv[]     = {path.data(), nullptr};
+  std::fflush(nullptr);
+  pid_t pid = -1;
+  int rc    = ::posix_spawn(&pid, path.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(down[0]);
+  ::close(up[1]);
+  if (rc != 0) {
+    ::close(down[1]);
+    ::close(up[0]);
+    throw RunError("cannot start " + path + ": " + std::strerror(rc));
+  }
+  im.server = pid;
+  im.to     = down[1];
+  im.from   = up[0];
+  if (not protocol::encode(im.o).send(im.to)) {
+    im.close_server();
+    throw RunError(path + " did not take the environment's options");
+  }
+  Message hello;
   try {
-    auto& im = *impl_;
-    im.o     = std::move(options);
-    if (im.o.actions.empty())
-      throw std::invalid_argument("an environment needs at least one action");
-    if (not(im.o.queue_sensitivity > 0) || im.o.queue_sensitivity > 1e6)
-      throw std::invalid_argument("queue sensitivity " + std::to_string(im.o.queue_sensitivity) + " must be positive");
-    im.w = workload::read_workload(im.o.workload);
-    sim::SimulationOptions so;
-    so.simgrid_args = {"--cfg=contexts/stack-size:256"};
-    if (batch::WorkloadManager::needs_ptask_model(im.w))
-      so.simgrid_args.emplace_back("--cfg=host/model:ptask_L07");
-    so.simgrid_args.insert(so.simgrid_args.end(), im.o.simgrid_args.begin(), im.o.simgrid_args.end());
-    im.sim  = std::make_unique<sim::Simulation>(so);
-    im.plat = im.sim->load_platform(im.o.platform);
-    if (im.o.max_resources == 0)
-      if (auto made_for = workload::resources_made_for(im.w))
-        im.o.max_resources = static_cast<uint32_t>(*made_for);
-    im.res = im.plat ? batch::resources_from_platform(*im.plat, im.o.max_resources)
-                     : batch::resources_from_engine(im.o.max_resources);
-    if (im.res.cores.empty())
-      throw InputError(im.o.platform.string(), "", "no host here can run jobs: the environment has no core to use");
-    im.obs_size = 21;
-    if (im.o.observation != ObservationKind::minimal)
-      im.obs_size += im.res.nodes.size() + im.res.processors.size();
-    if (im.o.observation == ObservationKind::normal)
-      im.obs_size += 3 * im.res.cores.size();
-    // the queue's limits: HDeepRM's job_limits, else the largest request of the workload
-    for (const auto& j : im.w.jobs) {
-      const auto& pr = im.w.profile_of(j);
-      if (auto t = workload::requested_time(im.w, j))
-        im.limit[0] = std::max(im.limit[0], *t);
-      im.limit[1] = std::max(im.limit[1], static_cast<double>(j.resources));
-      im.limit[2] = std::max(im.limit[2], pr.mem_mb.value_or(0));
-      im.limit[3] = std::max(im.limit[3], pr.mem_bw_gbps.value_or(0));
-    }
-    if (not im.w.job_limits_json.empty()) {
-      auto doc            = json::parse(im.w.job_limits_json, im.w.source + " (job_limits)");
-      auto lo             = doc.object();
-      const char* keys[4] = {"max_time", "max_core", "max_mem", "max_mem_bw"};
-      lo.optional("reference_machine"); // (HDeepRM's: the speed requested times were made at)
-      for (int k = 0; k < 4; k++)
-        if (auto v = lo.optional(keys[k]))
-          im.limit[k] = v->non_negative(); // (0: the workload asks for none: the statistics read 0)
-      lo.finish({"max_time", "max_core", "max_mem", "max_mem_bw", "reference_machine"});
-    }
+    hello = im.receive();
   } catch (...) {
-    g_alive = false;
+    im.close_server();
     throw;
   }
+  if (hello.kind != Kind::hello || hello.numbers.size() != 2) {
+    im.close_server();
+    throw RunError(path + " answered out of turn");
+  }
+  im.obs_size = static_cast<size_t>(hello.numbers[0]);
 }
 
 Environment::~Environment()
 {
-  impl_->end_child();
-  g_alive = false;
+  impl_->close_server();
 }
 
 size_t Environment::observation_size() const
@@ -610,37 +340,23 @@ const EnvironmentOptions& Environment::options() const
 StepResult Environment::reset(std::optional<uint64_t> seed)
 {
   auto& im = *impl_;
-  im.end_child();
+  if (im.server < 0)
+    throw std::logic_error("the environment's simulation server is gone");
+  if (im.running) { // the episode under way ends
+    uint32_t stop = protocol::kStop;
+    protocol::send_bytes(im.to, &stop, sizeof stop);
+    im.running = false;
+  }
   im.seed  = seed ? *seed : im.seed + 1;
   im.steps = 0;
   im.last_observation.assign(im.obs_size, 0.0);
-  int down[2], up[2];
-  if (::pipe(down) != 0)
-    throw RunError("cannot create a pipe for the episode");
-  if (::pipe(up) != 0) {
-    ::close(down[0]);
-    ::close(down[1]);
-    throw RunError("cannot create a pipe for the episode");
+  uint32_t reset = protocol::kReset;
+  if (not protocol::send_bytes(im.to, &reset, sizeof reset) ||
+      not protocol::send_bytes(im.to, &im.seed, sizeof im.seed)) {
+    im.close_server();
+    throw RunError("the environment's simulation server is gone");
   }
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    for (int fd : {down[0], down[1], up[0], up[1]})
-      ::close(fd);
-    throw RunError("cannot fork the episode's simulation");
-  }
-  if (pid == 0) {
-    ::close(down[1]);
-    ::close(up[0]);
-    im.from_child = down[0]; // (in the child: what the parent sends)
-    im.to_child   = up[1];   // (in the child: what goes to the parent)
-    im.run_child(im.seed);
-  }
-  ::close(down[0]);
-  ::close(up[1]);
-  im.child      = pid;
-  im.to_child   = down[1];
-  im.from_child = up[0];
-  im.running    = true;
+  im.running = true;
   return im.read_next();
 }
 
@@ -654,9 +370,9 @@ StepResult Environment::step(size_t action)
   if (not im.running)
     throw std::logic_error("no episode is running: call reset() first");
   auto a = static_cast<uint32_t>(action);
-  if (not send_bytes(im.to_child, &a, sizeof a)) {
-    im.end_child();
-    throw RunError("the episode's simulation (a child process) is gone");
+  if (not protocol::send_bytes(im.to, &a, sizeof a)) {
+    im.close_server();
+    throw RunError("the environment's simulation server is gone");
   }
   im.steps++;
   return im.read_next();

@@ -2,9 +2,10 @@
  * each decision point (a simulated instant where jobs were submitted or ended and some wait) the
  * agent gets an observation of the platform and the queue, chooses an action (a pair of job and
  * resource policies, or void: start nothing now), and is rewarded on the state that action leaves.
- * The simulation runs in a child process forked per episode from one that has loaded the platform,
- * so reset costs a fork and the caller never sees SimGrid's one-engine-per-process rule. No torch
- * header here: agents are elsewhere. docs/rl.md. */
+ * The simulation runs in a server process (sgai-rl-env, plugins/rl/server.hpp) that loads the
+ * platform once and forks a child per episode, so a reset costs a small process's fork, the caller
+ * never links SimGrid nor meets its one-engine-per-process rule, and several environments live in
+ * one process. No torch header here: agents are elsewhere. docs/rl.md. */
 #ifndef SGAI_RL_ENVIRONMENT_HPP
 #define SGAI_RL_ENVIRONMENT_HPP
 
@@ -90,8 +91,9 @@ struct StepResult {
 
 class Environment {
 public:
-  /** Loads the platform and the workload (InputError on bad ones); RunError when another
-   *  Environment lives in this process (SimGrid runs one engine per process). */
+  /** Starts the simulation server (found beside this program, in ../libexec/sgai, where sgai was
+   *  built, or at $SGAI_RL_ENV), which loads the platform and the workload: InputError on bad ones,
+   *  RunError when the server cannot start. */
   explicit Environment(EnvironmentOptions options);
   ~Environment();
   Environment(const Environment&)            = delete;

@@ -1,6 +1,6 @@
 /* HDeepRM's learning environment on the workload manager: the thesis' 5.4 scenario's rewards for
- * each action, the observation's layout, void and truncation, bad actions, one environment per
- * process, the same episode for the same seed and actions. */
+ * each action, the observation's layout, void and truncation, bad actions, two environments side
+ * by side, the same episode for the same seed and actions. */
 #include "generators/util/error.hpp"
 #include "plugins/rl/environment.hpp"
 #include "sim_helpers.hpp"
@@ -116,7 +116,7 @@ TEST(RlEnvironment, TheNormalObservationShowsNodesProcessorsAndCores)
   EXPECT_NEAR(e.reward, 6.6, 1e-9);
 }
 
-TEST(RlEnvironment, BadActionsAndASecondEnvironmentAreRefused)
+TEST(RlEnvironment, BadActionsAreRefusedAndEnvironmentsLiveSideBySide)
 {
   SGAI_REQUIRE_SHARED_DATA();
   rl::Environment env(thesis_5_4());
@@ -127,7 +127,21 @@ TEST(RlEnvironment, BadActionsAndASecondEnvironmentAreRefused)
   } catch (const std::out_of_range& e) {
     EXPECT_STREQ(e.what(), "action 5 is not one of the 5 actions (0 to 4)");
   }
-  EXPECT_THROW(rl::Environment second(thesis_5_4()), RunError);
+  // a second environment in the same process: its own server, episodes interleaved with the first's
+  rl::Environment second(thesis_5_4());
+  second.reset(2);
+  env.reset(2);
+  EXPECT_NEAR(second.step(1).reward, 8.4, 1e-9);
+  EXPECT_NEAR(env.step(0).reward, 6.6, 1e-9);
+  // a bad platform comes back from the server as the input error it is
+  auto bad     = thesis_5_4();
+  bad.platform = "tests/fixtures/platforms/no-such-platform.json";
+  try {
+    rl::Environment third(bad);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "tests/fixtures/platforms/no-such-platform.json");
+  }
   try {
     rl::actions_from_names({"shortest:fastest"});
     FAIL() << "no error";
