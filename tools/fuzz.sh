@@ -61,7 +61,7 @@ names() {
 build() { # build TARGET...
   command -v clang++ >/dev/null || { echo "clang++ is needed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
   cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSGAI_FUZZ=ON \
-    -DSGAI_BUILD_TESTS=OFF >/dev/null
+    -DSGAI_BUILD_TESTS=OFF -DSGAI_TORCH=OFF >/dev/null
   local list=()
   for n in "$@"; do list+=(--target "${n}_fuzz"); done
   cmake --build build-fuzz -j "$(nproc)" "${list[@]}" -- --no-print-directory

@@ -217,14 +217,16 @@ EpisodeUpdate Agent::end_episode()
   return u;
 }
 
-void Agent::save(const std::filesystem::path& file, const std::vector<std::string>& action_names) const
+void Agent::save(const std::filesystem::path& file, const Description& d) const
 {
   const auto& im = *impl_;
   std::ostringstream meta;
   meta << "sgai-rl-agent 1\n"
        << agent_names()[static_cast<size_t>(im.o.kind)] << "\n"
-       << im.o.observations << " " << im.o.actions << " " << im.o.hidden << "\n";
-  for (const auto& a : action_names)
+       << im.o.observations << " " << im.o.actions << " " << im.o.hidden << " " << d.settings.size() << "\n";
+  for (const auto& x : d.settings)
+    meta << x << "\n";
+  for (const auto& a : d.actions)
     meta << a << "\n";
   torch::serialize::OutputArchive archive;
   im.net->save(archive);
@@ -232,7 +234,7 @@ void Agent::save(const std::filesystem::path& file, const std::vector<std::strin
   archive.save_to(file.string());
 }
 
-std::unique_ptr<Agent> Agent::load(const std::filesystem::path& file, std::vector<std::string>& action_names)
+std::unique_ptr<Agent> Agent::load(const std::filesystem::path& file, Description& d)
 {
   torch::serialize::InputArchive archive;
   try {
@@ -248,7 +250,8 @@ std::unique_ptr<Agent> Agent::load(const std::filesystem::path& file, std::vecto
   AgentOptions o;
   std::getline(in, magic);
   std::getline(in, kind);
-  in >> o.observations >> o.actions >> o.hidden;
+  size_t settings = 0;
+  in >> o.observations >> o.actions >> o.hidden >> settings;
   in.ignore(1);
   if (magic != "sgai-rl-agent 1" || not in || o.observations == 0 || o.actions == 0 || o.hidden == 0)
     throw InputError(file.string(), "sgai_meta", "unreadable model description");
@@ -257,9 +260,13 @@ std::unique_ptr<Agent> Agent::load(const std::filesystem::path& file, std::vecto
   } catch (const std::invalid_argument& e) {
     throw InputError(file.string(), "sgai_meta", e.what());
   }
-  action_names.clear();
+  d = Description{};
+  for (std::string line; d.settings.size() < settings && std::getline(in, line);)
+    d.settings.push_back(line);
   for (std::string line; std::getline(in, line);)
-    action_names.push_back(line);
+    d.actions.push_back(line);
+  if (d.settings.size() != settings || d.actions.size() != o.actions)
+    throw InputError(file.string(), "sgai_meta", "unreadable model description");
   auto agent = std::make_unique<Agent>(o);
   try {
     agent->impl_->net->load(archive);

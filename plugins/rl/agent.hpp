@@ -58,11 +58,16 @@ public:
    *  HDeepRM's agent.py does), the loss, one Adam step; forgets the episode. */
   EpisodeUpdate end_episode();
 
-  /** Writes the weights and what they were made for (kind, sizes, hidden units, action names). */
-  void save(const std::filesystem::path& file, const std::vector<std::string>& action_names) const;
-  /** Reads a model saved by save(); InputError naming the file when it is not one. The action names
-   *  it was trained with come back in `action_names`. */
-  static std::unique_ptr<Agent> load(const std::filesystem::path& file, std::vector<std::string>& action_names);
+  /** What a model was made for besides its sizes: the action names, and the training's settings as
+   *  "key=value" lines (observation, reward, sensitivity, ...). */
+  struct Description {
+    std::vector<std::string> actions;
+    std::vector<std::string> settings;
+  };
+  /** Writes the weights and what they were made for (kind, sizes, hidden units, description). */
+  void save(const std::filesystem::path& file, const Description& d) const;
+  /** Reads a model saved by save(); InputError naming the file when it is not one. */
+  static std::unique_ptr<Agent> load(const std::filesystem::path& file, Description& d);
 
 private:
   struct Impl;

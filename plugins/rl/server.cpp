@@ -10,6 +10,7 @@
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <xbt/log.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -54,6 +55,7 @@ struct Server {
 
   void load()
   {
+    xbt_log_control_set("xbt_cfg.thres:warning"); // the server's own settings are not news to the user
     w = workload::read_workload(o.workload);
     sim::SimulationOptions so;
     so.simgrid_args = {"--cfg=contexts/stack-size:256"};

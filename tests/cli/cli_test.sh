@@ -277,6 +277,45 @@ case "$case_name" in
     expect_rc 1; expect_one_error_line "none.json: profile 'e': traces 'ets/none': no such ET file, folder or workload prefix"
     [ ! -e "$tmp/b" ] || fail "output folder written for bad input"
     no_backtrace ;;
+  rl)
+    # the learning agents (sgai rl, built with libtorch): the thesis' 5.4 scenario trained, plotted,
+    # evaluated; bad input, one line each, nothing written
+    shared_or_skip
+    [ -x "$(dirname "$SGAI")/sgai-rl" ] || { echo "sgai-rl not built (no libtorch-dev): skipped"; exit 77; }
+    d=../shared/data/platforms/hdeeprm
+    learn=(--platform platforms/learning.json --workload $d/workload_examples/learning.json)
+    run "$SGAI" rl train "${learn[@]}" --actions $d/thesis_experiments/learning/options.json --observation minimal \
+      --sensitivity 0.05 --reward makespan --agent actor-critic --episodes 200 --seed 3 --out "$tmp/t"; expect_rc 0
+    head -1 "$tmp/t/episodes.csv" | grep -q '^episode,steps,reward_sum,last_reward,loss,policy_loss,value_loss,truncated,makespan_s,mean_bounded_slowdown,mean_waiting_s,energy_j,p_shortest/high_gflops,p_shortest/high_mem_bw,p_shortest/low_power,p_first/high_gflops,p_first/high_mem_bw$' ||
+      fail "episodes.csv header: $(head -1 "$tmp/t/episodes.csv")"
+    [ "$(wc -l <"$tmp/t/episodes.csv")" = 201 ] || fail "not 200 episodes"
+    # learned: the last episodes take a high_mem_bw action (reward 8.4)
+    [ "$(tail -20 "$tmp/t/episodes.csv" | cut -d, -f4 | sort -u)" = 8.4 ] || fail "not learned: $(tail -3 "$tmp/t/episodes.csv")"
+    run "$SGAI" rl train "${learn[@]}" --actions $d/thesis_experiments/learning/options.json --observation minimal \
+      --sensitivity 0.05 --reward makespan --agent actor-critic --episodes 200 --seed 3 --out "$tmp/t2"; expect_rc 0
+    cmp -s "$tmp/t/episodes.csv" "$tmp/t2/episodes.csv" || fail "the same seed gave other episodes"
+    run "$SGAI" rl plot "$tmp/t"; expect_rc 0
+    for f in losses rewards preferences; do [ -s "$tmp/t/$f.png" ] || fail "no $f.png"; done
+    run "$SGAI" rl evaluate --model "$tmp/t/model.pt" "${learn[@]}" --out "$tmp/e"; expect_rc 0
+    grep -q '^agent,1,8.4,0,2,5.25,' "$tmp/e/evaluation.csv" || fail "evaluation: $(cat "$tmp/e/evaluation.csv")"
+    [ "$(wc -l <"$tmp/e/evaluation.csv")" = 8 ] || fail "not agent + 5 actions + random"
+    # bad input
+    run "$SGAI" rl train "${learn[@]}" --observation normal --episodes 2 --out "$tmp/n"; expect_rc 0
+    run "$SGAI" rl evaluate --model "$tmp/n/model.pt" --platform platforms/gaia.json \
+      --workload workloads/kth-sp2-first500.json --out "$tmp/b"; expect_rc 1
+    expect_one_error_line "model.pt: the model was trained on observations of 36 values; here (normal observation of platforms/gaia.json) they have"
+    run "$SGAI" rl evaluate --model platforms/learning.json "${learn[@]}" --out "$tmp/b"; expect_rc 1
+    expect_one_error_line "learning.json: not a model sgai saved"
+    run "$SGAI" rl train "${learn[@]}" --actions shortest:fastest --episodes 2 --out "$tmp/b"; expect_rc 2
+    expect_one_error_line "--actions: unknown resource selection policy 'fastest' (known: "
+    run "$SGAI" rl train "${learn[@]}" --episodes 0 --out "$tmp/b"; expect_rc 2; expect_one_error_line "--episodes"
+    run "$SGAI" rl train "${learn[@]}" --reward speed --episodes 2 --out "$tmp/b"; expect_rc 2; expect_one_error_line "--reward"
+    run "$SGAI" rl train "${learn[@]}" --observation huge --episodes 2 --out "$tmp/b"; expect_rc 2
+    expect_one_error_line "--observation"
+    run "$SGAI" rl train --platform platforms/learning.json --workload tests/fixtures/workloads/none.json \
+      --episodes 2 --out "$tmp/b"; expect_rc 1; expect_one_error_line "none.json"
+    [ ! -e "$tmp/b" ] || fail "output folder written for bad input"
+    no_backtrace ;;
   gpu_traces)
     # the GPU-cluster trace converters on the public traces, with what each kept and skipped
     shared_or_skip

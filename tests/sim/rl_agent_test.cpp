@@ -88,13 +88,15 @@ TEST(RlAgents, AModelSavedAndLoadedDecidesAlike)
   rl::Agent agent(agent_for(env, rl::AgentKind::actor_critic, 3));
   rl::train(env, agent, 30, 1, nullptr);
   auto file = test::temp_dir() / "model.pt";
-  std::vector<std::string> names;
+  rl::Agent::Description d;
   for (const auto& a : env.options().actions)
-    names.push_back(a.name());
-  agent.save(file, names);
-  std::vector<std::string> back;
+    d.actions.push_back(a.name());
+  d.settings = {"observation=minimal", "reward=makespan"};
+  agent.save(file, d);
+  rl::Agent::Description back;
   auto loaded = rl::Agent::load(file, back);
-  EXPECT_EQ(back, names);
+  EXPECT_EQ(back.actions, d.actions);
+  EXPECT_EQ(back.settings, d.settings);
   EXPECT_EQ(loaded->options().observations, env.observation_size());
   EXPECT_EQ(loaded->options().kind, rl::AgentKind::actor_critic);
   std::vector<double> obs(env.observation_size(), 0.5);
