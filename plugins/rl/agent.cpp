@@ -78,7 +78,11 @@ struct Agent::Impl {
   std::shared_ptr<Net> net;
   std::unique_ptr<torch::optim::Adam> adam;
   std::mt19937_64 rng;
-  std::vector<torch::Tensor> log_probs, values;
+  /** The episode so far: observations (float32, one row each), actions chosen, rewards. Its
+   *  log-probabilities and values are computed again at its end in one batched pass: the weights do
+   *  not change within an episode, so this is the same loss for far fewer tensor operations. */
+  std::vector<float> observations;
+  std::vector<int64_t> actions;
   std::vector<double> rewards;
   double baseline     = 0; ///< running mean of the returns (reinforce-baseline)
   uint64_t baseline_n = 0;
@@ -133,9 +137,11 @@ size_t Agent::act(const std::vector<double>& observation, bool greedy)
     auto p = preferences(observation);
     return static_cast<size_t>(std::max_element(p.begin(), p.end()) - p.begin());
   }
-  auto t         = im.net->trunk(im.input(observation));
-  auto probs     = im.net->policy(t);
-  auto pc        = probs.detach().contiguous();
+  torch::Tensor pc;
+  {
+    torch::NoGradGuard no_grad;
+    pc = im.net->policy(im.net->trunk(im.input(observation))).contiguous();
+  }
   const float* d = pc.data_ptr<float>();
   // sampled with sgai's own generator (the same draws on every machine for a seed)
   double u = static_cast<double>(im.rng() >> 11) * 0x1.0p-53, acc = 0;
@@ -147,9 +153,8 @@ size_t Agent::act(const std::vector<double>& observation, bool greedy)
       break;
     }
   }
-  im.log_probs.push_back(torch::log(probs[0][static_cast<int64_t>(a)]));
-  if (im.o.kind == AgentKind::actor_critic)
-    im.values.push_back(im.net->value(t).reshape({1}));
+  im.observations.insert(im.observations.end(), observation.begin(), observation.end());
+  im.actions.push_back(static_cast<int64_t>(a));
   im.rewards.push_back(0);
   return a;
 }
@@ -189,18 +194,27 @@ EpisodeUpdate Agent::end_episode()
     for (double& x : g)
       x = (x - mean) / (sd + static_cast<double>(std::numeric_limits<float>::epsilon()));
   }
-  torch::Tensor policy = torch::zeros({1});
-  torch::Tensor value  = torch::zeros({1});
-  for (size_t i = 0; i < u.steps; i++) {
-    double adv = g[i];
-    if (im.o.kind == AgentKind::reinforce_baseline)
-      adv -= im.baseline;
-    else if (im.o.kind == AgentKind::actor_critic)
-      adv -= im.values[i].item<double>();
-    policy = policy - im.log_probs[i] * adv;
-    if (im.o.kind == AgentKind::actor_critic)
-      value = value + F::smooth_l1_loss(im.values[i], torch::full({1}, g[i]));
-  }
+  // every step at once: log pi(a_t | o_t) and, for actor-critic, V(o_t)
+  auto steps = static_cast<int64_t>(u.steps);
+  auto obs =
+      torch::from_blob(im.observations.data(), {steps, static_cast<int64_t>(im.o.observations)}, torch::kFloat32);
+  auto acts  = torch::from_blob(im.actions.data(), {steps, 1}, torch::kInt64);
+  auto trunk = im.net->trunk(obs);
+  auto logp  = torch::log(im.net->policy(trunk)).gather(1, acts).reshape({steps});
+  std::vector<float> gf(g.begin(), g.end());
+  auto returns = torch::from_blob(gf.data(), {steps}, torch::kFloat32);
+  torch::Tensor advantage;
+  torch::Tensor value = torch::zeros({1});
+  if (im.o.kind == AgentKind::actor_critic) {
+    auto v    = im.net->value(trunk).reshape({steps});
+    advantage = returns - v.detach();
+    // the Huber loss of each step, summed (HDeepRM's smooth_l1_loss per step)
+    value = F::smooth_l1_loss(v, returns, F::SmoothL1LossFuncOptions().reduction(torch::kSum)).reshape({1});
+  } else if (im.o.kind == AgentKind::reinforce_baseline)
+    advantage = returns - static_cast<float>(im.baseline);
+  else
+    advantage = returns;
+  torch::Tensor policy = (-(logp * advantage).sum()).reshape({1});
   if (im.o.kind == AgentKind::reinforce_baseline)
     for (double x : g) // the mean of every return seen so far
       im.baseline += (x - im.baseline) / static_cast<double>(++im.baseline_n);
@@ -211,8 +225,8 @@ EpisodeUpdate Agent::end_episode()
   u.policy_loss = policy.item<double>();
   u.value_loss  = value.item<double>();
   u.loss        = loss.item<double>();
-  im.log_probs.clear();
-  im.values.clear();
+  im.observations.clear();
+  im.actions.clear();
   im.rewards.clear();
   return u;
 }

@@ -2,13 +2,14 @@
  * actions of the thesis' 37 (36: no void) for whole episodes, or the thesis' 5.4 scenario for many
  * one-step episodes. Prints steps, wall seconds, CPU seconds of this process and its episodes'
  * children, and steps per second.
- * Usage: rl_env_bench PLATFORM WORKLOAD OBSERVATION EPISODES [ACTIONS_FILE] [SENSITIVITY] */
+ * Usage: rl_env_bench PLATFORM WORKLOAD OBSERVATION EPISODES [ACTIONS_FILE|-] [SENSITIVITY] [MAX_CORES] */
 #include "plugins/rl/environment.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <sys/resource.h>
 
 namespace {
@@ -30,7 +31,9 @@ double cpu_seconds()
 int main(int argc, char** argv)
 {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s PLATFORM WORKLOAD OBSERVATION EPISODES [HDEEPRM_OPTIONS] [SENSITIVITY]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s PLATFORM WORKLOAD OBSERVATION EPISODES [HDEEPRM_OPTIONS|-] [SENSITIVITY] [MAX_CORES]\n",
+                 argv[0]);
     return 2;
   }
   try {
@@ -39,12 +42,14 @@ int main(int argc, char** argv)
     o.workload    = argv[2];
     o.observation = sgai::rl::observation_from_string(argv[3]);
     o.reward      = sgai::rl::RewardKind::makespan;
-    if (argc > 5)
+    if (argc > 5 && std::string(argv[5]) != "-")
       o.actions = sgai::rl::actions_from_hdeeprm(argv[5]);
     else
       o.actions.pop_back(); // the 36 pairs, no void
     if (argc > 6)
       o.queue_sensitivity = std::atof(argv[6]);
+    if (argc > 7)
+      o.max_resources = static_cast<uint32_t>(std::atoi(argv[7]));
     int episodes = std::atoi(argv[4]);
     auto t0      = std::chrono::steady_clock::now();
     double c0    = cpu_seconds();

@@ -185,12 +185,13 @@ int evaluate(const EvalArgs& a)
 {
   check_output_dir(a.out);
   rl::Agent::Description d;
-  auto agent    = rl::Agent::load(a.model, d);
-  EnvArgs e     = a.env;
-  e.observation = setting(d, "observation", a.model);
-  e.reward      = setting(d, "reward", a.model);
-  e.sensitivity = std::stod(setting(d, "sensitivity", a.model));
-  e.max_voids   = std::stoll(setting(d, "max_voids", a.model));
+  auto agent      = rl::Agent::load(a.model, d);
+  EnvArgs e       = a.env;
+  e.observation   = setting(d, "observation", a.model);
+  e.reward        = setting(d, "reward", a.model);
+  e.sensitivity   = std::stod(setting(d, "sensitivity", a.model));
+  e.max_voids     = std::stoll(setting(d, "max_voids", a.model));
+  e.max_resources = std::stoll(setting(d, "max_resources", a.model));
   std::string list;
   for (const auto& x : d.actions)
     list += (list.empty() ? "" : ",") + x;
