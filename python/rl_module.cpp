@@ -42,17 +42,8 @@ py::dict info(const rl::StepResult& r)
 
 std::vector<rl::Action> actions_of(const py::object& spec)
 {
-  if (py::isinstance<py::str>(spec)) {
-    auto s = spec.cast<std::string>();
-    if (s == "thesis")
-      return rl::thesis_actions();
-    if (s == "pairs") {
-      auto a = rl::thesis_actions();
-      a.pop_back();
-      return a;
-    }
-    return rl::actions_from_hdeeprm(s); // an HDeepRM options file
-  }
+  if (py::isinstance<py::str>(spec))
+    return rl::actions_named(spec.cast<std::string>());
   return rl::actions_from_names(spec.cast<std::vector<std::string>>());
 }
 

@@ -326,4 +326,34 @@ bool valid_utf8(std::string_view s)
   return true;
 }
 
+namespace {
+
+template <typename Io>
+bool transfer_fd(Io io, int fd, char* data, size_t size)
+{
+  while (size > 0) {
+    ssize_t k = io(fd, data, size);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return false;
+    data += k;
+    size -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+} // namespace
+
+bool write_fd(int fd, const void* data, size_t size)
+{
+  return transfer_fd([](int f, char* p, size_t n) { return ::write(f, p, n); }, fd,
+                     const_cast<char*>(static_cast<const char*>(data)), size);
+}
+
+bool read_fd(int fd, void* data, size_t size)
+{
+  return transfer_fd([](int f, char* p, size_t n) { return ::read(f, p, n); }, fd, static_cast<char*>(data), size);
+}
+
 } // namespace sgai

@@ -62,6 +62,12 @@ void check_output_file(const std::filesystem::path& file, const std::vector<std:
  *  200 bytes, no '/', backslash, control character or NUL, not "." or "..", not starting with '.'. */
 void check_plain_name(const std::string& name, const std::string& file, const std::string& place);
 
+/** Writes all of `size` bytes to the file descriptor `fd`, again after an interruption (pipes
+ *  between sgai's processes); false when it cannot. */
+bool write_fd(int fd, const void* data, size_t size);
+/** Reads exactly `size` bytes from `fd`, again after an interruption; false at an early end. */
+bool read_fd(int fd, void* data, size_t size);
+
 /** Creates the folder (and parents); RunError when impossible. */
 void ensure_directory(const std::filesystem::path& dir);
 

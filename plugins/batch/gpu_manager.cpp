@@ -53,34 +53,6 @@ constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kMaxGeneratedNodes = 2'000'000;
 constexpr double kMaxLayerFlops       = 1e18;
 
-/** Moves all of `size` bytes at `data` through `io` (::read or ::write on `fd`), again after an
- *  interruption; false at an early end or an error. */
-template <typename Io>
-bool transfer_all(Io io, int fd, char* data, size_t size)
-{
-  while (size > 0) {
-    ssize_t k = io(fd, data, size);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    data += k;
-    size -= static_cast<size_t>(k);
-  }
-  return true;
-}
-
-bool write_all(int fd, const void* data, size_t size)
-{
-  return transfer_all([](int f, char* p, size_t n) { return ::write(f, p, n); }, fd,
-                      const_cast<char*>(static_cast<const char*>(data)), size);
-}
-
-bool read_all(int fd, void* data, size_t size)
-{
-  return transfer_all([](int f, char* p, size_t n) { return ::read(f, p, n); }, fd, static_cast<char*>(data), size);
-}
-
 /** Seconds of a compute-bound kernel of `compute_s` (at P-state 0) on `host` in its P-state. */
 double kernel_seconds(s4u::Host* host, double compute_s)
 {
@@ -575,28 +547,28 @@ public:
         } catch (const std::exception& e) {
           failed(e);
         }
-      bool ok = write_all(fds[1], &kind, 1);
+      bool ok = write_fd(fds[1], &kind, 1);
       for (const std::string* t : {&file, &place, &message}) {
         uint64_t len = t->size();
-        ok           = ok && write_all(fds[1], &len, sizeof len) && write_all(fds[1], t->data(), t->size());
+        ok           = ok && write_fd(fds[1], &len, sizeof len) && write_fd(fds[1], t->data(), t->size());
       }
-      ok = ok && write_all(fds[1], out.data(), out.size() * sizeof(double));
+      ok = ok && write_fd(fds[1], out.data(), out.size() * sizeof(double));
       ::_exit(ok ? 0 : 1);
     }
     ::close(fds[1]);
     char kind = 0;
     std::string text[3];
     std::vector<double> got(size, -1);
-    bool ok = read_all(fds[0], &kind, 1);
+    bool ok = read_fd(fds[0], &kind, 1);
     for (auto& t : text) {
       uint64_t len = 0;
-      ok           = ok && read_all(fds[0], &len, sizeof len) && len < (uint64_t{1} << 20);
+      ok           = ok && read_fd(fds[0], &len, sizeof len) && len < (uint64_t{1} << 20);
       if (ok) {
         t.resize(len);
-        ok = read_all(fds[0], t.data(), len);
+        ok = read_fd(fds[0], t.data(), len);
       }
     }
-    ok = ok && read_all(fds[0], got.data(), got.size() * sizeof(double));
+    ok = ok && read_fd(fds[0], got.data(), got.size() * sizeof(double));
     ::close(fds[0]);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -115,6 +115,29 @@ std::vector<Action> actions_from_names(const std::vector<std::string>& names)
   return out;
 }
 
+std::vector<Action> actions_named(const std::string& text)
+{
+  if (text == "thesis")
+    return thesis_actions();
+  if (text == "pairs") {
+    auto a = thesis_actions();
+    a.pop_back();
+    return a;
+  }
+  std::error_code ec;
+  if (text.find(':') == std::string::npos && text != "void" && std::filesystem::exists(text, ec))
+    return actions_from_hdeeprm(text);
+  std::vector<std::string> names;
+  for (size_t from = 0;;) {
+    size_t comma = text.find(',', from);
+    names.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos)
+      break;
+    from = comma + 1;
+  }
+  return actions_from_names(names);
+}
+
 std::vector<Action> actions_from_hdeeprm(const std::filesystem::path& options_file)
 {
   auto doc = json::load(options_file);

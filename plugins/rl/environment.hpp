@@ -46,6 +46,9 @@ std::vector<Action> thesis_actions();
 /** Pairs as "job:resource" (and "void"); std::invalid_argument naming an unknown policy and listing
  *  the known ones. */
 std::vector<Action> actions_from_names(const std::vector<std::string>& names);
+/** An action set by name: "thesis" (the 37), "pairs" (the 36 without void), an HDeepRM options
+ *  file, or "job:resource,...[,void]". std::invalid_argument or InputError otherwise. */
+std::vector<Action> actions_named(const std::string& text);
 /** HDeepRM's "actions" object of an options file: {"selection": [{"job": ["resource", ...]}, ...],
  *  "void": bool}, in its order (void last). InputError naming the file and place. */
 std::vector<Action> actions_from_hdeeprm(const std::filesystem::path& options_file);

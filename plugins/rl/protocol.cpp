@@ -1,40 +1,21 @@
 #include "plugins/rl/protocol.hpp"
 
 #include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
 
 #include <cerrno>
 #include <unistd.h>
 
 namespace sgai::rl::protocol {
 
-namespace {
-
-template <typename Io>
-bool transfer_all(Io io, int fd, char* data, size_t size)
-{
-  while (size > 0) {
-    ssize_t k = io(fd, data, size);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    data += k;
-    size -= static_cast<size_t>(k);
-  }
-  return true;
-}
-
-} // namespace
-
 bool send_bytes(int fd, const void* data, size_t size)
 {
-  return transfer_all([](int f, char* p, size_t n) { return ::write(f, p, n); }, fd,
-                      const_cast<char*>(static_cast<const char*>(data)), size);
+  return write_fd(fd, data, size);
 }
 
 bool receive_bytes(int fd, void* data, size_t size)
 {
-  return transfer_all([](int f, char* p, size_t n) { return ::read(f, p, n); }, fd, static_cast<char*>(data), size);
+  return read_fd(fd, data, size);
 }
 
 bool Message::send(int fd) const

@@ -172,21 +172,7 @@ int batch_plot(const std::string& dir)
   std::error_code ec;
   if (not std::filesystem::is_regular_file(std::filesystem::path(dir) / "jobs.csv", ec))
     throw InputError(dir, "", "no jobs.csv here: expected the output folder of sgai batch run");
-  std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / "batch_plot.py";
-  if (const char* home = std::getenv("SGAI_HOME"))
-    script = std::filesystem::path(home) / "tools" / "plot" / "batch_plot.py";
-  if (not std::filesystem::exists(script, ec))
-    throw RunError("the plotting script " + script.string() + " is missing (set SGAI_HOME to the sgai source tree)");
-  // Debian's interpreter first: its python3-matplotlib is what the set-up installs.
-  std::string python = std::filesystem::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
-  auto status        = run_process({python, script.string(), dir});
-  if (not status)
-    throw RunError("cannot run " + python + " to plot (is python3 installed?)");
-  if (*status == 1)
-    return 1; // the script printed its one error line
-  if (*status != 0)
-    throw RunError("the plotting script " + script.string() + " failed");
-  return 0;
+  return run_plot_script("batch_plot.py", dir);
 }
 
 std::string names(const std::vector<batch::PolicyInfo>& infos)

@@ -1,10 +1,13 @@
 #include "tools/sgai/process.hpp"
 
+#include "generators/util/error.hpp"
 #include "generators/util/signals.hpp"
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +57,26 @@ std::optional<int> run_process(const std::vector<std::string>& args)
   if (not WIFEXITED(status))
     return std::nullopt;
   return WEXITSTATUS(status);
+}
+
+int run_plot_script(const std::string& name, const std::string& dir)
+{
+  std::error_code ec;
+  std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / name;
+  if (const char* home = std::getenv("SGAI_HOME"))
+    script = std::filesystem::path(home) / "tools" / "plot" / name;
+  if (not std::filesystem::exists(script, ec))
+    throw RunError("the plotting script " + script.string() + " is missing (set SGAI_HOME to the sgai source tree)");
+  // Debian's interpreter first: its python3-matplotlib is what the set-up installs.
+  std::string python = std::filesystem::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
+  auto status        = run_process({python, script.string(), dir});
+  if (not status)
+    throw RunError("cannot run " + python + " to plot (is python3 installed?)");
+  if (*status == 1)
+    return 1; // the script printed its one error line
+  if (*status != 0)
+    throw RunError("the plotting script " + script.string() + " failed");
+  return 0;
 }
 
 } // namespace sgai::cli

@@ -12,6 +12,11 @@ namespace sgai::cli {
  *  it could not start or did not exit normally. */
 std::optional<int> run_process(const std::vector<std::string>& argv);
 
+/** Runs tools/plot/`script` of the source tree (SGAI_HOME overrides it) with Debian's python3 on
+ *  `dir`: 0, or 1 when the script printed its one error line; RunError when it is missing, cannot
+ *  start or fails otherwise. */
+int run_plot_script(const std::string& script, const std::string& dir);
+
 } // namespace sgai::cli
 
 #endif

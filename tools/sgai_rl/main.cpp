@@ -50,27 +50,8 @@ void add_env_options(CLI::App* cmd, EnvArgs& e, bool model_decides)
 
 std::vector<rl::Action> parse_actions(const std::string& text)
 {
-  if (text == "thesis")
-    return rl::thesis_actions();
-  if (text == "pairs") {
-    auto a = rl::thesis_actions();
-    a.pop_back();
-    return a;
-  }
-  std::error_code ec;
-  if (text.find(':') == std::string::npos && text != "void" && std::filesystem::exists(text, ec))
-    return rl::actions_from_hdeeprm(text);
-  std::vector<std::string> names;
-  size_t from = 0;
-  while (from <= text.size()) {
-    size_t comma = text.find(',', from);
-    names.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
-    if (comma == std::string::npos)
-      break;
-    from = comma + 1;
-  }
   try {
-    return rl::actions_from_names(names);
+    return rl::actions_named(text);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--actions: ") + e.what());
   }
@@ -229,20 +210,7 @@ int plot(const std::string& dir)
   std::error_code ec;
   if (not std::filesystem::is_regular_file(std::filesystem::path(dir) / "episodes.csv", ec))
     throw InputError(dir, "", "no episodes.csv here: expected the output folder of sgai rl train");
-  std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / "rl_plot.py";
-  if (const char* home = std::getenv("SGAI_HOME"))
-    script = std::filesystem::path(home) / "tools" / "plot" / "rl_plot.py";
-  if (not std::filesystem::exists(script, ec))
-    throw RunError("the plotting script " + script.string() + " is missing (set SGAI_HOME to the sgai source tree)");
-  std::string python = std::filesystem::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
-  auto status        = cli::run_process({python, script.string(), dir});
-  if (not status)
-    throw RunError("cannot run " + python + " to plot (is python3 installed?)");
-  if (*status == 1)
-    return 1;
-  if (*status != 0)
-    throw RunError("the plotting script " + script.string() + " failed");
-  return 0;
+  return cli::run_plot_script("rl_plot.py", dir);
 }
 
 } // namespace
