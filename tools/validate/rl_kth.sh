@@ -6,12 +6,15 @@
 # mean bounded slowdown (run times under 10 s count as 10 s). Prints the table and checks that the
 # agent beats the random agent and the median of the 36 pairs (exit 1 otherwise).
 # Usage: tools/validate/rl_kth.sh [build dir] [episodes (default 50)] [agent (default actor-critic)] [seed]
+#        [reward (default slowdown)] [learning rate (default 0.005)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 episodes=${2:-50}
 agent=${3:-actor-critic}
 seed=${4:-1}
+reward=${5:-slowdown}
+lr=${6:-0.005}
 sgai=$build/tools/sgai
 work=${RL_KTH_WORK:-$(mktemp -d)}
 [ -n "${RL_KTH_WORK:-}" ] || trap 'rm -rf "$work"' EXIT
@@ -38,7 +41,7 @@ for name, part in (("train", jobs[:cut]), ("test", jobs[cut:])):
 PY
 start=$(date +%s)
 "$sgai" rl train --platform platforms/gaia.json --workload "$work/train.json" --max-resources 100 --actions pairs \
-  --observation minimal --reward slowdown --agent "$agent" --episodes "$episodes" --seed "$seed" \
+  --observation minimal --reward "$reward" --lr "$lr" --agent "$agent" --episodes "$episodes" --seed "$seed" \
   --out "$work/train" | grep -E "^episode" | tail -3
 "$sgai" rl evaluate --model "$work/train/model.pt" --platform platforms/gaia.json --workload "$work/test.json" \
   --seed "$seed" --out "$work/eval" >/dev/null
