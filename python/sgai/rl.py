@@ -12,9 +12,18 @@ action leaves. The simulation runs in a server process (sgai-rl-env) that forks 
 episode. HDeepRMEnv subclasses gymnasium.Env when Gymnasium is importable (it is not packaged in
 Debian 12); its spaces follow Gymnasium's by shape either way.
 """
+import os
+
 import numpy as np
 
-from sgai import _rl
+# the simulation server installed beside the package (PREFIX/lib/python3/dist-packages/sgai ->
+# PREFIX/libexec/sgai/sgai-rl-env), unless SGAI_RL_ENV names one
+_server = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+                                        "libexec", "sgai", "sgai-rl-env"))
+if "SGAI_RL_ENV" not in os.environ and os.access(_server, os.X_OK):
+    os.environ["SGAI_RL_ENV"] = _server
+
+from sgai import _rl  # noqa: E402
 
 InputError = _rl.InputError
 RunError = _rl.RunError

@@ -85,6 +85,18 @@ for a in (0, 13, 35):
     check(abs(info["mean_bounded_slowdown"] - float(rows[name]["mean_bounded_slowdown"])) < 1e-9,
           f"{name}: slowdown differs")
 
+# installed: the package and the server under a prefix (cmake --install), found without the build tree
+build = os.path.dirname(os.environ["PYTHONPATH"].split(os.pathsep)[0].rstrip("/"))
+with tempfile.TemporaryDirectory() as prefix:
+    subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True, stdout=subprocess.DEVNULL)
+    env_vars = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SGAI_RL_ENV")}
+    env_vars["PYTHONPATH"] = os.path.join(prefix, "lib", "python3", "dist-packages")
+    code = ("import os, sgai.rl; e = sgai.rl.HDeepRMEnv(**%r); e.reset(seed=1); "
+            "print(os.environ['SGAI_RL_ENV'], e.step(1)[1])" % LEARN)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_vars)
+    check(r.returncode == 0 and r.stdout.split() == [os.path.join(prefix, "libexec", "sgai", "sgai-rl-env"), "8.4"],
+          f"installed package: {r.stdout} {r.stderr[-300:]}")
+
 # the PyTorch example trains a few episodes
 r = subprocess.run([sys.executable, "examples/python/train_5_4.py", "--episodes", "20", "--seed", "2"],
                    capture_output=True, text=True)
