@@ -9,7 +9,17 @@ namespace sgai::rl {
 void train(Environment& env, Agent& agent, uint32_t episodes, uint64_t seed,
            const std::function<void(const EpisodeRecord&)>& each)
 {
+  train(std::vector<Environment*>{&env}, agent, episodes, seed, each);
+}
+
+void train(const std::vector<Environment*>& envs, Agent& agent, uint32_t episodes, uint64_t seed,
+           const std::function<void(const EpisodeRecord&)>& each)
+{
+  for (const auto* x : envs)
+    if (x->observation_size() != envs.front()->observation_size() || x->action_count() != envs.front()->action_count())
+      throw std::invalid_argument("the environments to train on differ in observation size or action count");
   for (uint32_t e = 0; e < episodes; e++) {
+    Environment& env = *envs[e % envs.size()];
     EpisodeRecord rec;
     rec.episode = e + 1;
     auto r      = env.reset(seed + e);

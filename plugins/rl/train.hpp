@@ -27,6 +27,10 @@ struct EpisodeRecord {
  *  episode's record as it ends. */
 void train(Environment& env, Agent& agent, uint32_t episodes, uint64_t seed,
            const std::function<void(const EpisodeRecord&)>& each);
+/** The same over several environments (parts of a workload, say): episode e runs on envs[e % n].
+ *  std::invalid_argument when their observation sizes or action counts differ. */
+void train(const std::vector<Environment*>& envs, Agent& agent, uint32_t episodes, uint64_t seed,
+           const std::function<void(const EpisodeRecord&)>& each);
 
 /** episodes.csv: episode, steps, reward_sum, last_reward, loss, policy_loss, value_loss,
  *  truncated, makespan_s, mean_bounded_slowdown, mean_waiting_s, energy_j, then the preference of

@@ -294,6 +294,11 @@ case "$case_name" in
     run "$SGAI" rl train "${learn[@]}" --actions $d/thesis_experiments/learning/options.json --observation minimal \
       --sensitivity 0.05 --reward makespan --agent actor-critic --episodes 200 --seed 3 --out "$tmp/t2"; expect_rc 0
     cmp -s "$tmp/t/episodes.csv" "$tmp/t2/episodes.csv" || fail "the same seed gave other episodes"
+    # episodes cycle through several workloads (parts of a log)
+    run "$SGAI" rl train "${learn[@]}" --and-workload $d/workload_examples/learning.json --observation minimal \
+      --episodes 4 --out "$tmp/m"; expect_rc 0
+    grep -q '"more_workloads": \[' "$tmp/m/config.json" || fail "config.json lacks the further workloads"
+    [ "$(wc -l <"$tmp/m/episodes.csv")" = 5 ] || fail "not 4 episodes over two workloads"
     run "$SGAI" rl plot "$tmp/t"; expect_rc 0
     for f in losses rewards preferences; do [ -s "$tmp/t/$f.png" ] || fail "no $f.png"; done
     run "$SGAI" rl evaluate --model "$tmp/t/model.pt" "${learn[@]}" --out "$tmp/e"; expect_rc 0

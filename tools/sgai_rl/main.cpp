@@ -78,6 +78,7 @@ rl::EnvironmentOptions env_options(const EnvArgs& e)
 
 struct TrainArgs {
   EnvArgs env;
+  std::vector<std::string> more; ///< further workloads: episodes cycle through all
   std::string agent = "actor-critic", out;
   int64_t episodes = 0, seed = 1, hidden = 16;
   double lr = 0.005, gamma = 0.99;
@@ -88,6 +89,18 @@ int train(const TrainArgs& a)
   check_output_dir(a.out);
   rl::EnvironmentOptions o = env_options(a.env);
   rl::Environment env(o);
+  std::vector<std::unique_ptr<rl::Environment>> others;
+  std::vector<rl::Environment*> all = {&env};
+  for (const auto& w : a.more) {
+    auto oo     = o;
+    oo.workload = w;
+    others.push_back(std::make_unique<rl::Environment>(oo));
+    if (others.back()->observation_size() != env.observation_size())
+      throw InputError(w, "",
+                       "its observation has " + std::to_string(others.back()->observation_size()) +
+                           " values, the first workload's " + std::to_string(env.observation_size()));
+    all.push_back(others.back().get());
+  }
   rl::AgentOptions ao;
   ao.kind          = rl::agent_from_string(a.agent);
   ao.observations  = env.observation_size();
@@ -102,7 +115,7 @@ int train(const TrainArgs& a)
     AtomicFile f(stage.path() / "episodes.csv");
     rl::write_episode_header(f.stream(), o.actions);
     double last = 0;
-    rl::train(env, agent, static_cast<uint32_t>(a.episodes), static_cast<uint64_t>(a.seed),
+    rl::train(all, agent, static_cast<uint32_t>(a.episodes), static_cast<uint64_t>(a.seed),
               [&](const rl::EpisodeRecord& r) {
                 rl::write_episode(f.stream(), r);
                 last = r.update.reward_sum;
@@ -126,7 +139,12 @@ int train(const TrainArgs& a)
     std::ostringstream text;
     json::Writer jw(text);
     jw.begin_object();
-    jw.field("platform", a.env.platform).field("workload", a.env.workload).field("agent", a.agent);
+    jw.field("platform", a.env.platform).field("workload", a.env.workload);
+    jw.key("more_workloads").begin_array();
+    for (const auto& w : a.more)
+      jw.value(w);
+    jw.end_array();
+    jw.field("agent", a.agent);
     jw.key("actions").begin_array();
     for (const auto& x : d.actions)
       jw.value(x);
@@ -227,6 +245,8 @@ int main(int argc, char** argv)
   tr->add_option("--agent", t.agent, "reinforce (the thesis'), reinforce-baseline or actor-critic (default)")
       ->check(CLI::IsMember(rl::agent_names()));
   cli::add_count(tr, "--episodes", t.episodes, "Episodes to train", 1, 100000000)->required();
+  tr->add_option("--and-workload", t.more,
+                 "A further workload (repeatable): episode e runs on workload e mod their count (parts of a log)");
   cli::add_seed(tr, t.seed, "Seed of the weights, the agent's draws and episode e's policies (seed + e)");
   cli::add_count(tr, "--hidden", t.hidden, "Units of each of the 3 hidden layers (default 16)", 1, 65536);
   cli::add_real(tr, "--lr", t.lr, "Adam's learning rate (default 0.005)", 1e-12, 10);
