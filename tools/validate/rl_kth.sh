@@ -28,29 +28,28 @@ cd "$root"
 import json, sys
 work = sys.argv[1]
 w = json.load(open(f"{work}/kth.json"))
-jobs = sorted(w["jobs"], key=lambda j: j["subtime"])
-cut = int(len(jobs) * 0.7)
-for name, part in (("train", jobs[:cut]), ("test", jobs[cut:])):
-    t0 = part[0]["subtime"]
+
+
+def write_part(name, jobs):
+    """A workload of these jobs, their submissions starting at 0, with the profiles they use."""
+    t0 = jobs[0]["subtime"]
     d = dict(w)
-    d["jobs"] = [dict(j, subtime=j["subtime"] - t0) for j in part]
-    used = {j["profile"] for j in d["jobs"]}
+    d["jobs"] = [dict(j, subtime=j["subtime"] - t0) for j in jobs]
+    used = {j["profile"] for j in jobs}
     d["profiles"] = {k: v for k, v in w["profiles"].items() if k in used}
     with open(f"{work}/{name}.json", "w") as f:
         json.dump(d, f)
-    print(f"{name}: {len(d['jobs'])} jobs")
-# the training part in 20 parts, each starting at 0
-train = json.load(open(f"{work}/train.json"))
-size = (len(train["jobs"]) + 19) // 20
+
+
+jobs = sorted(w["jobs"], key=lambda j: j["subtime"])
+cut = int(len(jobs) * 0.7)
+write_part("train", jobs[:cut])
+write_part("test", jobs[cut:])
+print(f"train: {cut} jobs\ntest: {len(jobs) - cut} jobs")
+# the training part in 20 parts
+size = (cut + 19) // 20
 for i in range(20):
-    part = train["jobs"][i * size:(i + 1) * size]
-    t0 = part[0]["subtime"]
-    d = dict(train)
-    d["jobs"] = [dict(j, subtime=j["subtime"] - t0) for j in part]
-    used = {j["profile"] for j in d["jobs"]}
-    d["profiles"] = {k: v for k, v in train["profiles"].items() if k in used}
-    with open(f"{work}/part{i}.json", "w") as f:
-        json.dump(d, f)
+    write_part(f"part{i}", jobs[i * size:min((i + 1) * size, cut)])
 PY
 parts=()
 for i in $(seq 1 19); do parts+=(--and-workload "$work/part$i.json"); done
