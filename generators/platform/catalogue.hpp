@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sgai::platform {
@@ -66,6 +67,15 @@ struct GpuType {
   /** "volta", "ampere", "hopper", "blackwell" or empty: the generation NCCL's tuning model keys its
    *  constants on (plugins/replay/nccl.hpp). */
   std::string architecture;
+  /** Where the figures come from: datasheet or whitepaper and its table (a URL allowed), and which
+   *  figures are assumed; empty when the catalogue does not say. */
+  std::string source;
+  /** The names CUDA or ROCm report for this GPU (cudaDeviceProp::name, hipDeviceProp_t::name), as the
+   *  PyTorch profiler writes them in a Kineto trace's deviceProperties; see find_gpu_by_device_name. */
+  std::vector<std::string> device_names;
+  /** Streaming multiprocessors (NVIDIA) or compute units of one device as ROCm shows it (AMD);
+   *  0: not given. */
+  int multiprocessors = 0;
   Origin origin;
 };
 
@@ -117,6 +127,20 @@ struct Catalogue {
 
 /** Precisions a GPU type may list in peak_flops. */
 const std::vector<std::string>& known_precisions();
+
+/** The GPU type a device of a profiler trace is, from what CUDA / ROCm report for it (a Kineto
+ *  trace's deviceProperties: name, numSms, totalGlobalMem); nullptr when none or several fit.
+ *  - A type whose device_names holds `name` (case-insensitive, surrounding blanks ignored) fits unless
+ *    a figure given contradicts it: `multiprocessors` (> 0) other than the type's (when it gives
+ *    one), or `memory_bytes` (> 0) more than 10% away from its memory_capacity. So a name two
+ *    variants share ("AMD Instinct MI250X / MI250": 110 or 104 compute units) is told apart.
+ *  - Else a generic name, one without a digit (ROCm's "AMD Radeon Graphics", or empty), names no
+ *    model: the types giving multiprocessors fit when both figures are given, the count is theirs
+ *    and the memory within 10% of their memory_capacity.
+ *  - Else nothing: a catalogue that does not list a model's name has no figures for it (an
+ *    "NVIDIA A100 80GB PCIe" is not the SXM4 board though it has its SMs and memory). */
+const GpuType* find_gpu_by_device_name(const Catalogue& cat, std::string_view name, int multiprocessors = 0,
+                                       double memory_bytes = 0);
 
 } // namespace sgai::platform
 

@@ -9,6 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
 namespace sgai::platform {
 
 namespace {
@@ -175,8 +179,30 @@ GpuType parse_gpu(Object o, const std::string& name)
   g.origin = origin_of(o);
   if (auto a = o.optional("architecture"))
     g.architecture = a->choice({"volta", "ampere", "hopper", "blackwell"});
+  if (auto src = o.optional("source")) {
+    g.source = src->string();
+    if (g.source.empty())
+      src->fail("source is empty: name the datasheet the figures come from, or omit the key");
+  }
+  if (auto names = o.optional("device_names")) {
+    if (not names->is_array())
+      names->fail("device_names must be a list of strings (the names CUDA or ROCm report for the GPU, such as "
+                  "'NVIDIA H100 80GB HBM3'), got " +
+                  names->shown());
+    for (const auto& item : names->array()) {
+      if (not item.is_string())
+        item.fail("device_names must be a list of strings (the names CUDA or ROCm report for the GPU), got " +
+                  item.shown());
+      std::string n = item.string();
+      if (n.find_first_not_of(" \t") == std::string::npos)
+        item.fail("device name " + item.shown() + " is blank");
+      g.device_names.push_back(n);
+    }
+  }
+  if (auto mp = o.optional("multiprocessors"))
+    g.multiprocessors = positive_count(*mp);
   o.finish({"id", "peak_flops", "default_precision", "memory_capacity", "memory_bandwidth", "idle_power", "max_power",
-            "pstates", "architecture"});
+            "pstates", "architecture", "source", "device_names", "multiprocessors"});
   return g;
 }
 
@@ -298,6 +324,57 @@ const std::vector<std::string>& known_precisions()
 {
   static const std::vector<std::string> k = {"fp64", "fp64_tensor", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
   return k;
+}
+
+namespace {
+
+/** Lower case, surrounding blanks removed: device names compare on this. */
+std::string normalised_device_name(std::string_view name)
+{
+  size_t b = name.find_first_not_of(" \t");
+  if (b == std::string_view::npos)
+    return "";
+  size_t e = name.find_last_not_of(" \t");
+  std::string out(name.substr(b, e - b + 1));
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool memory_fits(const GpuType& g, double memory_bytes)
+{
+  return std::abs(g.memory_bytes - memory_bytes) <= 0.1 * g.memory_bytes;
+}
+
+} // namespace
+
+const GpuType* find_gpu_by_device_name(const Catalogue& cat, std::string_view name, int multiprocessors,
+                                       double memory_bytes)
+{
+  std::string wanted = normalised_device_name(name);
+  // Types listing the name, unless a figure given contradicts theirs.
+  std::vector<const GpuType*> named;
+  for (const auto& [key, g] : cat.gpus) {
+    bool listed = std::any_of(g.device_names.begin(), g.device_names.end(),
+                              [&wanted](const std::string& n) { return normalised_device_name(n) == wanted; });
+    if (listed && (multiprocessors <= 0 || g.multiprocessors <= 0 || multiprocessors == g.multiprocessors) &&
+        (memory_bytes <= 0 || memory_fits(g, memory_bytes)))
+      named.push_back(&g);
+  }
+  if (not named.empty())
+    return named.size() == 1 ? named.front() : nullptr;
+  // A generic name (no model number in it) leaves the figures to choose.
+  bool generic = std::none_of(wanted.begin(), wanted.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (not generic || multiprocessors <= 0 || memory_bytes <= 0)
+    return nullptr;
+  const GpuType* found = nullptr;
+  for (const auto& [key, g] : cat.gpus)
+    if (g.multiprocessors > 0 && g.multiprocessors == multiprocessors && memory_fits(g, memory_bytes)) {
+      if (found)
+        return nullptr; // ambiguous
+      found = &g;
+    }
+  return found;
 }
 
 void parse_catalogue_sections(json::Object& o, Catalogue& cat)

@@ -1,11 +1,15 @@
 /* Every bogus_* fixture is rejected with one message naming the file, the place, the value and
- * what was expected. */
+ * what was expected. Also the GPU catalogue (platforms/catalogues/accelerators.json): its figures, the
+ * keys the PyTorch-trace what-if analysis reads (source, device_names, multiprocessors), their errors,
+ * and find_gpu_by_device_name. */
+#include "generators/platform/catalogue.hpp"
 #include "generators/platform/platform.hpp"
 #include "generators/util/error.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 using namespace sgai::platform;
@@ -117,4 +121,164 @@ TEST(BogusPlatform, EveryBogusFixtureHasACase)
     }
   }
   EXPECT_GE(listed.size(), 10U);
+}
+
+namespace {
+
+const Catalogue& accelerators()
+{
+  static const Catalogue cat = load_catalogue("platforms/catalogues/accelerators.json");
+  return cat;
+}
+
+/** The message of loading a catalogue file holding one GPU type "G" with `extra` keys added. */
+std::string gpu_catalogue_error(const std::string& file_name, const std::string& extra)
+{
+  auto path = sgai::test::temp_dir() / file_name;
+  std::ofstream(path) << R"({"sgai_catalogue": 1, "gpu_types": {"G": {"peak_flops": {"fp16": "10Tf"},
+    "default_precision": "fp16", "memory_capacity": "16GB", "memory_bandwidth": "1TBps", "idle_power": 50,
+    "max_power": 300, )"
+                      << extra << "}}}";
+  return sgai::test::error_of([&] { load_catalogue(path); });
+}
+
+} // namespace
+
+TEST(GpuCatalogue, EveryGpuTypeSaysWhereItsFiguresComeFrom)
+{
+  ASSERT_GE(accelerators().gpus.size(), 13U);
+  for (const auto& [name, g] : accelerators().gpus) {
+    EXPECT_FALSE(g.source.empty()) << name;
+    if (name != "TPU v5e") { // not a CUDA / ROCm device
+      EXPECT_FALSE(g.device_names.empty()) << name;
+      EXPECT_GT(g.multiprocessors, 0) << name;
+    }
+  }
+}
+
+TEST(GpuCatalogue, NewTypesLoadWithTheirFigures)
+{
+  const auto& gpus = accelerators().gpus;
+  ASSERT_TRUE(gpus.count("V100 DGXS 32GB"));
+  const GpuType& dgxs = gpus.at("V100 DGXS 32GB");
+  EXPECT_DOUBLE_EQ(dgxs.peak_flops.at("fp64"), 7.8e12);
+  EXPECT_DOUBLE_EQ(dgxs.peak_flops.at("fp32"), 15.7e12);
+  EXPECT_DOUBLE_EQ(dgxs.peak_flops.at("fp16"), 125e12);
+  EXPECT_EQ(dgxs.default_precision, "fp32");
+  EXPECT_DOUBLE_EQ(dgxs.memory_bytes, 32e9);
+  EXPECT_DOUBLE_EQ(dgxs.mem_bw_Bps, 900e9);
+  EXPECT_DOUBLE_EQ(dgxs.max_w, 300);
+  EXPECT_EQ(dgxs.multiprocessors, 80);
+  EXPECT_EQ(dgxs.architecture, "volta");
+  EXPECT_EQ(dgxs.device_names, std::vector<std::string>{"Tesla V100-DGXS-32GB"});
+
+  ASSERT_TRUE(gpus.count("RTX 2080 Ti"));
+  const GpuType& rtx = gpus.at("RTX 2080 Ti");
+  EXPECT_DOUBLE_EQ(rtx.peak_flops.at("fp32"), 13.4e12);
+  EXPECT_DOUBLE_EQ(rtx.peak_flops.at("fp16"), 53.8e12); // FP16 tensor with FP32 accumulate
+  EXPECT_DOUBLE_EQ(rtx.memory_bytes, 11e9);
+  EXPECT_DOUBLE_EQ(rtx.mem_bw_Bps, 616e9);
+  EXPECT_DOUBLE_EQ(rtx.max_w, 250);
+  EXPECT_EQ(rtx.multiprocessors, 68);
+  EXPECT_NE(rtx.source.find("FP32 accumulate"), std::string::npos) << rtx.source;
+
+  ASSERT_TRUE(gpus.count("MI250 GCD"));
+  const GpuType& gcd = gpus.at("MI250 GCD"); // half of an MI250
+  EXPECT_DOUBLE_EQ(gcd.peak_flops.at("fp64"), 45.3e12 / 2);
+  EXPECT_DOUBLE_EQ(gcd.peak_flops.at("fp32"), 45.3e12 / 2);
+  EXPECT_DOUBLE_EQ(gcd.peak_flops.at("fp16"), 362.1e12 / 2);
+  EXPECT_DOUBLE_EQ(gcd.peak_flops.at("bf16"), 362.1e12 / 2);
+  EXPECT_DOUBLE_EQ(gcd.memory_bytes, 64e9);
+  EXPECT_DOUBLE_EQ(gcd.mem_bw_Bps, 3.2768e12 / 2);
+  EXPECT_DOUBLE_EQ(gcd.max_w, 500.0 / 2);
+  EXPECT_EQ(gcd.multiprocessors, 104);
+  EXPECT_NE(gcd.source.find("half of the 500 W"), std::string::npos) << gcd.source;
+
+  EXPECT_EQ(gpus.at("V100 SXM2 32GB").multiprocessors, 80);
+  EXPECT_DOUBLE_EQ(gpus.at("V100 SXM2 32GB").peak_flops.at("fp16"), 125e12);
+  EXPECT_EQ(gpus.at("A100 SXM4 40GB").multiprocessors, 108);
+  EXPECT_EQ(gpus.at("A100 SXM4 80GB").multiprocessors, 108);
+  EXPECT_EQ(gpus.at("H100 SXM5 80GB").multiprocessors, 132);
+  EXPECT_EQ(gpus.at("H200 SXM 141GB").multiprocessors, 132);
+  EXPECT_EQ(gpus.at("B200 SXM 180GB").multiprocessors, 148);
+}
+
+TEST(GpuCatalogue, FindsTheTypeOfATraceDeviceByName)
+{
+  const auto& cat = accelerators();
+  auto name_of    = [&cat](std::string_view device, int sms = 0, double memory = 0) -> std::string {
+    const GpuType* g = find_gpu_by_device_name(cat, device, sms, memory);
+    return g ? g->name : "nothing";
+  };
+  EXPECT_EQ(name_of("Tesla V100-SXM2-32GB"), "V100 SXM2 32GB");
+  EXPECT_EQ(name_of("Tesla V100-SXM2-32GB", 80, 34089730048), "V100 SXM2 32GB");
+  EXPECT_EQ(name_of("tesla v100-sxm2-32gb "), "V100 SXM2 32GB"); // case and blanks do not matter
+  EXPECT_EQ(name_of("Tesla V100-SXM2-16GB"), "V100 SXM2 16GB");
+  EXPECT_EQ(name_of("Tesla V100-DGXS-32GB"), "V100 DGXS 32GB");
+  EXPECT_EQ(name_of("NVIDIA A100-PG509-200", 108, 42505273344), "A100 SXM4 40GB");
+  EXPECT_EQ(name_of("NVIDIA A100-SXM4-40GB"), "A100 SXM4 40GB");
+  EXPECT_EQ(name_of("NVIDIA H100 80GB HBM3", 132, 85045477376), "H100 SXM5 80GB");
+  EXPECT_EQ(name_of("NVIDIA GeForce RTX 2080 Ti", 68, 11554717696), "RTX 2080 Ti");
+  EXPECT_EQ(name_of("AMD Instinct MI250X / MI250", 104, 68702699520), "MI250 GCD");
+  // The name MI250X and MI250 share: an MI250X die has 110 compute units, which no type has.
+  EXPECT_EQ(name_of("AMD Instinct MI250X / MI250", 110, 68702699520), "nothing");
+  // A named type whose memory the trace contradicts.
+  EXPECT_EQ(name_of("Tesla V100-SXM2-16GB", 80, 34089730048), "nothing");
+}
+
+TEST(GpuCatalogue, FindsAGenericallyNamedDeviceByItsFigures)
+{
+  const auto& cat  = accelerators();
+  const GpuType* g = find_gpu_by_device_name(cat, "AMD Radeon Graphics", 104, 68719476736.0); // 64 GiB
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->name, "MI250 GCD");
+  g = find_gpu_by_device_name(cat, "AMD Radeon Graphics", 104, 68702699520.0); // what a trace reports
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->name, "MI250 GCD");
+  // Without both figures, or with memory more than 10% away, a generic name finds nothing.
+  EXPECT_EQ(find_gpu_by_device_name(cat, "AMD Radeon Graphics", 104, 0), nullptr);
+  EXPECT_EQ(find_gpu_by_device_name(cat, "AMD Radeon Graphics", 104, 128e9), nullptr);
+  // 80 SMs and 32 GB: V100 SXM2 32GB and V100 DGXS 32GB both fit, so neither is chosen.
+  EXPECT_EQ(find_gpu_by_device_name(cat, "", 80, 34089730048.0), nullptr);
+}
+
+TEST(GpuCatalogue, AnUnknownNameFindsNothing)
+{
+  const auto& cat = accelerators();
+  EXPECT_EQ(find_gpu_by_device_name(cat, "NVIDIA Quadro Q9000", 0, 0), nullptr);
+  EXPECT_EQ(find_gpu_by_device_name(cat, "NVIDIA Quadro Q9000", 7, 3e9), nullptr);
+  // A model the catalogue does not list is not matched by its figures: the PCIe A100 has the SXM4
+  // board's 108 SMs and 80 GB, not its power nor its bandwidth.
+  EXPECT_EQ(find_gpu_by_device_name(cat, "NVIDIA A100 80GB PCIe", 108, 85097971712.0), nullptr);
+}
+
+TEST(GpuCatalogue, BadDeviceNamesAreRejectedWithFileAndPointer)
+{
+  std::string msg = gpu_catalogue_error("bad_device_names.json", R"("device_names": "Tesla V100-SXM2-32GB")");
+  EXPECT_NE(msg.find("bad_device_names.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at /gpu_types/G/device_names: device_names must be a list of strings"), std::string::npos) << msg;
+  msg = gpu_catalogue_error("bad_device_name_item.json", R"("device_names": ["Tesla V100-SXM2-32GB", 3])");
+  EXPECT_NE(msg.find("bad_device_name_item.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at /gpu_types/G/device_names/1: device_names must be a list of strings"), std::string::npos)
+      << msg;
+  msg = gpu_catalogue_error("blank_device_name.json", R"("device_names": [" "])");
+  EXPECT_NE(msg.find("at /gpu_types/G/device_names/0: device name ' ' is blank"), std::string::npos) << msg;
+  msg = gpu_catalogue_error("bad_multiprocessors.json", R"("multiprocessors": 0)");
+  EXPECT_NE(msg.find("bad_multiprocessors.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at /gpu_types/G/multiprocessors: value 0 out of range"), std::string::npos) << msg;
+  msg = gpu_catalogue_error("bad_source.json", R"("source": 7)");
+  EXPECT_NE(msg.find("at /gpu_types/G/source: expected a string"), std::string::npos) << msg;
+  // Inline types of a platform: the same checks, at the pointer inside the platform file.
+  msg = sgai::test::error_of([] {
+    parse_spec(R"({"sgai_platform": 1, "types": {"gpu_types": {"G": {"peak_flops": {"fp16": "10Tf"},
+      "default_precision": "fp16", "memory_capacity": "16GB", "memory_bandwidth": "1TBps", "idle_power": 50,
+      "max_power": 300, "device_names": {"name": "x"}}}}, "clusters": []})",
+               "inline_types.json", ".");
+  });
+  EXPECT_NE(msg.find("inline_types.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at /types/gpu_types/G/device_names: device_names must be a list of strings"), std::string::npos)
+      << msg;
+  EXPECT_EQ(
+      gpu_catalogue_error("good.json", R"("source": "a datasheet", "device_names": ["X 1"], "multiprocessors": 2)"),
+      "no error");
 }
