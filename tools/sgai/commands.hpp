@@ -31,6 +31,8 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action);
 void add_collective_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "run". */
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
+/** Adds "whatif graph|predict|list". */
+void add_whatif_commands(CLI::App& app, Action& action);
 /** Adds "rl" (forwarded to sgai-rl). */
 void add_rl_command(CLI::App& app, Action& action);
 

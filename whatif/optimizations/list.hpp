@@ -1,0 +1,18 @@
+/* Internal: one function per optimization file, each returning its registry entry. */
+#ifndef SGAI_WHATIF_OPTIMIZATIONS_LIST_HPP
+#define SGAI_WHATIF_OPTIMIZATIONS_LIST_HPP
+
+#include "whatif/optimize.hpp"
+
+namespace sgai::whatif::optimizations_list {
+
+Optimization amp_daydream();
+Optimization amp();
+Optimization fused_optimizer();
+Optimization gpu_type();
+Optimization power_cap();
+Optimization bandwidth();
+
+} // namespace sgai::whatif::optimizations_list
+
+#endif
