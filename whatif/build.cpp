@@ -274,6 +274,12 @@ RankBuild append_rank(Graph& g, const KinetoTrace& tr, int32_t rank, const Build
       return ev[a].dur_ns > ev[b].dur_ns;
     });
     for (uint32_t r : rs) {
+      if (ev[r].collective >= 0 && tr.name_of(ev[r]) == "record_param_comms") {
+        const CollectiveArgs& c = tr.collectives[size_t(ev[r].collective)];
+        uint64_t elems          = std::max(c.in_elems, c.out_elems);
+        if (elems > 0)
+          g.buckets.push_back(Bucket{ev[r].ts_ns, thread, rank, elems * dtype_bytes(c.dtype), c.name});
+      }
       Range range;
       range.start_ns   = ev[r].ts_ns;
       range.end_ns     = ev[r].ts_ns + ev[r].dur_ns;

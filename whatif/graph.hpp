@@ -74,6 +74,8 @@ struct Task {
   uint64_t bytes     = 0;     ///< copies, sets, collectives
   uint32_t event     = kNone; ///< the trace event it came from
   int32_t rank       = 0;
+  /** On a channel, the order among ready tasks (lower first; Daydream's schedule override, P3). */
+  int32_t priority = 0;
 };
 
 struct Edge {
@@ -114,6 +116,16 @@ struct Range {
   bool annotation = false;
 };
 
+/** A gradient bucket of data-parallel training as the trace announces it (DDP's
+ *  record_param_comms ranges with a collective name and size, even in a one-GPU run). */
+struct Bucket {
+  int64_t time_ns = 0; ///< when the CPU thread issued it
+  uint32_t thread = kNone;
+  int32_t rank    = 0;
+  uint64_t bytes  = 0;
+  std::string type; ///< "allreduce", ...
+};
+
 struct RankInfo {
   std::string file;
   std::string gpu; ///< device name from deviceProperties
@@ -141,6 +153,7 @@ public:
   std::vector<CollectiveInfo> collectives;
   std::vector<Range> ranges;
   std::vector<RankInfo> ranks;
+  std::vector<Bucket> buckets;
   GpuPower power;
 
   /** Per task, the ids of its out- and in-edges (removed ones included until compact()). */

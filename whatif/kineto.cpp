@@ -199,7 +199,7 @@ private:
 
   [[noreturn]] void fail_event(const std::string& message) const
   {
-    throw InputError(file_, "/traceEvents/" + std::to_string(index_), message);
+    throw InputError(file_, "/traceEvents/" + std::to_string(current_), message);
   }
 
   bool scalar(Value v)
@@ -339,8 +339,7 @@ private:
 
   void finish_event()
   {
-    size_t index = index_++;
-    (void)index;
+    current_ = index_++;
     if (ev_.ph != "X") {
       ++t_.other_events;
       return;
@@ -397,7 +396,8 @@ private:
   std::string key_;
   Pending ev_;
   DeviceProperties dev_;
-  size_t index_    = 0;
+  size_t index_    = 0; ///< events seen in traceEvents
+  size_t current_  = 0; ///< the one being finished
   bool saw_events_ = false;
   std::unordered_map<std::string, uint32_t> name_index_;
   std::unordered_map<std::string, uint32_t> thread_index_;

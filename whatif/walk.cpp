@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <tuple>
 
 namespace sgai::whatif {
 
@@ -63,10 +64,8 @@ WalkResult walk(const Graph& g, const Schedule* schedule)
   size_t done    = 0;
   int64_t finish = INT64_MIN;
   uint32_t last  = kNone;
-  while (not frontier.empty()) {
-    Entry top = frontier.top();
-    frontier.pop();
-    uint32_t u    = top.task;
+
+  auto dispatch = [&](uint32_t u) {
     const Task& t = g.tasks[u];
     int64_t start = ready[u];
     if (t.thread != kNone && t.thread < progress.size() && progress[t.thread] > start) {
@@ -102,6 +101,69 @@ WalkResult walk(const Graph& g, const Schedule* schedule)
         frontier.push(Entry{ready[x.to], x.to});
       }
     }
+  };
+
+  // Channels (no thread order among their tasks) are work-conserving: when a channel frees, it
+  // runs the ready task of the best priority (lower first), then the earliest ready, then the
+  // lowest id. A channel's ready tasks wait in its queue until no earlier-ready task is left in
+  // the frontier, so that every candidate is known.
+  struct Pending {
+    int32_t priority;
+    int64_t ready;
+    uint32_t task;
+    bool operator<(const Pending& o) const
+    {
+      return std::tie(priority, ready, task) < std::tie(o.priority, o.ready, o.task);
+    }
+  };
+  std::vector<std::vector<Pending>> queued(g.threads.size());
+  std::vector<uint32_t> channels;
+  auto run_channels = [&](int64_t horizon) {
+    bool again = true;
+    while (again) {
+      again = false;
+      for (uint32_t ch : channels) {
+        auto& q = queued[ch];
+        if (q.empty())
+          continue;
+        int64_t earliest = INT64_MAX;
+        for (const Pending& p : q)
+          earliest = std::min(earliest, p.ready);
+        int64_t at = std::max(progress[ch], earliest);
+        if (at > horizon)
+          continue;
+        auto best = q.end();
+        for (auto it = q.begin(); it != q.end(); ++it)
+          if (it->ready <= at && (best == q.end() || *it < *best))
+            best = it;
+        uint32_t u = best->task;
+        q.erase(best);
+        dispatch(u);
+        again = true;
+      }
+    }
+  };
+  while (not frontier.empty() ||
+         std::any_of(queued.begin(), queued.end(), [](const auto& q) { return not q.empty(); })) {
+    if (frontier.empty()) {
+      run_channels(INT64_MAX);
+      continue;
+    }
+    Entry top = frontier.top();
+    // channel work that starts before this task is ready goes first
+    run_channels(top.ready - 1);
+    if (frontier.top().task != top.task || frontier.top().ready != top.ready)
+      continue; // dispatching a channel task made an earlier task ready
+    frontier.pop();
+    uint32_t u    = top.task;
+    const Task& t = g.tasks[u];
+    if (t.thread != kNone && t.thread < g.threads.size() && g.threads[t.thread].kind == ThreadKind::channel) {
+      if (queued[t.thread].empty() && std::find(channels.begin(), channels.end(), t.thread) == channels.end())
+        channels.push_back(t.thread);
+      queued[t.thread].push_back(Pending{t.priority, ready[u], u});
+      continue;
+    }
+    dispatch(u);
   }
   if (done != live) {
     for (uint32_t i = 0; i < n; ++i)

@@ -14,10 +14,13 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <unistd.h>
 
@@ -156,24 +159,36 @@ TEST(WhatIfWalk, ACycleIsAnError)
   }
 }
 
-TEST(WhatIfWalk, AScheduleOrdersTheFrontier)
+TEST(WhatIfWalk, ChannelsRunTheBestReadyTaskWhenTheyFree)
 {
-  // two independent transfers on one channel: by default the earlier ready one first; a schedule
-  // that puts the later (higher priority) one first reverses them (Daydream's P3 hook)
-  Hand h;
-  uint32_t ch   = h.g.add_thread(ExecThread{ThreadKind::channel, "channel", 0, 0, 0});
-  uint32_t a    = h.task(TaskKind::comm, ch, "push layer 2", 0, 10'000);
-  uint32_t b    = h.task(TaskKind::comm, ch, "push layer 1", 1'000, 10'000);
-  WalkResult w1 = walk(h.g);
-  EXPECT_EQ(w1.start[a], 0);
-  EXPECT_EQ(w1.start[b], 10'000);
-  struct Later : Schedule {
-    bool before(const Graph&, uint32_t x, int64_t, uint32_t y, int64_t) const override { return x > y; }
-  } later;
-  // both are roots, so both are in the frontier at once
-  WalkResult w2 = walk(h.g, &later);
-  EXPECT_EQ(w2.start[b], 1'000);
-  EXPECT_EQ(w2.start[a], 11'000);
+  // C holds the channel until 5 us; A (ready at 0.5 us) and B (ready at 1 us) wait for it. By
+  // default the earlier ready goes first; with a better priority B goes first (Daydream's
+  // schedule override, as P3 uses it). The channel never idles while a task is ready.
+  auto build = [](int32_t b_priority) {
+    auto h                 = std::make_unique<Hand>();
+    uint32_t ch            = h->g.add_thread(ExecThread{ThreadKind::channel, "channel", 0, 0, 0});
+    uint32_t c             = h->task(TaskKind::comm, ch, "c", 0, 5'000);
+    uint32_t a             = h->task(TaskKind::comm, ch, "a", 500, 10'000);
+    uint32_t b             = h->task(TaskKind::comm, ch, "b", 1'000, 10'000);
+    h->g.tasks[b].priority = b_priority;
+    (void)c;
+    (void)a;
+    return h;
+  };
+  auto fifo     = build(0);
+  WalkResult w1 = walk(fifo->g);
+  EXPECT_EQ(w1.start[1], 5'000);
+  EXPECT_EQ(w1.start[2], 15'000);
+  auto prio     = build(-1);
+  WalkResult w2 = walk(prio->g);
+  EXPECT_EQ(w2.start[2], 5'000);
+  EXPECT_EQ(w2.start[1], 15'000);
+  // a task ready while the channel is idle starts at once, whatever its priority
+  auto idle               = build(-1);
+  idle->g.tasks[0].dur_ns = 200;
+  WalkResult w3           = walk(idle->g);
+  EXPECT_EQ(w3.start[1], 500);
+  EXPECT_EQ(w3.start[2], 10'500);
 }
 
 // ------------------------------------------------------------------------------------ primitives
@@ -401,6 +416,196 @@ TEST(WhatIfOptimizations, ComposeInOrderAndUnknownNamesAreErrors)
   EXPECT_THROW(apply_optimizations(f.g, {"warp-drive"}, v100()), sgai::InputError);
   EXPECT_NE(find_optimization("amp"), nullptr);
   EXPECT_GE(optimizations().size(), 6u);
+}
+
+/** Forward with a gradient bucket of 10 MB issued at 26 us (after L2) and K3 as the weight update. */
+struct WithBucket : Forward {
+  WithBucket()
+  {
+    g.tasks[k3].phase = Phase::optimizer;
+    g.buckets.push_back(Bucket{26'000, cpu, 0, 10'000'000, "allreduce"});
+  }
+};
+
+TEST(WhatIfOptimizations, DdpInsertsTheBucketsAllReduceBeforeTheWeightUpdate)
+{
+  WithBucket f;
+  auto notes = apply_optimizations(f.g, {"ddp"}, v100());
+  EXPECT_EQ(notes[0].tasks_inserted, 1u);
+  auto comm = f.g.select([](const Task& t) { return t.kind == TaskKind::comm; });
+  ASSERT_EQ(comm.size(), 1u);
+  // ring all-reduce over 8 ranks: 2 x 7 steps of 5 us + 10 MB / 8 / 12.5 GB/s = 14 x 105 us
+  EXPECT_EQ(f.g.tasks[comm[0]].dur_ns, 1'470'000);
+  WalkResult w = walk(f.g);
+  // the gradients of K2 are ready at 192 us; K3 waits for the all-reduce; S after K3
+  EXPECT_EQ(w.start[comm[0]], 192'000);
+  EXPECT_EQ(w.start[f.k3], 1'662'000);
+  EXPECT_EQ(step_figures(f.g, w).front().time_ns, 1'695'000);
+  // 64 ranks at 100 GB/s: 2 x 63 x (5 us + 10 MB / 64 / 100 GB/s)
+  WithBucket h;
+  WhatIfContext c           = v100();
+  c.params["ddp.ranks"]     = "64";
+  c.params["ddp.bandwidth"] = "100";
+  apply_optimizations(h.g, {"ddp"}, c);
+  auto comm2 = h.g.select([](const Task& t) { return t.kind == TaskKind::comm; });
+  EXPECT_EQ(h.g.tasks[comm2[0]].dur_ns, std::llround(126 * (5e-6 + 1e7 / 64 / 100e9) * 1e9));
+  // a trace without buckets or all-reduces is refused
+  Forward none;
+  EXPECT_THROW(apply_optimizations(none.g, {"ddp"}, v100()), sgai::InputError);
+}
+
+/** Two all-reduces on a channel (as ddp inserts them): A (ready at 0) and B (ready at 10 us), each
+ *  with a consumer kernel of its own on two streams. */
+struct TwoBuckets : Hand {
+  uint32_t a, b, x, y, ch;
+  TwoBuckets(uint64_t bytes_a, uint64_t bytes_b, int64_t dur)
+  {
+    ch          = g.add_thread(ExecThread{ThreadKind::channel, "channel", 0, -1, 0});
+    uint32_t s2 = g.add_thread(ExecThread{ThreadKind::stream, "stream 8", 0, 0, 8});
+    a           = task(TaskKind::comm, ch, "all-reduce A", 0, dur);
+    b           = task(TaskKind::comm, ch, "all-reduce B", 10'000, dur);
+    for (uint32_t u : {a, b}) {
+      g.tasks[u].bytes      = u == a ? bytes_a : bytes_b;
+      g.tasks[u].collective = int32_t(g.collectives.size());
+      g.collectives.push_back(CollectiveInfo{"allreduce", g.tasks[u].bytes, 0, "ddp"});
+    }
+    x = task(TaskKind::kernel, stream, "consumer of A", 0, 1'000);
+    y = task(TaskKind::kernel, s2, "consumer of B", 0, 1'000);
+    edge(a, x, 0, EdgeKind::inserted);
+    edge(b, y, 0, EdgeKind::inserted);
+  }
+};
+
+TEST(WhatIfOptimizations, BlueConnectRunsReduceScatterAndAllGatherOnTwoChannels)
+{
+  // 16 ranks, 8 per node; 8 MB each: reduce-scatter = 7 x (5 us + 1 MB / 150 GB/s) within the node
+  // + 1 x (5 us + 0.5 MB / 12.5 GB/s) across, all-gather the same in reverse
+  TwoBuckets t(8'000'000, 8'000'000, 1'000'000);
+  WhatIfContext c       = v100();
+  c.params["ddp.ranks"] = "16";
+  apply_optimizations(t.g, {"blueconnect"}, c);
+  const double stage = 7 * (5e-6 + 1e6 / 150e9) + (5e-6 + 5e5 / 12.5e9);
+  const auto rs = t.g.select_name("reduce-scatter"), ag = t.g.select_name("all-gather");
+  ASSERT_EQ(rs.size(), 2u);
+  ASSERT_EQ(ag.size(), 2u);
+  EXPECT_NEAR(double(t.g.tasks[rs[0]].dur_ns), stage * 1e9, 1);
+  EXPECT_NEAR(double(t.g.tasks[ag[0]].dur_ns), stage * 1e9, 1);
+  WalkResult w = walk(t.g);
+  // A's all-gather runs beside B's reduce-scatter: B's consumer starts after 3 stages, not 4
+  int64_t st = t.g.tasks[rs[0]].dur_ns;
+  EXPECT_EQ(w.start[t.x], 2 * st);
+  EXPECT_EQ(w.start[t.y], 3 * st);
+}
+
+TEST(WhatIfOptimizations, P3PushesAndPullsSlicesTheLaterBucketFirst)
+{
+  // A: 400 kB (2 slices), B: 200 kB (1 slice); each push or pull 5 us + 200 kB / 12.5 GB/s = 21 us
+  TwoBuckets t(400'000, 200'000, 500'000);
+  apply_optimizations(t.g, {"p3"}, v100());
+  auto push = t.g.select_name("push slice"), pull = t.g.select_name("pull slice");
+  ASSERT_EQ(push.size(), 3u);
+  ASSERT_EQ(pull.size(), 3u);
+  for (uint32_t s : push)
+    EXPECT_EQ(t.g.tasks[s].dur_ns, 21'000);
+  WalkResult w = walk(t.g);
+  // pushes: A1 0-21, then B (later issued: first) 21-42, A2 42-63; pulls: A1 21-42, B 42-63, A2 63-84
+  EXPECT_EQ(w.start[t.y], 63'000);
+  EXPECT_EQ(w.start[t.x], 84'000);
+  // without the priorities (first come, first served) B would come back last
+  TwoBuckets fifo(400'000, 200'000, 500'000);
+  apply_optimizations(fifo.g, {"p3"}, v100());
+  for (Task& task : fifo.g.tasks)
+    task.priority = 0;
+  WalkResult w2 = walk(fifo.g);
+  EXPECT_EQ(w2.start[fifo.x], 63'000);
+  EXPECT_EQ(w2.start[fifo.y], 84'000);
+}
+
+TEST(WhatIfOptimizations, DgcSendsTheCompressedGradientAndInsertsItsKernels)
+{
+  WithBucket f;
+  apply_optimizations(f.g, {"ddp", "dgc"}, v100());
+  auto comm = f.g.select([](const Task& t) { return t.kind == TaskKind::comm; });
+  ASSERT_EQ(comm.size(), 1u);
+  // all-gather of 8 x 2 x 0.001 x 10 MB: 7 x (5 us + 20 kB / 12.5 GB/s)
+  EXPECT_NEAR(double(f.g.tasks[comm[0]].dur_ns), 7 * (5e-6 + 2e4 / 12.5e9) * 1e9, 1);
+  auto comp = f.g.select_name("top-k compression"), decomp = f.g.select_name("decompression");
+  ASSERT_EQ(comp.size(), 1u);
+  ASSERT_EQ(decomp.size(), 1u);
+  EXPECT_NEAR(double(f.g.tasks[comp[0]].dur_ns), 2 * 1e7 / 900e9 * 1e9, 1);   // two passes over 10 MB
+  EXPECT_NEAR(double(f.g.tasks[decomp[0]].dur_ns), 8 * 2e4 / 900e9 * 1e9, 1); // every rank's values
+  WalkResult w = walk(f.g);
+  // K2 192 us, compression, the all-gather, decompression, K3 (30 us), S (3 us)
+  int64_t expected =
+      192'000 + f.g.tasks[comp[0]].dur_ns + f.g.tasks[comm[0]].dur_ns + f.g.tasks[decomp[0]].dur_ns + 30'000 + 3'000;
+  EXPECT_EQ(step_figures(f.g, w).front().time_ns, expected);
+}
+
+/** Three forward layers and three backward layers, one 10 us element-wise kernel each, launched
+ *  early; a synchronization after the last: 61 us. */
+struct Layers : Hand {
+  std::vector<uint32_t> launches, kernels;
+  uint32_t s = 0;
+  Layers()
+  {
+    uint32_t begin = task(TaskKind::marker, cpu, "ProfilerStep#1 begin", 0, 0);
+    std::vector<uint32_t> order{begin};
+    for (int i = 0; i < 6; ++i) {
+      Phase ph = i < 3 ? Phase::forward : Phase::backward;
+      g.layers.push_back(Layer{(i < 3 ? "aten::relu#" : "ReluBackward0#") + std::to_string(i), ph});
+      uint32_t l = task(TaskKind::runtime, cpu, "cudaLaunchKernel", i * 500, 500, 0, ph);
+      uint32_t k = task(TaskKind::kernel, stream, "void at::native::vectorized_elementwise_kernel<relu>", i * 10'000,
+                        10'000, 0, ph);
+      g.tasks[l].layer = g.tasks[k].layer = uint32_t(i);
+      edge(l, k, i == 0 ? -500 : 0, EdgeKind::launch);
+      launches.push_back(l);
+      kernels.push_back(k);
+      order.push_back(l);
+    }
+    s            = task(TaskKind::runtime, cpu, "cudaDeviceSynchronize", 60'000, 1'000);
+    uint32_t end = task(TaskKind::marker, cpu, "ProfilerStep#1 end", 61'000, 0);
+    order.push_back(s);
+    order.push_back(end);
+    chain(order);
+    chain(kernels);
+    edge(kernels.back(), s, 0, EdgeKind::sync);
+    g.steps[0].begin = begin;
+    g.steps[0].end   = end;
+  }
+};
+
+TEST(WhatIfOptimizations, VdnnOffloadsForwardOutputsAndPrefetchesThemOneLayerAhead)
+{
+  Layers f;
+  EXPECT_EQ(f.step_time(), 61'000);
+  WhatIfContext c        = v100();
+  c.params["vdnn.bytes"] = "120000"; // 10 us at 12 GB/s
+  auto notes             = apply_optimizations(f.g, {"vdnn"}, c);
+  EXPECT_EQ(notes[0].tasks_inserted, 6u);
+  WalkResult w = walk(f.g);
+  // offloads 10-20, 20-30, 30-40 us; prefetch of layer 2 (for backward layer 0) 40-50, backward
+  // layer 0 50-60; prefetch of layer 1 after it 60-70, backward layer 1 70-80; prefetch of layer 0
+  // 80-90, backward layer 2 90-100; the synchronization 100-101
+  EXPECT_EQ(w.start[f.kernels[3]], 50'000);
+  EXPECT_EQ(w.start[f.kernels[4]], 70'000);
+  EXPECT_EQ(w.start[f.kernels[5]], 90'000);
+  EXPECT_EQ(step_figures(f.g, w).front().time_ns, 101'000);
+}
+
+TEST(WhatIfOptimizations, GistEncodesAfterForwardAndDecodesBeforeBackward)
+{
+  Layers f;
+  auto notes = apply_optimizations(f.g, {"gist"}, v100());
+  EXPECT_EQ(notes[0].tasks_inserted, 12u); // 3 encodings, 3 decodings, their 6 launches
+  auto enc = f.g.select_name("encode"), dec = f.g.select_name("decode");
+  ASSERT_EQ(enc.size(), 3u);
+  ASSERT_EQ(dec.size(), 3u);
+  EXPECT_EQ(f.g.tasks[enc[0]].dur_ns, 10'000); // the layer's element-wise kernel
+  // the stream runs 12 kernels of 10 us, then the synchronization
+  EXPECT_EQ(f.step_time(), 121'000);
+  EXPECT_EQ(f.g.thread_next(f.kernels[0]), enc[0]);
+  // forward layer 0's output is taken back by the last backward layer: decoded right before it
+  EXPECT_EQ(f.g.thread_next(dec[0]), f.kernels[5]);
 }
 
 // ------------------------------------------------------------------------------------ the reader
@@ -722,6 +927,61 @@ TEST(WhatIfTraces, V100ToA100OnTheMeasuredResNet50Pair)
   EXPECT_NEAR(measured, 38.5e6, 0.5e6);
   EXPECT_NEAR(kernel, measured, 0.30 * measured) << "predicted " << kernel * 1e-6 << " ms";
   RecordProperty("predicted_ms", std::to_string(kernel * 1e-6));
+}
+
+TEST(WhatIfTraces, EveryOptimizationRunsOnARealTrace)
+{
+  if (not have_data())
+    GTEST_SKIP() << "no ../shared/data";
+  // ResNet-50 on a V100 (ns_resolution: DDP's 5 buckets per step announced at world size 1)
+  const fs::path p          = kData / "kineto/hta/ns_resolution_trace";
+  WhatIfContext c           = v100();
+  c.target                  = gpu("A100 SXM4 40GB");
+  c.power_cap_w             = 200;
+  c.params["ddp.ranks"]     = "32";
+  c.params["ddp.bandwidth"] = "1.25"; // 10 Gb/s Ethernet, Daydream's slowest
+  auto mean                 = [](const std::vector<StepFigures>& v) {
+    double t = 0;
+    for (const StepFigures& s : v)
+      t += double(s.time_ns);
+    return t / double(v.size());
+  };
+  std::map<std::string, double> time;
+  for (std::vector<std::string> apply : {std::vector<std::string>{"amp"},
+                                         {"amp-daydream"},
+                                         {"gpu"},
+                                         {"power-cap"},
+                                         {"ddp"},
+                                         {"ddp", "blueconnect"},
+                                         {"ddp", "p3"},
+                                         {"ddp", "dgc"},
+                                         {"ddp", "bandwidth"},
+                                         {"vdnn"},
+                                         {"gist"}}) {
+    Prediction r = predict(p, apply, c);
+    std::string key;
+    for (const std::string& a : apply)
+      key += (key.empty() ? "" : ",") + a;
+    time[key]        = mean(r.pred);
+    time["baseline"] = mean(r.base);
+    EXPECT_GT(time[key], 0) << key;
+  }
+  const double base = time["baseline"];
+  EXPECT_LT(time["amp"], base);
+  EXPECT_LT(time["gpu"], base);
+  EXPECT_GT(time["power-cap"], base);
+  EXPECT_GT(time["ddp"], base);                    // 32 ranks over 10 Gb/s: communication-bound
+  EXPECT_LT(time["ddp,blueconnect"], time["ddp"]); // 4 nodes of 8: a quarter of the bytes cross nodes
+  EXPECT_LT(time["ddp,dgc"], time["ddp"]);
+  EXPECT_LT(time["ddp,bandwidth"], time["ddp"]);
+  EXPECT_LT(time["ddp,p3"], time["ddp"]); // a parameter server moves half a ring all-reduce's bytes
+  EXPECT_GT(time["vdnn"], base);
+  EXPECT_GT(time["gist"], base);
+  // a rank of a data-parallel run: its NCCL all-reduces re-timed, sliced, compressed
+  for (const char* opt : {"ddp", "p3", "dgc", "blueconnect"}) {
+    Prediction r = predict(kData / "kineto/hta/nccl_parser_config", {opt}, c);
+    EXPECT_GT(mean(r.pred), 0) << opt;
+  }
 }
 
 TEST(WhatIfTraces, BadTracesAreErrors)

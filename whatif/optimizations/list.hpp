@@ -12,6 +12,12 @@ Optimization fused_optimizer();
 Optimization gpu_type();
 Optimization power_cap();
 Optimization bandwidth();
+Optimization ddp();
+Optimization blueconnect();
+Optimization p3();
+Optimization dgc();
+Optimization vdnn();
+Optimization gist();
 
 } // namespace sgai::whatif::optimizations_list
 
