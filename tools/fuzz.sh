@@ -31,6 +31,7 @@ targets=(
   "replay_log|tests/fuzz/replay_log_seeds|8192|10|replay log CSV -> Chrome trace"
   "synth_model|tests/fuzz/synth_model_seeds|8192|10|synthesis model JSON, sampling"
   "gpu_trace|tests/fuzz/gpu_trace_seeds|8192|10|GPU-cluster traces: Tiresias, Gavel, Alibaba -> training jobs"
+  "kineto|tests/fuzz/kineto_seeds|16384|10|PyTorch profiler (Kineto) traces -> what-if graph, walk, optimizations"
   "cmd_platform|tests/fuzz/cmd_platform_seeds|8192|90|forked: sgai platform generate + inspect"
   "cmd_swf2json|tests/fuzz/cmd_swf2json_seeds|8192|60|forked: sgai workload swf2json + stats"
   "cmd_batch|tests/fuzz/cmd_batch_seeds|8192|30|forked: sgai batch run on a tiny platform"

@@ -196,6 +196,12 @@ RankBuild append_rank(Graph& g, const KinetoTrace& tr, int32_t rank, const Build
     steps = std::move(kept);
   }
   auto step_base = int32_t(g.steps.size());
+  if (steps.empty()) { // the whole trace is one step; its span is known at the end
+    Step st;
+    st.name = "trace";
+    st.rank = rank;
+    g.steps.push_back(st);
+  }
   std::vector<int64_t> step_starts;
   for (uint32_t s : steps) {
     Step st;
@@ -665,9 +671,7 @@ RankBuild append_rank(Graph& g, const KinetoTrace& tr, int32_t rank, const Build
 
   // the whole trace as one step when it has no ProfilerStep
   if (steps.empty()) {
-    Step st;
-    st.name    = "trace";
-    st.rank    = rank;
+    Step& st   = g.steps[size_t(step_base)];
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (uint32_t i = 0; i < g.tasks.size(); ++i)
       if (g.tasks[i].rank == rank) {
@@ -678,7 +682,6 @@ RankBuild append_rank(Graph& g, const KinetoTrace& tr, int32_t rank, const Build
       }
     st.measured_ns = hi - lo;
     st.unlaunched  = info.unlaunched;
-    g.steps.push_back(st);
   }
   g.ranks.push_back(info);
   return out;

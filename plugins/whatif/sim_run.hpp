@@ -11,6 +11,8 @@
 #include "whatif/graph.hpp"
 #include "whatif/walk.hpp"
 
+#include <filesystem>
+#include <string>
 #include <vector>
 
 namespace sgai::whatif_sim {
@@ -25,6 +27,31 @@ std::vector<SimResult> run_on_simgrid(const std::vector<const whatif::Graph*>& g
 
 /** One graph, in a forked child (so that a process may call it again); RunError on failure. */
 SimResult run_on_simgrid_forked(const whatif::Graph& graph);
+
+/** One rank's graph run as `ranks` copies on the GPUs of a platform (an sgai JSON platform, its
+ *  GPUs in hierarchy order; each copy's CPU work on the first CPU host of its GPU's node): kernels
+ *  are executions on the GPU hosts (the platform's speeds and wattage: SimGrid's energy), and each
+ *  communication task of known size is one collective over the copies' GPUs through the network,
+ *  as NCCL runs it on that platform (its algorithm, protocol and channels; a ring when the GPUs name
+ *  no architecture or `nccl` is false), sharing links with everything else. */
+struct PlatformOptions {
+  std::filesystem::path platform;
+  uint32_t ranks = 1;
+  bool nccl      = true;
+  std::vector<std::string> simgrid_args; ///< --cfg=... passed through
+};
+
+struct PlatformResult {
+  std::vector<whatif::WalkResult> ranks; ///< per copy: its tasks' start and end
+  double gpu_energy_j  = 0;              ///< the copies' GPU hosts, over the whole run
+  uint64_t collectives = 0;              ///< collectives run over the network
+};
+
+/** In this process (its one Engine). InputError for a platform without enough GPUs or a graph of
+ *  several ranks; RunError when the run deadlocks. */
+PlatformResult run_on_platform(const whatif::Graph& graph, const PlatformOptions& options);
+/** The same in a forked child. */
+PlatformResult run_on_platform_forked(const whatif::Graph& graph, const PlatformOptions& options);
 
 } // namespace sgai::whatif_sim
 

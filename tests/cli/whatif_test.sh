@@ -68,6 +68,17 @@ assert r['simgrid_energy_j'] > 0
     run "$SGAI" whatif predict $H/ns_resolution_trace --apply gpu,power-cap --target "A100 SXM4 40GB" \
       --power-cap 250 --out "$tmp/c"; expect_rc 0
     grep -q 'Applied gpu' <<<"$out" && grep -q 'Applied power-cap' <<<"$out" || fail "$out"
+    # one rank's trace as 8 copies on an HGX H100's GPUs: the buckets' all-reduces over NVSwitch
+    run "$SGAI" whatif predict $H/ns_resolution_trace --apply ddp --via replay --platform platforms/hgx-h100.json \
+      --ranks 8 --out "$tmp/h"; expect_rc 0
+    /usr/bin/python3 -c "
+import json
+s=json.load(open('$tmp/h/summary.json'))
+assert s['network_collectives'] == 25 and s['platform_ranks'] == 8, s
+assert s['simgrid_predicted_energy_j'] > 0, s
+" || fail "platform run: $(cat "$tmp/h/summary.json")"
+    run "$SGAI" whatif predict $H/ns_resolution_trace --apply ddp --platform platforms/hgx-h100.json --out "$tmp/h2"
+    expect_rc 2
     # eight DLRM ranks joined at their collectives
     mkdir -p "$tmp/dlrm" && tar -xzf ../shared/data/pytorch-et/param/dlrm_kineto.tar.gz -C "$tmp/dlrm"
     run "$SGAI" whatif predict "$tmp/dlrm/dlrm_kineto" --apply bandwidth --out "$tmp/d"; expect_rc 0

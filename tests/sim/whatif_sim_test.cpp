@@ -71,4 +71,83 @@ TEST(WhatIfSim, ForkedRunsCanRepeatInOneProcess)
   EXPECT_EQ(a.walk.finish, w.finish);
 }
 
+/** One rank: a launch, a 1 ms kernel, a 10 MB all-reduce on a channel after it, a kernel waiting
+ *  for the all-reduce, a synchronization. */
+Graph one_rank_with_all_reduce()
+{
+  Graph g;
+  uint32_t cpu = g.add_thread(ExecThread{ThreadKind::cpu, "cpu", 0, -1, 1});
+  uint32_t st  = g.add_thread(ExecThread{ThreadKind::stream, "stream 7", 0, 0, 7});
+  uint32_t ch  = g.add_thread(ExecThread{ThreadKind::channel, "ddp", 0, -1, 0});
+  g.ranks.push_back(RankInfo{"hand", "", 0, 1, 0});
+  auto task = [&g](TaskKind k, uint32_t th, int64_t start, int64_t dur) {
+    Task t;
+    t.kind     = k;
+    t.thread   = th;
+    t.start_ns = start;
+    t.dur_ns   = dur;
+    t.step     = 0;
+    t.name     = g.intern(to_string(k));
+    return g.add_task(t);
+  };
+  uint32_t begin         = task(TaskKind::marker, cpu, 0, 0);
+  uint32_t l             = task(TaskKind::runtime, cpu, 0, 10'000);
+  uint32_t s             = task(TaskKind::runtime, cpu, 10'000, 1'000);
+  uint32_t end           = task(TaskKind::marker, cpu, 11'000, 0);
+  uint32_t k1            = task(TaskKind::kernel, st, 12'000, 1'000'000);
+  uint32_t ar            = task(TaskKind::comm, ch, 1'012'000, 1'000);
+  uint32_t k2            = task(TaskKind::kernel, st, 1'013'000, 100'000);
+  g.tasks[ar].bytes      = 10'000'000;
+  g.tasks[ar].collective = 0;
+  g.collectives.push_back(CollectiveInfo{"allreduce", 10'000'000, 0, "ddp"});
+  g.add_edge(begin, l, 0, EdgeKind::thread);
+  g.add_edge(l, s, 0, EdgeKind::thread);
+  g.add_edge(s, end, 0, EdgeKind::thread);
+  g.add_edge(l, k1, 2'000, EdgeKind::launch);
+  g.add_edge(k1, ar, 0, EdgeKind::inserted);
+  g.add_edge(ar, k2, 0, EdgeKind::inserted);
+  g.add_edge(k1, k2, 0, EdgeKind::thread);
+  g.add_edge(k2, s, 0, EdgeKind::sync);
+  g.steps.push_back(Step{"step", begin, end, 1'114'000, 0, 0});
+  return g;
+}
+
+TEST(WhatIfSim, CopiesOnAPlatformRunTheirCollectivesOverTheNetwork)
+{
+  Graph g = one_rank_with_all_reduce();
+  sgai::whatif_sim::PlatformOptions o;
+  o.platform = "tests/fixtures/platforms/tiny_gpu.json"; // 2 nodes of 2 GPUs, 100 Gb/s between
+  o.ranks    = 4;
+  auto r     = sgai::whatif_sim::run_on_platform(g, o);
+  ASSERT_EQ(r.ranks.size(), 4u);
+  EXPECT_EQ(r.collectives, 1u);
+  EXPECT_GT(r.gpu_energy_j, 0);
+  for (const WalkResult& w : r.ranks) {
+    // the kernel as recorded; the all-reduce after it, as long as the network makes it: a ring of 4
+    // over the 12.5 GB/s link carries 2 x 3/4 x 10 MB, at least 1.2 ms, and not over twice that
+    EXPECT_EQ(w.end[4] - w.start[4], 1'000'000);
+    int64_t ar = w.end[5] - w.start[5];
+    EXPECT_GE(ar, 1'200'000);
+    EXPECT_LE(ar, 2'400'000);
+    EXPECT_EQ(w.start[6], w.end[5]); // the waiting kernel starts when the all-reduce ends
+    EXPECT_EQ(w.end[3] - w.start[0], w.end[6] + 1'000 - w.start[0]);
+  }
+  // every copy ends together (the collective joins them)
+  EXPECT_EQ(r.ranks[0].end[5], r.ranks[3].end[5]);
+}
+
+TEST(WhatIfSim, APlatformNeedsEnoughGpusAndOneRanksGraph)
+{
+  Graph g = one_rank_with_all_reduce();
+  sgai::whatif_sim::PlatformOptions o;
+  o.platform = "tests/fixtures/platforms/tiny_gpu.json";
+  o.ranks    = 5;
+  EXPECT_THROW(sgai::whatif_sim::run_on_platform_forked(g, o), sgai::RunError); // the child's InputError
+  try {
+    sgai::whatif_sim::run_on_platform_forked(g, o);
+  } catch (const sgai::RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("5 ranks but the platform has 4 GPUs"), std::string::npos) << e.what();
+  }
+}
+
 } // namespace

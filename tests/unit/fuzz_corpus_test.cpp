@@ -10,6 +10,7 @@
 #include "../fuzz/chakra_json_check.hpp"
 #include "../fuzz/experiment_check.hpp"
 #include "../fuzz/gpu_trace_check.hpp"
+#include "../fuzz/kineto_check.hpp"
 #include "../fuzz/platform_json_check.hpp"
 #include "../fuzz/platform_xml_check.hpp"
 #include "../fuzz/pytorch_et_check.hpp"
@@ -60,6 +61,12 @@ TEST(FuzzCorpus, GpuTraceSeeds)
   auto c = replay({"tests/fuzz/gpu_trace_seeds"}, sgai::test::check_gpu_trace_bytes);
   EXPECT_GE(c.accepted, 3U); // heads of Tiresias' trace and Alibaba's pod list, a Gavel trace
   EXPECT_GE(c.rejected, 2U); // bogus_*
+}
+
+TEST(FuzzCorpus, KinetoSeeds)
+{
+  auto c = replay({"tests/fuzz/kineto_seeds"}, sgai::test::check_kineto_bytes);
+  EXPECT_GE(c.accepted, 2U); // HTA's trace_compare base, a tiny step with a NCCL kernel
 }
 
 TEST(FuzzCorpus, BatsimSeeds)

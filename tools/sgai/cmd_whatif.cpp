@@ -45,6 +45,9 @@ struct WhatIfArgs {
   std::string precision = "fp32";
   std::vector<std::string> params;
   std::string via = "walk";
+  std::string platform;
+  int64_t ranks = 0;
+  bool no_nccl  = false;
 };
 
 std::string default_catalogue()
@@ -231,11 +234,23 @@ WhatIfContext context(const WhatIfArgs& a, const Loaded& l)
   return ctx;
 }
 
-WalkResult predict_run(const Graph& g, const std::string& via, double* energy_j)
+WalkResult predict_run(const Graph& g, const WhatIfArgs& a, double* energy_j, uint64_t* collectives = nullptr)
 {
   if (energy_j)
     *energy_j = 0;
-  if (via == "replay") {
+  if (not a.platform.empty()) {
+    whatif_sim::PlatformOptions po;
+    po.platform                  = a.platform;
+    po.ranks                     = uint32_t(a.ranks > 0 ? a.ranks : 1);
+    po.nccl                      = not a.no_nccl;
+    whatif_sim::PlatformResult r = whatif_sim::run_on_platform_forked(g, po);
+    if (energy_j)
+      *energy_j = r.gpu_energy_j;
+    if (collectives)
+      *collectives = r.collectives;
+    return std::move(r.ranks.front());
+  }
+  if (a.via == "replay") {
     whatif_sim::SimResult r = whatif_sim::run_on_simgrid_forked(g);
     if (energy_j)
       *energy_j = r.gpu_energy_j;
@@ -247,15 +262,20 @@ WalkResult predict_run(const Graph& g, const std::string& via, double* energy_j)
 int run_predict(const WhatIfArgs& a)
 {
   check_output_dir(a.out);
+  if (not a.platform.empty() && a.via != "replay")
+    throw UsageError("--platform runs the graph on SimGrid: give --via replay");
+  if (a.platform.empty() && (a.ranks > 0 || a.no_nccl))
+    throw UsageError("--ranks and --no-nccl go with --platform");
   auto l            = load(a);
   WhatIfContext ctx = context(a, *l);
   Graph predicted   = l->graph;
   auto notes        = apply_optimizations(predicted, a.apply, ctx);
   double base_sim_j = 0, pred_sim_j = 0;
-  WalkResult base = predict_run(l->graph, a.via, &base_sim_j);
-  WalkResult pred = predict_run(predicted, a.via, &pred_sim_j);
-  auto bs         = step_figures(l->graph, base);
-  auto ps         = step_figures(predicted, pred);
+  WalkResult base              = predict_run(l->graph, a, &base_sim_j);
+  uint64_t network_collectives = 0;
+  WalkResult pred              = predict_run(predicted, a, &pred_sim_j, &network_collectives);
+  auto bs                      = step_figures(l->graph, base);
+  auto ps                      = step_figures(predicted, pred);
 
   int64_t base_sum = 0, pred_sum = 0, measured_sum = 0;
   double base_e = 0, pred_e = 0;
@@ -344,6 +364,10 @@ int run_predict(const WhatIfArgs& a)
     j.field("energy_j", base_e / double(counted)).field("predicted_energy_j", pred_e / double(counted));
     if (a.via == "replay") // SimGrid's host energy plugin over the whole run (all iterations)
       j.field("simgrid_energy_j", base_sim_j).field("simgrid_predicted_energy_j", pred_sim_j);
+    if (not a.platform.empty())
+      j.field("platform", a.platform)
+          .field("platform_ranks", a.ranks > 0 ? a.ranks : int64_t(1))
+          .field("network_collectives", network_collectives);
     j.end_object();
     f.stream() << "\n";
     f.commit();
@@ -401,6 +425,11 @@ void add_whatif_commands(CLI::App& app, Action& action)
   pcmd->add_option("--param", pa->params, "An optimization's parameter NAME=VALUE (repeatable)");
   pcmd->add_option("--via", pa->via, "walk (Daydream's Algorithm 1, default) or replay (the graph on SimGrid)")
       ->check(CLI::IsMember({"walk", "replay"}));
+  add_path(pcmd, "--platform", pa->platform,
+           "With --via replay: one rank's trace run as --ranks copies on this sgai platform's GPUs, its "
+           "collectives over the network as NCCL runs them there");
+  add_count(pcmd, "--ranks", pa->ranks, "With --platform: the copies (one per GPU, hierarchy order)", 1, 65'536);
+  pcmd->add_flag("--no-nccl", pa->no_nccl, "With --platform: ring collectives instead of NCCL's choice");
   add_path(pcmd, "--out", pa->out, "Output folder")->required();
   pcmd->callback([pa, &action]() { action = [pa]() { return run_predict(*pa); }; });
 

@@ -1,0 +1,19 @@
+/* libFuzzer target: the what-if engine's Kineto reader and dependency graph (whatif/). The check
+ * (kineto_check.hpp) accepts or rejects the input; a crash, a hang, a memory blow-up or a FuzzBug (a
+ * broken property, reported here) is a bug. Run with tools/fuzz.sh kineto. */
+#include "kineto_check.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+  try {
+    sgai::test::check_kineto_bytes(std::string(reinterpret_cast<const char*>(data), size));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgai fuzz target kineto: %s\n", e.what());
+    std::abort();
+  }
+  return 0;
+}
