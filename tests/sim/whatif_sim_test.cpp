@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 
 using namespace sgai::whatif;
 namespace fs = std::filesystem;
@@ -55,6 +57,52 @@ TEST(WhatIfSim, ReplayGivesTheWalksIterationsAndTheModelsEnergy)
     double total_s = double(w.finish - w.origin) * 1e-9;
     double model   = busy_s * 300 + (total_s - busy_s) * 40;
     EXPECT_NEAR(results[size_t(k)].gpu_energy_j, model, 1e-6 * model);
+  }
+}
+
+TEST(WhatIfSim, EveryBaselineTraceReplaysWithin5PercentOfTheWalk)
+{
+  const fs::path d = "../shared/data";
+  if (not fs::exists(d / "kineto"))
+    GTEST_SKIP() << "no ../shared/data";
+  const fs::path h = d / "kineto/hta";
+  std::vector<fs::path> traces{d / "kineto/kineto/worker0.1623143089861.pt.trace.json.gz",
+                               h / "ns_resolution_trace",
+                               h / "nccl_parser_config",
+                               h / "df_index_resolver",
+                               h / "trace_diff/control",
+                               h / "trace_filter/sampled_rank-0.json.gz",
+                               h / "trace_filter/sampled_rank-1.json.gz",
+                               h / "amd_trace",
+                               h / "critical_path/simple_add",
+                               h / "critical_path/alexnet",
+                               h / "critical_path/cuda_event_sync",
+                               h / "critical_path/cuda_event_sync_multi_stream",
+                               h / "execution_trace/benchmark_simple_add_trace.json.gz",
+                               d / "pytorch-et/param/resnet_kineto.json.gz",
+                               d / "pytorch-et/param/linear_kineto.json.gz"};
+  // dlrm_kineto's 8 ranks, joined
+  fs::path dlrm = fs::temp_directory_path() / ("sgai-whatif-sim-dlrm-" + std::to_string(::getpid()));
+  fs::create_directories(dlrm);
+  ASSERT_EQ(std::system(
+                ("tar -xzf " + (d / "pytorch-et/param/dlrm_kineto.tar.gz").string() + " -C " + dlrm.string()).c_str()),
+            0);
+  traces.push_back(dlrm / "dlrm_kineto");
+  std::vector<Graph> graphs;
+  for (const fs::path& p : traces)
+    graphs.push_back(load(p));
+  std::vector<const Graph*> all;
+  for (const Graph& g : graphs)
+    all.push_back(&g);
+  auto results = sgai::whatif_sim::run_on_simgrid(all); // every trace side by side, one simulation
+  fs::remove_all(dlrm);
+  ASSERT_EQ(results.size(), graphs.size());
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    auto walked   = step_figures(graphs[k], walk(graphs[k]));
+    auto replayed = step_figures(graphs[k], results[k].walk);
+    for (size_t i = 0; i < walked.size(); ++i)
+      EXPECT_NEAR(double(replayed[i].time_ns), double(walked[i].time_ns), 0.05 * double(walked[i].time_ns))
+          << traces[k] << " rank " << walked[i].rank << " " << walked[i].name;
   }
 }
 
