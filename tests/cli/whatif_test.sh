@@ -77,8 +77,18 @@ s=json.load(open('$tmp/h/summary.json'))
 assert s['network_collectives'] == 25 and s['platform_ranks'] == 8, s
 assert s['simgrid_predicted_energy_j'] > 0, s
 " || fail "platform run: $(cat "$tmp/h/summary.json")"
-    run "$SGAI" whatif predict $H/ns_resolution_trace --apply ddp --platform platforms/hgx-h100.json --out "$tmp/h2"
-    expect_rc 2
+    run "$SGAI" whatif predict $H/ns_resolution_trace --apply ddp --no-nccl --out "$tmp/h2"
+    expect_rc 2; expect_one_error_line "--no-nccl goes with --platform"
+    # --ranks is ddp's world in the walk too: 32 ranks over 10 Gb/s are slower than 2
+    run "$SGAI" whatif predict $H/ns_resolution_trace --apply ddp --ranks 32 --param ddp.bandwidth=1.25 --out "$tmp/r32"
+    expect_rc 0
+    run "$SGAI" whatif predict $H/ns_resolution_trace --apply ddp --ranks 2 --param ddp.bandwidth=1.25 --out "$tmp/r2"
+    expect_rc 0
+    /usr/bin/python3 -c "
+import json
+a=json.load(open('$tmp/r32/summary.json')); b=json.load(open('$tmp/r2/summary.json'))
+assert a['predicted_ms'] > b['predicted_ms'], (a, b)
+" || fail "--ranks"
     # eight DLRM ranks joined at their collectives
     mkdir -p "$tmp/dlrm" && tar -xzf ../shared/data/pytorch-et/param/dlrm_kineto.tar.gz -C "$tmp/dlrm"
     run "$SGAI" whatif predict "$tmp/dlrm/dlrm_kineto" --apply bandwidth --out "$tmp/d"; expect_rc 0

@@ -259,15 +259,22 @@ WalkResult predict_run(const Graph& g, const WhatIfArgs& a, double* energy_j, ui
   return walk(g);
 }
 
-int run_predict(const WhatIfArgs& a)
+int run_predict(const WhatIfArgs& given)
 {
+  WhatIfArgs a = given;
   check_output_dir(a.out);
-  if (not a.platform.empty() && a.via != "replay")
-    throw UsageError("--platform runs the graph on SimGrid: give --via replay");
-  if (a.platform.empty() && (a.ranks > 0 || a.no_nccl))
-    throw UsageError("--ranks and --no-nccl go with --platform");
+  if (a.platform.empty() && a.no_nccl)
+    throw UsageError("--no-nccl goes with --platform");
+  if (not a.platform.empty())
+    a.via = "replay"; // a platform is SimGrid's
   auto l            = load(a);
   WhatIfContext ctx = context(a, *l);
+  // --ranks: the data-parallel world of ddp and the like (unless --param ddp.ranks says otherwise),
+  // and the copies on --platform
+  if (a.ranks > 0 && not ctx.params.count("ddp.ranks"))
+    ctx.params["ddp.ranks"] = std::to_string(a.ranks);
+  if (a.ranks == 0 && not a.platform.empty())
+    a.ranks = int64_t(ctx.number("ddp.ranks", 1));
   Graph predicted   = l->graph;
   auto notes        = apply_optimizations(predicted, a.apply, ctx);
   double base_sim_j = 0, pred_sim_j = 0;
@@ -426,9 +433,10 @@ void add_whatif_commands(CLI::App& app, Action& action)
   pcmd->add_option("--via", pa->via, "walk (Daydream's Algorithm 1, default) or replay (the graph on SimGrid)")
       ->check(CLI::IsMember({"walk", "replay"}));
   add_path(pcmd, "--platform", pa->platform,
-           "With --via replay: one rank's trace run as --ranks copies on this sgai platform's GPUs, its "
-           "collectives over the network as NCCL runs them there");
-  add_count(pcmd, "--ranks", pa->ranks, "With --platform: the copies (one per GPU, hierarchy order)", 1, 65'536);
+           "One rank's trace run on SimGrid (--via replay implied) as --ranks copies on this sgai platform's "
+           "GPUs, its collectives over the network as NCCL runs them there");
+  add_count(pcmd, "--ranks", pa->ranks,
+            "Data-parallel ranks: ddp's world (default of ddp.ranks) and the copies on --platform", 1, 65'536);
   pcmd->add_flag("--no-nccl", pa->no_nccl, "With --platform: ring collectives instead of NCCL's choice");
   add_path(pcmd, "--out", pa->out, "Output folder")->required();
   pcmd->callback([pa, &action]() { action = [pa]() { return run_predict(*pa); }; });
