@@ -26,9 +26,9 @@ const std::vector<Optimization>& optimizations()
 {
   static const std::vector<Optimization> all = [] {
     namespace o = optimizations_list;
-    std::vector<Optimization> v{o::amp_daydream(), o::amp(),       o::fused_optimizer(),
-                                o::gpu_type(),     o::power_cap(), o::bandwidth(), o::ddp(),
-                                o::blueconnect(),  o::p3(),        o::dgc(),             o::vdnn(), o::gist()};
+    std::vector<Optimization> v{o::amp_daydream(), o::amp(), o::fused_optimizer(), o::gpu_type(), o::power_cap(),
+                                o::bandwidth(),    o::ddp(), o::blueconnect(),     o::p3(),       o::dgc(),
+                                o::vdnn(),         o::gist()};
     std::sort(v.begin(), v.end(), [](const Optimization& a, const Optimization& b) { return a.name < b.name; });
     return v;
   }();
