@@ -1,0 +1,273 @@
+/* AI-ops foundations: the distributions and their maximum-likelihood fits, the hour-of-week arrival
+ * profile (with the held-back public trace of Alibaba's openb pods), the model file, observations in
+ * CSV, and the SQLite wrapper on a real database file. */
+#include "aiops/arrivals.hpp"
+#include "aiops/distributions.hpp"
+#include "aiops/model.hpp"
+#include "aiops/observations.hpp"
+#include "generators/util/error.hpp"
+#include "generators/util/sqlite.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace sgai::aiops;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name)
+{
+  fs::path d = fs::temp_directory_path() / ("sgai-aiops-test-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d / name;
+}
+
+std::vector<double> draw(const Distribution& d, size_t n, uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::vector<double> x(n);
+  for (double& v : x)
+    v = d.sample(rng);
+  return x;
+}
+
+TEST(AiopsDistributions, MaximumLikelihoodRecoversEachFamily)
+{
+  const std::vector<Distribution> truth = {
+      {Family::exponential, {0.02, 0, 0}},
+      {Family::lognormal, {3.0, 1.2, 0}},
+      {Family::pareto, {2.5, 40.0, 0}},
+      {Family::expweibull, {2.0, 0.7, 30.0}},
+  };
+  for (const Distribution& d : truth) {
+    auto x         = draw(d, 20'000, 7);
+    Distribution f = fit(d.family, x);
+    for (int i = 0; i < parameters(d.family); ++i)
+      EXPECT_NEAR(f.p[size_t(i)], d.p[size_t(i)], 0.08 * std::fabs(d.p[size_t(i)])) << to_string(d.family) << " " << i;
+    // the fit is as close to the sample as the truth is
+    double ks_fit   = ks_distance(x, [&f](double v) { return f.cdf(v); });
+    double ks_truth = ks_distance(x, [&d](double v) { return d.cdf(v); });
+    EXPECT_LE(ks_fit, ks_truth + 0.005) << to_string(d.family);
+    EXPECT_LT(ks_fit, 0.015) << to_string(d.family);
+    // quantile inverts the CDF
+    for (double u : {0.01, 0.3, 0.5, 0.9, 0.999})
+      EXPECT_NEAR(f.cdf(f.quantile(u)), u, 1e-9) << to_string(d.family);
+  }
+  // the mean by integration agrees with the sample's
+  Distribution ew{Family::expweibull, {2.0, 0.7, 30.0}};
+  auto x   = draw(ew, 200'000, 11);
+  double m = 0;
+  for (double v : x)
+    m += v;
+  EXPECT_NEAR(ew.mean(), m / double(x.size()), 0.01 * ew.mean());
+  EXPECT_THROW(fit(Family::lognormal, {1.0, 0.0, 2.0}), std::invalid_argument);
+}
+
+TEST(AiopsDistributions, TheBestFitBySseFindsTheFamilyOfTheData)
+{
+  for (const Distribution& d :
+       {Distribution{Family::lognormal, {2.0, 0.5, 0}}, Distribution{Family::expweibull, {4.0, 0.5, 10.0}},
+        Distribution{Family::pareto, {1.5, 5.0, 0}}}) {
+    auto x         = draw(d, 2'000, 3);
+    Distribution b = fit_best({Family::lognormal, Family::expweibull, Family::pareto}, x);
+    EXPECT_LT(ks_distance(x, [&b](double v) { return b.cdf(v); }), 0.03) << to_string(d.family);
+    EXPECT_LE(sse(b, x), sse(fit(d.family, x), x) + 1e-12) << to_string(d.family);
+  }
+  // Rosenbrock: Nelder-Mead finds (1, 1)
+  auto r = nelder_mead(
+      [](const std::vector<double>& v) { return 100 * std::pow(v[1] - v[0] * v[0], 2) + std::pow(1 - v[0], 2); },
+      {-1.2, 1.0}, {0.5, 0.5}, 5000, 1e-14);
+  EXPECT_NEAR(r[0], 1, 1e-3);
+  EXPECT_NEAR(r[1], 1, 1e-3);
+}
+
+TEST(AiopsArrivals, TheProfileFollowsTheHourOfTheWeek)
+{
+  // busy hours (9 to 17 every day) with 60 s gaps, quiet ones with 600 s gaps, over 4 weeks
+  std::mt19937_64 rng(5);
+  std::vector<double> times;
+  double t = 0;
+  while (t < 4 * 7 * 86400.0) {
+    times.push_back(t);
+    int hour    = int(std::fmod(t / 3600, 24));
+    double mean = hour >= 9 && hour < 17 ? 60 : 600;
+    t += std::max(1.0, std::exponential_distribution<double>(1 / mean)(rng));
+  }
+  ArrivalProfile p = fit_arrivals(gaps_of(times));
+  EXPECT_NEAR(p.mean(12 * 3600), 60, 10);
+  EXPECT_NEAR(p.mean(3 * 3600), 600, 150);
+  EXPECT_NEAR(p.mean((24 * 5 + 12) * 3600), 60, 10); // Saturday noon, counted from t = 0
+  EXPECT_EQ(p.hour_of(169 * 3600.0), 1);
+  ArrivalProfile shifted = p;
+  shifted.origin_hour    = 72;
+  EXPECT_EQ(shifted.hour_of(0), 72);
+  shifted.factor = 2;
+  EXPECT_NEAR(shifted.cdf(0, 400), p.cdf(72 * 3600.0, 200), 1e-12); // hour 72 of the week, gaps twice as long
+}
+
+TEST(AiopsArrivals, HeldBackOpenbGapsFollowTheFittedProfile)
+{
+  const fs::path csv =
+      "../shared/data/ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv";
+  if (not fs::exists(csv))
+    GTEST_SKIP() << "no ../shared/data";
+  // creation_time: seconds from the trace's start; day 115 on, 8,125 of the 8,152 pods
+  TimeColumn c = read_time_column(csv, "creation_time", TimeFormat::relative);
+  std::vector<double> t;
+  for (double v : c.seconds)
+    if (v >= 9'936'000)
+      t.push_back(v);
+  ASSERT_EQ(t.size(), 8125u);
+  auto gaps        = gaps_of(t);
+  const double cut = 9'936'000 + 28 * 86400.0;
+  std::vector<std::pair<double, double>> fitted, held;
+  for (auto g : gaps)
+    (g.first < cut ? fitted : held).push_back(g);
+  ASSERT_EQ(fitted.size(), 5845u);
+  ASSERT_EQ(held.size(), 2080u);
+  ArrivalProfile p = fit_arrivals(fitted);
+  std::vector<double> all, u, ue;
+  for (auto g : fitted)
+    all.push_back(g.second);
+  Distribution e = fit(Family::exponential, all);
+  for (auto g : held) {
+    u.push_back(p.cdf(g.first, g.second));
+    ue.push_back(e.cdf(g.second));
+  }
+  auto uniform  = [](double x) { return std::clamp(x, 0.0, 1.0); };
+  double ks     = ks_distance(u, uniform);
+  double ks_exp = ks_distance(ue, uniform);
+  EXPECT_LE(ks, 0.15);
+  EXPECT_LT(ks, ks_exp);
+  EXPECT_NEAR(ks_exp, 0.27, 0.01); // the reference for one exponential
+  RecordProperty("ks_profile", std::to_string(ks));
+}
+
+TEST(AiopsModel, TheModelFileRoundTripsAndRejectsBadParameters)
+{
+  ArrivalProfile p;
+  p.origin_hour = 16;
+  p.factor      = 1.5;
+  p.overall     = {Family::expweibull,
+                   {
+                       1.2,
+                       0.6,
+                       250,
+               }};
+  for (int h = 0; h < kHoursPerWeek; ++h) {
+    p.hours[size_t(h)]  = {h % 2 ? Family::lognormal : Family::pareto, {1.0 + h, 2.0, 0}};
+    p.fitted[size_t(h)] = uint64_t(h);
+  }
+  Model m;
+  m.arrivals            = p;
+  m.arrivals_provenance = "test";
+  std::ostringstream out;
+  write_model(out, m);
+  Model back = parse_model(out.str(), "model.json");
+  ASSERT_TRUE(back.arrivals);
+  EXPECT_EQ(back.arrivals->origin_hour, 16);
+  EXPECT_EQ(back.arrivals->factor, 1.5);
+  for (int h = 0; h < kHoursPerWeek; ++h) {
+    EXPECT_EQ(back.arrivals->hours[size_t(h)].family, p.hours[size_t(h)].family);
+    EXPECT_EQ(back.arrivals->hours[size_t(h)].p, p.hours[size_t(h)].p);
+  }
+  auto error = [](const std::string& text) {
+    try {
+      parse_model(text, "bad.json");
+    } catch (const sgai::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string good     = out.str();
+  std::string negative = good;
+  negative.replace(negative.find("[1.2"), 4, "[-1.2");
+  EXPECT_NE(error(negative).find("/arrivals/overall/params"), std::string::npos) << error(negative);
+  std::string short_profile = good;
+  auto last                 = short_profile.rfind("{\"hour\": 167");
+  short_profile.erase(short_profile.rfind(",", last),
+                      short_profile.find("}", last) - short_profile.rfind(",", last) + 1);
+  EXPECT_NE(error(short_profile).find("168 hours"), std::string::npos) << error(short_profile);
+  EXPECT_NE(error("{\"sgai_aiops_model\": 1, \"arivals\": {}}").find("arivals"), std::string::npos);
+}
+
+TEST(AiopsObservations, TimesAndErrorsNameTheLineAndColumn)
+{
+  auto file = [](const std::string& name, const std::string& text) {
+    fs::path p = scratch(name);
+    std::ofstream(p) << text;
+    return p;
+  };
+  auto iso     = file("iso.csv", "id,when\na,2023-05-01T16:00:00Z\nb,2023-05-01 19:30:00+02:00\n");
+  TimeColumn c = read_time_column(iso, "when", TimeFormat::automatic);
+  EXPECT_TRUE(c.absolute);
+  EXPECT_DOUBLE_EQ(c.seconds[0], 1682956800.0);
+  EXPECT_DOUBLE_EQ(c.seconds[1], 1682956800.0 + 5400);
+  ArrivalProfile p;
+  p.origin_hour = kEpochHourOfWeek;
+  EXPECT_EQ(p.hour_of(c.seconds[0]), 16); // Monday 16:00
+  EXPECT_EQ(parse_origin("wed:16"), 2 * 24 + 16);
+  EXPECT_EQ(parse_origin("monday:25"), -1);
+  auto message = [](const fs::path& f, const std::string& column) {
+    try {
+      read_time_column(f, column, TimeFormat::automatic);
+    } catch (const sgai::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto bad = file("bad.csv", "t\n5\n7\nx\n");
+  EXPECT_NE(message(bad, "t").find("line 4, column 't'"), std::string::npos) << message(bad, "t");
+  auto down = file("down.csv", "t\n5\n7\n6\n");
+  EXPECT_NE(message(down, "t").find("line 4"), std::string::npos);
+  EXPECT_NE(message(down, "t").find("decrease"), std::string::npos);
+  EXPECT_NE(message(bad, "when").find("no column 'when'"), std::string::npos);
+}
+
+TEST(Sqlite, AWrapperOverARealDatabaseFile)
+{
+  fs::path file = scratch("runs.sqlite");
+  {
+    sgai::sqlite::Database db(file, sgai::sqlite::Database::Mode::create);
+    db.set_schema_version(3);
+    db.exec("CREATE TABLE tasks (id INTEGER PRIMARY KEY, name TEXT, start REAL)");
+    auto insert = db.prepare("INSERT INTO tasks (id, name, start) VALUES (?1, ?2, ?3)");
+    {
+      sgai::sqlite::Database::Transaction tx(db);
+      for (int64_t i = 0; i < 1000; ++i)
+        insert.bind(1, i).bind(2, std::string_view("task " + std::to_string(i))).bind(3, 0.5 * double(i)).run();
+      tx.commit();
+    }
+    try { // a failed transaction leaves nothing
+      sgai::sqlite::Database::Transaction tx(db);
+      insert.bind(1, int64_t(5000)).bind(2, std::string_view("lost")).bind(3, 1.0).run();
+      throw std::runtime_error("interrupted");
+    } catch (const std::runtime_error&) {
+    }
+    EXPECT_THROW(db.exec("INSERT INTO nowhere VALUES (1)"), sgai::RunError);
+  }
+  sgai::sqlite::Database db(file, sgai::sqlite::Database::Mode::read);
+  EXPECT_EQ(db.schema_version(), 3);
+  auto q = db.prepare("SELECT COUNT(*), SUM(start), MAX(name) FROM tasks");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 1000);
+  EXPECT_DOUBLE_EQ(q.real(1), 0.5 * 999 * 1000 / 2);
+  EXPECT_EQ(q.text(2), "task 999");
+  // not a database: an InputError naming the file
+  fs::path text = scratch("not.sqlite");
+  std::ofstream(text) << "hello, this is no database at all, just some text that is long enough\n";
+  try {
+    sgai::sqlite::Database bad(text, sgai::sqlite::Database::Mode::read);
+    FAIL() << "no error";
+  } catch (const sgai::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(text.string()), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
