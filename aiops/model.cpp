@@ -41,6 +41,72 @@ Distribution read_distribution(json::Object& o)
   return d;
 }
 
+void write_mixture(json::Writer& j, const Mixture& m)
+{
+  j.key("components").begin_array();
+  for (const Gaussian& g : m.components) {
+    j.begin_object(true).field("weight", g.weight).key("mean").begin_array(true);
+    for (double v : g.mean)
+      j.value(v);
+    j.end_array().key("covariance").begin_array(true);
+    for (const auto& row : g.covariance) {
+      j.begin_array(true);
+      for (double v : row)
+        j.value(v);
+      j.end_array();
+    }
+    j.end_array().end_object();
+  }
+  j.end_array();
+}
+
+std::vector<double> read_numbers(const json::Value& v, size_t n, const std::string& what)
+{
+  auto a = v.array();
+  if (n > 0 && a.size() != n)
+    v.fail(what + " holds " + std::to_string(n) + " numbers, not " + std::to_string(a.size()));
+  std::vector<double> out;
+  for (const auto& x : a) {
+    double d = x.number();
+    if (not std::isfinite(d))
+      x.fail("not finite");
+    out.push_back(d);
+  }
+  return out;
+}
+
+Mixture read_mixture(json::Object& o, size_t dims)
+{
+  Mixture m;
+  auto cv    = o.required("components");
+  auto comps = cv.array();
+  if (comps.empty())
+    cv.fail("a mixture has at least one component");
+  double total = 0;
+  for (const auto& c : comps) {
+    json::Object g = c.object();
+    Gaussian x;
+    x.weight = g.required("weight").positive();
+    x.mean   = read_numbers(g.required("mean"), dims, "a mean");
+    auto rv  = g.required("covariance");
+    for (const auto& row : rv.array())
+      x.covariance.push_back(read_numbers(row, dims, "a covariance row"));
+    if (x.covariance.size() != dims)
+      rv.fail("a covariance has " + std::to_string(dims) + " rows");
+    Mixture one;
+    one.components                = {x};
+    one.components.front().weight = 1;
+    if (not one.valid())
+      rv.fail("the covariance is not symmetric positive definite");
+    total += x.weight;
+    m.components.push_back(std::move(x));
+    g.finish();
+  }
+  if (std::fabs(total - 1) > 1e-6)
+    cv.fail("the weights sum to " + std::to_string(total) + ", not 1");
+  return m;
+}
+
 } // namespace
 
 void write_model(std::ostream& out, const Model& m)
@@ -62,6 +128,32 @@ void write_model(std::ostream& out, const Model& m)
       j.field("gaps", a.fitted[size_t(h)]).end_object();
     }
     j.end_array().end_object();
+  }
+  if (m.assets) {
+    j.key("assets").begin_object();
+    j.field("provenance", m.assets->provenance)
+        .field("min_rows", m.assets->min_rows)
+        .field("min_columns", m.assets->min_columns);
+    j.key("log_rows_columns_bytes").begin_object();
+    write_mixture(j, m.assets->mixture);
+    j.end_object().end_object();
+  }
+  if (m.training) {
+    j.key("training").begin_object().field("provenance", m.training->provenance).key("frameworks").begin_object();
+    for (const auto& [name, f] : m.training->frameworks) {
+      j.key(name).begin_object().field("share", f.share).key("log_seconds").begin_object();
+      write_mixture(j, f.log_seconds);
+      j.end_object().end_object();
+    }
+    j.end_object().end_object();
+  }
+  if (m.preprocess) {
+    j.key("preprocess").begin_object();
+    j.field("provenance", m.preprocess->provenance)
+        .field("a", m.preprocess->a)
+        .field("b", m.preprocess->b)
+        .field("sigma", m.preprocess->sigma);
+    j.end_object();
   }
   j.end_object();
   out << "\n";
@@ -102,6 +194,58 @@ Model parse_model(const std::string& text, const std::string& file)
     }
     a.finish();
     m.arrivals = p;
+  }
+  if (auto av = root.optional("assets")) {
+    json::Object a = av->object();
+    AssetModel x;
+    if (auto pr = a.optional("provenance"))
+      x.provenance = pr->string();
+    if (auto v = a.optional("min_rows"))
+      x.min_rows = v->non_negative();
+    if (auto v = a.optional("min_columns"))
+      x.min_columns = v->non_negative();
+    json::Object mix = a.required("log_rows_columns_bytes").object();
+    x.mixture        = read_mixture(mix, 3);
+    mix.finish();
+    a.finish();
+    m.assets = x;
+  }
+  if (auto tv = root.optional("training")) {
+    json::Object t = tv->object();
+    TrainingModel x;
+    if (auto pr = t.optional("provenance"))
+      x.provenance = pr->string();
+    auto fv        = t.required("frameworks");
+    json::Object f = fv.object();
+    double share   = 0;
+    for (const std::string& name : f.take_all_keys()) {
+      json::Object one = f.required(name).object();
+      TrainingModel::Framework fw;
+      fw.share         = one.required("share").positive();
+      json::Object mix = one.required("log_seconds").object();
+      fw.log_seconds   = read_mixture(mix, 1);
+      mix.finish();
+      one.finish();
+      share += fw.share;
+      x.frameworks[name] = std::move(fw);
+    }
+    if (x.frameworks.empty() || std::fabs(share - 1) > 1e-6)
+      fv.fail("the frameworks' shares sum to " + std::to_string(share) + ", not 1");
+    t.finish();
+    m.training = std::move(x);
+  }
+  if (auto pv = root.optional("preprocess")) {
+    json::Object p = pv->object();
+    PreprocessModel x;
+    if (auto pr = p.optional("provenance"))
+      x.provenance = pr->string();
+    x.a     = p.required("a").positive();
+    x.b     = p.required("b").number();
+    x.sigma = p.required("sigma").non_negative();
+    if (not std::isfinite(x.b))
+      p.fail_at("b", "not finite");
+    p.finish();
+    m.preprocess = x;
   }
   root.finish();
   return m;

@@ -3,6 +3,7 @@
  * CSV, and the SQLite wrapper on a real database file. */
 #include "aiops/arrivals.hpp"
 #include "aiops/distributions.hpp"
+#include "aiops/mixture.hpp"
 #include "aiops/model.hpp"
 #include "aiops/observations.hpp"
 #include "generators/util/error.hpp"
@@ -85,6 +86,52 @@ TEST(AiopsDistributions, TheBestFitBySseFindsTheFamilyOfTheData)
       {-1.2, 1.0}, {0.5, 0.5}, 5000, 1e-14);
   EXPECT_NEAR(r[0], 1, 1e-3);
   EXPECT_NEAR(r[1], 1, 1e-3);
+}
+
+TEST(AiopsMixture, FittingSelfCheckOnAKnownThreeComponentMixture)
+{
+  // assets in log space (rows, columns, bytes), three kinds of data set, correlated
+  Mixture known;
+  known.components = {
+      {0.5, {std::log(2e3), std::log(12), std::log(2e5)}, {{0.8, 0.1, 0.7}, {0.1, 0.3, 0.3}, {0.7, 0.3, 1.1}}},
+      {0.3, {std::log(5e5), std::log(40), std::log(1e8)}, {{1.0, -0.2, 0.8}, {-0.2, 0.5, 0.2}, {0.8, 0.2, 1.2}}},
+      {0.2, {std::log(5e7), std::log(300), std::log(4e10)}, {{0.5, 0.0, 0.4}, {0.0, 0.2, 0.1}, {0.4, 0.1, 0.6}}},
+  };
+  ASSERT_TRUE(known.valid());
+  std::mt19937_64 rng(42);
+  std::vector<std::vector<double>> x(10'000);
+  for (auto& p : x)
+    p = known.sample(rng);
+  MixtureFitOptions o;
+  o.max_components = 5;
+  o.restarts       = 2;
+  Mixture fitted   = fit_mixture_bic(x, o);
+  EXPECT_TRUE(fitted.valid());
+  EXPECT_EQ(fitted.components.size(), 3u); // BIC finds the three
+  std::mt19937_64 again(43);
+  std::vector<std::vector<double>> s(100'000);
+  for (auto& p : s)
+    p = fitted.sample(again);
+  for (size_t dim = 0; dim < 3; ++dim) {
+    std::vector<double> v;
+    for (const auto& p : s)
+      v.push_back(p[dim]);
+    double ks = ks_distance(v, [&known, dim](double q) { return known.marginal_cdf(dim, q); });
+    EXPECT_LE(ks, 0.02) << "marginal " << dim;
+  }
+  // training time: log seconds, one dimension
+  Mixture train;
+  train.components = {
+      {0.6, {std::log(10)}, {{0.5}}}, {0.3, {std::log(180)}, {{0.8}}}, {0.1, {std::log(3600)}, {{0.3}}}};
+  std::vector<std::vector<double>> t(10'000);
+  for (auto& p : t)
+    p = train.sample(rng);
+  Mixture tf = fit_mixture_bic(t, o);
+  std::vector<double> v;
+  for (int i = 0; i < 100'000; ++i)
+    v.push_back(tf.sample(again)[0]);
+  EXPECT_LE(ks_distance(v, [&train](double q) { return train.marginal_cdf(0, q); }), 0.02);
+  EXPECT_THROW(fit_mixture({{1.0, 2.0}, {1.0}}, 1), std::invalid_argument);
 }
 
 TEST(AiopsArrivals, TheProfileFollowsTheHourOfTheWeek)
@@ -195,6 +242,42 @@ TEST(AiopsModel, TheModelFileRoundTripsAndRejectsBadParameters)
                       short_profile.find("}", last) - short_profile.rfind(",", last) + 1);
   EXPECT_NE(error(short_profile).find("168 hours"), std::string::npos) << error(short_profile);
   EXPECT_NE(error("{\"sgai_aiops_model\": 1, \"arivals\": {}}").find("arivals"), std::string::npos);
+}
+
+TEST(AiopsModel, MixturesRoundTripAndACovarianceMustBePositiveDefinite)
+{
+  Model m;
+  AssetModel a;
+  a.mixture.components = {{0.25, {1, 2, 3}, {{1, 0.5, 0}, {0.5, 2, 0}, {0, 0, 1}}},
+                          {0.75, {4, 5, 6}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}};
+  m.assets             = a;
+  TrainingModel t;
+  t.frameworks["tensorflow"]                        = {0.32, {}};
+  t.frameworks["tensorflow"].log_seconds.components = {{1.0, {std::log(180)}, {{1.0}}}};
+  t.frameworks["sparkml"]                           = {0.68, {}};
+  t.frameworks["sparkml"].log_seconds.components    = {{1.0, {std::log(10)}, {{0.5}}}};
+  m.training                                        = t;
+  m.preprocess                                      = PreprocessModel{2.0, 0.001, 0.3, "assumed"};
+  std::ostringstream out;
+  write_model(out, m);
+  Model back = parse_model(out.str(), "model.json");
+  ASSERT_TRUE(back.assets && back.training && back.preprocess);
+  EXPECT_EQ(back.assets->mixture.components[0].covariance, a.mixture.components[0].covariance);
+  EXPECT_EQ(back.training->frameworks.at("sparkml").share, 0.68);
+  EXPECT_EQ(back.preprocess->b, 0.001);
+  std::string bad = out.str();
+  bad.replace(bad.find("[[1, 0.5, 0]"), 12, "[[1, 5.0, 0]");
+  try {
+    parse_model(bad, "model.json");
+    FAIL() << "no error";
+  } catch (const sgai::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("positive definite"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/assets/log_rows_columns_bytes/components/0/covariance"), std::string::npos)
+        << e.what();
+  }
+  std::string shares = out.str();
+  shares.replace(shares.find("\"share\": 0.68"), 13, "\"share\": 0.60");
+  EXPECT_THROW(parse_model(shares, "model.json"), sgai::InputError);
 }
 
 TEST(AiopsObservations, TimesAndErrorsNameTheLineAndColumn)
