@@ -280,6 +280,30 @@ TEST(AiopsModel, MixturesRoundTripAndACovarianceMustBePositiveDefinite)
   EXPECT_THROW(parse_model(shares, "model.json"), sgai::InputError);
 }
 
+TEST(AiopsModel, TheShippedDefaultModelHoldsThePapersNumbers)
+{
+  Model m = read_model("deploy/aiops/default-model.json");
+  ASSERT_TRUE(m.arrivals && m.assets && m.training && m.preprocess);
+  // PipeSim: 63% SparkML, 32% TensorFlow, 3% PyTorch, 1% Caffe, 1% other
+  EXPECT_EQ(m.training->frameworks.at("sparkml").share, 0.63);
+  EXPECT_EQ(m.training->frameworks.at("tensorflow").share, 0.32);
+  EXPECT_EQ(m.training->frameworks.at("pytorch").share, 0.03);
+  // median training times: 180 s TensorFlow, 10 s SparkML (a log-normal's median is e^mu)
+  EXPECT_NEAR(std::exp(m.training->frameworks.at("tensorflow").log_seconds.components[0].mean[0]), 180, 1e-9);
+  EXPECT_NEAR(std::exp(m.training->frameworks.at("sparkml").log_seconds.components[0].mean[0]), 10, 1e-9);
+  // a mean interarrival of 44 s over the week (arrivals per hour weigh each hour's mean gap)
+  double rate = 0;
+  for (int h = 0; h < kHoursPerWeek; ++h)
+    rate += 1 / m.arrivals->hours[size_t(h)].mean();
+  EXPECT_NEAR(kHoursPerWeek / rate, 44, 0.44);
+  // the peak around 16:00: the shortest gaps
+  EXPECT_LT(m.arrivals->mean(16 * 3600), m.arrivals->mean(4 * 3600));
+  EXPECT_EQ(m.assets->min_rows, 50);
+  Model openb = read_model("deploy/aiops/openb-arrivals.json");
+  ASSERT_TRUE(openb.arrivals);
+  EXPECT_NE(openb.arrivals_provenance.find("openb_pod_list_default.csv"), std::string::npos);
+}
+
 TEST(AiopsObservations, TimesAndErrorsNameTheLineAndColumn)
 {
   auto file = [](const std::string& name, const std::string& text) {
