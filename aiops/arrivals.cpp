@@ -71,4 +71,19 @@ ArrivalProfile fit_arrivals(const std::vector<std::pair<double, double>>& gaps, 
   return p;
 }
 
+HoldOut hold_out_test(const ArrivalProfile& profile, const std::vector<std::pair<double, double>>& fitted,
+                      const std::vector<std::pair<double, double>>& held)
+{
+  std::vector<double> all, u, ue;
+  for (auto g : fitted)
+    all.push_back(g.second);
+  Distribution e = fit(Family::exponential, all);
+  for (auto g : held) {
+    u.push_back(profile.cdf(g.first, g.second));
+    ue.push_back(e.cdf(g.second));
+  }
+  auto uniform = [](double x) { return std::clamp(x, 0.0, 1.0); };
+  return {ks_distance(u, uniform), ks_distance(ue, uniform)};
+}
+
 } // namespace sgai::aiops

@@ -54,6 +54,16 @@ struct ArrivalFitOptions {
 /** Fits the profile to (start, gap) pairs (gaps_of), start in seconds from simulated time 0. */
 ArrivalProfile fit_arrivals(const std::vector<std::pair<double, double>>& gaps, const ArrivalFitOptions& options = {});
 
+/** Held-back gaps tested against a profile fitted to other gaps: the KS distance to the uniform of
+ *  their CDF values (each through the cluster it starts in), and the same for one exponential
+ *  fitted to the fitted gaps. */
+struct HoldOut {
+  double ks_profile     = 0;
+  double ks_exponential = 0;
+};
+HoldOut hold_out_test(const ArrivalProfile& profile, const std::vector<std::pair<double, double>>& fitted,
+                      const std::vector<std::pair<double, double>>& held);
+
 } // namespace sgai::aiops
 
 #endif

@@ -1,5 +1,7 @@
 #include "aiops/mixture.hpp"
 
+#include "generators/util/numbers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -62,17 +64,6 @@ double log_det(const Matrix& l)
 double log_normal_density(const std::vector<double>& x, const std::vector<double>& mean, const Matrix& l)
 {
   return log_normal_density(x.data(), mean, l, log_det(l));
-}
-
-double log_sum_exp(const std::vector<double>& v)
-{
-  double m = *std::max_element(v.begin(), v.end());
-  if (not std::isfinite(m))
-    return m;
-  double s = 0;
-  for (double x : v)
-    s += std::exp(x - m);
-  return m + std::log(s);
 }
 
 double normal_cdf(double z)

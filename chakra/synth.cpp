@@ -6,6 +6,8 @@
 #include "generators/util/json.hpp"
 #include "generators/util/json_writer.hpp"
 
+#include "generators/util/numbers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,17 +29,6 @@ double log_normal_pdf(double x, double mean, double stddev)
   double s = std::max(stddev, kMinStddev);
   double z = (x - mean) / s;
   return -0.5 * z * z - std::log(s) - 0.5 * std::log(2 * std::numbers::pi);
-}
-
-double log_sum_exp(const std::vector<double>& v)
-{
-  double m = *std::max_element(v.begin(), v.end());
-  if (not std::isfinite(m))
-    return m;
-  double s = 0;
-  for (double x : v)
-    s += std::exp(x - m);
-  return m + std::log(s);
 }
 
 /** EM for K components from quantile starting points; components that lose all their weight go. */

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace sgai {
 
@@ -50,6 +51,19 @@ std::string format_fixed(double value, int decimals)
   if (result.ec != std::errc()) // more digits than the buffer (above ~1e100): the shortest form instead
     return format_number(value);
   return std::string(buffer.data(), result.ptr);
+}
+
+double log_sum_exp(const std::vector<double>& v)
+{
+  if (v.empty())
+    return -std::numeric_limits<double>::infinity();
+  double m = *std::max_element(v.begin(), v.end());
+  if (not std::isfinite(m))
+    return m;
+  double s = 0;
+  for (double x : v)
+    s += std::exp(x - m);
+  return m + std::log(s);
 }
 
 } // namespace sgai

@@ -22,6 +22,9 @@ std::string format_intervals(std::vector<uint32_t> ids);
 /** Fixed-point text with the given number of decimals, for human-oriented reports. */
 std::string format_fixed(double value, int decimals);
 
+/** log(sum of exp(v)), computed without overflow; -inf for an empty or all -inf list. */
+double log_sum_exp(const std::vector<double>& v);
+
 } // namespace sgai
 
 #endif

@@ -1,5 +1,6 @@
 /* The what-if graph on SimGrid (plugins/whatif): the same graph replayed by actors gives the walk's
  * iteration times (within 5%) and SimGrid's host energy gives the power model's energy. */
+#include "../unit/whatif_traces.hpp"
 #include "generators/util/error.hpp"
 #include "plugins/whatif/sim_run.hpp"
 #include "whatif/analysis.hpp"
@@ -65,22 +66,7 @@ TEST(WhatIfSim, EveryBaselineTraceReplaysWithin5PercentOfTheWalk)
   const fs::path d = "../shared/data";
   if (not fs::exists(d / "kineto"))
     GTEST_SKIP() << "no ../shared/data";
-  const fs::path h = d / "kineto/hta";
-  std::vector<fs::path> traces{d / "kineto/kineto/worker0.1623143089861.pt.trace.json.gz",
-                               h / "ns_resolution_trace",
-                               h / "nccl_parser_config",
-                               h / "df_index_resolver",
-                               h / "trace_diff/control",
-                               h / "trace_filter/sampled_rank-0.json.gz",
-                               h / "trace_filter/sampled_rank-1.json.gz",
-                               h / "amd_trace",
-                               h / "critical_path/simple_add",
-                               h / "critical_path/alexnet",
-                               h / "critical_path/cuda_event_sync",
-                               h / "critical_path/cuda_event_sync_multi_stream",
-                               h / "execution_trace/benchmark_simple_add_trace.json.gz",
-                               d / "pytorch-et/param/resnet_kineto.json.gz",
-                               d / "pytorch-et/param/linear_kineto.json.gz"};
+  std::vector<fs::path> traces = sgai::test::whatif_baseline_traces(d);
   // dlrm_kineto's 8 ranks, joined
   fs::path dlrm = fs::temp_directory_path() / ("sgai-whatif-sim-dlrm-" + std::to_string(::getpid()));
   fs::create_directories(dlrm);

@@ -179,17 +179,9 @@ TEST(AiopsArrivals, HeldBackOpenbGapsFollowTheFittedProfile)
   ASSERT_EQ(fitted.size(), 5845u);
   ASSERT_EQ(held.size(), 2080u);
   ArrivalProfile p = fit_arrivals(fitted);
-  std::vector<double> all, u, ue;
-  for (auto g : fitted)
-    all.push_back(g.second);
-  Distribution e = fit(Family::exponential, all);
-  for (auto g : held) {
-    u.push_back(p.cdf(g.first, g.second));
-    ue.push_back(e.cdf(g.second));
-  }
-  auto uniform  = [](double x) { return std::clamp(x, 0.0, 1.0); };
-  double ks     = ks_distance(u, uniform);
-  double ks_exp = ks_distance(ue, uniform);
+  HoldOut h        = hold_out_test(p, fitted, held);
+  double ks        = h.ks_profile;
+  double ks_exp    = h.ks_exponential;
   EXPECT_LE(ks, 0.15);
   EXPECT_LT(ks, ks_exp);
   EXPECT_NEAR(ks_exp, 0.27, 0.01); // the reference for one exponential

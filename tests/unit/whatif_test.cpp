@@ -11,6 +11,7 @@
 #include "whatif/kineto.hpp"
 #include "whatif/optimize.hpp"
 #include "whatif/walk.hpp"
+#include "whatif_traces.hpp"
 
 #include <gtest/gtest.h>
 
@@ -665,25 +666,9 @@ bool have_data()
   return fs::exists(kData / "kineto");
 }
 
-/** The baseline traces (GPU activity, every GPU event with its launch). */
 std::vector<fs::path> baseline_traces()
 {
-  const fs::path h = kData / "kineto/hta";
-  return {kData / "kineto/kineto/worker0.1623143089861.pt.trace.json.gz",
-          h / "ns_resolution_trace",
-          h / "nccl_parser_config",
-          h / "df_index_resolver",
-          h / "trace_diff/control",
-          h / "trace_filter/sampled_rank-0.json.gz",
-          h / "trace_filter/sampled_rank-1.json.gz",
-          h / "amd_trace",
-          h / "critical_path/simple_add",
-          h / "critical_path/alexnet",
-          h / "critical_path/cuda_event_sync",
-          h / "critical_path/cuda_event_sync_multi_stream",
-          h / "execution_trace/benchmark_simple_add_trace.json.gz",
-          kData / "pytorch-et/param/resnet_kineto.json.gz",
-          kData / "pytorch-et/param/linear_kineto.json.gz"};
+  return sgai::test::whatif_baseline_traces(kData);
 }
 
 Graph load(const fs::path& p)

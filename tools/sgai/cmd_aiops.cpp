@@ -293,18 +293,9 @@ int run_fit(const FitArgs& a)
   if (a.hold_out) {
     if (held.empty())
       throw InputError(a.observations, "--hold-out", "no gap starts at or after " + format_number(*a.hold_out));
-    std::vector<double> u, ue, all;
-    for (auto g : fitted)
-      all.push_back(g.second);
-    Distribution e = fit(Family::exponential, all);
-    for (auto g : held) {
-      u.push_back(p.cdf(g.first, g.second));
-      ue.push_back(e.cdf(g.second));
-    }
-    auto uniform = [](double x) { return std::clamp(x, 0.0, 1.0); };
+    HoldOut h = hold_out_test(p, fitted, held);
     out << "Held back: " << held.size() << " gaps; KS distance to uniform of their CDF values: profile "
-        << format_fixed(ks_distance(u, uniform), 4) << ", one exponential " << format_fixed(ks_distance(ue, uniform), 4)
-        << "\n";
+        << format_fixed(h.ks_profile, 4) << ", one exponential " << format_fixed(h.ks_exponential, 4) << "\n";
   }
   out << "Wrote " << a.out << "\n";
   return 0;

@@ -6,6 +6,7 @@
  * figures for the GPU, compute-bound kernels take the cap. */
 #include "generators/platform/catalogue.hpp"
 #include "plugins/replay/kernel_model.hpp"
+#include "whatif/optimizations/common.hpp"
 #include "whatif/optimizations/list.hpp"
 
 #include <algorithm>
@@ -13,15 +14,6 @@
 namespace sgai::whatif::optimizations_list {
 
 namespace {
-
-double peak(const platform::GpuType& gpu, const std::string& precision)
-{
-  auto it = gpu.peak_flops.find(precision);
-  if (it != gpu.peak_flops.end())
-    return it->second;
-  it = gpu.peak_flops.find("fp32");
-  return it != gpu.peak_flops.end() ? it->second : 0;
-}
 
 void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
@@ -38,8 +30,8 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     } else {
       double gain = cap;
       if (ctx.gpu) {
-        double from = peak(*ctx.gpu, precision);
-        double to   = std::max(peak(*ctx.gpu, "fp16"), peak(*ctx.gpu, "bf16"));
+        double from = peak_flops(*ctx.gpu, precision);
+        double to   = std::max(peak_flops(*ctx.gpu, "fp16"), peak_flops(*ctx.gpu, "bf16"));
         if (from > 0 && to > 0)
           gain = std::min(to / from, cap);
       }

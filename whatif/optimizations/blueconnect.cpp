@@ -42,15 +42,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
                           g.add_thread(ExecThread{ThreadKind::channel, r + " all-gather", t.rank, -1, 1})};
     }
     std::vector<uint32_t> parents, children;
-    for (uint32_t e : g.in[c])
-      if (not g.edges[e].removed && g.edges[e].kind != EdgeKind::thread)
-        parents.push_back(g.edges[e].from);
-    for (uint32_t e : g.out[c])
-      if (not g.edges[e].removed && g.edges[e].kind != EdgeKind::thread)
-        children.push_back(g.edges[e].to);
-    uint32_t before_on_stream = g.thread_prev(c);
-    if (before_on_stream != kNone)
-      parents.push_back(before_on_stream);
+    neighbours(g, c, parents, children);
     Task a     = t;
     a.thread   = channels[t.rank].first;
     a.name     = g.intern("reduce-scatter (blueconnect)");

@@ -1,5 +1,6 @@
 #include "whatif/optimizations/common.hpp"
 
+#include "generators/platform/catalogue.hpp"
 #include "plugins/replay/kernel_model.hpp"
 #include "plugins/replay/schedule.hpp"
 #include "whatif/build.hpp"
@@ -96,6 +97,29 @@ int64_t median_launch_ns(const Graph& g)
     return 0;
   std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
   return d[d.size() / 2];
+}
+
+void neighbours(const Graph& g, uint32_t task, std::vector<uint32_t>& parents, std::vector<uint32_t>& children)
+{
+  parents.clear();
+  children.clear();
+  for (uint32_t e : g.in[task])
+    if (not g.edges[e].removed && g.edges[e].kind != EdgeKind::thread)
+      parents.push_back(g.edges[e].from);
+  for (uint32_t e : g.out[task])
+    if (not g.edges[e].removed && g.edges[e].kind != EdgeKind::thread)
+      children.push_back(g.edges[e].to);
+  if (uint32_t prev = g.thread_prev(task); prev != kNone)
+    parents.push_back(prev);
+}
+
+double peak_flops(const platform::GpuType& gpu, const std::string& precision)
+{
+  auto it = gpu.peak_flops.find(precision);
+  if (it != gpu.peak_flops.end())
+    return it->second;
+  it = gpu.peak_flops.find("fp32");
+  return it != gpu.peak_flops.end() ? it->second : 0;
 }
 
 uint32_t launcher(const Graph& g, uint32_t gpu_task)

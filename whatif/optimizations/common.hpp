@@ -7,7 +7,12 @@
 #include "whatif/optimize.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+namespace sgai::platform {
+struct GpuType;
+}
 
 namespace sgai::whatif::optimizations_list {
 
@@ -42,6 +47,13 @@ size_t backward_index(size_t i, size_t forward, size_t backward);
 
 /** The median duration of the graph's kernel launches (0 when none). */
 int64_t median_launch_ns(const Graph& g);
+
+/** A task's parents and children outside its thread's order, and its thread predecessor among the
+ *  parents: what a task replaced by others hands on to them. */
+void neighbours(const Graph& g, uint32_t task, std::vector<uint32_t>& parents, std::vector<uint32_t>& children);
+
+/** Peak FLOP/s of a catalogue GPU in `precision`, its FP32 peak when it lists none (0: neither). */
+double peak_flops(const platform::GpuType& gpu, const std::string& precision);
 
 /** The runtime call that launched a GPU task (kNone when none). */
 uint32_t launcher(const Graph& g, uint32_t gpu_task);

@@ -12,6 +12,7 @@
  * The power figures for energy become the target's. */
 #include "generators/platform/catalogue.hpp"
 #include "plugins/replay/kernel_model.hpp"
+#include "whatif/optimizations/common.hpp"
 #include "whatif/optimizations/list.hpp"
 
 #include <algorithm>
@@ -19,15 +20,6 @@
 namespace sgai::whatif::optimizations_list {
 
 namespace {
-
-double peak(const platform::GpuType& gpu, const std::string& precision)
-{
-  auto it = gpu.peak_flops.find(precision);
-  if (it != gpu.peak_flops.end())
-    return it->second;
-  it = gpu.peak_flops.find("fp32");
-  return it != gpu.peak_flops.end() ? it->second : 0;
-}
 
 bool is_convolution(const std::string& n)
 {
@@ -72,14 +64,14 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
                                                              g.layers[t.layer].name.find("Conv") != std::string::npos));
       if (p_from == "fp32" && target_tf32 && conv)
         p_to = "tf32";
-      double a = peak(from, p_from), b = peak(to, p_to);
+      double a = peak_flops(from, p_from), b = peak_flops(to, p_to);
       if (not(a > 0 && b > 0))
         not_applicable(g, "gpu",
                        "the catalogue gives no " + p_from + " peak for " + from.name + " or " + p_to + " for " +
                            to.name);
       speedup = b / a;
       if (tensor(p_to) && not tensor(p_from))
-        speedup = std::min(speedup, cap * peak(to, "fp32") / a);
+        speedup = std::min(speedup, cap * peak_flops(to, "fp32") / a);
     }
     g.shrink(u, speedup);
     ++note.tasks_changed;

@@ -44,14 +44,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
                           g.add_thread(ExecThread{ThreadKind::channel, r + " p3 pull", t.rank, -1, 1})};
     }
     std::vector<uint32_t> parents, children;
-    for (uint32_t e : g.in[c])
-      if (not g.edges[e].removed && g.edges[e].kind != EdgeKind::thread)
-        parents.push_back(g.edges[e].from);
-    for (uint32_t e : g.out[c])
-      if (not g.edges[e].removed && g.edges[e].kind != EdgeKind::thread)
-        children.push_back(g.edges[e].to);
-    if (uint32_t prev = g.thread_prev(c); prev != kNone)
-      parents.push_back(prev);
+    neighbours(g, c, parents, children);
     auto pieces = uint64_t(std::ceil(double(t.bytes) / slice));
     for (uint64_t k = 0; k < pieces; ++k) {
       uint64_t bytes = std::min<uint64_t>(uint64_t(slice), t.bytes - k * uint64_t(slice));
