@@ -68,6 +68,14 @@ assert abs(p['b'] - 1) < 0.01 and abs(p['a'] - 1) < 0.02, p
     expect_one_error_line "no column 'rows'"
     [ ! -e "$tmp/x.json" ] || fail "an error left a model"
     nothing_left "$tmp" ;;
+  aiops_bogus)
+    # every bogus observation file: exit 1, one error line naming the file, no model written
+    for f in tests/fixtures/aiops/bogus_*.csv; do
+      run "$SGAI" aiops fit "$f" --column t --out "$tmp/m.json"; expect_rc 1
+      expect_one_error_line "$f"
+      [ ! -e "$tmp/m.json" ] || fail "$f left a model"
+    done
+    nothing_left "$tmp" ;;
   *)
     fail "unknown case $case_name" ;;
 esac

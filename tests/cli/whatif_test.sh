@@ -118,6 +118,14 @@ assert a['predicted_ms'] > b['predicted_ms'], (a, b)
     grep -q 'mean of 4' <<<"$out" || fail "the step with unlaunched GPU events is no baseline: $out"
     grep -q '^0,ProfilerStep#550,no,' "$tmp/n/steps.csv" || fail "$(head -3 "$tmp/n/steps.csv")"
     nothing_left "$tmp" ;;
+  whatif_bogus)
+    # every bogus trace: exit 1, one error line naming the file, nothing written
+    for f in tests/fixtures/kineto/bogus_*.json; do
+      run "$SGAI" whatif predict "$f" --apply amp --out "$tmp/b"; expect_rc 1
+      expect_one_error_line "$f"
+      no_backtrace
+      [ ! -e "$tmp/b" ] || fail "$f left an output folder"
+    done ;;
   *)
     fail "unknown case $case_name" ;;
 esac

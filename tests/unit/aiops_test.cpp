@@ -296,6 +296,24 @@ TEST(AiopsModel, TheShippedDefaultModelHoldsThePapersNumbers)
   EXPECT_NE(openb.arrivals_provenance.find("openb_pod_list_default.csv"), std::string::npos);
 }
 
+TEST(AiopsModel, EveryBogusModelFileIsAnErrorNamingTheFile)
+{
+  size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator("tests/fixtures/aiops")) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("bogus_", 0) != 0 || entry.path().extension() != ".json")
+      continue;
+    ++seen;
+    try {
+      read_model(entry.path());
+      ADD_FAILURE() << name << ": no error";
+    } catch (const sgai::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(entry.path().string()), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GE(seen, 5u);
+}
+
 TEST(AiopsObservations, TimesAndErrorsNameTheLineAndColumn)
 {
   auto file = [](const std::string& name, const std::string& text) {
