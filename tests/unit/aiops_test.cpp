@@ -3,6 +3,7 @@
  * CSV, and the SQLite wrapper on a real database file. */
 #include "aiops/arrivals.hpp"
 #include "aiops/distributions.hpp"
+#include "aiops/experiment.hpp"
 #include "aiops/mixture.hpp"
 #include "aiops/model.hpp"
 #include "aiops/observations.hpp"
@@ -345,6 +346,77 @@ TEST(AiopsObservations, TimesAndErrorsNameTheLineAndColumn)
   EXPECT_NE(message(down, "t").find("line 4"), std::string::npos);
   EXPECT_NE(message(down, "t").find("decrease"), std::string::npos);
   EXPECT_NE(message(bad, "when").find("no column 'when'"), std::string::npos);
+}
+
+const char* kExperiment = R"({
+  "sgai_aiops_experiment": 1,
+  "platform": "../platforms/gaia.json", "store": "store-0", "model": "default-model.json",
+  "duration": "1w", "transfers": "contended", "seed": 7,
+  "pools": [
+    {"name": "compute", "hosts": ["c0", "c1"], "slots_per_host": 4,
+     "kinds": ["preprocess", "evaluate", "compress", "validate", "deploy"]},
+    {"name": "training", "hosts": ["g0"], "kinds": ["train"]}],
+  "pipelines": [
+    {"name": "retrain", "share": 0.8, "tasks": [
+      {"name": "prep", "kind": "preprocess"},
+      {"name": "train", "kind": "train", "after": ["prep"]},
+      {"name": "eval", "kind": "evaluate", "after": ["train"], "gate": 0.7},
+      {"name": "compress", "kind": "compress", "after": ["eval"], "probability": 0.3},
+      {"name": "deploy", "kind": "deploy", "after": ["eval", "compress"]}]},
+    {"name": "transfer", "share": 0.2, "parent": "retrain", "tasks": [
+      {"name": "train", "kind": "train"}]}],
+  "triggers": [{"kind": "threshold", "value": 0.1}, {"kind": "schedule", "value": "4w"}]
+})";
+
+TEST(AiopsExperiment, AnExperimentFileIsReadAndChecked)
+{
+  ExperimentSpec e = parse_experiment(kExperiment, "deploy/aiops/x.json");
+  EXPECT_EQ(e.platform, fs::path("deploy/aiops/../platforms/gaia.json"));
+  EXPECT_EQ(e.duration_s, 7 * 86400.0);
+  EXPECT_EQ(e.transfers, TransferMode::contended);
+  ASSERT_EQ(e.pools.size(), 2u);
+  EXPECT_EQ(e.pools[0].slots_per_host, 4u);
+  ASSERT_EQ(e.pipelines.size(), 2u);
+  const PipelineSpec& p = e.pipelines[0];
+  EXPECT_EQ(p.tasks[3].probability, 0.3);
+  ASSERT_TRUE(p.tasks[2].gate);
+  // the order respects every "after": deploy after eval and compress
+  std::vector<size_t> pos(p.tasks.size());
+  for (size_t k = 0; k < p.order.size(); ++k)
+    pos[p.order[k]] = k;
+  for (size_t i = 0; i < p.tasks.size(); ++i)
+    for (const std::string& a : p.tasks[i].after)
+      for (size_t j = 0; j < p.tasks.size(); ++j)
+        if (p.tasks[j].name == a) {
+          EXPECT_LT(pos[j], pos[i]);
+        }
+  EXPECT_EQ(e.triggers[1].value, 4 * 7 * 86400.0);
+  auto message = [](std::string text) {
+    try {
+      parse_experiment(text, "x.json");
+    } catch (const sgai::InputError& err) {
+      return std::string(err.what());
+    }
+    return std::string("no error");
+  };
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string t = kExperiment;
+    auto at       = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  EXPECT_NE(message(with(R"("name": "prep", "kind": "preprocess")",
+                         R"("name": "prep", "kind": "preprocess", "after": ["deploy"])"))
+                .find("cycle"),
+            std::string::npos);
+  EXPECT_NE(message(with(R"("kind": "compress")", R"("kind": "quantize")")).find("no executor"), std::string::npos);
+  EXPECT_NE(message(with(R"("probability": 0.3)", R"("probability": 1.3)")).find("/pipelines/0/tasks/3/probability"),
+            std::string::npos);
+  EXPECT_NE(message(with(R"("after": ["train"], "gate")", R"("after": ["trian"], "gate")")).find("'trian'"),
+            std::string::npos);
+  EXPECT_NE(message(with(R"("parent": "retrain")", R"("parent": "nothing")")).find("no pipeline"), std::string::npos);
+  EXPECT_NE(message(with(R"("seed": 7)", R"("sead": 7)")).find("sead"), std::string::npos);
+  EXPECT_NE(message(with(R"("duration": "1w")", R"("duration": "-1w")")).find("duration"), std::string::npos);
 }
 
 TEST(Sqlite, AWrapperOverARealDatabaseFile)
