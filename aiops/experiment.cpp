@@ -79,9 +79,30 @@ ExperimentSpec parse_experiment(const std::string& text, const std::filesystem::
     std::filesystem::path p = v.string();
     return p.is_absolute() ? p : base / p;
   };
-  e.platform   = path_of(root.required("platform"));
-  e.store      = root.required("store").string();
-  e.model      = path_of(root.required("model"));
+  e.platform = path_of(root.required("platform"));
+  auto sv    = root.required("store");
+  if (sv.is_object()) {
+    json::Object so = sv.object();
+    e.store         = so.required("host").string();
+    if (auto dv = so.optional("disk")) {
+      json::Object d     = dv->object();
+      e.store_disk_read  = d.required("read").quantity(units::Quantity::bandwidth);
+      e.store_disk_write = d.required("write").quantity(units::Quantity::bandwidth);
+      if (not(e.store_disk_read > 0) || not(e.store_disk_write > 0))
+        dv->fail("a disk's read and write bandwidths are positive");
+      d.finish();
+    }
+    so.finish();
+  } else
+    e.store = sv.string();
+  auto mv = root.required("model");
+  if (mv.is_array()) {
+    for (const auto& f : mv.array())
+      e.models.push_back(path_of(f));
+    if (e.models.empty())
+      mv.fail("name at least one model file");
+  } else
+    e.models.push_back(path_of(mv));
   e.duration_s = root.required("duration").quantity(units::Quantity::time);
   if (not(e.duration_s > 0))
     root.fail_at("duration", "a simulated duration is positive");
@@ -90,6 +111,10 @@ ExperimentSpec parse_experiment(const std::string& text, const std::filesystem::
         t->choice({"analytic", "contended"}) == "contended" ? TransferMode::contended : TransferMode::analytic;
   if (auto s = root.optional("seed"))
     e.seed = uint64_t(s->integer(0));
+  if (auto s = root.optional("strategy"))
+    e.strategy = s->choice({"fifo", "shortest"});
+  if (auto s = root.optional("interarrival_factor"))
+    e.interarrival_factor = s->positive();
 
   // pools: which kinds can run at all
   std::set<std::string> served, pool_names;
@@ -129,7 +154,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::filesystem::
     if (not pipeline_names.insert(p.name).second)
       o.fail_at("name", "pipeline " + quote(p.name) + " again");
     if (auto s = o.optional("share"))
-      p.share = s->positive();
+      p.share = s->non_negative();
     if (auto s = o.optional("parent"))
       p.parent = s->string();
     auto tv = o.required("tasks");
@@ -167,20 +192,77 @@ ExperimentSpec parse_experiment(const std::string& text, const std::filesystem::
     if (not p.parent.empty() && not pipeline_names.count(p.parent))
       lv.fail("pipeline " + quote(p.name) + " starts from " + quote(p.parent) + ", which is no pipeline");
 
+  if (auto dv = root.optional("deployed")) {
+    json::Object o  = dv->object();
+    DeployedSpec& d = e.deployed;
+    d.models        = uint32_t(o.required("models").integer(0, 1 << 20));
+    auto pv2        = o.required("pipeline");
+    d.pipeline      = pv2.string();
+    if (not pipeline_names.count(d.pipeline))
+      pv2.fail("no pipeline is named " + quote(d.pipeline));
+    if (auto v = o.optional("initial_age"))
+      d.initial_age = v->quantity(units::Quantity::time);
+    if (auto v = o.optional("drift")) {
+      json::Object f = v->object();
+      double total   = 0;
+      if (auto g = f.optional("gradual")) {
+        json::Object x  = g->object();
+        d.drift.gradual = x.required("share").non_negative();
+        if (auto r = x.optional("per_day"))
+          d.drift.gradual_per_day = r->positive();
+        x.finish();
+      } else
+        d.drift.gradual = 0;
+      if (auto g = f.optional("sudden")) {
+        json::Object x = g->object();
+        d.drift.sudden = x.required("share").non_negative();
+        if (auto r = x.optional("mean_onset"))
+          d.drift.sudden_mean_onset = r->quantity(units::Quantity::time);
+        if (auto r = x.optional("magnitude"))
+          d.drift.sudden_magnitude = unit_interval(*r, "a magnitude");
+        x.finish();
+      }
+      if (auto g = f.optional("recurring")) {
+        json::Object x    = g->object();
+        d.drift.recurring = x.required("share").non_negative();
+        if (auto r = x.optional("period")) {
+          d.drift.recurring_period = r->quantity(units::Quantity::time);
+          if (not(d.drift.recurring_period > 0))
+            r->fail("a period is positive");
+        }
+        if (auto r = x.optional("amplitude"))
+          d.drift.recurring_amplitude = unit_interval(*r, "an amplitude");
+        x.finish();
+      }
+      total = d.drift.gradual + d.drift.sudden + d.drift.recurring;
+      if (not(total > 0))
+        v->fail("give at least one drift pattern a positive share");
+      f.finish();
+    }
+    o.finish();
+  }
+
   if (auto tv = root.optional("triggers"))
     for (const auto& v : tv->array()) {
       json::Object o = v.object();
       TriggerSpec t;
-      t.kind = o.required("kind").choice({"threshold", "schedule", "new_data"});
-      if (t.kind != "new_data") {
-        auto val = o.required("value");
-        t.value  = t.kind == "schedule" ? val.quantity(units::Quantity::time) : unit_interval(val, "a threshold");
-        if (t.kind == "schedule" && not(t.value > 0))
-          val.fail("a schedule's period is positive");
+      t.kind   = o.required("kind").choice({"threshold", "schedule", "new_data"});
+      auto val = o.required("value");
+      if (t.kind == "threshold") {
+        t.value = unit_interval(val, "a threshold");
+        if (not(t.value > 0))
+          val.fail("a staleness threshold is above 0");
+      } else {
+        t.value = val.quantity(units::Quantity::time);
+        if (not(t.value > 0))
+          val.fail(t.kind == "schedule" ? "a schedule's period is positive"
+                                        : "a mean interval between new data is positive");
       }
       o.finish();
       e.triggers.push_back(t);
     }
+  if (not e.triggers.empty() && e.deployed.models == 0)
+    root.fail_at("triggers", "triggers retrain deployed models: give \"deployed\" with at least one model");
   root.finish();
   return e;
 }

@@ -38,14 +38,39 @@ struct PipelineSpec {
 
 struct PoolSpec {
   std::string name;
+  /** Host names, or cluster ids of a JSON platform (each node's CPU hosts, or its GPUs when it has
+   *  some). */
   std::vector<std::string> hosts;
   uint32_t slots_per_host = 1;
   std::vector<std::string> kinds; ///< the task kinds it executes
 };
 
+/** Retraining triggers of the deployed models: threshold (staleness reaches value, in (0, 1]),
+ *  schedule (value seconds after each deployment), new_data (labelled data arrives for a model at
+ *  exponential intervals of mean value seconds, and each arrival retrains it). */
 struct TriggerSpec {
-  std::string kind; ///< threshold (staleness above value), schedule (every value seconds), new_data
+  std::string kind;
   double value = 0;
+};
+
+/** How deployed models drift (drift.hpp): each deployed version draws its pattern by share. */
+struct DriftSpec {
+  double gradual = 1, sudden = 0, recurring = 0; ///< shares
+  double gradual_per_day     = 0.01;             ///< staleness lost per day (gradual)
+  double sudden_mean_onset   = 14 * 86400.0;     ///< exponential wait before a sudden drift
+  double sudden_magnitude    = 0.3;
+  double recurring_period    = 7 * 86400.0;
+  double recurring_amplitude = 0.2;
+};
+
+/** The models in production that the run-time view watches: `models` of them, each retrained by
+ *  the triggers through `pipeline`; at t = 0 each was deployed an age ago drawn uniformly from
+ *  [0, initial_age]. */
+struct DeployedSpec {
+  uint32_t models = 0;
+  std::string pipeline;
+  double initial_age = 28 * 86400.0;
+  DriftSpec drift;
 };
 
 enum class TransferMode { analytic, contended };
@@ -54,11 +79,19 @@ struct ExperimentSpec {
   std::filesystem::path file;
   std::filesystem::path platform;
   std::string store; ///< the data-store host
-  std::filesystem::path model;
+  /** A disk on the store (bytes per second; 0: none): every read and write goes through it. */
+  double store_disk_read = 0, store_disk_write = 0;
+  /** Model files, merged in order (later sections replace earlier ones). */
+  std::vector<std::filesystem::path> models;
   double duration_s      = 0;
   TransferMode transfers = TransferMode::analytic;
+  /** The pools' queue order: fifo, or shortest (the task with the least compute time first). */
+  std::string strategy = "fifo";
+  /** Multiplies the arrival profile's interarrival gaps (PipeSim's interarrival factor). */
+  double interarrival_factor = 1;
   std::vector<PoolSpec> pools;
   std::vector<PipelineSpec> pipelines;
+  DeployedSpec deployed;
   std::vector<TriggerSpec> triggers;
   uint64_t seed = 1;
 };

@@ -155,8 +155,50 @@ void write_model(std::ostream& out, const Model& m)
         .field("sigma", m.preprocess->sigma);
     j.end_object();
   }
+  if (m.tasks) {
+    j.key("tasks").begin_object();
+    j.field("provenance", m.tasks->provenance).field("compress_noise", m.tasks->compress_noise);
+    j.key("log_seconds").begin_object();
+    for (const auto& [kind, mix] : m.tasks->log_seconds) {
+      j.key(kind).begin_object();
+      write_mixture(j, mix);
+      j.end_object();
+    }
+    j.end_object().end_object();
+  }
+  if (m.models) {
+    const ModelAssetModel& x = *m.models;
+    j.key("models").begin_object();
+    j.field("provenance", x.provenance).key("log_bytes").begin_object();
+    write_mixture(j, x.log_bytes);
+    j.end_object();
+    j.key("metric").begin_object(true).field("mean", x.metric_mean).field("sd", x.metric_sd).end_object();
+    j.field("compress_size", x.compress_size)
+        .field("compress_metric", x.compress_metric)
+        .field("transfer", x.transfer)
+        .field("test_fraction", x.test_fraction);
+    j.end_object();
+  }
   j.end_object();
   out << "\n";
+}
+
+void merge(Model& into, const Model& from)
+{
+  if (from.arrivals) {
+    into.arrivals            = from.arrivals;
+    into.arrivals_provenance = from.arrivals_provenance;
+  }
+  if (from.assets)
+    into.assets = from.assets;
+  if (from.training)
+    into.training = from.training;
+  if (from.preprocess)
+    into.preprocess = from.preprocess;
+  if (from.tasks)
+    into.tasks = from.tasks;
+  if (from.models)
+    into.models = from.models;
 }
 
 Model parse_model(const std::string& text, const std::string& file)
@@ -246,6 +288,50 @@ Model parse_model(const std::string& text, const std::string& file)
       p.fail_at("b", "not finite");
     p.finish();
     m.preprocess = x;
+  }
+  if (auto tv = root.optional("tasks")) {
+    json::Object t = tv->object();
+    TaskModel x;
+    if (auto pr = t.optional("provenance"))
+      x.provenance = pr->string();
+    if (auto v = t.optional("compress_noise"))
+      x.compress_noise = v->non_negative();
+    json::Object kinds = t.required("log_seconds").object();
+    for (const std::string& kind : kinds.take_all_keys()) {
+      json::Object mix    = kinds.required(kind).object();
+      x.log_seconds[kind] = read_mixture(mix, 1);
+      mix.finish();
+    }
+    t.finish();
+    m.tasks = std::move(x);
+  }
+  if (auto mv = root.optional("models")) {
+    json::Object o = mv->object();
+    ModelAssetModel x;
+    if (auto pr = o.optional("provenance"))
+      x.provenance = pr->string();
+    json::Object mix = o.required("log_bytes").object();
+    x.log_bytes      = read_mixture(mix, 1);
+    mix.finish();
+    if (auto v = o.optional("metric")) {
+      json::Object q = v->object();
+      auto mean      = q.required("mean");
+      x.metric_mean  = mean.non_negative();
+      if (x.metric_mean > 1)
+        mean.fail("a metric lies in [0, 1], not " + mean.shown());
+      x.metric_sd = q.required("sd").non_negative();
+      q.finish();
+    }
+    if (auto v = o.optional("compress_size"))
+      x.compress_size = v->positive();
+    if (auto v = o.optional("compress_metric"))
+      x.compress_metric = v->positive();
+    if (auto v = o.optional("transfer"))
+      x.transfer = v->positive();
+    if (auto v = o.optional("test_fraction"))
+      x.test_fraction = v->non_negative();
+    o.finish();
+    m.models = std::move(x);
   }
   root.finish();
   return m;

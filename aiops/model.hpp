@@ -43,13 +43,41 @@ struct PreprocessModel {
   std::string provenance;
 };
 
+/** The other task kinds (PipeSim §V-A2): a mixture on ln seconds per kind (evaluate, validate,
+ *  deploy, the user's kinds); compression takes the pipeline's training time with Gaussian noise
+ *  (seconds = train x max(0.1, 1 + N(0, compress_noise))). */
+struct TaskModel {
+  std::map<std::string, Mixture> log_seconds; ///< 1 dimension each
+  double compress_noise = 0.1;
+  std::string provenance;
+};
+
+/** Trained-model assets: their size, their quality metric when trained, what compression does to
+ *  both, what starting from a parent model saves, and the share of the data a test reads. */
+struct ModelAssetModel {
+  Mixture log_bytes; ///< 1 dimension: ln bytes of a trained model
+  double metric_mean     = 0.85;
+  double metric_sd       = 0.05; ///< the metric is N(mean, sd) clipped to [0, 1]
+  double compress_size   = 1;    ///< size after compression / before
+  double compress_metric = 1;    ///< metric after compression / before
+  double transfer        = 1;    ///< training time from a parent's model / from scratch
+  double test_fraction   = 0.2;  ///< of the data set, read by evaluate and validate tasks
+  std::string provenance;
+};
+
 struct Model {
   std::optional<ArrivalProfile> arrivals;
   std::string arrivals_provenance;
   std::optional<AssetModel> assets;
   std::optional<TrainingModel> training;
   std::optional<PreprocessModel> preprocess;
+  std::optional<TaskModel> tasks;
+  std::optional<ModelAssetModel> models;
 };
+
+/** The sections `from` has replace those of `into` (an experiment names several model files: a
+ *  default, then fits of its own). */
+void merge(Model& into, const Model& from);
 
 void write_model(std::ostream& out, const Model& m);
 Model read_model(const std::filesystem::path& file);

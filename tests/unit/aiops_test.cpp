@@ -2,19 +2,24 @@
  * profile (with the held-back public trace of Alibaba's openb pods), the model file, observations in
  * CSV, and the SQLite wrapper on a real database file. */
 #include "aiops/arrivals.hpp"
+#include "aiops/database.hpp"
 #include "aiops/distributions.hpp"
+#include "aiops/drift.hpp"
 #include "aiops/experiment.hpp"
 #include "aiops/mixture.hpp"
 #include "aiops/model.hpp"
 #include "aiops/observations.hpp"
+#include "aiops/synth.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/sqlite.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -365,6 +370,7 @@ const char* kExperiment = R"({
       {"name": "deploy", "kind": "deploy", "after": ["eval", "compress"]}]},
     {"name": "transfer", "share": 0.2, "parent": "retrain", "tasks": [
       {"name": "train", "kind": "train"}]}],
+  "deployed": {"models": 3, "pipeline": "retrain", "drift": {"sudden": {"share": 1, "magnitude": 0.4}}},
   "triggers": [{"kind": "threshold", "value": 0.1}, {"kind": "schedule", "value": "4w"}]
 })";
 
@@ -417,6 +423,158 @@ TEST(AiopsExperiment, AnExperimentFileIsReadAndChecked)
   EXPECT_NE(message(with(R"("parent": "retrain")", R"("parent": "nothing")")).find("no pipeline"), std::string::npos);
   EXPECT_NE(message(with(R"("seed": 7)", R"("sead": 7)")).find("sead"), std::string::npos);
   EXPECT_NE(message(with(R"("duration": "1w")", R"("duration": "-1w")")).find("duration"), std::string::npos);
+  EXPECT_NE(message(with(R"("value": 0.1)", R"("value": 0)")).find("above 0"), std::string::npos);
+  EXPECT_NE(message(with(R"("pipeline": "retrain")", R"("pipeline": "nothing")")).find("/deployed/pipeline"),
+            std::string::npos);
+  EXPECT_NE(message(with(R"("models": 3)", R"("models": 0)")).find("deployed"), std::string::npos);
+  EXPECT_NE(message(with(R"("share": 1, "magnitude": 0.4)", R"("share": 0)")).find("positive share"),
+            std::string::npos);
+  // the store may carry a disk; several model files merge
+  ExperimentSpec d = parse_experiment(
+      with(
+          R"("store": "store-0", "model": "default-model.json")",
+          R"("store": {"host": "store-0", "disk": {"read": "500MBps", "write": "400MBps"}}, "model": ["a.json", "b.json"])"),
+      "deploy/aiops/x.json");
+  EXPECT_EQ(d.store, "store-0");
+  EXPECT_EQ(d.store_disk_read, 500e6);
+  EXPECT_EQ(d.store_disk_write, 400e6);
+  ASSERT_EQ(d.models.size(), 2u);
+  EXPECT_EQ(d.models[1], fs::path("deploy/aiops/b.json"));
+}
+
+TEST(AiopsDrift, CrossingTimesAndIntegralsAreExact)
+{
+  Drift g;
+  g.kind = DriftKind::gradual;
+  g.rate = 0.01 / 86400; // 1% a day
+  EXPECT_DOUBLE_EQ(g.crossing(0.1), 10 * 86400.0);
+  EXPECT_NEAR(g.staleness(g.crossing(0.1)), 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(g.staleness(200 * 86400.0), 1.0); // all lost, no further
+  Drift s;
+  s.kind      = DriftKind::sudden;
+  s.onset     = 5000;
+  s.magnitude = 0.3;
+  EXPECT_EQ(s.crossing(0.2), 5000);
+  EXPECT_TRUE(std::isinf(s.crossing(0.5)));
+  EXPECT_DOUBLE_EQ(s.integral(8000), 0.3 * 3000);
+  Drift r;
+  r.kind      = DriftKind::recurring;
+  r.period    = 7 * 86400.0;
+  r.amplitude = 0.2;
+  EXPECT_NEAR(r.staleness(r.crossing(0.1)), 0.1, 1e-12);
+  EXPECT_NEAR(r.crossing(0.1), r.period / 4, 1e-6); // half the amplitude a quarter period in
+  EXPECT_TRUE(std::isinf(r.crossing(0.25)));
+  // every integral against a midpoint sum
+  for (const Drift* d : {&g, &s, &r})
+    for (double age : {3600.0, 86400.0 * 3, 86400.0 * 150}) {
+      int n      = 200000;
+      double sum = 0;
+      for (int i = 0; i < n; ++i)
+        sum += d->staleness((i + 0.5) * age / n) * age / n;
+      EXPECT_NEAR(d->integral(age), sum, 1e-4 * std::max(1.0, sum)) << to_string(d->kind) << " " << age;
+    }
+}
+
+TEST(AiopsSynth, DrawsFollowTheDefaultModel)
+{
+  Model m = read_model("deploy/aiops/default-model.json");
+  Synthesizer s(m);
+  std::mt19937_64 rng(3);
+  std::map<std::string, int> fw;
+  std::vector<double> spark, sizes;
+  int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    Asset a = s.asset(rng);
+    EXPECT_GE(a.rows, 50);
+    EXPECT_GE(a.columns, 2);
+    size_t f = s.framework(rng);
+    ++fw[s.frameworks()[f]];
+    if (s.frameworks()[f] == "sparkml")
+      spark.push_back(s.train_seconds(f, rng));
+    sizes.push_back(s.model_bytes(rng));
+    double metric = s.metric(rng);
+    EXPECT_TRUE(metric >= 0 && metric <= 1);
+  }
+  // the paper's mix and SparkML's median of 10 s
+  EXPECT_NEAR(fw["sparkml"] / double(n), 0.63, 0.015);
+  EXPECT_NEAR(fw["tensorflow"] / double(n), 0.32, 0.015);
+  std::sort(spark.begin(), spark.end());
+  EXPECT_NEAR(spark[spark.size() / 2], 10, 0.6);
+  EXPECT_TRUE(s.knows("evaluate"));
+  EXPECT_FALSE(s.knows("quantize"));
+  // compression: training time with 10% noise
+  double sum = 0;
+  for (int i = 0; i < 10000; ++i)
+    sum += s.compress_seconds(100, rng);
+  EXPECT_NEAR(sum / 10000, 100, 1);
+  // a model without a section a run needs
+  Model partial = m;
+  partial.models.reset();
+  EXPECT_THROW(Synthesizer{partial}, std::invalid_argument);
+}
+
+TEST(AiopsModel, LaterModelFilesReplaceSections)
+{
+  Model base = read_model("deploy/aiops/default-model.json");
+  Model fit  = read_model("deploy/aiops/openb-arrivals.json");
+  ASSERT_TRUE(fit.arrivals);
+  EXPECT_FALSE(fit.training);
+  merge(base, fit);
+  EXPECT_EQ(base.arrivals->overall.p, fit.arrivals->overall.p);
+  EXPECT_TRUE(base.training && base.tasks && base.models);
+  // what is written reads back the same
+  std::ostringstream out;
+  write_model(out, base);
+  Model again = parse_model(out.str(), "again.json");
+  EXPECT_EQ(again.tasks->log_seconds.size(), base.tasks->log_seconds.size());
+  EXPECT_EQ(again.models->compress_size, base.models->compress_size);
+}
+
+TEST(AiopsDatabase, RowsGoInFromAThreadAndTheQueriesReadThem)
+{
+  fs::path file = scratch("run.sqlite");
+  Names names;
+  names.pipelines = {"p"};
+  names.kinds     = {"train"};
+  names.resources = {{"training", "pool", 2}, {"store", "store", 0}};
+  {
+    DatabaseWriter w(file, names, {{"origin_hour", "0"}});
+    for (int64_t i = 0; i < 50000; ++i) { // several batches
+      double t = double(i) * 40;
+      w.add(TaskRow{i, 0, 0, 0, int32_t(i % 2), t, t + double(i % 7), t + 30, 20, 1e6, 2e5});
+      PipelineRow p;
+      p.id      = i;
+      p.arrival = t;
+      p.end     = t + 30;
+      p.wait    = double(i % 7);
+      w.add(p);
+    }
+    std::vector<HourRow> hours{{0, 0, 3600, 7200, 0, 90, 9e7, 1e6}, {1, 5, 0, 0, 0, 0, 4e8, 2e8}};
+    std::vector<ArrivalHourRow> arrivals{{0, 90, 0, 0}, {1, 80, 2, 0.1}};
+    w.finish(hours, arrivals);
+  }
+  EXPECT_FALSE(fs::exists(file.string() + ".partial"));
+  std::ostringstream u, a, wq, st, p;
+  run_query(file, "utilisation", 0, u);
+  EXPECT_EQ(u.str(), "resource,hour,utilisation\ntraining,0,0.5\n");
+  run_query(file, "arrivals", 0, a);
+  EXPECT_NE(a.str().find("\n1,80\n"), std::string::npos) << a.str();
+  run_query(file, "waits", 0, wq);
+  // day 0: pipelines 0..2159, waits i % 7: median 3, p95 6
+  EXPECT_NE(wq.str().find("\n0,2160,3,6\n"), std::string::npos) << wq.str().substr(0, 200);
+  run_query(file, "store", 0, st);
+  EXPECT_NE(st.str().find("\n5,400000000,200000000\n"), std::string::npos) << st.str();
+  run_query(file, "pipeline", 12, p);
+  EXPECT_NE(p.str().find("\n0,train,training,0,480,485,510,20,1000000,200000\n"), std::string::npos) << p.str();
+  EXPECT_THROW(run_query(file, "pipeline", 999999, p), sgai::InputError);
+  // an error before finish() leaves no file behind
+  fs::path broken = scratch("broken.sqlite");
+  {
+    DatabaseWriter w(broken, names, {});
+    w.add(TaskRow{});
+  }
+  EXPECT_FALSE(fs::exists(broken));
+  EXPECT_FALSE(fs::exists(broken.string() + ".partial"));
 }
 
 TEST(Sqlite, AWrapperOverARealDatabaseFile)

@@ -1,18 +1,26 @@
 /* sgai aiops: AI-ops platforms as PipeSim models them.
+ *   run EXPERIMENT.json             the platform simulated (database and CSV summaries)
+ *   query DB NAME [--week|--day|--pipeline N]   a dashboard query, as CSV
+ *   plot DIR                        the figures of a run (tools/plot/aiops.py)
  *   fit OBS.csv --kind arrivals     an hour-of-week arrival profile fitted to a column of times
  *   fit OBS.csv --kind assets       a Gaussian mixture on log rows, columns and bytes (BIC)
  *   fit OBS.csv --kind training     per framework, its share and a mixture on log seconds
  *   fit OBS.csv --kind preprocess   seconds = a exp(b size) with log-normal noise
  * each written as an AI-ops model file. */
 #include "aiops/arrivals.hpp"
+#include "aiops/database.hpp"
+#include "aiops/experiment.hpp"
 #include "aiops/mixture.hpp"
 #include "aiops/model.hpp"
 #include "aiops/observations.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "generators/util/numbers.hpp"
+#include "generators/util/units.hpp"
+#include "plugins/aiops/simulator.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <unistd.h>
 
 namespace sgai::cli {
 
@@ -301,11 +310,81 @@ int run_fit(const FitArgs& a)
   return 0;
 }
 
+struct RunArgs {
+  std::string experiment, out = "aiops-out";
+  int64_t seed    = 0;
+  bool seed_given = false;
+  std::string duration_text;
+  std::string transfers;
+  bool no_database = false;
+  bool quiet       = false;
+};
+
+int run_run(const RunArgs& a, const Globals& globals)
+{
+  check_output_dir(a.out);
+  ExperimentSpec spec = read_experiment(a.experiment);
+  if (a.seed_given)
+    spec.seed = uint64_t(a.seed);
+  if (not a.duration_text.empty())
+    spec.duration_s = *units::parse(a.duration_text, units::Quantity::time);
+  if (not a.transfers.empty())
+    spec.transfers = a.transfers == "contended" ? TransferMode::contended : TransferMode::analytic;
+  StagingDir staging(a.out);
+  aiops_sim::RunOptions o;
+  o.output_dir   = staging.path();
+  o.database     = not a.no_database;
+  o.simgrid_args = globals.simgrid_args;
+  bool tty       = isatty(STDERR_FILENO) != 0 && not a.quiet;
+  if (tty)
+    o.progress = [](double now, double duration, uint64_t pipelines) {
+      std::cerr << "\r  day " << int64_t(now / 86400) << " of " << int64_t(std::ceil(duration / 86400)) << ", "
+                << pipelines << " pipelines" << std::flush;
+    };
+  auto r = aiops_sim::run_experiment(spec, o);
+  if (tty)
+    std::cerr << "\r" << std::string(60, ' ') << "\r";
+  staging.publish();
+  if (not a.quiet) {
+    std::cout << "AI-ops run of " << a.experiment << " ("
+              << (spec.transfers == TransferMode::contended ? "contended" : "analytic") << " transfers, seed "
+              << spec.seed << ")\n";
+    std::cout.precision(6);
+    for (const auto& [k, v] : r.figures)
+      std::cout << "  " << k << ": " << v << "\n";
+    std::cout << "Wrote " << a.out << "/{" << (o.database ? "aiops.sqlite," : "") << "summary.csv,resources.csv"
+              << (spec.deployed.models > 0 ? ",deployed.csv" : "") << "}\n";
+  }
+  return 0;
+}
+
+struct QueryArgs {
+  std::string database, name;
+  int64_t argument = 0;
+  std::optional<int64_t> week, day, pipeline;
+};
+
+int run_query_command(const QueryArgs& a)
+{
+  int64_t arg = 0;
+  if (a.name == "utilisation")
+    arg = a.week.value_or(0);
+  else if (a.name == "store")
+    arg = a.day.value_or(0);
+  else if (a.name == "pipeline") {
+    if (not a.pipeline)
+      throw UsageError("the pipeline query needs --pipeline ID");
+    arg = *a.pipeline;
+  }
+  run_query(a.database, a.name, arg, std::cout);
+  return 0;
+}
+
 } // namespace
 
-void add_aiops_commands(CLI::App& app, Action& action)
+void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action)
 {
-  auto* aiops = app.add_subcommand("aiops", "AI-ops platforms (PipeSim): fitting arrivals and assets");
+  auto* aiops = app.add_subcommand("aiops", "AI-ops platforms (PipeSim): fitting, simulation, queries");
   aiops->require_subcommand(1);
   auto a    = std::make_shared<FitArgs>();
   auto* fit = aiops->add_subcommand("fit", "Fit a model to observations (a CSV file) and write a model file");
@@ -338,6 +417,33 @@ void add_aiops_commands(CLI::App& app, Action& action)
   add_real(fit, "--factor", a->factor, "The interarrival factor written into the model", 1e-6, 1e6);
   add_path(fit, "--out", a->out, "The model file to write (JSON)")->required();
   fit->callback([a, &action]() { action = [a]() { return run_fit(*a); }; });
+
+  auto r    = std::make_shared<RunArgs>();
+  auto* run = aiops->add_subcommand("run", "Simulate an AI-ops experiment: pipelines, pools, store traffic, staleness");
+  add_path(run, "experiment", r->experiment, "The AI-ops experiment file (JSON, docs/aiops.md)")->required();
+  add_path(run, "--out", r->out, "The output folder (default aiops-out): aiops.sqlite and CSV summaries");
+  add_seed(run, r->seed, "The seed (default: the experiment's)");
+  run->add_option("--transfers", r->transfers, "analytic or contended (default: the experiment's)")
+      ->check(CLI::IsMember({"analytic", "contended"}));
+  add_quantity(run, "--duration", r->duration_text, "The simulated duration (default: the experiment's), e.g. 1w, 365d",
+               units::Quantity::time, 1, 1e12, "1 s to 1e12 s");
+  run->add_flag("--no-database", r->no_database, "Only the CSV summaries (no SQLite database)");
+  run->add_flag("--quiet", r->quiet, "No progress and no summary on the terminal");
+  run->callback([r, &globals, &action, run]() {
+    r->seed_given = run->count("--seed") > 0;
+    action        = [r, &globals]() { return run_run(*r, globals); };
+  });
+
+  auto q      = std::make_shared<QueryArgs>();
+  auto* query = aiops->add_subcommand("query", "A dashboard query on a run's database, printed as CSV");
+  add_path(query, "database", q->database, "The run's aiops.sqlite")->required();
+  query->add_option("name", q->name, "utilisation, arrivals, waits, store or pipeline")
+      ->required()
+      ->check(CLI::IsMember(query_names()));
+  add_count(query, "--week", q->week, "utilisation: the week (0-based)", 0, 1 << 20);
+  add_count(query, "--day", q->day, "store: the day (0-based)", 0, 1 << 24);
+  add_count(query, "--pipeline", q->pipeline, "pipeline: its id", 0, int64_t(1) << 50);
+  query->callback([q, &action]() { action = [q]() { return run_query_command(*q); }; });
 }
 
 } // namespace sgai::cli

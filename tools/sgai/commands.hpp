@@ -34,7 +34,7 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "whatif graph|predict|list". */
 void add_whatif_commands(CLI::App& app, Action& action);
 /** Adds "aiops fit". */
-void add_aiops_commands(CLI::App& app, Action& action);
+void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "rl" (forwarded to sgai-rl). */
 void add_rl_command(CLI::App& app, Action& action);
 

@@ -1,0 +1,48 @@
+/* The isolated-transfer time of a route under the platform's SimGrid network model: what a single
+ * Comm::sendto between two hosts takes when nothing else shares its links. The AI-ops "analytic"
+ * transfer mode (PipeSim's granularity) charges this; the "contended" mode runs the communication.
+ * Needs a loaded platform; reads the model's factors from SimGrid's configuration. */
+#ifndef SGAI_AIOPS_SIM_TRANSFER_HPP
+#define SGAI_AIOPS_SIM_TRANSFER_HPP
+
+#include <simgrid/forward.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sgai::aiops_sim {
+
+/** SimGrid's network-model settings that shape a lone flow. */
+struct NetworkFactors {
+  /** (minimum size, factor) pairs, by increasing size: network/latency-factor and
+   *  network/bandwidth-factor, a single number or SimGrid's "size:factor;size:factor" form. */
+  std::vector<std::pair<double, double>> latency, bandwidth;
+  double tcp_gamma  = 0;     ///< network/TCP-gamma: a flow's rate is at most gamma / (2 x route latency)
+  bool crosstraffic = false; ///< network/crosstraffic: acknowledgements load the reverse route at 5%
+  double latency_factor(double bytes) const;
+  double bandwidth_factor(double bytes) const;
+  /** From the running Engine's configuration. */
+  static NetworkFactors current();
+};
+
+/** What a route contributes to a lone flow: the sum of its latencies, and the rate its links allow
+ *  (each link's bandwidth over its load from this one flow: 1, plus 0.05 where the reverse route
+ *  crosses the same shared link with cross traffic on; fat pipes are never shared). */
+struct RouteCost {
+  double latency   = 0;
+  double slowest   = 0; ///< the least bandwidth of its links (bytes per second; infinity without links)
+  double link_rate = 0; ///< the least bandwidth / load of its links
+};
+RouteCost route_cost(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, const NetworkFactors& f);
+
+/** Seconds a lone transfer of `bytes` takes over a route: latency x latency factor + bytes / rate,
+ *  the rate being the least of the bandwidth factor x the slowest link, the links' rate
+ *  (route_cost) and TCP-gamma's window bound. */
+double isolated_transfer_time(const RouteCost& route, double bytes, const NetworkFactors& f);
+/** The same from the hosts, reading the factors from the running Engine. */
+double isolated_transfer_time(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes);
+
+} // namespace sgai::aiops_sim
+
+#endif
