@@ -93,14 +93,12 @@ RouteCost route_cost(const simgrid::s4u::Host* src, const simgrid::s4u::Host* ds
   for (const auto* l : back)
     load[l] += 0.05;
   c.link_rate = std::numeric_limits<double>::infinity();
-  c.slowest   = c.link_rate;
   for (const auto* l : forward) {
     auto policy = l->get_sharing_policy();
     if (policy == simgrid::s4u::Link::SharingPolicy::WIFI)
       continue;
     double w    = policy == simgrid::s4u::Link::SharingPolicy::FATPIPE ? 1.0 : load[l];
     c.link_rate = std::min(c.link_rate, l->get_bandwidth() / w);
-    c.slowest   = std::min(c.slowest, l->get_bandwidth());
   }
   return c;
 }
@@ -109,9 +107,12 @@ double isolated_transfer_time(const RouteCost& route, double bytes, const Networ
 {
   if (bytes <= 0)
     return 0;
-  double rate = std::min(route.slowest * f.bandwidth_factor(bytes), route.link_rate);
+  // the flow's share of its links, bounded by TCP-gamma's window, and the bandwidth factor on the
+  // whole (SimGrid scales the flow's rate, not the links' capacity)
+  double rate = route.link_rate;
   if (f.tcp_gamma > 0 && route.latency > 0)
     rate = std::min(rate, f.tcp_gamma / (2 * route.latency));
+  rate *= f.bandwidth_factor(bytes);
   double lat = route.latency * f.latency_factor(bytes);
   return std::isfinite(rate) ? lat + bytes / rate : lat;
 }

@@ -31,14 +31,13 @@ struct NetworkFactors {
  *  crosses the same shared link with cross traffic on; fat pipes are never shared). */
 struct RouteCost {
   double latency   = 0;
-  double slowest   = 0; ///< the least bandwidth of its links (bytes per second; infinity without links)
-  double link_rate = 0; ///< the least bandwidth / load of its links
+  double link_rate = 0; ///< the least bandwidth / load of its links (bytes per second; infinity without links)
 };
 RouteCost route_cost(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, const NetworkFactors& f);
 
 /** Seconds a lone transfer of `bytes` takes over a route: latency x latency factor + bytes / rate,
- *  the rate being the least of the bandwidth factor x the slowest link, the links' rate
- *  (route_cost) and TCP-gamma's window bound. */
+ *  the rate being the bandwidth factor x the lesser of the links' rate (route_cost) and TCP-gamma's
+ *  window bound, gamma / (2 x latency). */
 double isolated_transfer_time(const RouteCost& route, double bytes, const NetworkFactors& f);
 /** The same from the hosts, reading the factors from the running Engine. */
 double isolated_transfer_time(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes);
