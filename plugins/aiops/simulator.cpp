@@ -16,6 +16,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -90,13 +91,20 @@ struct LongerFirst {
   bool operator()(const Ready& a, const Ready& b) const { return a.key != b.key ? a.key > b.key : a.seq > b.seq; }
 };
 
+struct Worker {
+  s4u::ActorPtr actor;
+  uint32_t pool = 0;
+  Ready next;
+  bool has_next = false;
+};
+
 struct Pool {
   std::string name;
   std::vector<s4u::Host*> hosts;
   uint32_t slots = 0;
   std::deque<Ready> fifo;
   std::priority_queue<Ready, std::vector<Ready>, LongerFirst> shortest;
-  s4u::SemaphorePtr waiting;
+  std::deque<Worker*> idle; ///< suspended workers, the longest idle first
   uint64_t tasks = 0;
   double busy = 0, queued = 0, bytes_read = 0, bytes_written = 0;
 };
@@ -165,7 +173,8 @@ private:
 
   // actors
   void arrivals();
-  void worker(uint32_t pool, s4u::Host* host, int32_t slot);
+  void worker(Worker& self, s4u::Host* host, int32_t slot);
+  bool take(Pool& p, Ready& r);
   void detector();
 
   // pipelines
@@ -173,7 +182,7 @@ private:
   void release(uint32_t slot, uint16_t task);
   void complete(uint32_t slot, uint16_t task);
   void pipeline_done(uint32_t slot);
-  void run_task(uint32_t pool, s4u::Host* host, int32_t slot, const Ready& r);
+  void run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& r);
   double read_time(s4u::Host* host, double bytes);
   double write_time(s4u::Host* host, double bytes);
 
@@ -201,6 +210,8 @@ private:
   std::map<s4u::Host*, std::pair<RouteCost, RouteCost>> routes_; ///< (read, write) per worker host
   int retrain_spec_ = -1;
 
+  std::deque<Worker> workers_;
+  Worker* finishing_ = nullptr; ///< the worker whose task is completing (a free slot for what it releases)
   std::deque<Live> lives_;
   std::vector<uint32_t> free_;
   int64_t next_id_ = 0;
@@ -365,18 +376,18 @@ void Simulator::setup()
         {"origin_hour", std::to_string(synth_.model().arrivals->origin_hour)}};
     db_ = std::make_unique<aiops::DatabaseWriter>(options_.output_dir / "aiops.sqlite", names, run);
   }
-  drained_ = s4u::Semaphore::create(0);
-  for (auto& p : pools_)
-    p.waiting = s4u::Semaphore::create(0);
+  drained_     = s4u::Semaphore::create(0);
   int32_t slot = 0;
   for (uint32_t i = 0; i < pools_.size(); ++i) {
     const auto& ps = e_.pools[i];
     for (auto* h : pools_[i].hosts)
       for (uint32_t k = 0; k < ps.slots_per_host; ++k) {
         int32_t id = slot++;
-        s4u::Actor::create("aiops-" + pools_[i].name + "-" + std::to_string(id), h, [this, i, h, id]() {
-          worker(i, h, id);
-        })->daemonize();
+        Worker& w  = workers_.emplace_back();
+        w.pool     = i;
+        w.actor    = s4u::Actor::create("aiops-" + pools_[i].name + "-" + std::to_string(id), h,
+                                        [this, &w, h, id]() { worker(w, h, id); });
+        w.actor->daemonize();
       }
   }
   // deployed models: each deployed an age ago, its drift drawn
@@ -436,20 +447,37 @@ void Simulator::arrivals()
     drained_->acquire();
 }
 
-void Simulator::worker(uint32_t pool, s4u::Host* host, int32_t slot)
+bool Simulator::take(Pool& p, Ready& r)
 {
-  Pool& p = pools_[pool];
+  if (e_.strategy == "shortest") {
+    if (p.shortest.empty())
+      return false;
+    r = p.shortest.top();
+    p.shortest.pop();
+  } else {
+    if (p.fifo.empty())
+      return false;
+    r = p.fifo.front();
+    p.fifo.pop_front();
+  }
+  return true;
+}
+
+void Simulator::worker(Worker& self, s4u::Host* host, int32_t slot)
+{
+  Pool& p = pools_[self.pool];
   for (;;) {
-    p.waiting->acquire();
     Ready r;
-    if (e_.strategy == "shortest") {
-      r = p.shortest.top();
-      p.shortest.pop();
-    } else {
-      r = p.fifo.front();
-      p.fifo.pop_front();
+    if (self.has_next) {
+      r             = self.next;
+      self.has_next = false;
+    } else if (not take(p, r)) {
+      // nothing queued: wait, suspended, until release() hands this slot a task
+      p.idle.push_back(&self);
+      s4u::this_actor::suspend();
+      continue;
     }
-    run_task(pool, host, slot, r);
+    run_task(self, host, slot, r);
   }
 }
 
@@ -474,39 +502,50 @@ double Simulator::write_time(s4u::Host* host, double bytes)
   return t;
 }
 
-void Simulator::run_task(uint32_t pool, s4u::Host* host, int32_t slot, const Ready& r)
+void Simulator::run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& r)
 {
+  uint32_t pool   = w.pool;
   Pool& p         = pools_[pool];
   Live& l         = lives_[r.slot];
   const CTask& ct = specs_[l.spec].tasks[r.task];
   TaskState t     = l.tasks[r.task];
   double start    = s4u::Engine::get_clock();
   bool contended  = e_.transfers == aiops::TransferMode::contended;
-  if (t.read > 0) {
-    if (contended) {
+  if (contended) {
+    // the data from the store (through its disk, if it has one), the execution, the result back
+    if (t.read > 0) {
       if (disk_ != nullptr) {
         disk_->read(sg_size_t(t.read));
         ++sum_.activities;
       }
-      s4u::Comm::sendto(store_, host, t.read);
-    } else
-      s4u::this_actor::sleep_for(read_time(host, t.read));
-    ++sum_.activities;
-  }
-  if (t.seconds > 0) {
-    s4u::this_actor::execute(t.seconds * host->get_speed());
-    ++sum_.activities;
-  }
-  if (t.write > 0) {
-    if (contended) {
-      s4u::Comm::sendto(host, store_, t.write);
+      s4u::Comm::sendto(store_, host, uint64_t(t.read));
+      ++sum_.activities;
+    }
+    if (t.seconds > 0) {
+      s4u::this_actor::execute(t.seconds * host->get_speed());
+      ++sum_.activities;
+    }
+    if (t.write > 0) {
+      s4u::Comm::sendto(host, store_, uint64_t(t.write));
+      ++sum_.activities;
       if (disk_ != nullptr) {
         disk_->write(sg_size_t(t.write));
         ++sum_.activities;
       }
-    } else
-      s4u::this_actor::sleep_for(write_time(host, t.write));
-    ++sum_.activities;
+    }
+  } else {
+    // PipeSim's granularity: the read and the write take their isolated times, one wait for both
+    // (nothing else sees them), then the execution; the task spans the same time as read, compute,
+    // write in order, only its compute sits at the end of that span
+    double wait = (t.read > 0 ? read_time(host, t.read) : 0) + (t.write > 0 ? write_time(host, t.write) : 0);
+    if (wait > 0) {
+      s4u::this_actor::sleep_for(wait);
+      ++sum_.activities;
+    }
+    if (t.seconds > 0) {
+      s4u::this_actor::execute(t.seconds * host->get_speed());
+      ++sum_.activities;
+    }
   }
   double end   = s4u::Engine::get_clock();
   double queue = start - r.ready;
@@ -532,7 +571,9 @@ void Simulator::run_task(uint32_t pool, s4u::Host* host, int32_t slot, const Rea
   if (db_)
     db_->add(
         aiops::TaskRow{l.id, r.task, ct.kind, int32_t(pool), slot, r.ready, start, end, t.seconds, t.read, t.write});
+  finishing_ = &w; // this slot is free for what the task releases
   complete(r.slot, r.task);
+  finishing_ = nullptr;
 }
 
 void Simulator::detector()
@@ -677,11 +718,27 @@ void Simulator::release(uint32_t slot, uint16_t task)
   }
   Pool& p = pools_[ct.pool];
   Ready r{slot, task, s4u::Engine::get_clock(), l.tasks[task].seconds, seq_++};
+  // a free slot takes it at once: the one finishing the task that released it (when nothing queues,
+  // so that nothing waits longer), else the longest idle; otherwise it queues
+  Worker* w = nullptr;
+  if (finishing_ != nullptr && finishing_->pool == ct.pool && not finishing_->has_next && p.fifo.empty() &&
+      p.shortest.empty())
+    w = finishing_;
+  else if (not p.idle.empty()) {
+    w = p.idle.front();
+    p.idle.pop_front();
+  }
+  if (w != nullptr) {
+    w->next     = r;
+    w->has_next = true;
+    if (w != finishing_)
+      w->actor->resume();
+    return;
+  }
   if (e_.strategy == "shortest")
     p.shortest.push(r);
   else
     p.fifo.push_back(r);
-  p.waiting->release();
 }
 
 void Simulator::complete(uint32_t slot, uint16_t task)
@@ -935,6 +992,15 @@ RunSummary run_experiment(const aiops::ExperimentSpec& spec, const RunOptions& o
   sim::SimulationOptions so;
   so.simgrid_args = options.simgrid_args;
   sim::Simulation simulation(so);
+  // the LMM systems re-solve only what an event changed (the same solution, found faster: many hosts
+  // and links, few of them touched by each event), unless the options say otherwise
+  for (const char* key : {"cpu/maxmin-selective-update", "network/maxmin-selective-update"}) {
+    bool given = false;
+    for (const auto& a : options.simgrid_args)
+      given = given || a.rfind(std::string("--cfg=") + key + ":", 0) == 0;
+    if (not given)
+      simgrid::config::set_value<bool>(key, true);
+  }
   auto platform = simulation.load_platform(spec.platform);
   Simulator s(spec, std::move(*synth), platform ? &*platform : nullptr, options);
   s.setup();
