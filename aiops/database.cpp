@@ -80,13 +80,14 @@ void bind_id(sqlite::Statement& s, int i, int64_t v)
 
 struct DatabaseWriter::Impl {
   sqlite::Database db;
-  sqlite::Statement task, pipeline, version, sample;
+  sqlite::Statement task, pipeline, version, sample, hour;
   explicit Impl(const std::filesystem::path& f)
       : db(f, sqlite::Database::Mode::create)
       , task((db.exec(kSchema), db.prepare("INSERT INTO tasks VALUES(?,?,?,?,?,?,?,?,?,?,?)")))
       , pipeline(db.prepare("INSERT INTO pipelines VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
       , version(db.prepare("INSERT INTO versions VALUES(?,?,?,?,?,?,?,?)"))
       , sample(db.prepare("INSERT INTO samples VALUES(?,?,?,?,?,?)"))
+      , hour(db.prepare("INSERT INTO hourly VALUES(?,?,?,?,?,?,?,?,?)"))
   {
   }
 };
@@ -189,6 +190,12 @@ void DatabaseWriter::add(const SampleRow& r)
   if (current_.size() >= kBatchRows)
     hand_over();
 }
+void DatabaseWriter::add(const HourRow& r)
+{
+  current_.hours.push_back(r);
+  if (current_.size() >= kBatchRows)
+    hand_over();
+}
 
 void DatabaseWriter::loop()
 {
@@ -244,6 +251,17 @@ void DatabaseWriter::loop()
             .bind(5, r.metric)
             .bind(6, r.staleness)
             .run();
+      for (const HourRow& r : b.hours)
+        impl_->hour.bind(1, int64_t(r.resource))
+            .bind(2, r.hour)
+            .bind(3, r.busy_s)
+            .bind(4, r.capacity_s)
+            .bind(5, r.capacity_s > 0 ? r.busy_s / r.capacity_s : 0.0)
+            .bind(6, r.started)
+            .bind(7, r.queued_s)
+            .bind(8, r.bytes_read)
+            .bind(9, r.bytes_written)
+            .run();
       t.commit();
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -256,7 +274,7 @@ void DatabaseWriter::loop()
   }
 }
 
-void DatabaseWriter::finish(const std::vector<HourRow>& hours, const std::vector<ArrivalHourRow>& arrivals)
+void DatabaseWriter::finish(const std::vector<ArrivalHourRow>& arrivals)
 {
   if (current_.size() > 0)
     hand_over();
@@ -270,18 +288,6 @@ void DatabaseWriter::finish(const std::vector<HourRow>& hours, const std::vector
   auto& db = impl_->db;
   {
     sqlite::Database::Transaction t(db);
-    auto h = db.prepare("INSERT INTO hourly VALUES(?,?,?,?,?,?,?,?,?)");
-    for (const HourRow& r : hours)
-      h.bind(1, int64_t(r.resource))
-          .bind(2, r.hour)
-          .bind(3, r.busy_s)
-          .bind(4, r.capacity_s)
-          .bind(5, r.capacity_s > 0 ? r.busy_s / r.capacity_s : 0.0)
-          .bind(6, r.started)
-          .bind(7, r.queued_s)
-          .bind(8, r.bytes_read)
-          .bind(9, r.bytes_written)
-          .run();
     auto a = db.prepare("INSERT INTO hourly_arrivals VALUES(?,?,?,?)");
     for (const ArrivalHourRow& r : arrivals)
       a.bind(1, r.hour).bind(2, r.arrivals).bind(3, r.triggered).bind(4, r.mean_staleness).run();

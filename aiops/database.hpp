@@ -95,8 +95,9 @@ public:
   void add(const PipelineRow& r);
   void add(const VersionRow& r);
   void add(const SampleRow& r);
-  /** The hourly tables, the indexes, the rename. RunError when the writer thread failed. */
-  void finish(const std::vector<HourRow>& hours, const std::vector<ArrivalHourRow>& arrivals);
+  void add(const HourRow& r);
+  /** The hourly arrivals, the indexes, the rename. RunError when the writer thread failed. */
+  void finish(const std::vector<ArrivalHourRow>& arrivals);
 
 private:
   struct Batch {
@@ -104,7 +105,8 @@ private:
     std::vector<PipelineRow> pipelines;
     std::vector<VersionRow> versions;
     std::vector<SampleRow> samples;
-    size_t size() const { return tasks.size() + pipelines.size() + versions.size() + samples.size(); }
+    std::vector<HourRow> hours;
+    size_t size() const { return tasks.size() + pipelines.size() + versions.size() + samples.size() + hours.size(); }
   };
   void hand_over();
   void loop();

@@ -72,15 +72,23 @@ ExperimentSpec parse_experiment(const std::string& text, const std::filesystem::
   auto version       = root.required("sgai_aiops_experiment");
   if (version.integer() != 1)
     version.fail("this sgai reads experiment files of version 1");
+  std::filesystem::path base     = file.parent_path();
+  std::filesystem::path platform = root.required("platform").string();
+  ExperimentSpec e               = parse_experiment_object(root, file, base);
+  e.platform                     = platform.is_absolute() ? platform : base / platform;
+  return e;
+}
+
+ExperimentSpec parse_experiment_object(json::Object& root, const std::filesystem::path& file,
+                                       const std::filesystem::path& base)
+{
   ExperimentSpec e;
   e.file       = file;
-  auto base    = file.parent_path();
   auto path_of = [&base](const json::Value& v) {
     std::filesystem::path p = v.string();
     return p.is_absolute() ? p : base / p;
   };
-  e.platform = path_of(root.required("platform"));
-  auto sv    = root.required("store");
+  auto sv = root.required("store");
   if (sv.is_object()) {
     json::Object so = sv.object();
     e.store         = so.required("host").string();

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace sgai::json {
+class Object;
+}
+
 namespace sgai::aiops {
 
 struct TaskSpec {
@@ -99,6 +103,11 @@ struct ExperimentSpec {
 /** Reads an experiment file; relative paths are taken from the file's folder. */
 ExperimentSpec read_experiment(const std::filesystem::path& file);
 ExperimentSpec parse_experiment(const std::string& text, const std::filesystem::path& file);
+/** The keys of an experiment but its version and platform, from an object (the "aiops" component of
+ *  an sgai experiment); relative paths resolve against `base`, `file` names it in messages. Every key
+ *  is read (finish()ed). */
+ExperimentSpec parse_experiment_object(json::Object& root, const std::filesystem::path& file,
+                                       const std::filesystem::path& base);
 
 } // namespace sgai::aiops
 

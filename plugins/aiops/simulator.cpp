@@ -8,13 +8,12 @@
 #include "plugins/aiops/transfer.hpp"
 #include "plugins/sim/simulation.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Disk.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 #include <xbt/config.hpp>
 
@@ -109,6 +108,8 @@ struct Pool {
   double busy = 0, queued = 0, bytes_read = 0, bytes_written = 0;
 };
 
+/** The hours of one resource still open: busy slot-seconds integrate as tasks start and end (the
+ *  clock only moves forward), so every hour before the current one is final and leaves at once. */
 struct HourAcc {
   double busy = 0, queued = 0, bytes_read = 0, bytes_written = 0;
   int64_t started = 0;
@@ -149,6 +150,8 @@ uint64_t mix_seed(uint64_t seed, uint64_t stream)
   return z ^ (z >> 31);
 }
 
+} // namespace
+
 class Simulator {
 public:
   Simulator(const aiops::ExperimentSpec& e, aiops::Synthesizer synth, const platform::Platform* platform,
@@ -165,6 +168,14 @@ public:
 
   void setup();
   RunSummary finish();
+  std::vector<std::string> hosts() const
+  {
+    std::vector<std::string> out;
+    for (const auto& p : pools_)
+      for (const auto* h : p.hosts)
+        out.push_back(h->get_name());
+    return out;
+  }
 
 private:
   // set-up
@@ -193,7 +204,10 @@ private:
   void schedule(uint32_t model);
   void add_staleness(const Deployed& d, double from, double to);
 
-  HourAcc& hour(size_t resource, double t);
+  /** The current hour of a resource at the clock, after integrating its busy slots up to now and
+   *  writing out the hours that ended. */
+  HourAcc& hour_now(size_t resource);
+  void advance(size_t resource, double t);
 
   const aiops::ExperimentSpec& e_;
   aiops::Synthesizer synth_;
@@ -223,11 +237,26 @@ private:
 
   std::vector<Deployed> deployed_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  s4u::MutexPtr detector_mutex_;
-  s4u::ConditionVariablePtr detector_cv_;
+  /** The detector sleeps on this semaphore until its next event or a wake-up (no lock is held, so
+   *  the actor may be killed anywhere). */
+  s4u::SemaphorePtr detector_wake_;
+  bool detector_sleeping_ = false;
+  void wake_detector();
+  std::exception_ptr failure_; ///< what stopped an actor: the run ends and finish() throws it
+  template <class F>
+  void guarded(F body);
   std::vector<double> stale_hours_; ///< staleness-seconds summed over models, per hour
 
-  std::vector<std::vector<HourAcc>> hours_; ///< per resource (pools, then the store), per hour
+  struct Hours {
+    int64_t first = 0;        ///< the hour of open.front()
+    std::deque<HourAcc> open; ///< from `first` to the current hour
+    int64_t running = 0;      ///< tasks running on the resource
+    double last     = 0;      ///< when `running` last changed
+    double slots    = 0;
+  };
+  std::vector<Hours> hours_; ///< per resource (pools, then the store)
+  double horizon_ = 0;       ///< set at the end: the last hour's capacity stops there
+  void close_hour(size_t resource);
   std::vector<aiops::ArrivalHourRow> arrival_hours_;
 
   std::unique_ptr<aiops::DatabaseWriter> db_;
@@ -344,15 +373,45 @@ void Simulator::compile(const platform::Platform* platform)
     retrain_spec_ = spec_index.at(e_.deployed.pipeline);
   factors_ = NetworkFactors::current();
   hours_.resize(pools_.size() + 1);
+  for (size_t i = 0; i < pools_.size(); ++i)
+    hours_[i].slots = pools_[i].slots;
 }
 
-HourAcc& Simulator::hour(size_t resource, double t)
+void Simulator::close_hour(size_t resource)
 {
-  auto h  = size_t(std::max(0.0, std::floor(t / kHour)));
-  auto& v = hours_[resource];
-  if (v.size() <= h)
-    v.resize(h + 1);
-  return v[h];
+  Hours& h         = hours_[resource];
+  const HourAcc& a = h.open.front();
+  double from = double(h.first) * kHour, to = double(h.first + 1) * kHour;
+  if (horizon_ > 0)
+    to = std::min(to, std::max(from, horizon_));
+  if (db_)
+    db_->add(aiops::HourRow{int32_t(resource), h.first, a.busy, h.slots * (to - from), a.queued, a.started,
+                            a.bytes_read, a.bytes_written});
+  h.open.pop_front();
+  ++h.first;
+}
+
+void Simulator::advance(size_t resource, double t)
+{
+  Hours& h = hours_[resource];
+  auto now = int64_t(std::floor(t / kHour));
+  while (h.first + int64_t(h.open.size()) <= now)
+    h.open.emplace_back();
+  // the running tasks' slot-seconds since the last change, hour by hour
+  for (double a = h.last; a < t && h.running > 0;) {
+    double b = std::min(t, (std::floor(a / kHour) + 1) * kHour);
+    h.open[size_t(int64_t(std::floor(a / kHour)) - h.first)].busy += double(h.running) * (b - a);
+    a = b;
+  }
+  h.last = t;
+  while (h.first < now)
+    close_hour(resource);
+}
+
+HourAcc& Simulator::hour_now(size_t resource)
+{
+  advance(resource, s4u::Engine::get_clock());
+  return hours_[resource].open.back();
 }
 
 void Simulator::setup()
@@ -386,14 +445,13 @@ void Simulator::setup()
         Worker& w  = workers_.emplace_back();
         w.pool     = i;
         w.actor    = s4u::Actor::create("aiops-" + pools_[i].name + "-" + std::to_string(id), h,
-                                        [this, &w, h, id]() { worker(w, h, id); });
+                                        [this, &w, h, id]() { guarded([&]() { worker(w, h, id); }); });
         w.actor->daemonize();
       }
   }
   // deployed models: each deployed an age ago, its drift drawn
   if (e_.deployed.models > 0) {
-    detector_mutex_ = s4u::Mutex::create();
-    detector_cv_    = s4u::ConditionVariable::create();
+    detector_wake_ = s4u::Semaphore::create(0);
     deployed_.resize(e_.deployed.models);
     std::uniform_real_distribution<double> age(0, e_.deployed.initial_age);
     for (uint32_t m = 0; m < deployed_.size(); ++m) {
@@ -406,9 +464,10 @@ void Simulator::setup()
         if (t.kind == "new_data")
           events_.push({std::exponential_distribution<double>(1 / t.value)(drift_rng_), m, 0, Origin::new_data});
     }
-    s4u::Actor::create("aiops-detector", store_, [this]() { detector(); })->daemonize();
+    // not a daemon: it returns once the arrivals are over
+    s4u::Actor::create("aiops-detector", store_, [this]() { guarded([this]() { detector(); }); });
   }
-  s4u::Actor::create("aiops-arrivals", store_, [this]() { arrivals(); });
+  s4u::Actor::create("aiops-arrivals", store_, [this]() { guarded([this]() { arrivals(); }); });
 }
 
 // ------------------------------------------------------------------------------------ actors
@@ -441,8 +500,7 @@ void Simulator::arrivals()
   if (s4u::Engine::get_clock() < e_.duration_s)
     s4u::this_actor::sleep_until(e_.duration_s);
   arrivals_over_ = true;
-  if (detector_cv_)
-    detector_cv_->notify_all();
+  wake_detector();
   if (in_flight_ > 0)
     drained_->acquire();
 }
@@ -511,6 +569,14 @@ void Simulator::run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& 
   TaskState t     = l.tasks[r.task];
   double start    = s4u::Engine::get_clock();
   bool contended  = e_.transfers == aiops::TransferMode::contended;
+  double queue    = start - r.ready;
+  {
+    HourAcc& a = hour_now(pool);
+    ++a.started;
+    a.queued += queue;
+    ++hours_[pool].running;
+    hour_now(pools_.size()).bytes_read += t.read;
+  }
   if (contended) {
     // the data from the store (through its disk, if it has one), the execution, the result back
     if (t.read > 0) {
@@ -547,8 +613,10 @@ void Simulator::run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& 
       ++sum_.activities;
     }
   }
-  double end   = s4u::Engine::get_clock();
-  double queue = start - r.ready;
+  double end = s4u::Engine::get_clock();
+  hour_now(pool);
+  --hours_[pool].running;
+  hour_now(pools_.size()).bytes_written += t.write;
   l.wait += queue;
   l.compute += t.seconds;
   ++sum_.tasks;
@@ -557,17 +625,6 @@ void Simulator::run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& 
   p.queued += queue;
   p.bytes_read += t.read;
   p.bytes_written += t.write;
-  // the hours it was busy in, its queue wait in the hour it started, the store's bytes
-  for (double a = start; a < end;) {
-    double b = std::min(end, (std::floor(a / kHour) + 1) * kHour);
-    hour(pool, a).busy += b - a;
-    a = b;
-  }
-  HourAcc& hs = hour(pool, start);
-  ++hs.started;
-  hs.queued += queue;
-  hour(pools_.size(), start).bytes_read += t.read;
-  hour(pools_.size(), end).bytes_written += t.write;
   if (db_)
     db_->add(
         aiops::TaskRow{l.id, r.task, ct.kind, int32_t(pool), slot, r.ready, start, end, t.seconds, t.read, t.write});
@@ -576,27 +633,58 @@ void Simulator::run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& 
   finishing_ = nullptr;
 }
 
+template <class F>
+void Simulator::guarded(F body)
+{
+  try {
+    body();
+  } catch (const simgrid::ForcefulKillException&) {
+    throw; // SimGrid ending the actor
+  } catch (...) {
+    // an exception escaping an actor would abort the process: end the run, report it after
+    if (not failure_)
+      failure_ = std::current_exception();
+    s4u::Actor::kill_all();
+  }
+}
+
+void Simulator::wake_detector()
+{
+  if (detector_sleeping_) {
+    detector_sleeping_ = false;
+    detector_wake_->release();
+  }
+}
+
 void Simulator::detector()
 {
-  std::unique_lock<s4u::Mutex> lock(*detector_mutex_);
+  // sleeps until `until` (or for ever when infinite), or until woken
+  auto sleep = [this](double until) {
+    detector_sleeping_ = true;
+    if (std::isfinite(until))
+      detector_wake_->acquire_timeout(std::max(0.0, until - s4u::Engine::get_clock()));
+    else
+      detector_wake_->acquire();
+    detector_sleeping_ = false;
+  };
   for (;;) {
-    if (arrivals_over_)
-      return;
+    double now = s4u::Engine::get_clock();
+    if (arrivals_over_ || now >= e_.duration_s)
+      return; // triggers act within the duration
     if (events_.empty()) {
-      detector_cv_->wait(lock);
+      sleep(e_.duration_s);
       continue;
     }
     Event ev = events_.top();
-    if (ev.time >= e_.duration_s && not arrivals_over_) {
-      // nothing to do before the end: sleep until it (or until a deployment brings an earlier event)
-      detector_cv_->wait_until(lock, e_.duration_s);
+    if (ev.time >= e_.duration_s) {
+      // nothing to do before the end: sleep until it, or until a deployment brings an earlier event
+      sleep(e_.duration_s);
       if (s4u::Engine::get_clock() >= e_.duration_s)
         return;
       continue;
     }
-    double now = s4u::Engine::get_clock();
     if (ev.time > now) {
-      detector_cv_->wait_until(lock, ev.time);
+      sleep(ev.time);
       continue;
     }
     events_.pop();
@@ -778,7 +866,7 @@ void Simulator::pipeline_done(uint32_t slot)
     } else if (not arrivals_over_ && l.origin != Origin::new_data) {
       // stopped at a gate: the trigger still holds, retrain again
       events_.push({now, m, d.version, l.origin});
-      detector_cv_->notify_all();
+      wake_detector();
     }
   }
   if (db_) {
@@ -887,13 +975,15 @@ void Simulator::deploy(uint32_t model, double now, int64_t pipeline, double metr
   if (db_)
     db_->add(aiops::SampleRow{now, int64_t(model), d.version, int32_t(aiops::SampleEvent::deployed), d.metric, 0});
   schedule(model);
-  detector_cv_->notify_all();
+  wake_detector();
 }
 
 // ------------------------------------------------------------------------------------ outputs
 
 RunSummary Simulator::finish()
 {
+  if (failure_)
+    std::rethrow_exception(failure_);
   double horizon = std::max(e_.duration_s, sum_.end_s);
   double stale   = 0;
   for (uint32_t m = 0; m < deployed_.size(); ++m) {
@@ -904,14 +994,12 @@ RunSummary Simulator::finish()
     sum_.mean_staleness = stale / (double(deployed_.size()) * e_.duration_s);
   sum_.mean_wait_s = done_ > 0 ? wait_total_ / double(done_) : 0;
 
-  // hourly rows
-  std::vector<aiops::HourRow> rows;
+  // the hours still open, up to the last one of the run
+  horizon_ = horizon;
   for (size_t r = 0; r < hours_.size(); ++r) {
-    double capacity = r < pools_.size() ? double(pools_[r].slots) * kHour : 0;
-    for (size_t h = 0; h < hours_[r].size(); ++h) {
-      const HourAcc& a = hours_[r][h];
-      rows.push_back({int32_t(r), int64_t(h), a.busy, capacity, a.queued, a.started, a.bytes_read, a.bytes_written});
-    }
+    advance(r, horizon);
+    while (not hours_[r].open.empty() && double(hours_[r].first) * kHour < horizon)
+      close_hour(r);
   }
   for (auto& a : arrival_hours_)
     if (not deployed_.empty() && size_t(a.hour) < stale_hours_.size())
@@ -969,43 +1057,73 @@ RunSummary Simulator::finish()
     out.commit();
   }
   if (db_) {
-    db_->finish(rows, arrival_hours_);
+    db_->finish(arrival_hours_);
     sum_.database_bytes = uint64_t(std::filesystem::file_size(dir / "aiops.sqlite"));
     f.emplace_back("database_bytes", double(sum_.database_bytes));
   }
   return sum_;
 }
 
-} // namespace
+std::vector<std::string> default_simgrid_args(const std::vector<std::string>& given)
+{
+  std::vector<std::string> out;
+  for (const char* key : {"cpu/maxmin-selective-update", "network/maxmin-selective-update"}) {
+    bool set = false;
+    for (const auto& a : given)
+      set = set || a.rfind(std::string("--cfg=") + key + ":", 0) == 0;
+    if (not set)
+      out.push_back(std::string("--cfg=") + key + ":yes");
+  }
+  return out;
+}
 
-RunSummary run_experiment(const aiops::ExperimentSpec& spec, const RunOptions& options)
+namespace {
+
+aiops::Synthesizer synthesizer(const aiops::ExperimentSpec& spec)
 {
   aiops::Model model;
   for (const auto& file : spec.models)
     aiops::merge(model, aiops::read_model(file));
-  std::optional<aiops::Synthesizer> synth;
   try {
-    synth.emplace(std::move(model));
+    return aiops::Synthesizer(std::move(model));
   } catch (const std::invalid_argument& bad) {
     throw InputError(spec.file.string(), "model", bad.what());
   }
+}
+
+} // namespace
+
+Run::Run(const aiops::ExperimentSpec& spec, const platform::Platform* platform, const RunOptions& options)
+    : impl_(std::make_unique<Simulator>(spec, synthesizer(spec), platform, options))
+{
+  impl_->setup();
+}
+
+Run::~Run() = default;
+
+RunSummary Run::finish()
+{
+  return impl_->finish();
+}
+
+std::vector<std::string> Run::hosts() const
+{
+  return impl_->hosts();
+}
+
+RunSummary run_experiment(const aiops::ExperimentSpec& spec, const RunOptions& options)
+{
   sim::SimulationOptions so;
   so.simgrid_args = options.simgrid_args;
   sim::Simulation simulation(so);
-  // the LMM systems re-solve only what an event changed (the same solution, found faster: many hosts
-  // and links, few of them touched by each event), unless the options say otherwise
-  for (const char* key : {"cpu/maxmin-selective-update", "network/maxmin-selective-update"}) {
-    bool given = false;
-    for (const auto& a : options.simgrid_args)
-      given = given || a.rfind(std::string("--cfg=") + key + ":", 0) == 0;
-    if (not given)
-      simgrid::config::set_value<bool>(key, true);
+  for (const auto& a : default_simgrid_args(options.simgrid_args)) { // (set quietly: no "Configuration change")
+    auto colon = a.rfind(':');
+    simgrid::config::set_value<bool>(a.substr(6, colon - 6).c_str(), true);
   }
   auto platform = simulation.load_platform(spec.platform);
-  Simulator s(spec, std::move(*synth), platform ? &*platform : nullptr, options);
-  s.setup();
+  Run run(spec, platform ? &*platform : nullptr, options);
   simulation.run();
-  return s.finish();
+  return run.finish();
 }
 
 } // namespace sgai::aiops_sim

@@ -12,9 +12,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace sgai::platform {
+struct Platform;
+}
 
 namespace sgai::aiops_sim {
 
@@ -41,9 +46,32 @@ struct RunSummary {
   std::vector<std::pair<std::string, double>> figures;
 };
 
+/** SimGrid options an AI-ops run sets unless given: selective LMM updates (the same solution,
+ *  found faster when each event touches few of many hosts and links). */
+std::vector<std::string> default_simgrid_args(const std::vector<std::string>& given);
+
+class Simulator;
+
+/** An AI-ops run on an Engine whose platform is loaded (`platform`: its expanded JSON hierarchy,
+ *  null for SimGrid XML): reads the model files, checks the experiment against the platform and
+ *  creates the actors; finish() after the Engine ran writes the outputs. InputError for bad input
+ *  (model files, hosts, task kinds without times). */
+class Run {
+public:
+  Run(const aiops::ExperimentSpec& spec, const platform::Platform* platform, const RunOptions& options);
+  Run(const Run&)            = delete;
+  Run& operator=(const Run&) = delete;
+  ~Run();
+  RunSummary finish();
+  /** The hosts of its pools. */
+  std::vector<std::string> hosts() const;
+
+private:
+  std::unique_ptr<Simulator> impl_;
+};
+
 /** Runs an experiment in this process (its one SimGrid Engine) and writes its outputs into
- *  options.output_dir. InputError for bad input (model files, hosts, task kinds without times),
- *  RunError for failures while running. */
+ *  options.output_dir. InputError for bad input, RunError for failures while running. */
 RunSummary run_experiment(const aiops::ExperimentSpec& spec, const RunOptions& options);
 
 } // namespace sgai::aiops_sim

@@ -39,6 +39,7 @@ const ComponentRegistry& builtin_components()
     register_batch_component(r);
     register_replay_component(r);
     register_gpu_cluster_component(r);
+    register_aiops_component(r);
     return r;
   }();
   return registry;

@@ -76,6 +76,63 @@ assert abs(p['b'] - 1) < 0.01 and abs(p['a'] - 1) < 0.02, p
       [ ! -e "$tmp/m.json" ] || fail "$f left a model"
     done
     nothing_left "$tmp" ;;
+  aiops_run)
+    # the shipped week: the database, the CSV summaries, the five queries, the plots; the same seed
+    # gives the same files, without the database only the CSVs
+    E=deploy/aiops/health-week.json
+    run "$SGAI" aiops run $E --out "$tmp/a"; expect_rc 0
+    for f in aiops.sqlite summary.csv resources.csv deployed.csv; do [ -s "$tmp/a/$f" ] || fail "no $f"; done
+    grep -q '^pipelines,1[0-9][0-9][0-9][0-9]$' "$tmp/a/summary.csv" || fail "$(cat "$tmp/a/summary.csv")"
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" utilisation --week 0; expect_rc 0
+    [ "$(grep -c '^training,' <<<"$out")" -eq 168 ] || fail "utilisation: $(head -3 <<<"$out")"
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" arrivals; expect_rc 0
+    [ "$(wc -l <<<"$out")" -eq 169 ] || fail "arrivals: $(head -3 <<<"$out")"
+    # the default profile's peak at 16:00 against 04:00, Monday
+    /usr/bin/python3 -c "
+import sys
+rows = dict(l.split(',') for l in sys.stdin.read().split()[1:])
+assert int(rows['16']) > 2 * int(rows['4']), (rows['16'], rows['4'])" <<<"$out" || fail "no peak: $out"
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" waits; expect_rc 0
+    [ "$(wc -l <<<"$out")" -ge 8 ] || fail "waits: $out"
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" store --day 2; expect_rc 0
+    [ "$(wc -l <<<"$out")" -eq 25 ] || fail "store: $out"
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" pipeline --pipeline 100; expect_rc 0
+    grep -q '^task,kind,resource' <<<"$out" || fail "pipeline: $out"
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" pipeline; expect_rc 2
+    run "$SGAI" aiops query "$tmp/a/aiops.sqlite" pipeline --pipeline 99999999; expect_rc 1
+    expect_one_error_line "no pipeline 99999999"
+    run "$SGAI" aiops plot "$tmp/a"; expect_rc 0
+    for p in utilisation arrivals wait store staleness qq; do [ -s "$tmp/a/aiops-$p.png" ] || fail "no $p plot: $out $err"; done
+    run "$SGAI" aiops run $E --out "$tmp/b" --quiet; expect_rc 0
+    [ -z "$out" ] || fail "--quiet printed: $out"
+    for f in summary.csv resources.csv deployed.csv; do cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "$f differs"; done
+    run "$SGAI" aiops run $E --out "$tmp/c" --no-database --seed 2 --duration 2d --transfers analytic; expect_rc 0
+    [ ! -e "$tmp/c/aiops.sqlite" ] || fail "a database with --no-database"
+    cmp -s "$tmp/a/summary.csv" "$tmp/c/summary.csv" && fail "another seed, the same figures"
+    grep -q '^duration_s,172800$' "$tmp/c/summary.csv" || fail "$(cat "$tmp/c/summary.csv")" ;;
+  aiops_run_errors)
+    # bad experiments: one error line naming the file and the place, exit 1, no output folder
+    E=deploy/aiops/health-week.json
+    check() { # check NAME SED_EXPRESSION EXPECTED_TEXT
+      sed "$2" $E >"$tmp/$1.json"
+      sed -i 's|"../../platforms/|"'"$PWD"'/platforms/|; s|"default-model.json"|"'"$PWD"'/deploy/aiops/default-model.json"|' "$tmp/$1.json"
+      run "$SGAI" aiops run "$tmp/$1.json" --out "$tmp/out-$1"; expect_rc 1
+      expect_one_error_line "$3"
+      [ ! -e "$tmp/out-$1" ] || fail "$1 left an output folder"
+    }
+    check host 's/"hosts": \["training"\]/"hosts": ["tpu-farm"]/' "no host or cluster 'tpu-farm'"
+    check cycle 's/{ "name": "prep", "kind": "preprocess" },/{ "name": "prep", "kind": "preprocess", "after": ["eval"] },/' "cycle"
+    check kind 's/"kind": "validate"/"kind": "audit"/' "no executor"
+    check gate 's/"gate": 0.75/"gate": 7.5/' "/pipelines/2/tasks/2/gate"
+    check model 's/"model": "default-model.json"/"model": "missing.json"/' "missing.json"
+    check sections 's|"model": "default-model.json"|"model": "'"$PWD"'/deploy/aiops/openb-arrivals.json"|' "\"assets\""
+    check store 's/"store": "store-n0"/"store": "nas"/' "no host 'nas'"
+    check threshold 's/"kind": "schedule", "value": "4w"/"kind": "threshold", "value": 0/' "above 0"
+    run "$SGAI" aiops run $E --out "$tmp/x" --transfers fast; expect_rc 2
+    run "$SGAI" aiops query "$tmp/none.sqlite" arrivals; expect_rc 1
+    expect_one_error_line "none.sqlite"
+    run "$SGAI" aiops plot "$tmp/nothing"; expect_rc 1
+    nothing_left "$tmp" ;;
   *)
     fail "unknown case $case_name" ;;
 esac

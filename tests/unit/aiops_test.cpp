@@ -549,9 +549,10 @@ TEST(AiopsDatabase, RowsGoInFromAThreadAndTheQueriesReadThem)
       p.wait    = double(i % 7);
       w.add(p);
     }
-    std::vector<HourRow> hours{{0, 0, 3600, 7200, 0, 90, 9e7, 1e6}, {1, 5, 0, 0, 0, 0, 4e8, 2e8}};
+    w.add(HourRow{0, 0, 3600, 7200, 0, 90, 9e7, 1e6});
+    w.add(HourRow{1, 5, 0, 0, 0, 0, 4e8, 2e8});
     std::vector<ArrivalHourRow> arrivals{{0, 90, 0, 0}, {1, 80, 2, 0.1}};
-    w.finish(hours, arrivals);
+    w.finish(arrivals);
   }
   EXPECT_FALSE(fs::exists(file.string() + ".partial"));
   std::ostringstream u, a, wq, st, p;

@@ -444,6 +444,12 @@ void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action)
   add_count(query, "--day", q->day, "store: the day (0-based)", 0, 1 << 24);
   add_count(query, "--pipeline", q->pipeline, "pipeline: its id", 0, int64_t(1) << 50);
   query->callback([q, &action]() { action = [q]() { return run_query_command(*q); }; });
+
+  auto dir   = std::make_shared<std::string>();
+  auto* plot = aiops->add_subcommand("plot", "Plot a run's folder: utilisation, arrivals per hour of the week, waits, "
+                                             "store traffic, staleness, Q-Q plots (PNG files in the folder)");
+  add_path(plot, "folder", *dir, "The output folder of sgai aiops run (with aiops.sqlite)")->required();
+  plot->callback([dir, &action]() { action = [dir]() { return run_plot_script("aiops.py", *dir); }; });
 }
 
 } // namespace sgai::cli
