@@ -4,7 +4,10 @@
  * runs that repeat. Each run is a forked child (one SimGrid Engine per process). */
 #include "../unit/test_paths.hpp"
 #include "aiops/database.hpp"
+#include "aiops/distributions.hpp"
 #include "aiops/experiment.hpp"
+#include "aiops/model.hpp"
+#include "aiops/synth.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "generators/util/sqlite.hpp"
@@ -19,10 +22,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -414,4 +419,173 @@ TEST(AiopsSim, BadInputIsOneErrorAndNoOutput)
   EXPECT_FALSE(run_forked(partial, out, &error));
   EXPECT_NE(error.find("\"assets\""), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(out / "aiops.sqlite"));
+}
+
+// ------------------------------------------------------------------------------------ validation
+// PipeSim's Figure 12 for sgai: what the simulator produces against the model it was given (the
+// default model) and against the data a model was fitted to (the openb arrival profile, the Philly
+// training-time mixture). Figures in docs/validation.md.
+
+namespace {
+
+std::vector<double> column_of(const fs::path& db, const std::string& sql)
+{
+  sqlite::Database d(db, sqlite::Database::Mode::read);
+  auto s = d.prepare(sql);
+  std::vector<double> out;
+  while (s.step())
+    out.push_back(s.real(0));
+  return out;
+}
+
+std::vector<double> gaps_of_arrivals(const fs::path& db)
+{
+  auto t = column_of(db, "SELECT arrival FROM pipelines WHERE origin = 0 ORDER BY arrival");
+  std::vector<double> g;
+  for (size_t i = 1; i < t.size(); ++i)
+    g.push_back(t[i] - t[i - 1]);
+  return g;
+}
+
+/** KS distance between two distributions over the 168 hours of the week (counts per hour). */
+double hour_of_week_ks(const std::vector<double>& a, const std::vector<double>& b)
+{
+  double ta = 0, tb = 0, ca = 0, cb = 0, d = 0;
+  for (size_t h = 0; h < a.size(); ++h) {
+    ta += a[h];
+    tb += b[h];
+  }
+  for (size_t h = 0; h < a.size(); ++h) {
+    ca += a[h] / ta;
+    cb += b[h] / tb;
+    d = std::max(d, std::fabs(ca - cb));
+  }
+  return d;
+}
+
+std::vector<double> arrivals_per_hour_of_week(const std::vector<double>& times, int origin_hour)
+{
+  std::vector<double> n(168, 0);
+  for (double t : times)
+    n[size_t((int64_t(std::floor(t / 3600)) + origin_hour) % 168)] += 1;
+  return n;
+}
+
+} // namespace
+
+TEST(AiopsValidation, TheSimulatorDrawsWhatTheDefaultModelSays)
+{
+  fs::path platform = write_platform("valid", "100Gbps", 16);
+  fs::path out      = test::temp_dir() / "valid";
+  std::string error;
+  ASSERT_TRUE(run_forked(experiment(platform, R"("duration": "28d", "seed": 4)", kPools), out, &error)) << error;
+  fs::path db    = out / "aiops.sqlite";
+  aiops::Model m = aiops::read_model("deploy/aiops/default-model.json");
+  // training times against 200,000 draws of the model (framework by share, then its mixture)
+  aiops::Synthesizer synth(m);
+  std::mt19937_64 rng(99);
+  std::vector<double> drawn;
+  for (int i = 0; i < 200000; ++i)
+    drawn.push_back(synth.train_seconds(synth.framework(rng), rng));
+  auto train      = column_of(db, "SELECT compute_s FROM tasks t JOIN kinds k ON k.id = t.kind WHERE k.name = 'train'");
+  double ks_train = aiops::ks_distance(train, drawn);
+  // interarrival gaps, each through the CDF of its hour of the week
+  auto times = column_of(db, "SELECT arrival FROM pipelines WHERE origin = 0 ORDER BY arrival");
+  std::vector<double> u;
+  for (size_t i = 1; i < times.size(); ++i)
+    u.push_back(m.arrivals->cdf(times[i - 1], times[i] - times[i - 1]));
+  double ks_gaps = aiops::ks_distance(u, [](double x) { return std::clamp(x, 0.0, 1.0); });
+  // arrivals per hour of the week against the profile's rate (1 / mean gap)
+  std::vector<double> expected(168);
+  for (int h = 0; h < 168; ++h)
+    expected[size_t(h)] = 1 / m.arrivals->hours[size_t(h)].mean();
+  double ks_hours = hour_of_week_ks(arrivals_per_hour_of_week(times, m.arrivals->origin_hour), expected);
+  std::cout << "default model, 28 days: " << train.size() << " training times, KS " << ks_train << "; " << u.size()
+            << " gaps through their hour's CDF, KS to uniform " << ks_gaps << "; arrivals per hour of week, KS "
+            << ks_hours << "\n";
+  ASSERT_GT(train.size(), 40000u);
+  EXPECT_LT(ks_train, 0.015);
+  EXPECT_LT(ks_gaps, 0.015);
+  EXPECT_LT(ks_hours, 0.02);
+}
+
+TEST(AiopsValidation, TheOpenbProfileReproducesTheTracesArrivals)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  // the profile was fitted to the pods created on days 115 to 143; four simulated weeks against them
+  fs::path platform = write_platform("openb", "100Gbps", 16);
+  fs::path out      = test::temp_dir() / "openb";
+  std::string text  = experiment(platform, R"("duration": "28d", "seed": 6)", kPools);
+  text.replace(text.find(R"("deploy/aiops/default-model.json")"), 33,
+               R"(["deploy/aiops/default-model.json", "deploy/aiops/openb-arrivals.json"])");
+  std::string error;
+  ASSERT_TRUE(run_forked(text, out, &error)) << error;
+  std::vector<double> created;
+  {
+    std::ifstream in(test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/"
+                                       "openb_pod_list_default.csv"));
+    std::string line;
+    std::getline(in, line);
+    size_t col = 0;
+    {
+      std::stringstream ss(line);
+      std::string cell;
+      for (size_t i = 0; std::getline(ss, cell, ','); ++i)
+        if (cell == "creation_time")
+          col = i;
+    }
+    while (std::getline(in, line)) {
+      std::stringstream ss(line);
+      std::string cell;
+      for (size_t i = 0; std::getline(ss, cell, ','); ++i)
+        if (i == col && not cell.empty()) {
+          double t = std::floor(std::stod(cell));
+          if (t >= 9936000 && t < 12355200)
+            created.push_back(t);
+        }
+    }
+  }
+  std::sort(created.begin(), created.end());
+  created.erase(std::unique(created.begin(), created.end()), created.end());
+  std::vector<double> observed;
+  for (size_t i = 1; i < created.size(); ++i)
+    observed.push_back(created[i] - created[i - 1]);
+  auto simulated  = gaps_of_arrivals(out / "aiops.sqlite");
+  double ks_gaps  = aiops::ks_distance(simulated, observed);
+  auto times      = column_of(out / "aiops.sqlite", "SELECT arrival FROM pipelines WHERE origin = 0");
+  double ks_hours = hour_of_week_ks(arrivals_per_hour_of_week(times, 0), arrivals_per_hour_of_week(created, 0));
+  std::cout << "openb profile, 28 days: " << simulated.size() << " simulated gaps against " << observed.size()
+            << " observed, KS " << ks_gaps << "; arrivals per hour of week, KS " << ks_hours << "\n";
+  ASSERT_GT(observed.size(), 5800u);
+  EXPECT_LT(ks_gaps, 0.05);
+  EXPECT_LT(ks_hours, 0.05);
+}
+
+TEST(AiopsValidation, ThePhillyFitReproducesPhillysRuntimes)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  fs::path platform = write_platform("philly", "100Gbps", 16);
+  fs::path out      = test::temp_dir() / "philly";
+  std::string text  = experiment(platform, R"("duration": "14d", "seed": 8)", kPools);
+  text.replace(text.find(R"("deploy/aiops/default-model.json")"), 33,
+               R"(["deploy/aiops/default-model.json", "deploy/aiops/philly-training.json"])");
+  std::string error;
+  ASSERT_TRUE(run_forked(text, out, &error)) << error;
+  std::vector<double> runtimes;
+  {
+    std::ifstream in(test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2020/analysis/"
+                                       "philly_runtime.csv"));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line))
+      if (double v = std::stod(line); v > 0)
+        runtimes.push_back(v);
+  }
+  auto train = column_of(out / "aiops.sqlite",
+                         "SELECT compute_s FROM tasks t JOIN kinds k ON k.id = t.kind WHERE k.name = 'train'");
+  double ks  = aiops::ks_distance(train, runtimes);
+  std::cout << "Philly fit, 14 days: " << train.size() << " simulated training times against " << runtimes.size()
+            << " runtimes, KS " << ks << "\n";
+  ASSERT_EQ(runtimes.size(), 83152u);
+  EXPECT_LT(ks, 0.02);
 }

@@ -2,6 +2,7 @@
  * platform fixtures) and the inputs they once crashed on (tests/fuzz/regressions, or the seeds),
  * without libFuzzer: each input is accepted or rejected with an InputError, never a crash, another
  * exception or a broken property (FuzzBug). */
+#include "../fuzz/aiops_check.hpp"
 #include "../fuzz/astra_groups_check.hpp"
 #include "../fuzz/astra_network_check.hpp"
 #include "../fuzz/astra_system_check.hpp"
@@ -61,6 +62,13 @@ TEST(FuzzCorpus, GpuTraceSeeds)
   auto c = replay({"tests/fuzz/gpu_trace_seeds"}, sgai::test::check_gpu_trace_bytes);
   EXPECT_GE(c.accepted, 3U); // heads of Tiresias' trace and Alibaba's pod list, a Gavel trace
   EXPECT_GE(c.rejected, 2U); // bogus_*
+}
+
+TEST(FuzzCorpus, AiopsSeeds)
+{
+  auto c = replay({"tests/fuzz/aiops_seeds"}, sgai::test::check_aiops_bytes);
+  EXPECT_GE(c.accepted, 3U); // the default model, a small model, the health-care week
+  EXPECT_GE(c.rejected, 4U); // bogus_*
 }
 
 TEST(FuzzCorpus, KinetoSeeds)
