@@ -6,6 +6,7 @@
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "plugins/aiops/transfer.hpp"
+#include "plugins/sim/energy.hpp"
 #include "plugins/sim/simulation.hpp"
 
 #include <simgrid/Exception.hpp>
@@ -1005,19 +1006,26 @@ RunSummary Simulator::finish()
     if (not deployed_.empty() && size_t(a.hour) < stale_hours_.size())
       a.mean_staleness = stale_hours_[size_t(a.hour)] / (kHour * double(deployed_.size()));
 
-  auto& f         = sum_.figures;
-  f               = {{"pipelines", double(sum_.pipelines)},
-                     {"arrivals", double(sum_.arrivals)},
-                     {"retrainings", double(sum_.retrainings)},
-                     {"gated", double(sum_.gated)},
-                     {"tasks", double(sum_.tasks)},
-                     {"activities", double(sum_.activities)},
-                     {"duration_s", e_.duration_s},
-                     {"end_s", sum_.end_s},
-                     {"mean_wait_s", sum_.mean_wait_s},
-                     {"max_wait_s", sum_.max_wait_s},
-                     {"mean_staleness", sum_.mean_staleness},
-                     {"retraining_compute_s", sum_.retraining_compute_s}};
+  auto& f = sum_.figures;
+  f       = {{"pipelines", double(sum_.pipelines)},
+             {"arrivals", double(sum_.arrivals)},
+             {"retrainings", double(sum_.retrainings)},
+             {"gated", double(sum_.gated)},
+             {"tasks", double(sum_.tasks)},
+             {"activities", double(sum_.activities)},
+             {"duration_s", e_.duration_s},
+             {"end_s", sum_.end_s},
+             {"mean_wait_s", sum_.mean_wait_s},
+             {"max_wait_s", sum_.max_wait_s},
+             {"mean_staleness", sum_.mean_staleness},
+             {"retraining_compute_s", sum_.retraining_compute_s}};
+  // SimGrid's energy plugins (on in every sgai run): hosts with wattage_per_state, links with
+  // wattage_range; contended transfers make links busy
+  auto energy = sim::collect_energy(true);
+  if (std::isfinite(energy.hosts_total_j))
+    f.emplace_back("hosts_energy_j", energy.hosts_total_j);
+  if (std::isfinite(energy.links_total_j) && energy.links_total_j > 0)
+    f.emplace_back("links_energy_j", energy.links_total_j);
   const auto& dir = options_.output_dir;
   {
     AtomicFile out(dir / "summary.csv");

@@ -9,32 +9,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <sstream>
 
 namespace sgai::aiops_sim {
 
 namespace {
-
-/** "13.01" or "0:1.2;65536:1.5": the factor of the largest size threshold at most `bytes`. */
-std::vector<std::pair<double, double>> parse_factors(const std::string& text)
-{
-  std::vector<std::pair<double, double>> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ';')) {
-    if (item.empty())
-      continue;
-    auto colon = item.find(':');
-    if (colon == std::string::npos)
-      out.emplace_back(0.0, std::stod(item));
-    else
-      out.emplace_back(std::stod(item.substr(0, colon)), std::stod(item.substr(colon + 1)));
-  }
-  std::sort(out.begin(), out.end());
-  if (out.empty())
-    out.emplace_back(0.0, 1.0);
-  return out;
-}
 
 double factor_of(const std::vector<std::pair<double, double>>& f, double bytes)
 {
@@ -43,18 +21,6 @@ double factor_of(const std::vector<std::pair<double, double>>& f, double bytes)
     if (bytes >= size)
       v = factor;
   return v;
-}
-
-std::string config_text(const char* key)
-{
-  try {
-    return simgrid::config::get_value<std::string>(key);
-  } catch (const std::exception&) {
-    std::ostringstream o;
-    o.precision(17);
-    o << simgrid::config::get_value<double>(key);
-    return o.str();
-  }
 }
 
 } // namespace
@@ -72,8 +38,9 @@ double NetworkFactors::bandwidth_factor(double bytes) const
 NetworkFactors NetworkFactors::current()
 {
   NetworkFactors f;
-  f.latency      = parse_factors(config_text("network/latency-factor"));
-  f.bandwidth    = parse_factors(config_text("network/bandwidth-factor"));
+  // (doubles in SimGrid 3.32; reading them as another type is undefined)
+  f.latency      = {{0.0, simgrid::config::get_value<double>("network/latency-factor")}};
+  f.bandwidth    = {{0.0, simgrid::config::get_value<double>("network/bandwidth-factor")}};
   f.tcp_gamma    = simgrid::config::get_value<double>("network/TCP-gamma");
   f.crosstraffic = simgrid::config::get_value<bool>("network/crosstraffic");
   return f;

@@ -16,7 +16,7 @@ namespace sgai::aiops_sim {
 /** SimGrid's network-model settings that shape a lone flow. */
 struct NetworkFactors {
   /** (minimum size, factor) pairs, by increasing size: network/latency-factor and
-   *  network/bandwidth-factor, a single number or SimGrid's "size:factor;size:factor" form. */
+   *  network/bandwidth-factor (one number each in SimGrid 3.32: a single pair from size 0). */
   std::vector<std::pair<double, double>> latency, bandwidth;
   double tcp_gamma  = 0;     ///< network/TCP-gamma: a flow's rate is at most gamma / (2 x route latency)
   bool crosstraffic = false; ///< network/crosstraffic: acknowledgements load the reverse route at 5%

@@ -471,14 +471,30 @@ std::vector<double> arrivals_per_hour_of_week(const std::vector<double>& times, 
   return n;
 }
 
+/** A validation run: 16 training slots (no queueing to shift arrivals), the default model, then
+ *  `fit` (a model file of deploy/aiops, or nothing). Empty when the run failed. */
+fs::path validation_run(const std::string& name, const std::string& days, int seed, const std::string& fit = "")
+{
+  fs::path platform = write_platform(name, "100Gbps", 16);
+  fs::path out      = test::temp_dir() / name;
+  std::string text  = experiment(platform, R"("duration": ")" + days + R"(", "seed": )" + std::to_string(seed), kPools);
+  if (not fit.empty())
+    text.replace(text.find(R"("deploy/aiops/default-model.json")"), 33,
+                 R"(["deploy/aiops/default-model.json", "deploy/aiops/)" + fit + R"("])");
+  std::string error;
+  if (not run_forked(text, out, &error)) {
+    ADD_FAILURE() << error;
+    return {};
+  }
+  return out;
+}
+
 } // namespace
 
 TEST(AiopsValidation, TheSimulatorDrawsWhatTheDefaultModelSays)
 {
-  fs::path platform = write_platform("valid", "100Gbps", 16);
-  fs::path out      = test::temp_dir() / "valid";
-  std::string error;
-  ASSERT_TRUE(run_forked(experiment(platform, R"("duration": "28d", "seed": 4)", kPools), out, &error)) << error;
+  fs::path out = validation_run("valid", "28d", 4);
+  ASSERT_FALSE(out.empty());
   fs::path db    = out / "aiops.sqlite";
   aiops::Model m = aiops::read_model("deploy/aiops/default-model.json");
   // training times against 200,000 draws of the model (framework by share, then its mixture)
@@ -513,13 +529,8 @@ TEST(AiopsValidation, TheOpenbProfileReproducesTheTracesArrivals)
 {
   SGAI_REQUIRE_SHARED_DATA();
   // the profile was fitted to the pods created on days 115 to 143; four simulated weeks against them
-  fs::path platform = write_platform("openb", "100Gbps", 16);
-  fs::path out      = test::temp_dir() / "openb";
-  std::string text  = experiment(platform, R"("duration": "28d", "seed": 6)", kPools);
-  text.replace(text.find(R"("deploy/aiops/default-model.json")"), 33,
-               R"(["deploy/aiops/default-model.json", "deploy/aiops/openb-arrivals.json"])");
-  std::string error;
-  ASSERT_TRUE(run_forked(text, out, &error)) << error;
+  fs::path out = validation_run("openb", "28d", 6, "openb-arrivals.json");
+  ASSERT_FALSE(out.empty());
   std::vector<double> created;
   {
     std::ifstream in(test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/"
@@ -564,13 +575,8 @@ TEST(AiopsValidation, TheOpenbProfileReproducesTheTracesArrivals)
 TEST(AiopsValidation, ThePhillyFitReproducesPhillysRuntimes)
 {
   SGAI_REQUIRE_SHARED_DATA();
-  fs::path platform = write_platform("philly", "100Gbps", 16);
-  fs::path out      = test::temp_dir() / "philly";
-  std::string text  = experiment(platform, R"("duration": "14d", "seed": 8)", kPools);
-  text.replace(text.find(R"("deploy/aiops/default-model.json")"), 33,
-               R"(["deploy/aiops/default-model.json", "deploy/aiops/philly-training.json"])");
-  std::string error;
-  ASSERT_TRUE(run_forked(text, out, &error)) << error;
+  fs::path out = validation_run("philly", "14d", 8, "philly-training.json");
+  ASSERT_FALSE(out.empty());
   std::vector<double> runtimes;
   {
     std::ifstream in(test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2020/analysis/"
