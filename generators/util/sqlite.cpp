@@ -35,6 +35,8 @@ Database::Database(const std::filesystem::path& file, Mode mode)
     std::error_code ec;
     std::filesystem::remove(file, ec);
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  } else if (mode == Mode::update) {
+    flags |= SQLITE_OPEN_READWRITE;
   } else {
     flags |= SQLITE_OPEN_READONLY;
   }
@@ -44,12 +46,12 @@ Database::Database(const std::filesystem::path& file, Mode mode)
     std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
     handle_ = nullptr;
-    if (mode == Mode::read)
+    if (mode != Mode::create)
       throw InputError(file.string(), "", "cannot open the database: " + message);
     throw RunError(file.string() + ": cannot create the database: " + message);
   }
   sqlite3_extended_result_codes(db, 1);
-  if (mode == Mode::read) {
+  if (mode != Mode::create) {
     // a file that is no database fails on its first read
     try {
       schema_version();
@@ -58,6 +60,8 @@ Database::Database(const std::filesystem::path& file, Mode mode)
       handle_ = nullptr;
       throw;
     }
+    if (mode == Mode::update)
+      exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
   } else {
     // outputs are written once, by one process: no journal on disk, synchronous writes off
     exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");

@@ -51,9 +51,11 @@ private:
 
 class Database {
 public:
-  enum class Mode { create, read };
+  enum class Mode { create, read, update };
   /** create: a new file (an existing one is replaced: callers write to a temporary name and rename
-   *  it when complete); read: an existing file, read-only. */
+   *  it when complete); read: an existing file, read-only; update: an existing file kept across
+   *  runs (a campaign's), read and written with SQLite's rollback journal, so that a process killed
+   *  in a transaction leaves the file as it was before it. */
   Database(const std::filesystem::path& file, Mode mode);
   Database(Database&&) noexcept;
   Database& operator=(Database&&) noexcept;

@@ -1,4 +1,5 @@
 #include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
@@ -34,6 +35,7 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
   struct Options {
     std::string file;
     std::string out;
+    std::string base_dir;
     int64_t seed   = -1;
     bool out_given = false;
   };
@@ -43,6 +45,9 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
   add_path(run, "experiment", opts->file, "Experiment JSON (deploy/experiments/*.json)");
   add_path(run, "--out", opts->out, "Output folder (default: the file's 'output', or results/<name>)");
   add_seed(run, opts->seed, "Seed overriding the file's");
+  add_path(run, "--base-dir", opts->base_dir,
+           "Folder that relative paths in the experiment resolve against (default: the file's own; campaigns "
+           "run derived copies of an experiment from their own folders)");
   run->callback([opts, run, &globals, &action]() {
     opts->out_given = run->count("--out") > 0;
     action          = [opts, &globals]() {
@@ -53,7 +58,10 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
         o.seed = static_cast<uint64_t>(opts->seed);
       o.simgrid_args = globals.simgrid_args;
       if (not opts->file.empty()) {
-        print_result(experiment::run_experiment(opts->file, o));
+        if (not opts->base_dir.empty())
+          print_result(experiment::run_experiment_text(read_text_file(opts->file), opts->file, opts->base_dir, o));
+        else
+          print_result(experiment::run_experiment(opts->file, o));
         return 0;
       }
       // The default: the batch quick-start here, then the replay quick-start in a child process

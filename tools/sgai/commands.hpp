@@ -35,6 +35,7 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 void add_whatif_commands(CLI::App& app, Action& action);
 /** Adds "aiops fit". */
 void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action);
+void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "rl" (forwarded to sgai-rl). */
 void add_rl_command(CLI::App& app, Action& action);
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -57,6 +58,65 @@ std::optional<int> run_process(const std::vector<std::string>& args)
   if (not WIFEXITED(status))
     return std::nullopt;
   return WEXITSTATUS(status);
+}
+
+namespace {
+
+/** SGAI_CHILD=1 and the environment, for children (they leave the interruption line to us). */
+std::vector<std::string> child_environment()
+{
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "SGAI_CHILD=", 11) != 0)
+      env.emplace_back(*e);
+  env.emplace_back("SGAI_CHILD=1");
+  return env;
+}
+
+} // namespace
+
+std::optional<int> spawn_process(const std::vector<std::string>& args, const std::string& log)
+{
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  auto env_copy = child_environment();
+  std::vector<char*> envp;
+  for (auto& e : env_copy)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  pid_t pid = 0;
+  auto lock = output_lock();
+  int rc    = argv.size() < 2 ? -1 : posix_spawnp(&pid, argv[0], &files, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
+    return std::nullopt;
+  register_child(pid);
+  return int(pid);
+}
+
+std::pair<int, int> wait_any_child()
+{
+  int status = 0;
+  pid_t pid  = 0;
+  while ((pid = waitpid(-1, &status, 0)) < 0)
+    if (errno != EINTR)
+      return {-1, -1};
+  unregister_child(pid);
+  return {int(pid), WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
 
 int run_plot_script(const std::string& name, const std::string& dir)

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sgai::cli {
@@ -11,6 +12,15 @@ namespace sgai::cli {
 /** Runs argv[0] (searched in PATH) with its arguments and waits: its exit status, or nothing when
  *  it could not start or did not exit normally. */
 std::optional<int> run_process(const std::vector<std::string>& argv);
+
+/** Starts argv[0] without waiting: its standard output and error go to `log` (created, replaced).
+ *  The child is signalled and waited for when this process is interrupted (signals.hpp). Its pid,
+ *  or nothing when it could not start. */
+std::optional<int> spawn_process(const std::vector<std::string>& argv, const std::string& log);
+
+/** Waits for one child started by spawn_process: (pid, exit status), the status -1 when a signal
+ *  ended it; (-1, -1) when there is none. */
+std::pair<int, int> wait_any_child();
 
 /** Runs tools/plot/`script` of the source tree (SGAI_HOME overrides it) with Debian's python3 on
  *  `dir`: 0, or 1 when the script printed its one error line; RunError when it is missing, cannot
