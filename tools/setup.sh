@@ -82,7 +82,7 @@ format_check() {
 sanitizer_tests() {
   say "unit and simulation tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSGAI_SANITIZE=ON -DSGAI_WERROR=ON -DSGAI_TORCH=OFF >/dev/null
-  cmake --build build-asan -j "$jobs" --target unit_tests sim_tests whatif_tests whatif_sim_tests aiops_tests aiops_sim_tests -- --no-print-directory
+  cmake --build build-asan -j "$jobs" --target unit_tests sim_tests whatif_tests whatif_sim_tests aiops_tests aiops_sim_tests sweep_tests -- --no-print-directory
   # SimGrid keeps global state until exit: leak reports there are not ours. The passing tests'
   # lines go to a log; the summary line is printed, and on failure every failing test's output.
   local log=build-asan/sanitizer-ctest.log

@@ -58,7 +58,7 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
   try {
     c.experiment_text = read_text_file(c.experiment);
   } catch (const InputError& bad) {
-    ev.fail("the base experiment cannot be read: " + bad.message());
+    ev.fail("the base experiment " + c.experiment.string() + " cannot be read: " + bad.message());
   }
   nlohmann::json base;
   try {
@@ -162,6 +162,17 @@ std::string derived_experiment(const Campaign& c, const Point& p)
   for (size_t d = 0; d < c.parameters.size(); ++d)
     doc[nlohmann::json::json_pointer(c.parameters[d].pointer)] = nlohmann::json::parse(c.parameters[d].values.at(p[d]));
   return doc.dump(2) + "\n";
+}
+
+std::string shown_value(const std::string& json_text)
+{
+  try {
+    auto v = nlohmann::json::parse(json_text);
+    if (v.is_string())
+      return v.get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+  }
+  return json_text;
 }
 
 double figure_of(const std::string& summary_json, const std::string& pointer)

@@ -49,6 +49,9 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
 /** The base experiment with the values of point `p` put at their pointers (compact JSON). */
 std::string derived_experiment(const Campaign& c, const Point& p);
 
+/** A value for people: a JSON string's text without its quotes, anything else as it is. */
+std::string shown_value(const std::string& json_text);
+
 /** The number at `pointer` in a summary.json text; nullopt-like NaN when it is missing or not a
  *  number. */
 double figure_of(const std::string& summary_json, const std::string& pointer);

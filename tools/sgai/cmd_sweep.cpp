@@ -6,6 +6,7 @@
  *   export CAMPAIGN.json [--dir D] --out RUNS.csv  one line per run */
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
+#include "generators/util/signals.hpp"
 #include "plugins/sweep/assistant.hpp"
 #include "plugins/sweep/campaign.hpp"
 #include "plugins/sweep/store.hpp"
@@ -176,6 +177,7 @@ int run_run(const SweepArgs& a, const Globals& globals)
         taken.insert(point);
         --possible;
       }
+      auto lock            = output_lock();
       const RunRecord* rec = nullptr;
       records              = store.runs();
       for (const auto& r : records)
@@ -210,6 +212,10 @@ int run_run(const SweepArgs& a, const Globals& globals)
     auto [pid, status] = wait_any_child();
     if (pid < 0)
       break;
+    // recorded under the output lock: when an interruption stops the campaign, it takes the lock
+    // before it signals the runs, so a run it stops is never recorded as failed (it runs again on
+    // resuming)
+    auto lock  = output_lock();
     int64_t id = children.at(pid);
     children.erase(pid);
     auto run_dir     = dir / "runs" / std::to_string(id);
@@ -262,7 +268,7 @@ int run_status(const SweepArgs& a)
     std::cout << "Best: run " << best->id << ", " << c.objective << " = " << best->objective << " at";
     Point p = space.point(best->point);
     for (size_t d = 0; d < p.size(); ++d)
-      std::cout << " " << c.parameters[d].name << "=" << c.parameters[d].values[p[d]];
+      std::cout << " " << c.parameters[d].name << "=" << shown_value(c.parameters[d].values[p[d]]);
     std::cout << "\n";
   }
   SlaState sla;
@@ -301,7 +307,7 @@ int run_export(const SweepArgs& a)
     o << r.id << "," << r.status << "," << r.origin << "," << r.attempts;
     Point p = space.point(r.point);
     for (size_t d = 0; d < p.size(); ++d) {
-      std::string v = c.parameters[d].values[p[d]];
+      std::string v = shown_value(c.parameters[d].values[p[d]]);
       if (v.find_first_of(",\"") != std::string::npos) {
         std::string q = "\"";
         for (char ch : v)
