@@ -152,7 +152,7 @@ int run_run(const SweepArgs& a, const Globals& globals)
     sla.parallel      = jobs;
     sla.mean_run_s    = ended > 0 ? wall / double(ended) : 0;
     sla.finished      = uint64_t(ended);
-    sla.running       = children.size();
+    sla.running       = children.size() + uint64_t(queued); // queued runs start before any new one
     uint64_t possible = runs_still_possible(sla);
     // start runs while slots are free: queued ones first, then the strategy's
     while (children.size() < jobs && (a.runs == 0 || started < a.runs)) {
