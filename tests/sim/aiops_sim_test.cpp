@@ -7,6 +7,7 @@
 #include "aiops/distributions.hpp"
 #include "aiops/experiment.hpp"
 #include "aiops/model.hpp"
+#include "aiops/observations.hpp"
 #include "aiops/synth.hpp"
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
@@ -532,30 +533,11 @@ TEST(AiopsValidation, TheOpenbProfileReproducesTheTracesArrivals)
   fs::path out = validation_run("openb", "28d", 6, "openb-arrivals.json");
   ASSERT_FALSE(out.empty());
   std::vector<double> created;
-  {
-    std::ifstream in(test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/"
-                                       "openb_pod_list_default.csv"));
-    std::string line;
-    std::getline(in, line);
-    size_t col = 0;
-    {
-      std::stringstream ss(line);
-      std::string cell;
-      for (size_t i = 0; std::getline(ss, cell, ','); ++i)
-        if (cell == "creation_time")
-          col = i;
-    }
-    while (std::getline(in, line)) {
-      std::stringstream ss(line);
-      std::string cell;
-      for (size_t i = 0; std::getline(ss, cell, ','); ++i)
-        if (i == col && not cell.empty()) {
-          double t = std::floor(std::stod(cell));
-          if (t >= 9936000 && t < 12355200)
-            created.push_back(t);
-        }
-    }
-  }
+  for (double t : aiops::read_number_column(
+           test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv"),
+           "creation_time"))
+    if (std::floor(t) >= 9936000 && std::floor(t) < 12355200)
+      created.push_back(std::floor(t));
   std::sort(created.begin(), created.end());
   created.erase(std::unique(created.begin(), created.end()), created.end());
   std::vector<double> observed;
@@ -578,15 +560,11 @@ TEST(AiopsValidation, ThePhillyFitReproducesPhillysRuntimes)
   fs::path out = validation_run("philly", "14d", 8, "philly-training.json");
   ASSERT_FALSE(out.empty());
   std::vector<double> runtimes;
-  {
-    std::ifstream in(test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2020/analysis/"
-                                       "philly_runtime.csv"));
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line))
-      if (double v = std::stod(line); v > 0)
-        runtimes.push_back(v);
-  }
+  for (double v : aiops::read_number_column(
+           test::shared_data("ml-clusters/alibaba-clusterdata/cluster-trace-gpu-v2020/analysis/philly_runtime.csv"),
+           "runtime"))
+    if (v > 0)
+      runtimes.push_back(v);
   auto train = column_of(out / "aiops.sqlite",
                          "SELECT compute_s FROM tasks t JOIN kinds k ON k.id = t.kind WHERE k.name = 'train'");
   double ks  = aiops::ks_distance(train, runtimes);

@@ -15,15 +15,19 @@
 
 namespace sgai::cli {
 
-std::optional<int> run_process(const std::vector<std::string>& args)
+namespace {
+
+/** Starts argv[0] (searched in PATH), registered with the signal policy; `log`: where its standard
+ *  output and error go (empty: ours). The child is told it is one (it then leaves the interruption
+ *  line to us) and gets the signals that stop a run unblocked, as a process started from a shell
+ *  would. */
+std::optional<pid_t> spawn(const std::vector<std::string>& args, const std::string& log)
 {
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   for (auto& a : copy)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  // The child is told it is one (it then leaves the interruption line to us) and gets the
-  // signals that stop a run unblocked, as a process started from a shell would.
   std::vector<std::string> env_copy;
   for (char** e = environ; *e != nullptr; ++e)
     if (std::strncmp(*e, "SGAI_CHILD=", 11) != 0)
@@ -39,65 +43,14 @@ std::optional<int> run_process(const std::vector<std::string>& args)
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = 0;
-  // Registered under the output lock: an interruption either finds the child or stops us first.
-  auto lock = output_lock();
-  int rc    = argv.size() < 2 ? -1 : posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0)
-    return std::nullopt;
-  register_child(pid);
-  lock.unlock();
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      unregister_child(pid);
-      return std::nullopt;
-    }
-  unregister_child(pid);
-  if (not WIFEXITED(status))
-    return std::nullopt;
-  return WEXITSTATUS(status);
-}
-
-namespace {
-
-/** SGAI_CHILD=1 and the environment, for children (they leave the interruption line to us). */
-std::vector<std::string> child_environment()
-{
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "SGAI_CHILD=", 11) != 0)
-      env.emplace_back(*e);
-  env.emplace_back("SGAI_CHILD=1");
-  return env;
-}
-
-} // namespace
-
-std::optional<int> spawn_process(const std::vector<std::string>& args, const std::string& log)
-{
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& a : copy)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  auto env_copy = child_environment();
-  std::vector<char*> envp;
-  for (auto& e : env_copy)
-    envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  if (not log.empty()) {
+    posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+  }
   pid_t pid = 0;
+  // Registered under the output lock: an interruption either finds the child or stops us first.
   auto lock = output_lock();
   int rc    = argv.size() < 2 ? -1 : posix_spawnp(&pid, argv[0], &files, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&files);
@@ -105,7 +58,34 @@ std::optional<int> spawn_process(const std::vector<std::string>& args, const std
   if (rc != 0)
     return std::nullopt;
   register_child(pid);
-  return int(pid);
+  return pid;
+}
+
+} // namespace
+
+std::optional<int> run_process(const std::vector<std::string>& args)
+{
+  auto pid = spawn(args, "");
+  if (not pid)
+    return std::nullopt;
+  int status = 0;
+  while (waitpid(*pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      unregister_child(*pid);
+      return std::nullopt;
+    }
+  unregister_child(*pid);
+  if (not WIFEXITED(status))
+    return std::nullopt;
+  return WEXITSTATUS(status);
+}
+
+std::optional<int> spawn_process(const std::vector<std::string>& args, const std::string& log)
+{
+  auto pid = spawn(args, log);
+  if (not pid)
+    return std::nullopt;
+  return int(*pid);
 }
 
 std::pair<int, int> wait_any_child()
