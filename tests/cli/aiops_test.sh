@@ -76,6 +76,14 @@ assert abs(p['b'] - 1) < 0.01 and abs(p['a'] - 1) < 0.02, p
       [ ! -e "$tmp/m.json" ] || fail "$f left a model"
     done
     nothing_left "$tmp" ;;
+  aiops_bogus_experiments)
+    # every bogus experiment: exit 1, one error line naming the file, no output folder
+    for f in tests/fixtures/aiops/bogus_experiment_*.json; do
+      run "$SGAI" aiops run "$f" --out "$tmp/result"; expect_rc 1
+      expect_one_error_line "$f"
+      [ ! -e "$tmp/result" ] || fail "$f left an output folder"
+    done
+    nothing_left "$tmp" ;;
   aiops_run)
     # the shipped week: the database, the CSV summaries, the five queries, the plots; the same seed
     # gives the same files, without the database only the CSVs

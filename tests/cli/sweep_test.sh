@@ -61,6 +61,13 @@ JSON
     [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 2")" -eq "$running" ] || fail "attempts"
     [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 1")" -eq $((15 - running)) ] || fail "attempts"
     for r in $(seq 1 15); do [ -s "$tmp/d/runs/$r/out/summary.json" ] || fail "run $r has no summary"; done ;;
+  sweep_bogus)
+    # every bogus campaign: exit 1, one error line naming the file, no campaign folder
+    for f in tests/fixtures/sweep/bogus_*.json; do
+      run "$SGAI" sweep run "$f" --dir "$tmp/d"; expect_rc 1
+      expect_one_error_line "$f"
+      [ ! -e "$tmp/d" ] || fail "$f left a campaign folder"
+    done ;;
   sweep_errors)
     B=deploy/experiments/quickstart.json
     bad() { # bad NAME JSON EXPECTED
