@@ -2,6 +2,7 @@
  * search, DBSCAN clusters and noise on a small grid, the SLA forecast and the suggestion. */
 #include "plugins/sweep/assistant.hpp"
 #include "plugins/sweep/space.hpp"
+#include "plugins/sweep/strategy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -163,4 +164,33 @@ TEST(SweepSla, RunsStillPossibleAndTheForecast)
   EXPECT_EQ(half[0], (Point{1, 1}));
   EXPECT_EQ(half[1], (Point{0, 2}));
   EXPECT_THROW(suggest(s, f, r, true, 1.5, 4, m, 0.5, taken, rng), std::invalid_argument);
+}
+
+TEST(SweepStrategy, CoppersSpacesAndTheRunsToTheirOptimum)
+{
+  Landscape b = landscape("branin");
+  EXPECT_EQ(b.space.count(), 900u);
+  EXPECT_EQ(landscape("rosenbrock").space.count(), 1296u);
+  EXPECT_EQ(landscape("rastrigin").space.count(), 8800u);
+  EXPECT_EQ(*std::min_element(b.value.begin(), b.value.end()), b.value[b.optimum]);
+  EXPECT_THROW(landscape("sphere"), std::invalid_argument);
+  // a full sweep reaches the optimum after the points before it
+  EXPECT_EQ(runs_to_optimum(b, Strategy::full, 0.5, 1), b.optimum + 1);
+  // a random order puts the optimum at (N + 1) / 2 on average
+  std::vector<double> random;
+  for (uint64_t s = 0; s < 300; ++s)
+    random.push_back(double(runs_to_optimum(b, Strategy::random, 0.5, s)));
+  Interval r = bootstrap_mean(random, 7);
+  EXPECT_NEAR(r.mean, 450.5, 60);
+  EXPECT_LT(r.low, r.mean);
+  EXPECT_GT(r.high, r.mean);
+  // GRASP over the DOE model needs fewer runs than random on Rosenbrock, the intervals apart
+  Landscape ros = landscape("rosenbrock");
+  std::vector<double> g, u;
+  for (uint64_t s = 0; s < 100; ++s) {
+    g.push_back(double(runs_to_optimum(ros, Strategy::grasp, 0.5, s)));
+    u.push_back(double(runs_to_optimum(ros, Strategy::random, 0.5, s)));
+  }
+  Interval gi = bootstrap_mean(g, 1), ui = bootstrap_mean(u, 1);
+  EXPECT_LT(gi.high, ui.low) << gi.mean << " vs " << ui.mean;
 }

@@ -10,6 +10,7 @@
 #include "plugins/sweep/assistant.hpp"
 #include "plugins/sweep/campaign.hpp"
 #include "plugins/sweep/store.hpp"
+#include "plugins/sweep/strategy.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
@@ -62,41 +63,6 @@ int run_init(const SweepArgs& a)
   std::cout << "Campaign " << c.name << ": " << c.space().count() << " points over " << c.parameters.size()
             << " parameters; its database is " << database_of(dir).string() << "\n";
   return 0;
-}
-
-/** The next point to run, by the strategy; false when none is left. */
-bool next_point(const std::string& strategy, const Campaign& c, const Space& space, const std::vector<Result>& results,
-                const std::set<uint64_t>& taken, std::mt19937_64& rng, uint64_t& out)
-{
-  uint64_t count = space.count();
-  if (taken.size() >= count)
-    return false;
-  if (strategy == "full") {
-    for (uint64_t i = 0; i < count; ++i)
-      if (not taken.count(i)) {
-        out = i;
-        return true;
-      }
-    return false;
-  }
-  // GRASP needs a few results for its DOE model: until then, and for the random strategy, a point
-  // drawn uniformly among the free ones
-  if (strategy == "random" || results.size() < space.dimensions() + 1) {
-    std::uniform_int_distribution<uint64_t> pick(0, count - taken.size() - 1);
-    uint64_t k = pick(rng);
-    for (uint64_t i = 0; i < count; ++i)
-      if (not taken.count(i) && k-- == 0) {
-        out = i;
-        return true;
-      }
-    return false;
-  }
-  DoeModel m = main_effects(space, results, c.minimise);
-  auto s     = grasp_sample(space, m, c.beta, 1, taken, rng);
-  if (s.empty())
-    return false;
-  out = space.index(s.front());
-  return true;
 }
 
 int run_run(const SweepArgs& a, const Globals& globals)
@@ -171,7 +137,9 @@ int run_run(const SweepArgs& a, const Globals& globals)
         if (possible == 0)
           break;
         uint64_t point = 0;
-        if (not next_point(a.strategy, c, space, results, taken, rng, point))
+        Strategy st    = Strategy::grasp;
+        strategy_from_string(a.strategy, st);
+        if (not next_point(st, space, results, taken, c.minimise, c.beta, rng, point))
           break;
         id = store.queue(point, a.strategy, now_s());
         taken.insert(point);
@@ -323,6 +291,31 @@ int run_export(const SweepArgs& a)
   return 0;
 }
 
+struct EvaluateArgs {
+  std::string space = "rastrigin";
+  std::vector<std::string> strategies{"grasp", "random", "full"};
+  int64_t repetitions = 500, seed = 1;
+  double beta = 0.5;
+};
+
+int run_evaluate(const EvaluateArgs& a)
+{
+  Landscape l = landscape(a.space);
+  std::cout << a.space << ": " << l.space.count() << " points, optimum " << l.value[l.optimum] << " at point "
+            << l.optimum << "; runs to reach it, mean of " << a.repetitions << " repetitions (bootstrap 95%)\n";
+  for (const auto& name : a.strategies) {
+    Strategy s = Strategy::grasp;
+    if (not strategy_from_string(name, s))
+      throw UsageError("unknown strategy " + quote(name) + " (grasp, random, full)");
+    std::vector<double> runs;
+    for (int64_t r = 0; r < a.repetitions; ++r)
+      runs.push_back(double(runs_to_optimum(l, s, a.beta, uint64_t(a.seed) * 1000003 + uint64_t(r))));
+    Interval iv = bootstrap_mean(runs, uint64_t(a.seed));
+    std::cout << "  " << name << ": " << iv.mean << " [" << iv.low << ", " << iv.high << "]\n";
+  }
+  return 0;
+}
+
 } // namespace
 
 void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action)
@@ -348,6 +341,17 @@ void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action)
   add("status", "A campaign's runs, its best run and the SLA forecast", run_status);
   auto [exp, ea] = add("export", "A campaign's runs as CSV", run_export);
   add_path(exp, "--out", ea->out, "The CSV file to write")->required();
+
+  auto e   = std::make_shared<EvaluateArgs>();
+  auto* ev = sweep->add_subcommand("evaluate", "Copper's evaluation: runs a strategy needs to reach a space's optimum");
+  ev->add_option("--space", e->space, "rosenbrock (4-D, 1,296 points), rastrigin (8,800) or branin (900)")
+      ->check(CLI::IsMember({"rosenbrock", "rastrigin", "branin"}));
+  ev->add_option("--strategy", e->strategies, "grasp, random, full (default: all three)")
+      ->check(CLI::IsMember({"grasp", "random", "full"}));
+  add_count(ev, "--repetitions", e->repetitions, "Repetitions per strategy (default 500)", 1, 1000000);
+  add_seed(ev, e->seed, "The seed (default 1)");
+  add_real(ev, "--beta", e->beta, "GRASP's greediness (default 0.5)", 0, 1);
+  ev->callback([e, &action]() { action = [e]() { return run_evaluate(*e); }; });
 }
 
 } // namespace sgai::cli
