@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -68,15 +69,61 @@ Point construction(const DoeModel& model, double beta, std::mt19937_64& rng)
 std::vector<Point> local_search(const Space& space, const Point& from, size_t n, const std::set<uint64_t>& taken,
                                 std::mt19937_64& rng)
 {
-  std::vector<std::pair<double, uint64_t>> free;
+  // squared normalised distances over the grid, the point's coordinates kept as an odometer (no
+  // allocation per point: the campaigns' spaces hold up to millions of points)
+  size_t dims = space.dimensions();
+  std::vector<double> scale(dims);
+  for (size_t d = 0; d < dims; ++d)
+    scale[d] = space.sizes[d] > 1 ? 1.0 / double(space.sizes[d] - 1) : 0.0;
   uint64_t self = space.index(from);
-  for (uint64_t i = 0; i < space.count(); ++i)
-    if (i != self && not taken.count(i))
-      free.emplace_back(space.distance(from, space.point(i)), i);
+  std::vector<char> used(space.count(), 0); // (a flag per point: cheaper than the set in the scan)
+  for (uint64_t t : taken)
+    if (t < used.size())
+      used[t] = 1;
+  used[self] = 1;
+  Point at(dims, 0);
+  auto distance2 = [&]() {
+    double s2 = 0;
+    for (size_t d = 0; d < dims; ++d) {
+      double delta = (double(at[d]) - double(from[d])) * scale[d];
+      s2 += delta * delta;
+    }
+    return s2;
+  };
+  auto advance = [&]() {
+    for (size_t d = dims; d-- > 0;) {
+      if (++at[d] < space.sizes[d])
+        return;
+      at[d] = 0;
+    }
+  };
+  std::vector<Point> out;
+  if (n == 1) {
+    // the nearest free point, equally near ones chosen uniformly (reservoir sampling)
+    double best   = std::numeric_limits<double>::infinity();
+    uint64_t pick = 0, ties = 0;
+    for (uint64_t i = 0; i < space.count(); ++i, advance()) {
+      if (used[i])
+        continue;
+      double d2 = distance2();
+      if (d2 < best - 1e-12) {
+        best = d2;
+        pick = i;
+        ties = 1;
+      } else if (std::fabs(d2 - best) <= 1e-12 && std::uniform_int_distribution<uint64_t>(0, ties++)(rng) == 0)
+        pick = i;
+    }
+    if (ties > 0)
+      out.push_back(space.point(pick));
+    return out;
+  }
+  std::vector<std::pair<double, uint64_t>> free;
+  for (uint64_t i = 0; i < space.count(); ++i, advance())
+    if (not used[i])
+      free.emplace_back(distance2(), i);
   // random order among equals: shuffle, then a stable sort by distance
   std::shuffle(free.begin(), free.end(), rng);
-  std::stable_sort(free.begin(), free.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Point> out;
+  std::stable_sort(free.begin(), free.end(), [](const auto& a, const auto& b) { return a.first < b.first - 1e-12; });
   for (size_t k = 0; k < free.size() && out.size() < n; ++k)
     out.push_back(space.point(free[k].second));
   return out;

@@ -35,24 +35,16 @@ bool next_point(Strategy strategy, const Space& space, const std::vector<Result>
     return false;
   }
   if (strategy == Strategy::random || results.size() < space.dimensions() + 1) {
-    // the k-th free point, k uniform: rejection while the space is mostly free, a scan otherwise
-    if (taken.size() * 2 < count) {
-      std::uniform_int_distribution<uint64_t> any(0, count - 1);
-      for (;;) {
-        uint64_t i = any(rng);
-        if (not taken.count(i)) {
-          out = i;
-          return true;
-        }
-      }
-    }
-    uint64_t k = std::uniform_int_distribution<uint64_t>(0, count - taken.size() - 1)(rng);
-    for (uint64_t i = 0; i < count; ++i)
-      if (not taken.count(i) && k-- == 0) {
+    // a uniform free point by rejection: count / free draws on average, so a whole random sweep
+    // costs about N ln N draws
+    std::uniform_int_distribution<uint64_t> any(0, count - 1);
+    for (;;) {
+      uint64_t i = any(rng);
+      if (not taken.count(i)) {
         out = i;
         return true;
       }
-    return false;
+    }
   }
   DoeModel m = main_effects(space, results, minimise);
   Point p    = construction(m, beta, rng);
