@@ -3,7 +3,8 @@
  *   run CAMPAIGN.json [--dir D] [--jobs N] [--strategy grasp|random|full] [--runs K]
  *                                                  runs it locally, N `sgai run` at a time; resumes
  *   status CAMPAIGN.json [--dir D]                 counts, the best run, the SLA forecast
- *   export CAMPAIGN.json [--dir D] --out RUNS.csv  one line per run */
+ *   export CAMPAIGN.json [--dir D] --out RUNS.csv  one line per run
+ * (evaluate: cmd_sweep_evaluate.cpp) */
 #include "generators/util/error.hpp"
 #include "generators/util/files.hpp"
 #include "generators/util/signals.hpp"
@@ -291,31 +292,6 @@ int run_export(const SweepArgs& a)
   return 0;
 }
 
-struct EvaluateArgs {
-  std::string space = "rastrigin";
-  std::vector<std::string> strategies{"grasp", "random", "full"};
-  int64_t repetitions = 500, seed = 1;
-  double beta = 0.5;
-};
-
-int run_evaluate(const EvaluateArgs& a)
-{
-  Landscape l = landscape(a.space);
-  std::cout << a.space << ": " << l.space.count() << " points, optimum " << l.value[l.optimum] << " at point "
-            << l.optimum << "; runs to reach it, mean of " << a.repetitions << " repetitions (bootstrap 95%)\n";
-  for (const auto& name : a.strategies) {
-    Strategy s = Strategy::grasp;
-    if (not strategy_from_string(name, s))
-      throw UsageError("unknown strategy " + quote(name) + " (grasp, random, full)");
-    std::vector<double> runs;
-    for (int64_t r = 0; r < a.repetitions; ++r)
-      runs.push_back(double(runs_to_optimum(l, s, a.beta, uint64_t(a.seed) * 1000003 + uint64_t(r))));
-    Interval iv = bootstrap_mean(runs, uint64_t(a.seed));
-    std::cout << "  " << name << ": " << iv.mean << " [" << iv.low << ", " << iv.high << "]\n";
-  }
-  return 0;
-}
-
 } // namespace
 
 void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action)
@@ -342,16 +318,7 @@ void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action)
   auto [exp, ea] = add("export", "A campaign's runs as CSV", run_export);
   add_path(exp, "--out", ea->out, "The CSV file to write")->required();
 
-  auto e   = std::make_shared<EvaluateArgs>();
-  auto* ev = sweep->add_subcommand("evaluate", "Copper's evaluation: runs a strategy needs to reach a space's optimum");
-  ev->add_option("--space", e->space, "rosenbrock (4-D, 1,296 points), rastrigin (8,800) or branin (900)")
-      ->check(CLI::IsMember({"rosenbrock", "rastrigin", "branin"}));
-  ev->add_option("--strategy", e->strategies, "grasp, random, full (default: all three)")
-      ->check(CLI::IsMember({"grasp", "random", "full"}));
-  add_count(ev, "--repetitions", e->repetitions, "Repetitions per strategy (default 500)", 1, 1000000);
-  add_seed(ev, e->seed, "The seed (default 1)");
-  add_real(ev, "--beta", e->beta, "GRASP's greediness (default 0.5)", 0, 1);
-  ev->callback([e, &action]() { action = [e]() { return run_evaluate(*e); }; });
+  add_sweep_evaluate(*sweep, action);
 }
 
 } // namespace sgai::cli

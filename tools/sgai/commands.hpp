@@ -36,6 +36,8 @@ void add_whatif_commands(CLI::App& app, Action& action);
 /** Adds "aiops fit". */
 void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action);
 void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action);
+/** `sgai sweep evaluate`, added to the `sweep` command (cmd_sweep_evaluate.cpp). */
+void add_sweep_evaluate(CLI::App& sweep, Action& action);
 /** Adds "rl" (forwarded to sgai-rl). */
 void add_rl_command(CLI::App& app, Action& action);
 
