@@ -542,9 +542,19 @@ std::vector<Decision> Scheduler::conservative_step(double now)
     compress = true;
   }
   // A reservation beginning at or before now belongs to a job that did not start: never so in
-  // batsched (reservations begin where others end, and every end is an event), placed again here.
-  if (not waiting_starts_.empty() && waiting_starts_.begin()->first <= now)
+  // batsched (reservations begin where others end, and every end is an event), but so here when
+  // the job it waited for ran past its requested time and nothing happened at that time. Its
+  // reservation, when it began before now, is taken out before the waiting jobs are placed again:
+  // left in, it would hold its cores from now on for less than its job needs, and a job placed
+  // before it in the policy's order could go after it, and it after that one, with nothing running
+  // to wake the manager. One beginning now is whole: it stays, as batsched keeps it.
+  if (not waiting_starts_.empty() && waiting_starts_.begin()->first <= now) {
+    while (not waiting_starts_.empty() && waiting_starts_.begin()->first < now) {
+      schedule_.remove(waiting_starts_.begin()->second);
+      waiting_starts_.erase(waiting_starts_.begin());
+    }
     compress = true;
+  }
   if (queue_.empty())
     return out;
 

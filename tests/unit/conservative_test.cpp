@@ -191,6 +191,32 @@ TEST(ConservativeBackfilling, AJobPastItsRequestedTimeKeepsItsCores)
   EXPECT_EQ(starts(sched.step(7)), (Starts{{1, {0}}}));
 }
 
+TEST(ConservativeBackfilling, AReservationPastItsStartIsPlacedAgainFirst)
+{
+  // 2 machines, job order `smallest`. A (2 cores, requested 5) starts at 0; B (2 cores, 10) is
+  // reserved at [5, 15); C (1 core, 20), submitted at 1, at [15, 35). A runs past 5 and nothing
+  // happens then; it ends at 7. B's reservation began before 7: it is taken out before the jobs
+  // are placed again, C (the smallest) first: C starts at 7 on core 0, B goes to [27, 37). Left
+  // in, B's stale reservation held both cores until 15: C stayed at 15, B went after C, nothing
+  // started and the manager was stuck (found by the hdeeprm-kth campaign, random order).
+  Resources r = machines(2);
+  ClusterState s(r);
+  Scheduler sched(s, {"smallest", "first", Backfill::conservative, 1});
+  sched.submit(job(0, 2, 5));
+  sched.submit(job(1, 2, 10));
+  EXPECT_EQ(starts(sched.step(0)), (Starts{{0, {0, 1}}}));
+  EXPECT_DOUBLE_EQ(sched.reservation(1)->start, 5);
+  auto c    = job(2, 1, 20);
+  c.arrival = 1;
+  sched.submit(c);
+  EXPECT_TRUE(sched.step(1).empty());
+  EXPECT_DOUBLE_EQ(sched.reservation(2)->start, 15);
+  sched.release(0);
+  EXPECT_EQ(starts(sched.step(7)), (Starts{{2, {0}}}));
+  ASSERT_NE(sched.reservation(1), nullptr);
+  EXPECT_DOUBLE_EQ(sched.reservation(1)->start, 27);
+}
+
 TEST(ConservativeBackfilling, MemoryIsCheckedWhenAReservationStarts)
 {
   // 2 nodes of 2 cores, 1000 MB each. A (1 core, 800 MB) starts on core 0; B (1 core, 800 MB):
