@@ -16,10 +16,22 @@ CREATE TABLE parameter_values(parameter INTEGER NOT NULL, idx INTEGER NOT NULL, 
   PRIMARY KEY(parameter, idx));
 CREATE TABLE runs(id INTEGER PRIMARY KEY, point INTEGER NOT NULL UNIQUE, origin TEXT NOT NULL,
   status TEXT NOT NULL CHECK(status IN ('queued', 'running', 'done', 'failed')), attempts INTEGER NOT NULL,
-  queued_at REAL NOT NULL, started_at REAL, ended_at REAL, wall_s REAL, objective REAL, exit_status INTEGER);
+  queued_at REAL NOT NULL, started_at REAL, ended_at REAL, wall_s REAL, objective REAL, exit_status INTEGER,
+  runner TEXT, job TEXT, lost INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE run_values(run INTEGER NOT NULL, parameter INTEGER NOT NULL, idx INTEGER NOT NULL,
   PRIMARY KEY(run, parameter));
 CREATE INDEX runs_by_status ON runs(status);
+CREATE TABLE suggestions(id INTEGER PRIMARY KEY, point INTEGER NOT NULL UNIQUE, made_at REAL NOT NULL,
+  exploitation REAL NOT NULL, inside INTEGER NOT NULL);
+)";
+
+/** Version 1 had no runner columns and no suggestions. */
+const char* kFromVersion1 = R"(
+ALTER TABLE runs ADD COLUMN runner TEXT;
+ALTER TABLE runs ADD COLUMN job TEXT;
+ALTER TABLE runs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE suggestions(id INTEGER PRIMARY KEY, point INTEGER NOT NULL UNIQUE, made_at REAL NOT NULL,
+  exploitation REAL NOT NULL, inside INTEGER NOT NULL);
 )";
 
 /** What identifies a campaign in its database: its file and its space. */
@@ -70,7 +82,8 @@ void CampaignStore::create(const std::filesystem::path& file, const Campaign& c,
 CampaignStore::CampaignStore(const std::filesystem::path& file, const Campaign& c)
     : db_(std::make_unique<sqlite::Database>(file, sqlite::Database::Mode::update))
 {
-  if (db_->schema_version() != kCampaignSchema)
+  int64_t version = db_->schema_version();
+  if (version != kCampaignSchema && version != 1)
     throw InputError(file.string(), "", "not a campaign database of schema version " + std::to_string(kCampaignSchema));
   std::string id;
   try {
@@ -89,6 +102,12 @@ CampaignStore::CampaignStore(const std::filesystem::path& file, const Campaign& 
                      "another campaign's database (made for another campaign file, or other parameters and values "
                      "than " +
                          c.file.string() + "'s)");
+  if (version == 1) { // its campaign's: brought to the current version
+    sqlite::Database::Transaction t(*db_);
+    db_->exec(kFromVersion1);
+    db_->set_schema_version(kCampaignSchema);
+    t.commit();
+  }
 }
 
 CampaignStore::~CampaignStore() = default;
@@ -96,7 +115,7 @@ CampaignStore::~CampaignStore() = default;
 std::vector<RunRecord> CampaignStore::runs() const
 {
   auto s = db_->prepare("SELECT id, point, origin, status, attempts, queued_at, started_at, ended_at, wall_s, "
-                        "objective, exit_status FROM runs ORDER BY id");
+                        "objective, exit_status, runner, job, lost FROM runs ORDER BY id");
   std::vector<RunRecord> out;
   while (s.step()) {
     RunRecord r;
@@ -111,6 +130,9 @@ std::vector<RunRecord> CampaignStore::runs() const
     r.wall_s      = s.is_null(8) ? 0 : s.real(8);
     r.objective   = s.is_null(9) ? std::nan("") : s.real(9);
     r.exit_status = s.is_null(10) ? -1 : s.integer(10);
+    r.runner      = s.is_null(11) ? std::string() : s.text(11);
+    r.job         = s.is_null(12) ? std::string() : s.text(12);
+    r.lost        = s.integer(13);
     out.push_back(std::move(r));
   }
   return out;
@@ -132,25 +154,104 @@ int64_t CampaignStore::queue(uint64_t point, const std::string& origin, double n
   return run;
 }
 
-void CampaignStore::start(int64_t id, double now)
+void CampaignStore::start(int64_t id, double now, const std::string& runner, const std::string& job)
+{
+  start(std::vector<Started>{{id, job}}, now, runner);
+}
+
+void CampaignStore::start(const std::vector<Started>& runs, double now, const std::string& runner)
 {
   sqlite::Database::Transaction t(*db_);
-  auto s = db_->prepare("UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?");
-  s.bind(1, now).bind(2, id).run();
+  auto s = db_->prepare(
+      "UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1, runner = ?, job = ? WHERE id = ?");
+  for (const auto& r : runs) {
+    s.bind(1, now).bind(2, runner);
+    if (r.job.empty())
+      s.bind_null(3);
+    else
+      s.bind(3, r.job);
+    s.bind(4, r.id).run();
+  }
   t.commit();
 }
 
-void CampaignStore::finish(int64_t id, double now, double objective, int64_t exit_status, bool done)
+void CampaignStore::requeue(int64_t id)
 {
   sqlite::Database::Transaction t(*db_);
-  auto s = db_->prepare("UPDATE runs SET status = ?, ended_at = ?, wall_s = ? - started_at, objective = ?, "
-                        "exit_status = ? WHERE id = ?");
-  s.bind(1, std::string_view(done ? "done" : "failed")).bind(2, now).bind(3, now);
-  if (std::isfinite(objective))
-    s.bind(4, objective);
+  auto s = db_->prepare("UPDATE runs SET status = 'queued', started_at = NULL, job = NULL WHERE id = ?");
+  s.bind(1, id).run();
+  t.commit();
+}
+
+void CampaignStore::lost(int64_t id)
+{
+  sqlite::Database::Transaction t(*db_);
+  auto s =
+      db_->prepare("UPDATE runs SET status = 'queued', started_at = NULL, job = NULL, lost = lost + 1 WHERE id = ?");
+  s.bind(1, id).run();
+  t.commit();
+}
+
+std::vector<Suggested> CampaignStore::suggestions() const
+{
+  auto s = db_->prepare("SELECT id, point, made_at, exploitation, inside FROM suggestions ORDER BY id");
+  std::vector<Suggested> out;
+  while (s.step())
+    out.push_back({s.integer(0), uint64_t(s.integer(1)), s.real(2), s.real(3), s.integer(4) != 0});
+  return out;
+}
+
+void CampaignStore::set_suggestions(const std::vector<Suggested>& points)
+{
+  sqlite::Database::Transaction t(*db_);
+  db_->exec("DELETE FROM suggestions");
+  auto s = db_->prepare("INSERT INTO suggestions(point, made_at, exploitation, inside) VALUES(?, ?, ?, ?)");
+  for (const auto& p : points)
+    s.bind(1, int64_t(p.point)).bind(2, p.made_at).bind(3, p.exploitation).bind(4, int64_t(p.inside ? 1 : 0)).run();
+  t.commit();
+}
+
+std::vector<int64_t> CampaignStore::accept(const std::vector<uint64_t>& points, double now)
+{
+  sqlite::Database::Transaction t(*db_);
+  auto has = db_->prepare("SELECT id FROM runs WHERE point = ?");
+  auto ins = db_->prepare("INSERT INTO runs(point, origin, status, attempts, queued_at) VALUES(?, 'suggestion', "
+                          "'queued', 0, ?)");
+  auto del = db_->prepare("DELETE FROM suggestions WHERE point = ?");
+  auto id  = db_->prepare("SELECT last_insert_rowid()");
+  std::vector<int64_t> out;
+  for (uint64_t p : points) {
+    del.bind(1, int64_t(p)).run();
+    has.bind(1, int64_t(p));
+    bool taken = has.step();
+    has.reset();
+    if (taken)
+      continue;
+    ins.bind(1, int64_t(p)).bind(2, now).run();
+    id.step();
+    out.push_back(id.integer(0));
+    id.reset();
+  }
+  t.commit();
+  return out;
+}
+
+void CampaignStore::finish(int64_t id, double now, double objective, int64_t exit_status, bool done, double wall_s)
+{
+  sqlite::Database::Transaction t(*db_);
+  auto s = db_->prepare("UPDATE runs SET status = ?, ended_at = ?, wall_s = COALESCE(?, ? - started_at), "
+                        "objective = ?, exit_status = ? WHERE id = ?");
+  s.bind(1, std::string_view(done ? "done" : "failed")).bind(2, now);
+  if (std::isfinite(wall_s))
+    s.bind(3, wall_s);
   else
-    s.bind_null(4);
-  s.bind(5, exit_status).bind(6, id).run();
+    s.bind_null(3);
+  s.bind(4, now);
+  if (std::isfinite(objective))
+    s.bind(5, objective);
+  else
+    s.bind_null(5);
+  s.bind(6, exit_status).bind(7, id).run();
   t.commit();
 }
 
@@ -158,7 +259,7 @@ int64_t CampaignStore::requeue_running()
 {
   int64_t n = count("running");
   sqlite::Database::Transaction t(*db_);
-  db_->exec("UPDATE runs SET status = 'queued', started_at = NULL WHERE status = 'running'");
+  db_->exec("UPDATE runs SET status = 'queued', started_at = NULL, job = NULL WHERE status = 'running'");
   t.commit();
   return n;
 }

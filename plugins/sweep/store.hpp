@@ -20,7 +20,7 @@ class Database;
 
 namespace sgai::sweep {
 
-constexpr int64_t kCampaignSchema = 1;
+constexpr int64_t kCampaignSchema = 2;
 
 struct RunRecord {
   int64_t id     = 0;
@@ -30,6 +30,17 @@ struct RunRecord {
   double queued_at = 0, started_at = 0, ended_at = 0, wall_s = 0;
   double objective    = 0; ///< NaN until done
   int64_t exit_status = -1;
+  std::string runner; ///< local or slurm, once started
+  std::string job;    ///< the Slurm array task running it (JOBID_TASK), while it runs
+  int64_t lost = 0;   ///< times its Slurm task left the queue without a result
+};
+
+/** A point the assistant suggests, waiting for the analyst's acceptance. */
+struct Suggested {
+  int64_t id     = 0;
+  uint64_t point = 0;
+  double made_at = 0, exploitation = 0;
+  bool inside = false; ///< inside a cluster of interest (exploitation), else GRASP outside
 };
 
 class CampaignStore {
@@ -48,8 +59,27 @@ public:
   std::vector<RunRecord> runs() const;
   /** Queues a run of `point` (-1 when the point has a run already). */
   int64_t queue(uint64_t point, const std::string& origin, double now);
-  void start(int64_t id, double now);
-  void finish(int64_t id, double now, double objective, int64_t exit_status, bool done);
+  void start(int64_t id, double now, const std::string& runner = "local", const std::string& job = "");
+  struct Started {
+    int64_t id = 0;
+    std::string job;
+  };
+  /** Several runs started at once (a Slurm array), in one transaction. */
+  void start(const std::vector<Started>& runs, double now, const std::string& runner);
+  /** A run stopped while running: queued again (its attempt stays counted). */
+  void requeue(int64_t id);
+  /** A run whose Slurm task left the queue without a result: queued again, `lost` counted. */
+  void lost(int64_t id);
+  /** The current suggestion (replaced as a whole by set_suggestions). */
+  std::vector<Suggested> suggestions() const;
+  void set_suggestions(const std::vector<Suggested>& points);
+  /** Queues the given points as runs (origin "suggestion") and takes them out of the suggestion,
+   *  in one transaction; points with a run already are skipped. Returns the new runs' ids. */
+  std::vector<int64_t> accept(const std::vector<uint64_t>& points, double now);
+  /** Records a run's end; its wall time is `wall_s` when given (a Slurm task's own), else the time
+   *  since it started. */
+  void finish(int64_t id, double now, double objective, int64_t exit_status, bool done,
+              double wall_s = std::numeric_limits<double>::quiet_NaN());
   /** Runs left `running` by a killed campaign go back to the queue, their attempt counted; returns
    *  how many. */
   int64_t requeue_running();

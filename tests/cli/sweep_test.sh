@@ -61,6 +61,62 @@ JSON
     [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 2")" -eq "$running" ] || fail "attempts"
     [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 1")" -eq $((15 - running)) ] || fail "attempts"
     for r in $(seq 1 15); do [ -s "$tmp/d/runs/$r/out/summary.json" ] || fail "run $r has no summary"; done ;;
+  sweep_slurm)
+    # A 20-run campaign on a one-machine Slurm cluster started here (tests/cli/slurm_cluster.sh),
+    # daemons included in at most 60 s; one pending array task cancelled: it left the queue without
+    # a result, so it ran again once (recorded), and the others once. Never skipped: when the
+    # daemons cannot start, the daemon's log lines say why and the test fails.
+    t0=$(date +%s.%N)
+    source tests/cli/slurm_cluster.sh
+    trap 'slurm_stop; rm -rf "$tmp"' EXIT
+    slurm_start "$tmp/slurm" || fail "the test cluster did not start (above: the daemons' reasons)"
+    cat >"$tmp/c.json" <<JSON
+{"sgai_campaign": 1, "name": "twenty", "experiment": "$PWD/deploy/experiments/quickstart.json",
+ "parameters": [{"name": "seed", "pointer": "/seed", "range": {"from": 1, "to": 10, "step": 1}},
+                {"name": "backfill", "pointer": "/components/0/options/backfill", "values": ["easy", "conservative"]}],
+ "objective": {"figure": "/components/batch/mean_bounded_slowdown", "goal": "minimise"}}
+JSON
+    "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --runner slurm --poll 0.5 --strategy full --throttle 2 \
+      >"$tmp/runner.out" 2>&1 &
+    pid=$!
+    victim=""
+    for _ in $(seq 100); do # the last array task while it waits
+      victim=$(squeue -h -r -t PENDING -o '%i' 2>/dev/null | sort -t_ -k2 -n | tail -1)
+      [ -n "$victim" ] && break
+      sleep 0.1
+    done
+    [ -n "$victim" ] || fail "no pending task to cancel: $(cat "$tmp/runner.out")"
+    scancel "$victim" || fail "scancel $victim"
+    wait $pid || fail "the Slurm runner failed: $(cat "$tmp/runner.out")"
+    out=$(cat "$tmp/runner.out")
+    grep -q "20 done, 0 failed, 0 queued of 20 points" <<<"$out" || fail "$out"
+    grep -q "Slurm task $victim left the queue without a result: queued again (once)" <<<"$out" || fail "$out"
+    D="$tmp/d/campaign.sqlite"
+    [ "$(db_count "$D" "SELECT COUNT(DISTINCT point) FROM runs WHERE status = 'done' AND runner = 'slurm'")" -eq 20 ] || fail "points"
+    [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE lost = 1 AND attempts = 2")" -eq 1 ] || fail "the lost run"
+    [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE lost = 0 AND attempts = 1")" -eq 19 ] || fail "attempts"
+    for r in $(seq 1 20); do [ -s "$tmp/d/runs/$r/result.json" ] || fail "run $r has no result.json"; done
+    # Slurm's own completion log agrees: 20 tasks completed (the cancelled one never ran)
+    [ "$(grep -c 'JobState=COMPLETED' "$tmp/slurm/jobcomp.txt")" -eq 20 ] || fail "jobcomp: $(cat "$tmp/slurm/jobcomp.txt")"
+    # another call finds nothing to do
+    run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --runner slurm --poll 0.5 --strategy full; expect_rc 0
+    grep -q '0 runs ended in this call; 20 done' <<<"$out" || fail "$out"
+    # bad set-ups: sbatch's own error shown, exit 1, no campaign folder
+    run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/e" --runner slurm --sbatch=--partition=nowhere; expect_rc 1
+    expect_one_error_line "sbatch refuses the campaign's array job: sbatch: error: invalid partition specified: nowhere"
+    [ ! -e "$tmp/e" ] || fail "a refused campaign left a folder"
+    echo "NodeName=localhost CPUs=1" >"$tmp/bad.conf" # no ClusterName: scontrol stops at once
+    run env SLURM_CONF="$tmp/bad.conf" "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/e" --runner slurm; expect_rc 1
+    expect_one_error_line "scontrol show config\` failed: scontrol: error: ClusterName needs to be specified"
+    [ ! -e "$tmp/e" ] || fail "a misconfigured Slurm left a folder"
+    run env SLURM_CONF="$tmp/none.conf" "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/e" --runner slurm; expect_rc 1
+    expect_one_error_line "SLURM_CONF names $tmp/none.conf, which does not exist"
+    run env PATH=/nowhere "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/e" --runner slurm; expect_rc 1
+    expect_one_error_line "cannot run scontrol"
+    [ ! -e "$tmp/e" ] || fail "a missing Slurm left a folder"
+    elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
+    echo "the Slurm test took $elapsed s, daemons included"
+    (( $(echo "$elapsed <= 60" | bc) )) || fail "over 60 s: $elapsed s" ;;
   sweep_bogus)
     # every bogus campaign: exit 1, one error line naming the file, no campaign folder
     for f in tests/fixtures/sweep/bogus_*.json; do

@@ -80,6 +80,36 @@ std::optional<int> run_process(const std::vector<std::string>& args)
   return WEXITSTATUS(status);
 }
 
+Captured capture_process(const std::vector<std::string>& args)
+{
+  char name[] = "/tmp/sgai-capture-XXXXXX";
+  int fd      = mkstemp(name);
+  if (fd < 0)
+    return {};
+  close(fd);
+  Captured c;
+  if (auto pid = spawn(args, name)) {
+    int status = 0;
+    pid_t got  = 0;
+    while ((got = waitpid(*pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    unregister_child(*pid);
+    if (got == *pid && WIFEXITED(status))
+      c.status = WEXITSTATUS(status);
+  } else {
+    c.output = "cannot run " + (args.empty() ? std::string("nothing") : args[0]) + " (not found, or not a program)\n";
+  }
+  if (FILE* f = std::fopen(name, "r")) {
+    char buf[4096];
+    size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+      c.output.append(buf, n);
+    std::fclose(f);
+  }
+  std::remove(name);
+  return c;
+}
+
 std::optional<int> spawn_process(const std::vector<std::string>& args, const std::string& log)
 {
   auto pid = spawn(args, log);

@@ -13,6 +13,14 @@ namespace sgai::cli {
  *  it could not start or did not exit normally. */
 std::optional<int> run_process(const std::vector<std::string>& argv);
 
+/** Runs argv[0] (searched in PATH) and waits: its exit status (nothing when it could not start or
+ *  did not exit normally) and what it wrote on its standard output and error. */
+struct Captured {
+  std::optional<int> status;
+  std::string output;
+};
+Captured capture_process(const std::vector<std::string>& argv);
+
 /** Starts argv[0] without waiting: its standard output and error go to `log` (created, replaced).
  *  The child is signalled and waited for when this process is interrupted (signals.hpp). Its pid,
  *  or nothing when it could not start. */
