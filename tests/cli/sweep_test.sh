@@ -96,6 +96,8 @@ JSON
     [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE lost = 1 AND attempts = 2")" -eq 1 ] || fail "the lost run"
     [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE lost = 0 AND attempts = 1")" -eq 19 ] || fail "attempts"
     for r in $(seq 1 20); do [ -s "$tmp/d/runs/$r/result.json" ] || fail "run $r has no result.json"; done
+    [ "$(ls "$tmp/d/slurm/"*_*.out | wc -l)" -eq 20 ] || fail "the tasks' Slurm outputs are not in the campaign's folder"
+    ! ls slurm-*.out >/dev/null 2>&1 || fail "Slurm outputs in the working folder"
     # Slurm's own completion log agrees: 20 tasks completed (the cancelled one never ran)
     [ "$(grep -c 'JobState=COMPLETED' "$tmp/slurm/jobcomp.txt")" -eq 20 ] || fail "jobcomp: $(cat "$tmp/slurm/jobcomp.txt")"
     # another call finds nothing to do

@@ -20,10 +20,10 @@
 #include "tools/sgai/process.hpp"
 
 #include <cctype>
-#include <cstdlib>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <random>
@@ -299,9 +299,11 @@ int run_slurm(const SweepArgs& a)
   auto base_dir        = std::filesystem::absolute(base_dir_of(c)).lexically_normal();
   std::string script   = sl::wrapper_script(sgai, runs_dir.string(), base_dir.string());
   std::string job_name = "sgai-" + c.name;
+  auto slurm_out       = std::filesystem::absolute(dir / "slurm" / "%A_%a.out").lexically_normal();
   auto sbatch = [&](const std::string& array, const std::filesystem::path& file, const std::vector<std::string>& tail,
                     bool test_only) {
-    std::vector<std::string> argv{"sbatch", "--parsable", "--job-name=" + job_name, "--array=" + array};
+    std::vector<std::string> argv{"sbatch", "--parsable", "--job-name=" + job_name, "--array=" + array,
+                                  "--output=" + slurm_out.string()};
     if (test_only)
       argv.push_back("--test-only");
     for (const auto& x : a.sbatch_args)
