@@ -18,6 +18,7 @@
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
+#include "tools/sgai/sweep_common.hpp"
 
 #include <cctype>
 #include <chrono>
@@ -45,21 +46,9 @@ struct SweepArgs {
   std::vector<std::string> sbatch_args;
 };
 
-double now_s()
-{
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::filesystem::path folder_of(const SweepArgs& a, const Campaign& c)
 {
-  if (not a.dir.empty())
-    return a.dir;
-  return c.file.parent_path() / (c.name + ".campaign");
-}
-
-std::filesystem::path database_of(const std::filesystem::path& dir)
-{
-  return dir / "campaign.sqlite";
+  return campaign_folder(a.dir, c);
 }
 
 int run_init(const SweepArgs& a)
@@ -97,15 +86,9 @@ std::vector<int64_t> next_runs(CampaignStore& store, const Campaign& c, const Sp
   auto records = store.runs();
   std::set<uint64_t> taken;
   std::vector<Result> results;
-  double wall    = 0;
-  int64_t ended  = 0;
   uint64_t owing = 0; // running or queued: they start before any new run
   for (const auto& r : records) {
     taken.insert(r.point);
-    if (r.status == "done" || r.status == "failed") {
-      ++ended;
-      wall += r.wall_s;
-    }
     if (r.status == "done")
       results.push_back({space.point(r.point), r.objective});
     if (r.status == "running" || r.status == "queued")
@@ -113,13 +96,7 @@ std::vector<int64_t> next_runs(CampaignStore& store, const Campaign& c, const Sp
     if (r.status == "queued" && busy.count(r.id) == 0 && out.size() < n)
       out.push_back(r.id);
   }
-  SlaState sla;
-  sla.max_runs      = c.max_runs;
-  sla.deadline_s    = c.deadline_s;
-  sla.now_s         = now_s() - store.created();
-  sla.parallel      = parallel;
-  sla.mean_run_s    = ended > 0 ? wall / double(ended) : 0;
-  sla.finished      = uint64_t(ended);
+  SlaState sla      = sla_of(c, store, records, parallel);
   sla.running       = owing;
   uint64_t possible = runs_still_possible(sla);
   Strategy st       = Strategy::grasp;
@@ -464,18 +441,12 @@ int run_status(const SweepArgs& a)
   std::vector<Result> results;
   std::set<uint64_t> taken;
   const RunRecord* best = nullptr;
-  double wall           = 0;
-  int64_t ended         = 0;
   for (const auto& r : records) {
     taken.insert(r.point);
     if (r.status == "done") {
       results.push_back({space.point(r.point), r.objective});
       if (best == nullptr || (c.minimise ? r.objective < best->objective : r.objective > best->objective))
         best = &r;
-    }
-    if (r.status == "done" || r.status == "failed") {
-      ++ended;
-      wall += r.wall_s;
     }
   }
   std::cout << "Campaign " << c.name << " (" << space.count() << " points): " << store.count("done") << " done, "
@@ -488,16 +459,10 @@ int run_status(const SweepArgs& a)
       std::cout << " " << c.parameters[d].name << "=" << shown_value(c.parameters[d].values[p[d]]);
     std::cout << "\n";
   }
-  SlaState sla;
-  sla.max_runs   = c.max_runs;
-  sla.deadline_s = c.deadline_s;
-  sla.now_s      = now_s() - store.created();
-  sla.parallel   = std::max(1u, std::thread::hardware_concurrency());
-  sla.mean_run_s = ended > 0 ? wall / double(ended) : 0;
-  sla.finished   = uint64_t(ended);
-  double eps     = c.eps > 0 ? c.eps : kDefaultEps;
-  size_t minpts  = c.min_points > 0 ? c.min_points : default_min_points(space);
-  Forecast f     = forecast(space, results, taken, c.minimise, sla, eps, minpts);
+  SlaState sla  = sla_of(c, store, records, std::max(1u, std::thread::hardware_concurrency()));
+  double eps    = c.eps > 0 ? c.eps : kDefaultEps;
+  size_t minpts = c.min_points > 0 ? c.min_points : default_min_points(space);
+  Forecast f    = forecast(space, results, taken, c.minimise, sla, eps, minpts);
   std::cout << "SLA: "
             << (f.possible == std::numeric_limits<uint64_t>::max() ? std::string("no limit")
                                                                    : std::to_string(f.possible) + " more runs possible")
@@ -542,6 +507,37 @@ int run_export(const SweepArgs& a)
 
 } // namespace
 
+double now_s()
+{
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::filesystem::path campaign_folder(const std::string& dir, const Campaign& c)
+{
+  if (not dir.empty())
+    return dir;
+  return c.file.parent_path() / (c.name + ".campaign");
+}
+
+SlaState sla_of(const Campaign& c, const CampaignStore& store, const std::vector<RunRecord>& records, uint32_t parallel)
+{
+  SlaState sla;
+  double wall   = 0;
+  int64_t ended = 0;
+  for (const auto& r : records)
+    if (r.status == "done" || r.status == "failed") {
+      ++ended;
+      wall += r.wall_s;
+    }
+  sla.max_runs   = c.max_runs;
+  sla.deadline_s = c.deadline_s;
+  sla.now_s      = now_s() - store.created();
+  sla.parallel   = parallel;
+  sla.mean_run_s = ended > 0 ? wall / double(ended) : 0;
+  sla.finished   = uint64_t(ended);
+  return sla;
+}
+
 void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action)
 {
   auto* sweep = app.add_subcommand("sweep", "Experiment campaigns (Copper): parameter sweeps over an sgai experiment");
@@ -577,6 +573,7 @@ void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action)
   add_path(exp, "--out", ea->out, "The CSV file to write")->required();
 
   add_sweep_evaluate(*sweep, action);
+  add_sweep_analyst_commands(*sweep, action);
 }
 
 } // namespace sgai::cli

@@ -38,6 +38,8 @@ void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action);
 void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action);
 /** `sgai sweep evaluate`, added to the `sweep` command (cmd_sweep_evaluate.cpp). */
 void add_sweep_evaluate(CLI::App& sweep, Action& action);
+/** `sgai sweep suggest|accept|serve` (cmd_sweep_serve.cpp). */
+void add_sweep_analyst_commands(CLI::App& sweep, Action& action);
 /** Adds "rl" (forwarded to sgai-rl). */
 void add_rl_command(CLI::App& app, Action& action);
 
