@@ -9,6 +9,10 @@ data=../shared/data
 # KTH's IBM SP2 (100 processors), first 500 jobs after cleaning; memory bandwidth per core
 # uniform in 4-24 GB/s (HDeepRM's default), seed 1.
 "$SGAI" workload swf2json "$data/swf/KTH-SP2-1996-2.1-cln.swf" --first 500 --seed 1 --out "$out/kth-sp2-first500.json"
+# The first 500 jobs of SDSC's Paragon (1996, 400 processors) and NASA Ames' iPSC/860 (1993, 128),
+# the same way: with KTH's, the three workloads of the shipped campaign (deploy/campaigns/hdeeprm-swf.json).
+"$SGAI" workload swf2json "$data/swf/SDSC-Par-1996-3.1-cln.swf" --first 500 --seed 1 --out "$out/sdsc-par-first500.json"
+"$SGAI" workload swf2json "$data/swf/NASA-iPSC-1993-3.1-cln.swf.gz" --first 500 --seed 1 --out "$out/nasa-ipsc-first500.json"
 # One training iteration of a 4-layer GPT-style model (hidden 2048, sequence 1024, batch 16) with
 # 8-way data parallelism and 2 microbatches: 8 Chakra ranks for the replay quick-start on one
 # HGX-H100 node (gradients all-reduced in 25 MiB buckets), with their communicator groups.

@@ -102,6 +102,21 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
     }
     if (p.values.empty())
       o.fail("a parameter takes \"values\" or a \"range\"");
+    if (auto w = o.optional("with")) {
+      json::Object wo = w->object();
+      for (const auto& key : wo.take_all_keys()) {
+        if (key.empty() || key[0] != '/' || not has_pointer(base, key))
+          wo.fail_at(key, "the base experiment " + c.experiment.string() + " has nothing at " + quote(key));
+        auto list = wo.required(key);
+        std::vector<std::string> texts;
+        for (const auto& x : list.array())
+          texts.push_back(x.raw().dump());
+        if (texts.size() != p.values.size())
+          list.fail("a linked pointer takes one value per value of the parameter (" +
+                    std::to_string(p.values.size()) + "), not " + std::to_string(texts.size()));
+        p.with.emplace_back(key, std::move(texts));
+      }
+    }
     o.finish();
     c.parameters.push_back(std::move(p));
   }
@@ -159,8 +174,12 @@ Campaign read_campaign(const std::filesystem::path& file)
 std::string derived_experiment(const Campaign& c, const Point& p)
 {
   nlohmann::json doc = nlohmann::json::parse(c.experiment_text);
-  for (size_t d = 0; d < c.parameters.size(); ++d)
-    doc[nlohmann::json::json_pointer(c.parameters[d].pointer)] = nlohmann::json::parse(c.parameters[d].values.at(p[d]));
+  for (size_t d = 0; d < c.parameters.size(); ++d) {
+    const Parameter& q                            = c.parameters[d];
+    doc[nlohmann::json::json_pointer(q.pointer)] = nlohmann::json::parse(q.values.at(p[d]));
+    for (const auto& [pointer, values] : q.with)
+      doc[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(values.at(p[d]));
+  }
   return doc.dump(2) + "\n";
 }
 

@@ -20,6 +20,9 @@ struct Parameter {
   std::string name;
   std::string pointer;             ///< into the base experiment (RFC 6901)
   std::vector<std::string> values; ///< each a JSON value, as compact text
+  /** Linked pointers ("with"): set together with the parameter, the k-th value with values[k]
+   *  (say a workload and the core count of its machine). */
+  std::vector<std::pair<std::string, std::vector<std::string>>> with;
 };
 
 struct Campaign {

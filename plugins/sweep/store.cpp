@@ -42,6 +42,11 @@ std::string identity(const Campaign& c)
     s += "\n" + p.name + " " + p.pointer;
     for (const auto& v : p.values)
       s += " " + v;
+    for (const auto& [pointer, values] : p.with) {
+      s += " with " + pointer;
+      for (const auto& v : values)
+        s += " " + v;
+    }
   }
   return s;
 }

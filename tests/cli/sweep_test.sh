@@ -119,6 +119,26 @@ JSON
     elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
     echo "the Slurm test took $elapsed s, daemons included"
     (( $(echo "$elapsed <= 60" | bc) )) || fail "over 60 s: $elapsed s" ;;
+  sweep_linked)
+    # a parameter with linked pointers ("with"): the shipped campaign's workload sets the core count
+    # of its machine too; its first run on the SDSC log runs on 400 cores
+    C=deploy/campaigns/hdeeprm-swf.json
+    run "$SGAI" sweep run $C --dir "$tmp/c" --jobs 1 --runs 1 --strategy full; expect_rc 0
+    grep -q '1 done, 0 failed' <<<"$out" || fail "$out"
+    /usr/bin/python3 - "$tmp/c/runs/1/experiment.json" "$tmp/c/runs/1/out/summary.json" <<'PY' || fail "the linked value"
+import json, sys
+o = json.load(open(sys.argv[1]))["components"][0]["options"]
+assert o["workload"].endswith("kth-sp2-first500.json") and o["max_resources"] == 100, o
+assert json.load(open(sys.argv[2]))["components"]["batch"]["cores"] == 100
+PY
+    sed 's/"with": { "\/components\/0\/options\/max_resources": \[100, 400, 128\] }/"with": { "\/components\/0\/options\/max_resources": [100, 400] }/' $C >"$tmp/short.json"
+    sed -i "s|\"../experiments/hdeeprm-swf.json\"|\"$PWD/deploy/experiments/hdeeprm-swf.json\"|" "$tmp/short.json"
+    run "$SGAI" sweep run "$tmp/short.json" --dir "$tmp/d"; expect_rc 1
+    expect_one_error_line "a linked pointer takes one value per value of the parameter (3), not 2"
+    sed 's/options\/max_resources": \[/options\/maximum": [/' "$tmp/short.json" >"$tmp/missing.json"
+    run "$SGAI" sweep run "$tmp/missing.json" --dir "$tmp/d"; expect_rc 1
+    expect_one_error_line "has nothing at '/components/0/options/maximum'"
+    [ ! -e "$tmp/d" ] || fail "a bad campaign left a folder" ;;
   sweep_bogus)
     # every bogus campaign: exit 1, one error line naming the file, no campaign folder
     for f in tests/fixtures/sweep/bogus_*.json; do
