@@ -63,8 +63,9 @@ JSON
     for r in $(seq 1 15); do [ -s "$tmp/d/runs/$r/out/summary.json" ] || fail "run $r has no summary"; done ;;
   sweep_slurm)
     # A 20-run campaign on a one-machine Slurm cluster started here (tests/cli/slurm_cluster.sh),
-    # daemons included in at most 60 s; one pending array task cancelled: it left the queue without
-    # a result, so it ran again once (recorded), and the others once. Never skipped: when the
+    # daemons included in at most 60 s: 4 runs locally, then 16 on Slurm; one pending array task
+    # cancelled: it left the queue without a result, so it ran again once (recorded), the others
+    # once. Never skipped: when the
     # daemons cannot start, the daemon's log lines say why and the test fails.
     t0=$(date +%s.%N)
     source tests/cli/slurm_cluster.sh
@@ -76,6 +77,8 @@ JSON
                 {"name": "backfill", "pointer": "/components/0/options/backfill", "values": ["easy", "conservative"]}],
  "objective": {"figure": "/components/batch/mean_bounded_slowdown", "goal": "minimise"}}
 JSON
+    # the campaign moves between runners: 4 runs here first, the 16 others on Slurm
+    run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --runs 4 --jobs 2 --strategy full; expect_rc 0
     "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --runner slurm --poll 0.5 --strategy full --throttle 2 \
       >"$tmp/runner.out" 2>&1 &
     pid=$!
@@ -92,17 +95,32 @@ JSON
     grep -q "20 done, 0 failed, 0 queued of 20 points" <<<"$out" || fail "$out"
     grep -q "Slurm task $victim left the queue without a result: queued again (once)" <<<"$out" || fail "$out"
     D="$tmp/d/campaign.sqlite"
-    [ "$(db_count "$D" "SELECT COUNT(DISTINCT point) FROM runs WHERE status = 'done' AND runner = 'slurm'")" -eq 20 ] || fail "points"
+    [ "$(db_count "$D" "SELECT COUNT(DISTINCT point) FROM runs WHERE status = 'done'")" -eq 20 ] || fail "points"
+    [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE runner = 'slurm'")" -eq 16 ] || fail "not 16 runs on Slurm"
     [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE lost = 1 AND attempts = 2")" -eq 1 ] || fail "the lost run"
     [ "$(db_count "$D" "SELECT COUNT(*) FROM runs WHERE lost = 0 AND attempts = 1")" -eq 19 ] || fail "attempts"
-    for r in $(seq 1 20); do [ -s "$tmp/d/runs/$r/result.json" ] || fail "run $r has no result.json"; done
-    [ "$(ls "$tmp/d/slurm/"*_*.out | wc -l)" -eq 20 ] || fail "the tasks' Slurm outputs are not in the campaign's folder"
+    for r in $(seq 5 20); do [ -s "$tmp/d/runs/$r/result.json" ] || fail "run $r has no result.json"; done
+    [ "$(ls "$tmp/d/slurm/"*_*.out | wc -l)" -eq 16 ] || fail "the tasks' Slurm outputs are not in the campaign's folder"
     ! ls slurm-*.out >/dev/null 2>&1 || fail "Slurm outputs in the working folder"
-    # Slurm's own completion log agrees: 20 tasks completed (the cancelled one never ran)
-    [ "$(grep -c 'JobState=COMPLETED' "$tmp/slurm/jobcomp.txt")" -eq 20 ] || fail "jobcomp: $(cat "$tmp/slurm/jobcomp.txt")"
+    # Slurm's own completion log agrees: 16 tasks completed (the cancelled one never ran)
+    [ "$(grep -c 'JobState=COMPLETED' "$tmp/slurm/jobcomp.txt")" -eq 16 ] || fail "jobcomp: $(cat "$tmp/slurm/jobcomp.txt")"
     # another call finds nothing to do
     run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --runner slurm --poll 0.5 --strategy full; expect_rc 0
     grep -q '0 runs ended in this call; 20 done' <<<"$out" || fail "$out"
+    # the Slurm runner killed while its tasks run: the local runner refuses the campaign meanwhile,
+    # and the Slurm runner resumes it, each run once
+    "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/k" --runner slurm --poll 0.5 --strategy full --throttle 2 \
+      >"$tmp/killed.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q "Submitted" "$tmp/killed.out" && break; sleep 0.1; done
+    kill -TERM $pid
+    wait $pid
+    run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/k" --jobs 2; expect_rc 1
+    expect_one_error_line "is on Slurm (task "
+    run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/k" --runner slurm --poll 0.5 --strategy full; expect_rc 0
+    grep -q "20 done, 0 failed, 0 queued of 20 points" <<<"$out" || fail "$out"
+    K="$tmp/k/campaign.sqlite"
+    [ "$(db_count "$K" "SELECT COUNT(*) FROM runs WHERE attempts = 1 AND lost = 0")" -eq 20 ] || fail "a run twice"
     # bad set-ups: sbatch's own error shown, exit 1, no campaign folder
     run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/e" --runner slurm --sbatch=--partition=nowhere; expect_rc 1
     expect_one_error_line "sbatch refuses the campaign's array job: sbatch: error: invalid partition specified: nowhere"

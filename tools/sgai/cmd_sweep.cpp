@@ -378,11 +378,12 @@ int run_slurm(const SweepArgs& a)
       if (r.lost >= 1) {
         store->finish(r.id, now_s(), std::nan(""), -1, false);
         ++finished;
-        std::cout << "Run " << r.id << ": Slurm task " << r.job << " left the queue without a result again: failed\n";
+        std::cout << "Run " << r.id << ": Slurm task " << r.job << " left the queue without a result again: failed"
+                  << std::endl;
       } else {
         store->lost(r.id);
         std::cout << "Run " << r.id << ": Slurm task " << r.job
-                  << " left the queue without a result: queued again (once)\n";
+                  << " left the queue without a result: queued again (once)" << std::endl;
       }
     }
     // new array jobs for the free places in the window
@@ -416,7 +417,7 @@ int run_slurm(const SweepArgs& a)
       started += int64_t(chunk.size());
       in_flight += chunk.size();
       std::cout << "Submitted " << chunk.size() << " run" << (chunk.size() > 1 ? "s" : "") << " as array job " << *job
-                << "\n";
+                << std::endl;
     }
     if (in_flight == 0)
       break;
