@@ -244,24 +244,46 @@ Forecast forecast(const Space& space, const std::vector<Result>& results, const 
   for (size_t c = 0; c < size.size(); ++c)
     f.cluster_quality[c] /= double(size[c]);
   // each free point near a member belongs to that member's cluster (the nearest member's when
-  // several clusters reach it)
-  for (uint64_t i = 0; i < space.count(); ++i) {
-    if (taken.count(i))
-      continue;
-    Point p     = space.point(i);
-    int best    = -1;
-    double near = eps + 1e-12;
-    for (size_t m = 0; m < f.members.size(); ++m)
-      if (int c = f.clusters.label[m]; c >= 0) {
-        double d = space.distance(p, f.members[m]);
-        if (d <= near) {
-          near = d;
-          best = c;
+  // several clusters reach it); the clustered members' coordinates computed once, the grid walked
+  // as an odometer (the same arithmetic as Space::distance)
+  std::vector<std::vector<double>> member_x;
+  std::vector<int> member_label;
+  for (size_t m = 0; m < f.members.size(); ++m)
+    if (int c = f.clusters.label[m]; c >= 0) {
+      member_x.push_back(space.normalised(f.members[m]));
+      member_label.push_back(c);
+    }
+  std::vector<char> used(space.count(), 0);
+  for (uint64_t t : taken)
+    if (t < used.size())
+      used[t] = 1;
+  size_t dims = space.dimensions();
+  Point at(dims, 0);
+  std::vector<double> x(dims);
+  for (uint64_t i = 0; i < space.count() && not member_x.empty(); ++i) {
+    if (not used[i]) {
+      for (size_t d = 0; d < dims; ++d)
+        x[d] = space.sizes[d] > 1 ? double(at[d]) / double(space.sizes[d] - 1) : 0.0;
+      int best    = -1;
+      double near = eps + 1e-12;
+      for (size_t m = 0; m < member_x.size(); ++m) {
+        double s = 0;
+        for (size_t d = 0; d < dims; ++d)
+          s += (x[d] - member_x[m][d]) * (x[d] - member_x[m][d]);
+        if (double dist = std::sqrt(s); dist <= near) {
+          near = dist;
+          best = member_label[m];
         }
       }
-    if (best >= 0) {
-      f.pending[size_t(best)].push_back(std::move(p));
-      ++f.pending_total;
+      if (best >= 0) {
+        f.pending[size_t(best)].push_back(at);
+        ++f.pending_total;
+      }
+    }
+    for (size_t d = dims; d-- > 0;) {
+      if (++at[d] < space.sizes[d])
+        break;
+      at[d] = 0;
     }
   }
   f.violation = f.pending_total > f.possible;
@@ -311,13 +333,14 @@ std::vector<Point> suggest(const Space& space, const Forecast& f, const std::vec
               anchor       = &f.members[m];
               anchor_value = r.value;
             }
-      std::vector<Point> pending = f.pending[c];
-      if (anchor != nullptr)
-        std::stable_sort(pending.begin(), pending.end(), [&](const Point& a, const Point& b) {
-          return space.distance(a, *anchor) < space.distance(b, *anchor);
-        });
+      // (each distance computed once, then a stable sort on it)
+      std::vector<std::pair<double, size_t>> pending;
+      for (size_t k2 = 0; k2 < f.pending[c].size(); ++k2)
+        pending.emplace_back(anchor != nullptr ? space.distance(f.pending[c][k2], *anchor) : 0.0, k2);
+      std::stable_sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       uint64_t took = 0;
-      for (const Point& p : pending) {
+      for (const auto& [dist, k2] : pending) {
+        const Point& p = f.pending[c][k2];
         if (took == want)
           break;
         if (used.insert(space.index(p)).second) {

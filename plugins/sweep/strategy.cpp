@@ -1,8 +1,15 @@
 #include "plugins/sweep/strategy.hpp"
 
+#include "generators/util/error.hpp"
+#include "generators/util/files.hpp"
+#include "plugins/sweep/campaign.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <numbers>
+#include <sstream>
 #include <stdexcept>
 
 namespace sgai::sweep {
@@ -69,10 +76,132 @@ std::vector<double> axis(double lo, double hi, uint32_t n)
   return v;
 }
 
+void find_extremes(Landscape& l)
+{
+  l.optimum = l.worst = 0;
+  for (uint64_t i = 1; i < l.value.size(); ++i) {
+    if (l.value[i] < l.value[l.optimum])
+      l.optimum = i;
+    if (l.value[i] > l.value[l.worst])
+      l.worst = i;
+  }
+}
+
+/** One CSV line's fields (RFC 4180 quotes: "a ""b""" is a "b"). */
+std::vector<std::string> csv_fields(const std::string& line)
+{
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"')
+        quoted = false;
+      else
+        out.back() += c;
+    } else if (c == '"')
+      quoted = true;
+    else if (c == ',')
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
 } // namespace
+
+Landscape landscape_from_runs(const std::filesystem::path& campaign, const std::filesystem::path& runs_csv,
+                              const std::string& name)
+{
+  Campaign c = read_campaign(campaign);
+  Landscape l;
+  l.name  = name.empty() ? c.name : name;
+  l.space = c.space();
+  // each parameter's values as the export shows them
+  std::vector<std::map<std::string, uint32_t>> index(c.parameters.size());
+  for (size_t d = 0; d < c.parameters.size(); ++d)
+    for (size_t v = 0; v < c.parameters[d].values.size(); ++v)
+      index[d].emplace(shown_value(c.parameters[d].values[v]), uint32_t(v));
+  std::istringstream in(read_text_file(runs_csv));
+  std::string file = runs_csv.string(), line;
+  auto fail = [&](size_t at, const std::string& what) { throw InputError(file, "line " + std::to_string(at), what); };
+  if (not std::getline(in, line))
+    throw InputError(file, "line 1", "empty: expected the header of `sgai sweep export`");
+  if (not line.empty() && line.back() == '\r')
+    line.pop_back();
+  auto header = csv_fields(line);
+  auto column = [&](const std::string& col) {
+    auto it = std::find(header.begin(), header.end(), col);
+    if (it == header.end())
+      fail(1, "no column " + quote(col) + " (campaign " + campaign.string() + ")");
+    return size_t(it - header.begin());
+  };
+  size_t status = column("status"), objective = column("objective");
+  std::vector<size_t> param_column;
+  for (const auto& p : c.parameters)
+    param_column.push_back(column(p.name));
+  l.value.assign(l.space.count(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<size_t> line_of(l.space.count(), 0);
+  for (size_t at = 2; std::getline(in, line); ++at) {
+    if (not line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty())
+      continue;
+    auto f = csv_fields(line);
+    if (f.size() != header.size())
+      fail(at, std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()));
+    if (f[status] != "done")
+      continue;
+    Point p(c.parameters.size());
+    for (size_t d = 0; d < p.size(); ++d) {
+      auto it = index[d].find(f[param_column[d]]);
+      if (it == index[d].end()) {
+        std::string valid;
+        for (const auto& v : c.parameters[d].values)
+          valid += (valid.empty() ? "" : ", ") + shown_value(v);
+        fail(at, "parameter " + quote(c.parameters[d].name) + " has no value " + quote(f[param_column[d]]) + " (" +
+                     valid + ")");
+      }
+      p[d] = it->second;
+    }
+    double v    = 0;
+    size_t used = 0;
+    try {
+      v = std::stod(f[objective], &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != f[objective].size() || not std::isfinite(v))
+      fail(at, "objective " + quote(f[objective]) + " is not a finite number");
+    uint64_t i = l.space.index(p);
+    if (line_of[i] != 0)
+      fail(at, "this point was run already, line " + std::to_string(line_of[i]));
+    line_of[i] = at;
+    l.value[i] = c.minimise ? v : -v;
+  }
+  for (uint64_t i = 0; i < l.value.size(); ++i)
+    if (line_of[i] == 0) {
+      Point p = l.space.point(i);
+      std::string at;
+      for (size_t d = 0; d < p.size(); ++d)
+        at += (d ? ", " : "") + c.parameters[d].name + "=" + shown_value(c.parameters[d].values[p[d]]);
+      throw InputError(file, "point " + std::to_string(i),
+                       "no done run of " + at + ": the landscape needs every point of " + campaign.string() + " (" +
+                           std::to_string(l.value.size()) + " points)");
+    }
+  find_extremes(l);
+  return l;
+}
 
 Landscape landscape(const std::string& name)
 {
+  if (name == "batch")
+    return landscape_from_runs("deploy/campaigns/hdeeprm-kth.json", "deploy/campaigns/landscapes/hdeeprm-kth.csv",
+                               "batch");
   Landscape l;
   l.name = name;
   std::vector<std::vector<double>> axes;
@@ -101,7 +230,7 @@ Landscape landscape(const std::string& name)
       return y * y + 10 * (1 - t) * std::cos(x[0]) + 10;
     };
   } else
-    throw std::invalid_argument("no landscape " + name + " (rosenbrock, rastrigin, branin)");
+    throw std::invalid_argument("no landscape " + name + " (rosenbrock, rastrigin, branin, batch)");
   for (const auto& a : axes)
     l.space.sizes.push_back(uint32_t(a.size()));
   l.value.resize(l.space.count());
@@ -111,9 +240,8 @@ Landscape landscape(const std::string& name)
     for (size_t d = 0; d < p.size(); ++d)
       x[d] = axes[d][p[d]];
     l.value[i] = f(x);
-    if (l.value[i] < l.value[l.optimum])
-      l.optimum = i;
   }
+  find_extremes(l);
   return l;
 }
 
@@ -126,7 +254,7 @@ uint64_t runs_to_optimum(const Landscape& l, Strategy s, double beta, uint64_t s
     uint64_t i = 0;
     if (not next_point(s, l.space, results, taken, true, beta, rng, i))
       return runs; // (never: the optimum is a free point until run)
-    if (i == l.optimum)
+    if (l.optimal(i))
       return runs;
     taken.insert(i);
     results.push_back({l.space.point(i), l.value[i]});
