@@ -112,8 +112,8 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
         for (const auto& x : list.array())
           texts.push_back(x.raw().dump());
         if (texts.size() != p.values.size())
-          list.fail("a linked pointer takes one value per value of the parameter (" +
-                    std::to_string(p.values.size()) + "), not " + std::to_string(texts.size()));
+          list.fail("a linked pointer takes one value per value of the parameter (" + std::to_string(p.values.size()) +
+                    "), not " + std::to_string(texts.size()));
         p.with.emplace_back(key, std::move(texts));
       }
     }
@@ -175,7 +175,7 @@ std::string derived_experiment(const Campaign& c, const Point& p)
 {
   nlohmann::json doc = nlohmann::json::parse(c.experiment_text);
   for (size_t d = 0; d < c.parameters.size(); ++d) {
-    const Parameter& q                            = c.parameters[d];
+    const Parameter& q                           = c.parameters[d];
     doc[nlohmann::json::json_pointer(q.pointer)] = nlohmann::json::parse(q.values.at(p[d]));
     for (const auto& [pointer, values] : q.with)
       doc[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(values.at(p[d]));
