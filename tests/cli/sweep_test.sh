@@ -32,14 +32,14 @@ case "$case_name" in
     expect_one_error_line "already"
     nothing_left "$tmp" ;;
   sweep_resume)
-    # 20 points of about a second each (a week of the AI-ops example), 2 at a time, 15 runs allowed;
-    # SIGTERM after 3 s
+    # a 20-run campaign (24 points of about a second each, a week of the AI-ops example, 20 runs
+    # allowed), 2 at a time; SIGTERM after 3 s
     cat >"$tmp/c.json" <<JSON
 {"sgai_campaign": 1, "experiment": "$PWD/deploy/experiments/aiops-week.json",
- "parameters": [{"name": "seed", "pointer": "/seed", "range": {"from": 1, "to": 10, "step": 1}},
+ "parameters": [{"name": "seed", "pointer": "/seed", "range": {"from": 1, "to": 12, "step": 1}},
                 {"name": "transfers", "pointer": "/components/0/options/transfers", "values": ["analytic", "contended"]}],
  "objective": {"figure": "/components/aiops/aiops_mean_staleness", "goal": "minimise"},
- "sla": {"max_runs": 15}}
+ "sla": {"max_runs": 20}}
 JSON
     "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --jobs 2 --strategy full >"$tmp/first.out" 2>"$tmp/first.err" &
     pid=$!
@@ -50,17 +50,17 @@ JSON
     done_before=$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE status = 'done'")
     running=$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE status = 'running'")
     [ "$running" -ge 1 ] || fail "no run was stopped mid-way ($done_before done)"
-    [ "$done_before" -lt 15 ] || fail "everything ran before the kill"
+    [ "$done_before" -lt 20 ] || fail "everything ran before the kill"
     run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --jobs 2 --strategy full; expect_rc 0
     grep -q "Resumed: $running run" <<<"$out" || fail "$out"
-    # the budget holds across the kill: 15 runs, the stopped ones among them
-    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE status = 'done'")" -eq 15 ] || fail "not 15 done"
-    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs")" -eq 15 ] || fail "not 15 runs"
-    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(DISTINCT point) FROM runs")" -eq 15 ] || fail "a point twice"
+    # the budget holds across the kill: 20 runs, the stopped ones among them
+    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE status = 'done'")" -eq 20 ] || fail "not 20 done"
+    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs")" -eq 20 ] || fail "not 20 runs"
+    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(DISTINCT point) FROM runs")" -eq 20 ] || fail "a point twice"
     # the stopped runs ran again (two attempts), the others once
     [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 2")" -eq "$running" ] || fail "attempts"
-    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 1")" -eq $((15 - running)) ] || fail "attempts"
-    for r in $(seq 1 15); do [ -s "$tmp/d/runs/$r/out/summary.json" ] || fail "run $r has no summary"; done ;;
+    [ "$(db_count "$tmp/d/campaign.sqlite" "SELECT COUNT(*) FROM runs WHERE attempts = 1")" -eq $((20 - running)) ] || fail "attempts"
+    for r in $(seq 1 20); do [ -s "$tmp/d/runs/$r/out/summary.json" ] || fail "run $r has no summary"; done ;;
   sweep_slurm)
     # A 20-run campaign on a one-machine Slurm cluster started here (tests/cli/slurm_cluster.sh),
     # daemons included in at most 60 s: 4 runs locally, then 16 on Slurm; one pending array task
