@@ -470,6 +470,9 @@ int run_status(const SweepArgs& a)
             << "; " << f.clusters.count << " cluster" << (f.clusters.count == 1 ? "" : "s") << " of good runs, "
             << f.pending_total << " free points around them"
             << (f.violation ? ": the current strategy would break the SLA" : "") << "\n";
+  if (f.violation)
+    std::cout << "Copper suggests a new strategy: sgai sweep suggest " << c.file.string()
+              << " --exploitation 0.66 (then accept)\n";
   return 0;
 }
 
