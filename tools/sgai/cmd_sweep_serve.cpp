@@ -292,15 +292,21 @@ void add_sweep_analyst_commands(CLI::App& sweep, Action& action)
     add_path(cmd, "--dir", a->dir, "The campaign's folder (default: <campaign name>.campaign beside its file)");
     return std::make_pair(cmd, a);
   };
-  auto [sug, sa] = add("suggest", "Copper's suggested next runs (kept until accepted or replaced)");
+  auto sug_pair = add("suggest", "Copper's suggested next runs (kept until accepted or replaced)");
+  auto* sug     = sug_pair.first;
+  auto sa       = sug_pair.second;
   add_count(sug, "--runs", sa->runs, "How many (default 10, at most the runs the SLA still allows)", 1, 1000000);
   add_real(sug, "--exploitation", sa->exploitation,
            "Share of them inside the clusters of good runs, in [0, 1] (default 0.66)", 0, 1);
   sug->callback([sa, &action]() { action = [sa]() { return run_suggest(*sa); }; });
-  auto [acc, aa] = add("accept", "Queue the suggested runs (all, or the --point ones)");
+  auto acc_pair = add("accept", "Queue the suggested runs (all, or the --point ones)");
+  auto* acc     = acc_pair.first;
+  auto aa       = acc_pair.second;
   acc->add_option("--point", aa->points, "A point to queue (repeatable; default: every suggested one)");
   acc->callback([aa, &action]() { action = [aa]() { return run_accept(*aa); }; });
-  auto [srv, va] = add("serve", "The analyst's web page of a campaign, on 127.0.0.1");
+  auto srv_pair = add("serve", "The analyst's web page of a campaign, on 127.0.0.1");
+  auto* srv     = srv_pair.first;
+  auto va       = srv_pair.second;
   add_count(srv, "--port", va->port, "The port (default 8765; 0: any free one)", 0, 65535);
   srv->callback([va, &action]() { action = [va]() { return run_serve(*va); }; });
 }
