@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 T0 = time.monotonic()
@@ -150,6 +151,20 @@ def run(tmp):
         if con.execute("SELECT COUNT(*) FROM suggestions").fetchone()[0] != 0:
             fail("accepted suggestions are still suggested")
         wait_for("the refreshed counts", lambda: int(text("#count-pending")) == count("queued"))
+        # the API refuses what is not a request: 400 with one message, the database unchanged
+        before = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        for path, body in (("/api/accept", {"points": [10 ** 9]}), ("/api/accept", {"nothing": 1}),
+                           ("/api/suggest", {"runs": -1, "exploitation": 0.5}),
+                           ("/api/suggest", {"runs": 2, "exploitation": 7})):
+            try:
+                http("POST", page.rstrip("/") + path, body)
+                fail("%s accepted %s" % (path, body))
+            except urllib.error.HTTPError as e:
+                answer = json.loads(e.read())
+                if e.code != 400 or not answer.get("error"):
+                    fail("%s %s: %d %s" % (path, body, e.code, answer))
+        if con.execute("SELECT COUNT(*) FROM runs").fetchone()[0] != before:
+            fail("a refused request changed the runs")
     finally:
         http("DELETE", s)
     elapsed = time.monotonic() - T0
