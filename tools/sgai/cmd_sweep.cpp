@@ -350,7 +350,13 @@ int run_slurm(const SweepArgs& a)
         auto lock   = output_lock();
         int status  = res ? int(res->exit_status) : -1;
         double wall = res && res->ended >= res->started && res->started > 0 ? res->ended - res->started : std::nan("");
-        double objective = objective_of(c, run_dir, status, r.id);
+        double objective = 0;
+        try {
+          objective = objective_of(c, run_dir, status, r.id);
+        } catch (const InputError&) { // recorded failed, then the campaign stops (its tasks go on)
+          store->finish(r.id, now_s(), std::nan(""), status, false, wall);
+          throw;
+        }
         store->finish(r.id, now_s(), objective, status, status == 0 && std::isfinite(objective), wall);
         ++finished;
         return true;
