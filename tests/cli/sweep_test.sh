@@ -185,7 +185,15 @@ PY
     # another campaign's database
     printf '%s' "{\"sgai_campaign\": 1, $E, $O, \"parameters\": [{\"name\": \"x\", \"pointer\": \"/seed\", \"values\": [1, 2, 3]}]}" >"$tmp/other.json"
     run "$SGAI" sweep status "$tmp/other.json" --dir "$tmp/d-obj"; expect_rc 1
-    expect_one_error_line "another campaign's database" ;;
+    expect_one_error_line "another campaign's database"
+    # no database yet: status, suggest, accept, serve and export say so, and make nothing
+    for cmd in status suggest accept serve; do
+      run "$SGAI" sweep $cmd "$tmp/other.json" --dir "$tmp/none"; expect_rc 1
+      expect_one_error_line "no campaign database here"
+    done
+    run "$SGAI" sweep export "$tmp/other.json" --dir "$tmp/none" --out "$tmp/x.csv"; expect_rc 1
+    expect_one_error_line "no campaign database here"
+    [ ! -e "$tmp/none" ] && [ ! -e "$tmp/x.csv" ] || fail "a command without a database made something" ;;
   *)
     fail "unknown case $case_name" ;;
 esac

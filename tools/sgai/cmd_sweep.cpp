@@ -443,7 +443,7 @@ int run_status(const SweepArgs& a)
   Campaign c  = read_campaign(a.campaign);
   Space space = c.space();
   auto dir    = folder_of(a, c);
-  CampaignStore store(database_of(dir), c);
+  CampaignStore store(existing_database(dir), c);
   auto records = store.runs();
   std::vector<Result> results;
   std::set<uint64_t> taken;
@@ -486,7 +486,7 @@ int run_export(const SweepArgs& a)
 {
   Campaign c  = read_campaign(a.campaign);
   Space space = c.space();
-  CampaignStore store(database_of(folder_of(a, c)), c);
+  CampaignStore store(existing_database(folder_of(a, c)), c);
   check_output_file(a.out, {c.file, database_of(folder_of(a, c))});
   AtomicFile f(a.out);
   auto& o = f.stream();
@@ -527,6 +527,16 @@ std::filesystem::path campaign_folder(const std::string& dir, const Campaign& c)
   if (not dir.empty())
     return dir;
   return c.file.parent_path() / (c.name + ".campaign");
+}
+
+std::filesystem::path existing_database(const std::filesystem::path& dir)
+{
+  std::error_code ec;
+  if (not std::filesystem::exists(database_of(dir), ec))
+    throw InputError(database_of(dir).string(), "",
+                     "no campaign database here (sgai sweep init or sgai sweep run makes it; --dir names another "
+                     "folder)");
+  return database_of(dir);
 }
 
 SlaState sla_of(const Campaign& c, const CampaignStore& store, const std::vector<RunRecord>& records, uint32_t parallel)

@@ -182,7 +182,7 @@ int run_suggest(const ServeArgs& a)
 {
   Campaign c  = read_campaign(a.campaign);
   Space space = c.space();
-  CampaignStore store(database_of(campaign_folder(a.dir, c)), c);
+  CampaignStore store(existing_database(campaign_folder(a.dir, c)), c);
   print_suggestion(c, space, make_suggestion(c, space, store, uint64_t(a.runs), a.exploitation));
   return 0;
 }
@@ -191,7 +191,7 @@ int run_accept(const ServeArgs& a)
 {
   Campaign c  = read_campaign(a.campaign);
   Space space = c.space();
-  CampaignStore store(database_of(campaign_folder(a.dir, c)), c);
+  CampaignStore store(existing_database(campaign_folder(a.dir, c)), c);
   std::vector<uint64_t> points;
   std::set<uint64_t> suggested;
   for (const auto& s : store.suggestions())
@@ -213,7 +213,7 @@ int run_serve(const ServeArgs& a)
 {
   Campaign c  = read_campaign(a.campaign);
   Space space = c.space();
-  auto db     = database_of(campaign_folder(a.dir, c));
+  auto db     = existing_database(campaign_folder(a.dir, c));
   {
     CampaignStore check(db, c);
   } // another campaign's database: refused before serving

@@ -22,6 +22,9 @@ inline std::filesystem::path database_of(const std::filesystem::path& dir)
 {
   return dir / "campaign.sqlite";
 }
+/** The campaign's database in `dir`, which must exist: InputError naming it and saying how it is
+ *  made otherwise. */
+std::filesystem::path existing_database(const std::filesystem::path& dir);
 
 /** The SLA's state from a campaign's runs: finished runs, mean run time, time left; `parallel`
  *  runs at a time. */
