@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sgai::json {
@@ -19,6 +20,8 @@ std::string place_of(const std::string& pointer)
 
 std::string escape_token(std::string_view key)
 {
+  if (key.find_first_of("~/") == std::string_view::npos)
+    return std::string(key);
   std::string out;
   for (char c : key) {
     if (c == '~')
@@ -31,85 +34,107 @@ std::string escape_token(std::string_view key)
   return out;
 }
 
-/** A SAX pass over a document that nlohmann has already parsed, to reject duplicate keys with
- *  their JSON pointer. (nlohmann's parser callbacks would do it in one pass, but its callback
- *  parser walks the parent container at every object end: quadratic for large objects.) */
-class DuplicateKeyCheck : public nlohmann::json_sax<nlohmann::json> {
+/** Builds the document in one SAX pass and rejects a duplicate key with its JSON pointer (the
+ *  DOM parser would keep the last value silently; its callback parser walks the parent container
+ *  at every object end, quadratic for large objects). A syntax error is kept for the caller. */
+class StrictDom : public nlohmann::json_sax<nlohmann::json> {
 public:
-  explicit DuplicateKeyCheck(std::shared_ptr<const std::string> file)
-      : file_(std::move(file))
+  StrictDom(nlohmann::json& root, std::shared_ptr<const std::string> file)
+      : root_(root)
+      , file_(std::move(file))
   {
   }
 
-  bool null() override { return scalar(); }
-  bool boolean(bool /*val*/) override { return scalar(); }
-  bool number_integer(number_integer_t /*val*/) override { return scalar(); }
-  bool number_unsigned(number_unsigned_t /*val*/) override { return scalar(); }
-  bool number_float(number_float_t /*val*/, const string_t& /*s*/) override { return scalar(); }
-  bool string(string_t& /*val*/) override { return scalar(); }
-  bool binary(binary_t& /*val*/) override { return scalar(); }
-  bool start_object(std::size_t /*elements*/) override { return open(false); }
-  bool start_array(std::size_t /*elements*/) override { return open(true); }
+  bool null() override { return put(nullptr) != nullptr; }
+  bool boolean(bool val) override { return put(val) != nullptr; }
+  bool number_integer(number_integer_t val) override { return put(val) != nullptr; }
+  bool number_unsigned(number_unsigned_t val) override { return put(val) != nullptr; }
+  bool number_float(number_float_t val, const string_t& /*s*/) override { return put(val) != nullptr; }
+  bool string(string_t& val) override { return put(std::move(val)) != nullptr; }
+  bool binary(binary_t& val) override { return put(nlohmann::json::binary(std::move(val))) != nullptr; }
+  bool start_object(std::size_t /*elements*/) override { return open(nlohmann::json::value_t::object); }
+  bool start_array(std::size_t /*elements*/) override { return open(nlohmann::json::value_t::array); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool key(string_t& key) override
   {
-    Frame& f = frames_.back();
-    if (not f.keys.insert(key).second)
-      throw InputError(*file_, place_of(current_pointer() + "/" + escape_token(key)),
-                       "duplicate key " + quote(key) + " in the same object (each key may appear once)");
-    f.pending_key = key;
+    auto& members    = frames_.back().node->get_ref<nlohmann::json::object_t&>();
+    auto [it, fresh] = members.emplace(std::move(key), nullptr);
+    if (not fresh)
+      throw InputError(*file_, place_of(pointer_to(it->first)),
+                       "duplicate key " + quote(it->first) + " in the same object (each key may appear once)");
+    slot_     = &it->second;
+    slot_key_ = &it->first;
     return true;
   }
-  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
-                   const nlohmann::detail::exception& /*ex*/) override
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) override
   {
-    return false; // not reached: the document parsed before
+    error_at_ = position;
+    error_    = ex.what();
+    overflow_ = ex.id == 406; // a number too large for a double (out_of_range)
+    return false;
   }
+
+  std::size_t error_at() const { return error_at_; }
+  const std::string& error() const { return error_; }
+  bool overflow() const { return overflow_; }
 
 private:
   struct Frame {
-    bool is_array;
-    std::string token; // this frame's token in its parent's pointer
-    std::set<std::string> keys;
-    std::string pending_key;
-    size_t count;
+    nlohmann::json* node;
+    const std::string* key; ///< its key in its parent object (null: in an array or the root)
+    std::size_t index;      ///< its index in its parent array
   };
 
-  std::string child_token() const
+  /** The value goes where the document is: the root, the end of an array or the last key's slot. */
+  template <class V>
+  nlohmann::json* put(V&& v)
   {
-    if (frames_.empty())
-      return "";
-    const Frame& p = frames_.back();
-    return p.is_array ? std::to_string(p.count) : escape_token(p.pending_key);
+    if (frames_.empty()) {
+      root_ = nlohmann::json(std::forward<V>(v));
+      return &root_;
+    }
+    nlohmann::json& top = *frames_.back().node;
+    if (top.is_array()) {
+      auto& items = top.get_ref<nlohmann::json::array_t&>();
+      items.emplace_back(std::forward<V>(v));
+      return &items.back();
+    }
+    *slot_ = nlohmann::json(std::forward<V>(v));
+    return slot_;
   }
-  std::string current_pointer() const
+  bool open(nlohmann::json::value_t type)
   {
-    std::string out;
-    for (size_t i = 1; i < frames_.size(); i++)
-      out += "/" + frames_[i].token;
-    return out;
-  }
-
-  bool open(bool is_array)
-  {
-    frames_.push_back(Frame{is_array, child_token(), {}, {}, 0});
+    bool in_object        = not frames_.empty() && frames_.back().node->is_object();
+    const std::string* k  = in_object ? slot_key_ : nullptr;
+    std::size_t index     = (not frames_.empty() && not in_object) ? frames_.back().node->size() : 0;
+    nlohmann::json* child = put(type);
+    frames_.push_back({child, k, index});
     return true;
   }
   bool close()
   {
     frames_.pop_back();
-    return scalar();
-  }
-  bool scalar()
-  {
-    if (not frames_.empty() && frames_.back().is_array)
-      frames_.back().count++;
     return true;
   }
+  /** The pointer of `key` in the innermost object (built only for the error). */
+  std::string pointer_to(const std::string& key) const
+  {
+    std::string out;
+    for (size_t i = 1; i < frames_.size(); i++)
+      out += "/" + (frames_[i].key != nullptr ? escape_token(*frames_[i].key) : std::to_string(frames_[i].index));
+    return out + "/" + escape_token(key);
+  }
 
+  nlohmann::json& root_;
   std::shared_ptr<const std::string> file_;
   std::vector<Frame> frames_;
+  nlohmann::json* slot_        = nullptr;
+  const std::string* slot_key_ = nullptr;
+  std::size_t error_at_        = 0;
+  std::string error_;
+  bool overflow_ = false;
 };
 
 std::string strip_nlohmann_prefix(const std::string& what)
@@ -151,20 +176,18 @@ Object Document::object() const
 Document parse(const std::string& text, const std::string& file)
 {
   Document doc;
-  doc.file = std::make_shared<const std::string>(file);
-  try {
-    doc.root = std::make_shared<nlohmann::json>(nlohmann::json::parse(text));
-    DuplicateKeyCheck check(doc.file);
-    nlohmann::json::sax_parse(text, &check);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character
-    auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+  doc.file  = std::make_shared<const std::string>(file);
+  auto root = std::make_shared<nlohmann::json>();
+  StrictDom dom(*root, doc.file);
+  if (not nlohmann::json::sax_parse(text, &dom)) {
+    if (dom.overflow()) // a number too large for a double (out_of_range 406)
+      throw InputError(file, "", "invalid JSON: " + strip_nlohmann_prefix(dom.error()));
+    // the position is 1-based and points just past the offending character
+    auto [line, col] = line_column(text, dom.error_at() > 0 ? dom.error_at() - 1 : 0);
     throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
-                     "invalid JSON: " + strip_nlohmann_prefix(e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // e.g. a number too large for a double (out_of_range 406)
-    throw InputError(file, "", "invalid JSON: " + strip_nlohmann_prefix(e.what()));
+                     "invalid JSON: " + strip_nlohmann_prefix(dom.error()));
   }
+  doc.root = std::move(root);
   return doc;
 }
 
@@ -212,9 +235,15 @@ bool Object::has(std::string_view key) const
   return it != node_->end() && not it->is_null();
 }
 
+void Object::mark(std::string_view key)
+{
+  if (not all_used_ && std::find(used_.begin(), used_.end(), key) == used_.end())
+    used_.emplace_back(key);
+}
+
 Value Object::required(std::string_view key)
 {
-  used_.emplace(key);
+  mark(key);
   auto it = node_->find(key);
   if (it == node_->end() || it->is_null())
     fail("missing field " + quote(std::string(key)));
@@ -223,7 +252,7 @@ Value Object::required(std::string_view key)
 
 std::optional<Value> Object::optional(std::string_view key)
 {
-  used_.emplace(key);
+  mark(key);
   auto it = node_->find(key);
   if (it == node_->end() || it->is_null())
     return std::nullopt;
@@ -241,21 +270,21 @@ std::vector<std::string> Object::keys() const
 
 std::vector<std::string> Object::take_all_keys()
 {
-  auto out = keys();
-  for (const auto& k : out)
-    used_.insert(k);
-  return out;
+  all_used_ = true;
+  return keys();
 }
 
 void Object::finish(const std::vector<std::string>& accepted) const
 {
   for (auto it = node_->begin(); it != node_->end(); ++it) {
     const std::string& key = it.key();
-    if (key.empty() || key[0] == '_' || used_.count(key))
+    if (all_used_ || key.empty() || key[0] == '_' || std::find(used_.begin(), used_.end(), key) != used_.end())
       continue;
     std::vector<std::string> known = accepted;
-    if (known.empty())
-      known.assign(used_.begin(), used_.end());
+    if (known.empty()) {
+      known = used_;
+      std::sort(known.begin(), known.end());
+    }
     fail_at(key, "unknown key " + quote(key) + " (accepted keys here: " + list_names(known) + ")");
   }
 }

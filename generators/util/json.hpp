@@ -70,7 +70,10 @@ private:
   const nlohmann::json* node_;
   std::string pointer_;
   std::shared_ptr<const std::string> file_;
-  std::set<std::string, std::less<>> used_;
+  std::vector<std::string> used_; ///< keys read (objects have few: a search beats a tree)
+  bool all_used_ = false;         ///< take_all_keys() was called
+
+  void mark(std::string_view key);
 };
 
 /** Read access to one JSON value with typed, checked conversions. */

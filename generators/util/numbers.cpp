@@ -32,7 +32,8 @@ std::string format_plain(double value)
 
 std::string format_intervals(std::vector<uint32_t> ids)
 {
-  std::sort(ids.begin(), ids.end());
+  if (not std::is_sorted(ids.begin(), ids.end())) // (most come sorted)
+    std::sort(ids.begin(), ids.end());
   std::string out;
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;

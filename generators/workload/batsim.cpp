@@ -154,10 +154,10 @@ std::string kept_fields(Object& o, const Value& v, const std::vector<std::string
 {
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
   for (auto it = v.raw().begin(); it != v.raw().end(); ++it)
-    if (std::count(kept.begin(), kept.end(), it.key()))
+    if (std::count(kept.begin(), kept.end(), it.key())) {
       extra[it.key()] = it.value();
-  for (const auto& k : kept)
-    o.optional(k); // marks it read
+      o.optional(it.key()); // marks it read (callers list the kept keys among the accepted ones)
+    }
   return extra.empty() ? std::string() : extra.dump();
 }
 

@@ -33,7 +33,9 @@ ReservationSchedule::ReservationSchedule(uint32_t cores, double now)
   if (all.size() % 64 != 0)
     words.back() = (uint64_t{1} << (all.size() % 64)) - 1;
   own_dense_.assign(all.size(), 0);
-  slices_.push_back({now, std::move(all), std::move(words), cores, 0});
+  by_core_.resize(cores);
+  slices_.push_back({now, std::move(all), std::move(words), 0});
+  counts_.push_back(cores);
 }
 
 size_t ReservationSchedule::slice_of(double t) const
@@ -48,6 +50,8 @@ void ReservationSchedule::advance(double now)
     return;
   size_t i = slice_of(now);
   slices_.erase(slices_.begin(), slices_.begin() + static_cast<std::ptrdiff_t>(i));
+  counts_.erase(counts_.begin(), counts_.begin() + static_cast<std::ptrdiff_t>(i));
+  touched(0);
   slices_.front().begin = now;
 }
 
@@ -58,8 +62,10 @@ size_t ReservationSchedule::split_at(double t)
   size_t i = slice_of(t);
   if (not(t > slices_[i].begin))
     return i;
-  Slice tail{t, slices_[i].free, slices_[i].words, slices_[i].count, 0};
+  Slice tail{t, slices_[i].free, slices_[i].words, 0};
   slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(tail));
+  counts_.insert(counts_.begin() + static_cast<std::ptrdiff_t>(i + 1), counts_[i]);
+  touched(i + 1);
   return i + 1;
 }
 
@@ -69,6 +75,8 @@ void ReservationSchedule::merge_with_previous(size_t i)
     return;
   assert(slices_[i - 1].free == slices_[i].free);
   slices_.erase(slices_.begin() + static_cast<std::ptrdiff_t>(i));
+  counts_.erase(counts_.begin() + static_cast<std::ptrdiff_t>(i));
+  touched(i);
 }
 
 void ReservationSchedule::to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out)
@@ -120,6 +128,7 @@ void ReservationSchedule::apply(const std::vector<uint32_t>& cores, double start
   edge(last);
   to_words(cores, masks_);
   auto n = static_cast<uint32_t>(cores.size());
+  touched(first);
   for (size_t k = first; k < last; k++) {
     Slice& s = slices_[k];
     for (const Word& w : masks_) {
@@ -132,7 +141,7 @@ void ReservationSchedule::apply(const std::vector<uint32_t>& cores, double start
       else
         s.words[w.index >> 6] |= nonzero;
     }
-    s.count = take ? s.count - n : s.count + n;
+    counts_[k] = take ? counts_[k] - n : counts_[k] + n;
   }
   // A boundary where nothing begins or ends any more goes.
   merge_with_previous(last);
@@ -158,7 +167,7 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
       own_dense_[w.index] = w.bits;
   }
   auto mine      = [&](size_t j) { return own_first <= j && j < own_last; };
-  auto count_of  = [&](size_t j) { return slices_[j].count + (mine(j) ? own_count : 0); };
+  auto count_of  = [&](size_t j) { return counts_[j] + (mine(j) ? own_count : 0); };
   auto free_word = [&](size_t j, uint32_t k) { return slices_[j].free[k] | (mine(j) ? own_dense_[k] : 0); };
   // Candidates &= the free cores of slice j: whether at least `width` remain.
   auto intersect = [&](size_t j) {
@@ -177,6 +186,7 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
   // slices by increasing free cores (a monotone queue from `head`): its first is intersected
   // first, to fail fast. `low`: the last slice seen with fewer than `width` free cores: every
   // anchor whose window holds it fails.
+  update_blocks();
   std::optional<Fit> found;
   fewest_.clear();
   size_t head = 0;
@@ -184,6 +194,25 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
   size_t low  = n;
   for (size_t i = from; i < n && not found;) {
     if (last <= i) {
+      // A fresh window: its anchor, then its far end first (in a busy schedule a slice without
+      // `width` free cores is found there at once, and every anchor up to it fails), walking back.
+      if (count_of(i) < width) { // the next anchor with enough free cores, on the dense counts
+        for (i++; i < n && counts_[i] < width && not mine(i);)
+          i += (i % kBlock == 0 && block_max_[i / kBlock] < width && (i + kBlock <= own_first || i >= own_last))
+                   ? kBlock // a whole block of slices without enough free cores
+                   : 1;
+        continue;
+      }
+      double end = slices_[i].begin + duration;
+      auto past  = std::lower_bound(slices_.begin() + static_cast<std::ptrdiff_t>(i), slices_.end(), end,
+                                    [](const Slice& s, double t) { return s.begin < t; });
+      size_t k   = std::max(i, static_cast<size_t>(past - slices_.begin()) - 1); // the window's last slice
+      while (k > i && count_of(k) >= width)
+        k--;
+      if (k > i) {
+        i = k + 1;
+        continue;
+      }
       last = i;
       fewest_.clear();
       head = 0;
@@ -260,6 +289,16 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
   return found;
 }
 
+void ReservationSchedule::update_blocks() const
+{
+  const size_t n = counts_.size(), blocks = (n + kBlock - 1) / kBlock;
+  block_max_.resize(blocks);
+  for (size_t b = std::min(blocks_from_, n) / kBlock; b < blocks; b++)
+    block_max_[b] = *std::max_element(counts_.begin() + static_cast<std::ptrdiff_t>(b * kBlock),
+                                      counts_.begin() + static_cast<std::ptrdiff_t>(std::min(n, (b + 1) * kBlock)));
+  blocks_from_ = SIZE_MAX;
+}
+
 CoreSet ReservationSchedule::last_candidates() const
 {
   CoreSet out(cores_);
@@ -273,7 +312,11 @@ void ReservationSchedule::reserve(uint32_t job, double start, double end, std::v
 {
   assert(reservations_.count(job) == 0);
   apply(cores, start, end, true);
-  reservations_[job] = Reservation{start, end, std::move(cores)};
+  for (uint32_t c : cores) {
+    auto& on = by_core_[c];
+    on.insert(std::upper_bound(on.begin(), on.end(), Held{start, end, job}), Held{start, end, job});
+  }
+  reservations_[job] = Reservation{start, end, std::move(cores), false, seq_};
 }
 
 bool ReservationSchedule::remove(uint32_t job)
@@ -281,9 +324,96 @@ bool ReservationSchedule::remove(uint32_t job)
   auto it = reservations_.find(job);
   if (it == reservations_.end())
     return false;
-  apply(it->second.cores, it->second.start, it->second.end, false);
+  Reservation gone = std::move(it->second);
   reservations_.erase(it);
+  apply(gone.cores, gone.start, gone.end, false);
+  for (uint32_t c : gone.cores) {
+    auto& on = by_core_[c];
+    auto at  = std::lower_bound(on.begin(), on.end(), Held{gone.start, gone.end, job});
+    while (at != on.end() && at->job != job)
+      ++at;
+    assert(at != on.end());
+    on.erase(at);
+  }
+  // (the freed cores are looked at when a job asks may_move: a job moving earlier is taken out,
+  // then placed again, and what it leaves free is only known then)
+  if (double from = std::max(gone.start, now()); from < gone.end)
+    freed_.push_back({std::move(gone.cores), from, gone.end});
   return true;
+}
+
+void ReservationSchedule::mark_movable(const std::vector<uint32_t>& cores, double from, double to)
+{
+  const double a = std::max(from, now());
+  if (not(a < to))
+    return;
+  // The maximal free intervals of the freed cores that meet [a, to). A job holding a freed core
+  // where such an interval ends may grow into it (marked); any other job may take one that begins
+  // at or before its start and lasts at least its requested time (the opening: the earliest
+  // beginning and the longest length, an over-estimate).
+  double lo_min = kInf, longest = 0;
+  for (uint32_t c : cores) {
+    const auto& on = by_core_[c];
+    // From the last reservation beginning at or before a (those before it end before a).
+    auto k = std::upper_bound(on.begin(), on.end(), Held{a, kInf, 0});
+    if (k != on.begin())
+      --k;
+    double lo = now();
+    for (; k != on.end() && k->start < to; ++k) {
+      if (k->start > lo && k->start > a) { // the gap [lo, start) meets [a, to): k holds c after it
+        lo_min                          = std::min(lo_min, lo);
+        longest                         = std::max(longest, k->start - lo);
+        reservations_.at(k->job).marked = true;
+      }
+      lo = std::max(lo, k->end);
+    }
+    if (lo < to) {
+      lo_min  = std::min(lo_min, lo);
+      longest = std::max(longest, k == on.end() ? kInf : k->start - lo);
+      if (k != on.end())
+        reservations_.at(k->job).marked = true;
+    }
+  }
+  if (lo_min < kInf)
+    openings_.push_back({++seq_, lo_min, longest});
+}
+
+void ReservationSchedule::look_at_freed()
+{
+  for (const Freed& f : freed_)
+    mark_movable(f.cores, f.from, f.to);
+  freed_.clear();
+}
+
+bool ReservationSchedule::may_move(uint32_t job)
+{
+  look_at_freed();
+  const Reservation& r = reservations_.at(job);
+  if (r.marked)
+    return true;
+  // (a hair shorter: a window that first_fit's own arithmetic would find is never missed)
+  const double enough = (r.end - r.start) * (1 - 1e-9);
+  auto o              = std::upper_bound(openings_.begin(), openings_.end(), r.seen,
+                                         [](uint64_t v, const Opening& x) { return v < x.seq; });
+  for (; o != openings_.end(); ++o)
+    if (o->lo <= r.start && o->length >= enough) // a window there starts before the job's, or holds it
+      return true;
+  proven_unchanged_++;
+  return false;
+}
+
+void ReservationSchedule::confirm(uint32_t job)
+{
+  Reservation& r = reservations_.at(job);
+  r.marked       = false;
+  r.seen         = seq_;
+}
+
+void ReservationSchedule::forget_openings(uint64_t seq)
+{
+  auto o =
+      std::upper_bound(openings_.begin(), openings_.end(), seq, [](uint64_t v, const Opening& x) { return v < x.seq; });
+  openings_.erase(openings_.begin(), o);
 }
 
 const ReservationSchedule::Reservation* ReservationSchedule::find(uint32_t job) const

@@ -7,8 +7,10 @@
 
 #include "plugins/batch/policies.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +22,8 @@ public:
     double start = 0;
     double end   = 0; ///< infinity: held until removed
     std::vector<uint32_t> cores;
+    bool marked   = false; ///< a freed core was taken again where its window begins
+    uint64_t seen = 0;     ///< the openings made before it was placed or last found unchanged
   };
   struct Fit {
     double start = 0;
@@ -49,6 +53,25 @@ public:
   /** The job's reservation, or null. */
   const Reservation* find(uint32_t job) const;
 
+  /** Whether placing the job again (first_fit with its reservation as `own`) could give another
+   *  start or other cores than its reservation's. False only when that is proven: first fit could
+   *  only change through cores freed since the job was placed. Each removal that frees cores marks
+   *  the jobs whose windows begin where a freed core is taken again (they may grow into it), and
+   *  leaves an opening: the free intervals of its cores (a job may take one at least its requested
+   *  time long that begins at or before its start). */
+  bool may_move(uint32_t job);
+  /** Marks what the removals since the last call may move (may_move calls it; a step without
+   *  waiting jobs calls it so that nothing piles up). */
+  void look_at_freed();
+  /** The job's reservation is what placing it again now would give (it was found unchanged). */
+  void confirm(uint32_t job);
+  /** How many times may_move proved a job unchanged (for tests and benchmarks). */
+  uint64_t proven_unchanged() const { return proven_unchanged_; }
+  /** The openings made so far: those up to `seq` are forgotten once every waiting job was placed
+   *  again or found unchanged after them. */
+  uint64_t openings_made() const { return seq_; }
+  void forget_openings(uint64_t seq);
+
   size_t slice_count() const { return slices_.size(); }
   size_t size() const { return reservations_.size(); }
   /** Cores free over [t, next slice) for the slice containing t (t >= now): for tests. */
@@ -59,7 +82,6 @@ private:
     double begin;                ///< it lasts until the next slice's begin; the last one forever
     std::vector<uint64_t> free;  ///< bits of the cores held by no reservation
     std::vector<uint64_t> words; ///< bit k: free[k] is not zero (few are when the platform is busy)
-    uint32_t count;              ///< cores in `free`
     uint32_t edges;              ///< reservations beginning or ending at `begin` (slices after the first)
   };
   /** A word of a set of cores: few of them are non-zero when the platform is busy. */
@@ -68,7 +90,15 @@ private:
     uint64_t bits;
   };
   uint32_t cores_;
-  std::vector<Slice> slices_; ///< by begin, at least one
+  std::vector<Slice> slices_;    ///< by begin, at least one
+  std::vector<uint32_t> counts_; ///< cores free in each slice (dense: first_fit walks them)
+  /** The most cores free in each block of kBlock slices (first_fit skips the blocks without
+   *  enough), valid for the blocks before blocks_from_'s. */
+  static constexpr size_t kBlock = 64;
+  mutable std::vector<uint32_t> block_max_;
+  mutable size_t blocks_from_ = 0;
+  void touched(size_t slice) { blocks_from_ = std::min(blocks_from_, slice); }
+  void update_blocks() const;
   std::unordered_map<uint32_t, Reservation> reservations_;
   mutable std::vector<Word> candidates_;    ///< first_fit's intersection, its non-zero words
   mutable std::vector<size_t> fewest_;      ///< first_fit's window slices by increasing free cores
@@ -76,6 +106,30 @@ private:
   mutable std::vector<uint64_t> own_dense_; ///< the same, indexed by word (zero elsewhere)
   std::vector<Word> masks_;                 ///< apply's cores, by word
 
+  /** A reservation on a core: [start, end) for `job`. */
+  struct Held {
+    double start, end;
+    uint32_t job;
+    bool operator<(const Held& o) const { return start < o.start; }
+  };
+  std::vector<std::vector<Held>> by_core_; ///< each core's reservations by start (disjoint)
+  uint64_t proven_unchanged_ = 0;
+  struct Freed {
+    std::vector<uint32_t> cores;
+    double from, to;
+  };
+  std::vector<Freed> freed_; ///< removals not looked at yet
+  /** The free intervals a removal left: a job beginning at or after `lo` and requesting at most
+   *  `length` may move into one (the earliest beginning and the longest length over them). */
+  struct Opening {
+    uint64_t seq;
+    double lo, length;
+  };
+  std::vector<Opening> openings_; ///< by seq
+  uint64_t seq_ = 0;              ///< openings made so far
+  /** After a removal: the opening its cores leave, and the jobs holding a freed core where one of
+   *  its free intervals ends marked (they may grow into it). */
+  void mark_movable(const std::vector<uint32_t>& cores, double from, double to);
   size_t slice_of(double t) const; ///< index of the slice containing t (t >= now)
   size_t split_at(double t);       ///< index of the slice beginning at t (size() for infinity)
   void apply(const std::vector<uint32_t>& cores, double start, double end, bool take);

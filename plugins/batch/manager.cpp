@@ -604,7 +604,8 @@ public:
         }
     for (uint32_t h : hosts)
       host_mark_[h] = 0;
-    std::sort(hosts.begin(), hosts.end());
+    if (not std::is_sorted(hosts.begin(), hosts.end()))
+      std::sort(hosts.begin(), hosts.end());
     return hosts;
   }
   mutable std::vector<char> host_mark_;
@@ -627,9 +628,17 @@ public:
 
   void update_processors(std::vector<uint32_t>& processors, double now)
   {
-    std::sort(processors.begin(), processors.end());
+    if (not std::is_sorted(processors.begin(), processors.end())) // (a job's cores mostly come in order)
+      std::sort(processors.begin(), processors.end());
     processors.erase(std::unique(processors.begin(), processors.end()), processors.end());
     update_sorted_processors(processors, now);
+  }
+  /** Appends the processors of these cores, a run of cores of one processor once. */
+  void add_processors(const std::vector<uint32_t>& cores, std::vector<uint32_t>& out) const
+  {
+    for (uint32_t c : cores)
+      if (uint32_t p = r_.cores[c].processor; out.empty() || out.back() != p)
+        out.push_back(p);
   }
 
   void update_sorted_processors(const std::vector<uint32_t>& processors, double now)
@@ -660,9 +669,16 @@ public:
       // speed in use on this processor, after the P-state changes
       double flops        = 0;
       const Processor& pr = r_.processors[p];
+      uint32_t last_host  = UINT32_MAX;
+      double speed        = 0;
       for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
-        if (not state_.is_free(c) && state_.owner(c) < kHoldKey) // (not a sleeping machine)
-          flops += hosts_[r_.cores[c].host]->get_speed();
+        if (not state_.is_free(c) && state_.owner(c) < kHoldKey) { // (not a sleeping machine)
+          if (uint32_t h = r_.cores[c].host; h != last_host) {     // (a processor's cores share a host but
+            last_host = h;                                         // at core granularity)
+            speed     = hosts_[h]->get_speed();
+          }
+          flops += speed;
+        }
       flops_in_use_ += flops - proc_flops_[p];
       proc_flops_[p] = flops;
     }
@@ -1021,13 +1037,11 @@ public:
     // The energy consumed up to now goes to the sharing contexts before the changes.
     std::vector<uint32_t> freed;
     for (uint32_t job : ending)
-      for (uint32_t c : hist_.records[job].cores)
-        freed.push_back(c);
+      freed.insert(freed.end(), hist_.records[job].cores.begin(), hist_.records[job].cores.end());
     auto hosts_before = affected_hosts(freed);
     ledger_->settle(hosts_before);
     std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
-    for (uint32_t c : freed)
-      touched_procs.push_back(r_.cores[c].processor);
+    add_processors(freed, touched_procs);
     for (size_t i = 0; i < ending.size(); i++) {
       end_job(ending[i], ending_state[i], now);
       done_++;
@@ -1085,8 +1099,7 @@ public:
       // Nothing has run on these cores yet: the energy since the last read still belongs to the
       // old contexts, unchanged at this instant.
       ledger_->settle(extra);
-      for (uint32_t c : taken)
-        touched_procs.push_back(r_.cores[c].processor);
+      add_processors(taken, touched_procs);
       hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
     }
     for (uint32_t h : hosts_before) {

@@ -480,6 +480,11 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
       own = nullptr;
     }
   };
+  // Most waiting jobs would land where they are: proven so without searching (see may_move).
+  if (own != nullptr && own->start > now && not schedule_.may_move(q.job)) {
+    schedule_.confirm(q.job);
+    return false;
+  }
   auto fit = schedule_.first_fit(width, duration, 0, own, q.demand.mem_mb > 0);
   if (not fit) { // cores held by jobs past their requested time: placed again when a job ends
     leave();
@@ -505,8 +510,10 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
     if (not fit)
       return false;
   }
-  if (own != nullptr && own->start == fit->start && own->cores == fit->cores)
+  if (own != nullptr && own->start == fit->start && own->cores == fit->cores) {
+    schedule_.confirm(q.job);
     return false; // where it was
+  }
   leave();
   schedule_.reserve(q.job, fit->start, fit->start + duration, std::move(fit->cores));
   waiting_starts_.emplace(fit->start, q.job);
@@ -555,6 +562,7 @@ std::vector<Decision> Scheduler::conservative_step(double now)
     }
     compress = true;
   }
+  schedule_.look_at_freed();
   if (queue_.empty())
     return out;
 
@@ -564,10 +572,12 @@ std::vector<Decision> Scheduler::conservative_step(double now)
       if (place(i, now, out))
         started_.push_back(i);
   } else {
+    const uint64_t before = schedule_.openings_made();
     for (size_t i : job_policy_->rank(queue_.view(), rng_))
       if (place(i, now, out))
         started_.push_back(i);
     std::sort(started_.begin(), started_.end());
+    schedule_.forget_openings(before); // every waiting job was placed again or found unchanged since
   }
   if (not started_.empty())
     queue_.remove(started_);

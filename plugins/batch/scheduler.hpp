@@ -130,6 +130,8 @@ public:
   const std::vector<uint32_t>& cores_of(uint32_t job) const { return running_.at(job).cores; }
   /** Conservative backfilling: the job's reservation (running or waiting), or null. */
   const ReservationSchedule::Reservation* reservation(uint32_t job) const { return schedule_.find(job); }
+  /** Waiting jobs that conservative backfilling left in place without searching. */
+  uint64_t proven_unchanged() const { return schedule_.proven_unchanged(); }
   /** Changes the policies between steps (a learning agent's action). */
   void set_policies(const std::string& job_policy, const std::string& resource_policy);
 

@@ -2,15 +2,16 @@
 # Benchmark: what a job's width and the number of jobs running at once cost the workload manager.
 #   1. 10,000 synthetic jobs of 1 to 8,192 cores (offered load 0.9) on an LLNL-Atlas-like platform
 #      (platforms/atlas.json: 1,152 nodes x 8 cores, one host per node), EASY backfilling.
-#   2. Cost per job by width: 200 jobs of W cores (W = 1 ... 8,192), one at a time (each runs
-#      100 s, one submitted every 200 s), EASY; CPU seconds per job above a run of 200 one-core jobs.
+#   2. Cost per job by width: 2,000 jobs of W cores (W = 1 ... 8,192), one at a time (each runs
+#      100 s, one submitted every 200 s), EASY, with a computing profile (an execution per host) and
+#      with Batsim's delay profile; CPU per job, the cost of an empty run taken out.
 #   3. Events per CPU-second with about K jobs running at once (K = 100, 1,000, 10,000): 10 K
 #      one-core jobs of 1 to 2 hours submitted at once on K cores (so K run at a time), EASY and
 #      conservative backfilling. Events: a submission and a completion per job.
 # CPU seconds (user + system) and peak resident memory of the whole `sgai batch run`, from GNU time.
 # Usage: tools/bench/batch_width.sh [build dir] [largest K for conservative]   (defaults: build, 10000)
-#   (conservative backfilling places every waiting job again at each end: 9 K waiting jobs at each
-#   of 10 K ends; with K = 1,000 that is minutes, with K = 10,000 hours: the second argument skips it)
+#   (conservative backfilling considers every waiting job again at each end: 9 K waiting jobs at
+#   each of 10 K ends; the second argument leaves out the larger K)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sgai=${1:-$root/build}/tools/sgai
@@ -34,23 +35,36 @@ read -r cpu mib < <(run "$root/platforms/atlas.json" "$work/atlas.json" easy)
 echo "cpu_s $cpu  peak_MiB $mib  jobs/cpu_s $(python3 -c "print(round(10000 / $cpu))")"
 
 echo
-echo "== 2. cost per job by width (200 jobs of W cores, one at a time, 100 s each), EASY"
-width_workload() { # W FILE
-  python3 - "$1" "$2" <<'PY'
+echo "== 2. cost per job by width (2,000 jobs of W cores, one at a time, 100 s each), EASY"
+echo "   parallel: Batsim's parallel_homogeneous without communication (one execution per host);"
+echo "   delay: Batsim's delay profile (no execution). ms/job: CPU per job (the process's start,"
+echo "   an empty run's, taken out); x1: against the one-core job of the same profile"
+width_workload() { # W FILE PROFILE-TYPE
+  python3 - "$1" "$2" "$3" <<'PY'
 import json, sys
-w, path = int(sys.argv[1]), sys.argv[2]
-profiles = {"p": {"type": "parallel_homogeneous", "cpu": 4.8e9 * 100, "com": 0}}
-jobs = [{"id": str(i), "subtime": 200 * i, "walltime": 150, "res": w, "profile": "p"} for i in range(200)]
+w, path, kind = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+if kind == "delay":
+    profiles = {"p": {"type": "delay", "delay": 100}}
+else:
+    profiles = {"p": {"type": "parallel_homogeneous", "cpu": 4.8e9 * 100, "com": 0}}
+n = 2000 if w > 0 else 1
+jobs = [{"id": str(i), "subtime": 200 * i, "walltime": 150, "res": max(w, 1), "profile": "p"} for i in range(n)]
 json.dump({"nb_res": 9216, "profiles": profiles, "jobs": jobs}, open(path, "w"))
 PY
 }
-printf "%8s %8s %12s %9s\n" cores cpu_s ms/job_above peak_MiB
-base=""
-for w in 1 8 64 512 4096 8192; do
-  width_workload $w "$work/w$w.json"
-  read -r cpu mib < <(run "$root/platforms/atlas.json" "$work/w$w.json" easy)
-  [ -z "$base" ] && base=$cpu
-  printf "%8s %8s %12s %9s\n" $w "$cpu" "$(python3 -c "print(f'{max(0.0, $cpu - $base) / 200 * 1000:.2f}')")" "$mib"
+width_workload 0 "$work/w0.json" delay
+read -r empty _ < <(run "$root/platforms/atlas.json" "$work/w0.json" easy)
+printf "%8s %-9s %8s %8s %6s %9s\n" cores profile cpu_s ms/job x1 peak_MiB
+for kind in parallel delay; do
+  one=""
+  for w in 1 8 64 512 4096 8192; do
+    width_workload $w "$work/w$w.json" $kind
+    read -r cpu mib < <(run "$root/platforms/atlas.json" "$work/w$w.json" easy)
+    per=$(python3 -c "print(max(1e-6, ($cpu - $empty) / 2000 * 1000))")
+    [ -z "$one" ] && one=$per
+    printf "%8s %-9s %8s %8s %6s %9s\n" $w $kind "$cpu" "$(python3 -c "print(f'{$per:.3f}')")" \
+      "$(python3 -c "print(f'{$per / $one:.1f}')")" "$mib"
+  done
 done
 
 echo
