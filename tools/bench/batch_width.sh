@@ -5,13 +5,13 @@
 #   2. Cost per job by width: 2,000 jobs of W cores (W = 1 ... 8,192), one at a time (each runs
 #      100 s, one submitted every 200 s), EASY, with a computing profile (an execution per host) and
 #      with Batsim's delay profile; CPU per job, the cost of an empty run taken out.
-#   3. Events per CPU-second with about K jobs running at once (K = 100, 1,000, 10,000): 10 K
-#      one-core jobs of 1 to 2 hours submitted at once on K cores (so K run at a time), EASY and
+#   3. Events per CPU-second with about K jobs running at once (K = 100, 1,000, 10,000): 10 K or
+#      2 K one-core jobs of 1 to 2 hours submitted at once on K cores (so K run at a time), EASY and
 #      conservative backfilling. Events: a submission and a completion per job.
 # CPU seconds (user + system) and peak resident memory of the whole `sgai batch run`, from GNU time.
 # Usage: tools/bench/batch_width.sh [build dir] [largest K for conservative]   (defaults: build, 10000)
 #   (conservative backfilling considers every waiting job again at each end: 9 K waiting jobs at
-#   each of 10 K ends; the second argument leaves out the larger K)
+#   each of 10 K ends; the second argument leaves out the 10 K-job runs of larger K)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sgai=${1:-$root/build}/tools/sgai
@@ -68,20 +68,10 @@ for kind in parallel delay; do
 done
 
 echo
-echo "== 3. events per CPU-second with K jobs running at once (10 K one-core jobs on K cores)"
-printf "%8s %-13s %8s %8s %12s %9s\n" running backfill jobs cpu_s events/cpu_s peak_MiB
+echo "== 3. events per CPU-second with K jobs running at once (one-core jobs of 1 to 2 hours on K cores,"
+echo "   all submitted at once: 10 K jobs, 9 K of them waiting at first, or 2 K jobs, K waiting)"
+printf "%8s %8s %-13s %8s %12s %9s\n" running jobs backfill cpu_s events/cpu_s peak_MiB
 for k in 100 1000 10000; do
-  python3 - "$k" "$work/k$k.json" <<'PY'
-import json, random, sys
-k, path = int(sys.argv[1]), sys.argv[2]
-rng = random.Random(7)
-profiles, jobs = {}, []
-for i in range(10 * k):
-    d = rng.uniform(3600, 7200)
-    profiles[str(i)] = {"type": "delay", "delay": round(d, 3)}
-    jobs.append({"id": str(i), "subtime": 0, "walltime": 7200, "res": 1, "profile": str(i)})
-json.dump({"nb_res": k, "profiles": profiles, "jobs": jobs}, open(path, "w"))
-PY
   nodes=$(((k + 7) / 8))
   python3 - "$root/platforms/atlas.json" "$nodes" "$work/p$k.json" <<'PY'
 import json, sys
@@ -90,12 +80,25 @@ p["name"] = "atlas_part"
 p["clusters"][0]["nodes"][0]["number"] = int(sys.argv[2])
 json.dump(p, open(sys.argv[3], "w"))
 PY
-  for bf in easy conservative; do
-    if [ $bf = conservative ] && [ "$k" -gt "$conservative_max" ]; then
-      printf "%8s %-13s %8s %8s %12s %9s\n" $k $bf $((10 * k)) - skipped -
-      continue
-    fi
-    read -r cpu mib < <(run "$work/p$k.json" "$work/k$k.json" $bf)
-    printf "%8s %-13s %8s %8s %12s %9s\n" $k $bf $((10 * k)) "$cpu" "$(python3 -c "print(round(2 * 10 * $k / $cpu))")" "$mib"
+  for m in 2 10; do
+    python3 - "$k" "$m" "$work/k$k.json" <<'PY'
+import json, random, sys
+k, m, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rng = random.Random(7)
+profiles, jobs = {}, []
+for i in range(m * k):
+    d = rng.uniform(3600, 7200)
+    profiles[str(i)] = {"type": "delay", "delay": round(d, 3)}
+    jobs.append({"id": str(i), "subtime": 0, "walltime": 7200, "res": 1, "profile": str(i)})
+json.dump({"nb_res": k, "profiles": profiles, "jobs": jobs}, open(path, "w"))
+PY
+    for bf in easy conservative; do
+      if [ $bf = conservative ] && [ $m = 10 ] && [ "$k" -gt "$conservative_max" ]; then
+        printf "%8s %8s %-13s %8s %12s %9s\n" $k $((m * k)) $bf - skipped -
+        continue
+      fi
+      read -r cpu mib < <(run "$work/p$k.json" "$work/k$k.json" $bf)
+      printf "%8s %8s %-13s %8s %12s %9s\n" $k $((m * k)) $bf "$cpu" "$(python3 -c "print(round(2 * $m * $k / $cpu))")" "$mib"
+    done
   done
 done
