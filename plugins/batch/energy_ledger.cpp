@@ -111,9 +111,9 @@ double EnergyLedger::total()
   return sum_a_ + sum_b_ * t + dirty_sum;
 }
 
-void EnergyLedger::set_context(uint32_t host, std::vector<std::pair<uint32_t, double>> jobs)
+void EnergyLedger::set_context(uint32_t host, const std::vector<std::pair<uint32_t, double>>& jobs)
 {
-  context_[host] = std::move(jobs);
+  context_[host].assign(jobs.begin(), jobs.end()); // (into the host's own storage: no allocation once grown)
 }
 
 } // namespace sgai::batch

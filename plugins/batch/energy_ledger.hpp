@@ -42,7 +42,7 @@ public:
   /** Energy of all hosts now: the clean ones from their power, the dirty ones read. */
   double total();
   /** Who shares a host's energy from now on: (job, weight) pairs; empty: the host idles. */
-  void set_context(uint32_t host, std::vector<std::pair<uint32_t, double>> jobs);
+  void set_context(uint32_t host, const std::vector<std::pair<uint32_t, double>>& jobs);
 
   double idle_energy() const { return idle_energy_; }
   /** A host's energy at its last settle. */

@@ -565,7 +565,8 @@ public:
   void recompute_context(uint32_t h)
   {
     // (job, cores) pairs, by job: few jobs share a host, a linear search is cheapest
-    std::vector<std::pair<uint32_t, double>> weights;
+    std::vector<std::pair<uint32_t, double>>& weights = weights_;
+    weights.clear();
     auto add = [&](uint32_t c) {
       if (state_.is_free(c) || state_.owner(c) >= kHoldKey)
         return;
@@ -586,8 +587,9 @@ public:
           add(c);
       }
     std::sort(weights.begin(), weights.end());
-    ledger_->set_context(h, std::move(weights));
+    ledger_->set_context(h, weights);
   }
+  std::vector<std::pair<uint32_t, double>> weights_; ///< recompute_context's (kept: no allocation per call)
 
   /** Hosts whose sharing changes when these cores change hands. */
   std::vector<uint32_t> affected_hosts(const std::vector<uint32_t>& cores) const

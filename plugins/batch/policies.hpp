@@ -39,6 +39,10 @@ public:
   const std::vector<uint64_t>& words() const { return words_; }
   /** The `n` lowest members (fewer if the set is smaller). */
   std::vector<uint32_t> lowest(uint32_t n) const;
+  /** Becomes the `n` lowest members of `from` (all of them if it has fewer), reusing its storage. */
+  void assign_lowest(const CoreSet& from, uint32_t n);
+  /** Members of both sets. */
+  uint32_t count_common(const CoreSet& other) const;
   /** Calls f(i) for every member, in increasing order. */
   template <typename F>
   void for_each(F f) const

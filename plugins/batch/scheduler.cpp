@@ -415,14 +415,9 @@ std::vector<Decision> Scheduler::backfill_step(double now)
         then.set(c);
     reserved = true;
     if (start + duration > start) { // (else the profile's occupy() marked nothing)
-      held.assign_empty(n);
+      held.assign_lowest(then, width);
       held_from  = start;
-      held_avail = 0;
-      for (uint32_t c : then.lowest(width)) {
-        held.set(c);
-        if (avail.test(c))
-          held_avail++;
-      }
+      held_avail = held.count_common(avail);
     }
   }
   if (not started_.empty()) {

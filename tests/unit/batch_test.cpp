@@ -287,3 +287,26 @@ TEST(AvailabilityProfile, FirstFitFindsTheEarliestWindow)
   EXPECT_DOUBLE_EQ(p.first_fit(4, 1)->start, 15);
   EXPECT_FALSE(p.first_fit(4, 6)); // core 0 is never free again after 20
 }
+
+TEST(CoreSet, TheLowestMembersOfAnotherSetAndTheMembersInCommon)
+{
+  CoreSet from(200);
+  for (uint32_t c : {3U, 5U, 64U, 65U, 70U, 130U, 199U})
+    from.set(c);
+  CoreSet held;
+  held.assign_lowest(from, 4);
+  EXPECT_EQ(held.size(), 200U);
+  EXPECT_EQ(held.lowest(10), (std::vector<uint32_t>{3, 5, 64, 65}));
+  held.assign_lowest(from, 2); // storage reused, the previous members gone
+  EXPECT_EQ(held.lowest(10), (std::vector<uint32_t>{3, 5}));
+  held.assign_lowest(from, 50); // fewer than asked: all of them
+  EXPECT_EQ(held.count(), 7U);
+  held.assign_lowest(from, 0);
+  EXPECT_EQ(held.count(), 0U);
+  CoreSet other(200);
+  for (uint32_t c : {5U, 65U, 66U, 199U})
+    other.set(c);
+  EXPECT_EQ(from.count_common(other), 3U);
+  EXPECT_EQ(other.count_common(from), 3U);
+  EXPECT_EQ(from.count_common(CoreSet(200)), 0U);
+}

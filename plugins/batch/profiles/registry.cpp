@@ -69,6 +69,12 @@ std::vector<ExecSpec> per_host_execs(const Placement& where, const std::vector<d
     else
       out.push_back({{ch[i]}, {f}, {}, 1});
   }
+  // (the usual case: hosts in increasing order, each once)
+  bool increasing = true;
+  for (size_t i = 1; i < out.size() && increasing; i++)
+    increasing = out[i - 1].hosts[0] < out[i].hosts[0];
+  if (increasing)
+    return out;
   std::vector<std::pair<uint32_t, double>> keys;
   keys.reserve(out.size());
   for (const auto& e : out)
