@@ -475,8 +475,10 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
       own = nullptr;
     }
   };
-  // Most waiting jobs would land where they are: proven so without searching (see may_move).
-  if (own != nullptr && own->start > now && not schedule_.may_move(q.job)) {
+  // Most waiting jobs would land where they are: proven so without searching (see may_move). Not
+  // a job with memory: its reservation may be the fit after one its nodes lacked the memory for,
+  // not the first fit, and memory freed since is not in the schedule.
+  if (own != nullptr && own->start > now && q.demand.mem_mb <= 0 && not schedule_.may_move(q.job)) {
     schedule_.confirm(q.job);
     return false;
   }
