@@ -12,15 +12,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** first_fit: slices intersected whole before going word by word. */
 constexpr size_t kRows = 8;
-
-/** Bits set in a word, inline (std::popcount is a library call without -mpopcnt). */
-uint32_t ones(uint64_t x)
-{
-  x = x - ((x >> 1) & 0x5555555555555555ULL);
-  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-  return static_cast<uint32_t>((x * 0x0101010101010101ULL) >> 56);
-}
 } // namespace
 
 ReservationSchedule::ReservationSchedule(uint32_t cores, double now)

@@ -59,23 +59,12 @@ void CoreSet::unite(const CoreSet& other)
     words_[i] |= other.words_[i];
 }
 
-namespace {
-/** SWAR popcount: without -mpopcnt, the builtin is a libgcc call. */
-uint32_t bits_in(uint64_t w)
-{
-  w = w - ((w >> 1) & 0x5555555555555555ULL);
-  w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
-  w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-  return static_cast<uint32_t>((w * 0x0101010101010101ULL) >> 56);
-}
-} // namespace
-
 void CoreSet::assign_lowest(const CoreSet& from, uint32_t n)
 {
   assign_empty(from.size_);
   for (size_t w = 0; w < from.words_.size() && n > 0; w++) {
     uint64_t bits = from.words_[w];
-    if (uint32_t k = bits_in(bits); k <= n) {
+    if (uint32_t k = ones(bits); k <= n) {
       words_[w] = bits;
       n -= k;
     } else { // the n lowest of this word's
@@ -91,7 +80,7 @@ uint32_t CoreSet::count_common(const CoreSet& other) const
 {
   uint32_t n = 0;
   for (size_t w = 0; w < words_.size() && w < other.words_.size(); w++)
-    n += bits_in(words_[w] & other.words_[w]);
+    n += ones(words_[w] & other.words_[w]);
   return n;
 }
 
@@ -99,7 +88,7 @@ uint32_t CoreSet::count() const
 {
   uint32_t n = 0;
   for (uint64_t w : words_)
-    n += bits_in(w);
+    n += ones(w);
   return n;
 }
 

@@ -15,6 +15,15 @@
 namespace sgai::batch {
 
 /** A set of cores (bits), for masks and backfilling windows. */
+/** Bits set in a word (SWAR, inline: without -mpopcnt, std::popcount is a libgcc call). */
+inline uint32_t ones(uint64_t x)
+{
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<uint32_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
 class CoreSet {
 public:
   CoreSet() = default;
