@@ -1,4 +1,4 @@
-#include "aiops/arrivals.hpp"
+#include "sgai/aiops/arrivals.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #ifndef SGAI_AIOPS_ARRIVALS_HPP
 #define SGAI_AIOPS_ARRIVALS_HPP
 
-#include "aiops/distributions.hpp"
+#include "sgai/aiops/distributions.hpp"
 
 #include <array>
 #include <cstdint>

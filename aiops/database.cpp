@@ -1,9 +1,9 @@
-#include "aiops/database.hpp"
+#include "sgai/aiops/database.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/signals.hpp"
-#include "generators/util/sqlite.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/signals.hpp"
+#include "sgai/foundation/sqlite.hpp"
 
 #include <algorithm>
 #include <cmath>

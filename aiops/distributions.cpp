@@ -1,4 +1,4 @@
-#include "aiops/distributions.hpp"
+#include "sgai/aiops/distributions.hpp"
 
 #include <algorithm>
 #include <cmath>

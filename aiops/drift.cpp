@@ -1,4 +1,4 @@
-#include "aiops/drift.hpp"
+#include "sgai/aiops/drift.hpp"
 
 #include <algorithm>
 #include <cmath>

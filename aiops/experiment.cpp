@@ -1,8 +1,8 @@
-#include "aiops/experiment.hpp"
+#include "sgai/aiops/experiment.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
-#include "aiops/mixture.hpp"
+#include "sgai/aiops/mixture.hpp"
 
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>

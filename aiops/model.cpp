@@ -1,9 +1,9 @@
-#include "aiops/model.hpp"
+#include "sgai/aiops/model.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/json_writer.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_writer.hpp"
 
 #include <cmath>
 

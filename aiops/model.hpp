@@ -6,8 +6,8 @@
 #ifndef SGAI_AIOPS_MODEL_HPP
 #define SGAI_AIOPS_MODEL_HPP
 
-#include "aiops/arrivals.hpp"
-#include "aiops/mixture.hpp"
+#include "sgai/aiops/arrivals.hpp"
+#include "sgai/aiops/mixture.hpp"
 
 #include <map>
 

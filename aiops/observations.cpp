@@ -1,6 +1,6 @@
-#include "aiops/observations.hpp"
+#include "sgai/aiops/observations.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "aiops/synth.hpp"
+#include "sgai/aiops/synth.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #ifndef SGAI_AIOPS_SYNTH_HPP
 #define SGAI_AIOPS_SYNTH_HPP
 
-#include "aiops/model.hpp"
+#include "sgai/aiops/model.hpp"
 
 #include <random>
 #include <string>

@@ -1,4 +1,4 @@
-#include "chakra/builder.hpp"
+#include "sgai/chakra/builder.hpp"
 
 #include <stdexcept>
 

@@ -1,8 +1,8 @@
-#include "chakra/et_io.hpp"
+#include "sgai/chakra/et_io.hpp"
 
 #include "et_def.pb.h"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <google/protobuf/unknown_field_set.h>
 

@@ -1,10 +1,11 @@
-#include "chakra/et_json.hpp"
+#include "sgai/chakra/et_json.hpp"
 
-#include "chakra/et_io.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/json_writer.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_raw.hpp"
+#include "sgai/foundation/json_writer.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -195,7 +196,7 @@ std::optional<json::Value> given(json::Object& o, std::string_view key, const ch
 
 uint64_t read_uint(const json::Value& v)
 {
-  const auto& r = v.raw();
+  const auto& r = json::raw(v);
   if (r.is_number_unsigned())
     return r.get<uint64_t>();
   if (r.is_number_integer() && r.get<int64_t>() >= 0)
@@ -205,7 +206,7 @@ uint64_t read_uint(const json::Value& v)
 
 int64_t read_int(const json::Value& v, int64_t min, int64_t max)
 {
-  const auto& r = v.raw();
+  const auto& r = json::raw(v);
   if (r.is_number_integer() && not r.is_number_unsigned())
     if (int64_t i = r.get<int64_t>(); i >= min && i <= max)
       return i;

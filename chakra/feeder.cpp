@@ -1,6 +1,6 @@
-#include "chakra/feeder.hpp"
+#include "sgai/chakra/feeder.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <algorithm>
 #include <optional>

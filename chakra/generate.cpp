@@ -1,8 +1,8 @@
-#include "chakra/generate.hpp"
+#include "sgai/chakra/generate.hpp"
 
-#include "chakra/builder.hpp"
-#include "chakra/et_io.hpp"
-#include "generators/util/files.hpp"
+#include "sgai/chakra/builder.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <algorithm>
 #include <random>

@@ -1,7 +1,7 @@
-#include "chakra/stats.hpp"
+#include "sgai/chakra/stats.hpp"
 
-#include "chakra/feeder.hpp"
-#include "chakra/visualize.hpp"
+#include "sgai/chakra/feeder.hpp"
+#include "sgai/chakra/visualize.hpp"
 
 #include <queue>
 

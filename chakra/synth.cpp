@@ -1,12 +1,12 @@
-#include "chakra/synth.hpp"
+#include "sgai/chakra/synth.hpp"
 
-#include "chakra/builder.hpp"
-#include "chakra/et_io.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/json_writer.hpp"
+#include "sgai/chakra/builder.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_writer.hpp"
 
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "chakra/trace.hpp"
+#include "sgai/chakra/trace.hpp"
 
 #include <algorithm>
 #include <array>

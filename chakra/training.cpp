@@ -1,6 +1,6 @@
-#include "chakra/training.hpp"
+#include "sgai/chakra/training.hpp"
 
-#include "chakra/builder.hpp"
+#include "sgai/chakra/builder.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,10 +1,10 @@
-#include "chakra/visualize.hpp"
+#include "sgai/chakra/visualize.hpp"
 
-#include "chakra/et_io.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json_writer.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json_writer.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <charconv>

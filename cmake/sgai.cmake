@@ -4,6 +4,8 @@
 add_library(sgai_flags INTERFACE)
 target_compile_options(sgai_flags INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                             -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wformat=2)
+# __FILE__ (SimGrid's log macros keep it) relative to the source tree: nothing installed names it
+target_compile_options(sgai_flags INTERFACE -fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 false positives in std::string concatenation
   target_compile_options(sgai_flags INTERFACE -Wno-restrict)
@@ -21,15 +23,73 @@ if(SGAI_SANITIZE)
   target_link_options(sgai_flags INTERFACE -fsanitize=address,undefined)
 endif()
 
-# sgai_add_library(NAME <name> SOURCES ... [DEPS ...] [PRIVATE_DEPS ...])
-# Creates the static library sgai_<name> with the alias sgai::<name>. Headers are included as
-# "<module>/<header>.hpp" from the repository root.
+# The modules' headers are included as "sgai/<module>/<header>.hpp": the build tree maps each module
+# name to its source folder (symlinks under <build>/include/sgai, made by sgai_map_headers), the
+# install copies the headers there (sgai_install_headers).
+set(SGAI_BUILD_INCLUDE ${PROJECT_BINARY_DIR}/include)
+
+# sgai_map_headers(<module> <source folder>): <build>/include/sgai/<module> -> the folder.
+function(sgai_map_headers module folder)
+  file(MAKE_DIRECTORY ${SGAI_BUILD_INCLUDE}/sgai)
+  file(CREATE_LINK ${folder} ${SGAI_BUILD_INCLUDE}/sgai/${module} SYMBOLIC)
+  set_property(GLOBAL APPEND PROPERTY SGAI_HEADER_FOLDERS "${module}=${folder}")
+endfunction()
+
+# sgai_add_library(NAME <name> SOURCES ... [DEPS ...] [PRIVATE_DEPS ...] [SEPARATE])
+# A module of libsgai: its sources compile into the object library sgai_<name>_objects (position
+# independent), which libsgai.so (target sgai_lib) gathers; sgai::<name> (alias of the interface
+# library sgai_<name>) is what programs and tests link: libsgai.so and the module's public
+# dependencies. SEPARATE: a static library of its own that links libsgai.so (the libtorch agents:
+# libsgai.so never pulls libtorch).
 function(sgai_add_library)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
-  add_library(sgai_${ARG_NAME} STATIC ${ARG_SOURCES})
-  add_library(sgai::${ARG_NAME} ALIAS sgai_${ARG_NAME})
-  target_include_directories(sgai_${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
-  target_link_libraries(sgai_${ARG_NAME} PUBLIC ${ARG_DEPS} PRIVATE sgai_flags ${ARG_PRIVATE_DEPS})
+  cmake_parse_arguments(ARG "SEPARATE" "NAME" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  set(name sgai_${ARG_NAME})
+  if(ARG_SEPARATE)
+    add_library(${name} STATIC ${ARG_SOURCES})
+    add_library(sgai::${ARG_NAME} ALIAS ${name})
+    target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
+    target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE sgai_flags ${ARG_PRIVATE_DEPS})
+    return()
+  endif()
+  # the objects see the other modules' objects (usage requirements only: object libraries
+  # linked to object libraries add no objects)
+  set(object_deps)
+  foreach(dep IN LISTS ARG_DEPS)
+    if(dep MATCHES "^sgai::(.*)$")
+      list(APPEND object_deps sgai_${CMAKE_MATCH_1}_objects)
+    else()
+      list(APPEND object_deps ${dep})
+    endif()
+  endforeach()
+  add_library(${name}_objects OBJECT ${ARG_SOURCES})
+  set_target_properties(${name}_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${name}_objects PUBLIC $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
+  target_link_libraries(${name}_objects PUBLIC ${object_deps} PRIVATE sgai_flags ${ARG_PRIVATE_DEPS})
+  add_library(${name} INTERFACE)
+  add_library(sgai::${ARG_NAME} ALIAS ${name})
+  target_include_directories(${name} INTERFACE $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
+  target_link_libraries(${name} INTERFACE sgai_lib ${ARG_DEPS})
+  set_property(GLOBAL APPEND PROPERTY SGAI_OBJECT_LIBRARIES ${name}_objects)
+  set_property(GLOBAL APPEND PROPERTY SGAI_MODULES ${ARG_NAME})
+endfunction()
+
+# sgai_add_shared_library(): libsgai.so from every module's objects, its SONAME carrying the ABI
+# version (libsgai.so.0.1 while the version is 0.x, where each minor may break; libsgai.so.1 from
+# 1.0), built into <build>/lib.
+function(sgai_add_shared_library)
+  get_property(objects GLOBAL PROPERTY SGAI_OBJECT_LIBRARIES)
+  add_library(sgai_lib SHARED)
+  target_link_libraries(sgai_lib PRIVATE ${objects} sgai_flags)
+  if(PROJECT_VERSION_MAJOR EQUAL 0)
+    set(soversion ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  else()
+    set(soversion ${PROJECT_VERSION_MAJOR})
+  endif()
+  set_target_properties(sgai_lib PROPERTIES OUTPUT_NAME sgai VERSION ${PROJECT_VERSION} SOVERSION ${soversion}
+                                            LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib)
+  if(NOT SGAI_SANITIZE AND NOT SGAI_FUZZ)
+    target_link_options(sgai_lib PRIVATE -Wl,--no-undefined)
+  endif()
 endfunction()
 
 # sgai_add_gtest(NAME <name> SOURCES ... DEPS ... [LABELS ...] [SIMULATION])
@@ -40,6 +100,7 @@ function(sgai_add_gtest)
   cmake_parse_arguments(ARG "SIMULATION" "NAME" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main sgai_flags)
+  target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR})
   set(labels ${ARG_LABELS})
   if(ARG_SIMULATION)
     list(APPEND labels simulation)

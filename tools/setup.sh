@@ -5,7 +5,8 @@
 #                               the default experiment (sgai run) and says where the results are
 #   tools/setup.sh test         installs the test packages too and runs every check: formatting,
 #                               sanitizer build of the unit and simulation tests, then the whole test
-#                               suite (ends with ctest's summary); with CI=true, a brief libFuzzer
+#                               suite (ends with ctest's summary), then the install check
+#                               (tests/install/check.sh); with CI=true, a brief libFuzzer
 #                               run of each fuzz target after it; prints its total time
 #   tools/setup.sh build        only sets up and builds everything
 set -euo pipefail
@@ -116,6 +117,8 @@ case "$mode" in
     sanitizer_tests
     say "the whole test suite"
     ctest --test-dir build -j "$jobs" --output-on-failure | ctest_compact
+    say "the install as a user gets it (tests/install/check.sh: install, build tree moved away, examples)"
+    tests/install/check.sh build
     if [ "${CI:-}" = "true" ]; then
       # a smoke run of every fuzz target, 3 s each after replaying its seeds: about 2 min on 2 cores,
       # plus the clang build of build-fuzz (about 1 min with a warm ccache, about 7 cold)

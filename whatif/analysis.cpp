@@ -1,4 +1,4 @@
-#include "whatif/analysis.hpp"
+#include "sgai/whatif/analysis.hpp"
 
 #include <algorithm>
 #include <iterator>

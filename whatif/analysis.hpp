@@ -4,8 +4,8 @@
 #ifndef SGAI_WHATIF_ANALYSIS_HPP
 #define SGAI_WHATIF_ANALYSIS_HPP
 
-#include "whatif/graph.hpp"
-#include "whatif/walk.hpp"
+#include "sgai/whatif/graph.hpp"
+#include "sgai/whatif/walk.hpp"
 
 #include <cstdint>
 #include <string>

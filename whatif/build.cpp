@@ -1,7 +1,7 @@
-#include "whatif/build.hpp"
+#include "sgai/whatif/build.hpp"
 
-#include "chakra/convert.hpp"
-#include "generators/util/error.hpp"
+#include "sgai/chakra/convert.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <algorithm>
 #include <map>

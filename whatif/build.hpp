@@ -12,8 +12,8 @@
 #ifndef SGAI_WHATIF_BUILD_HPP
 #define SGAI_WHATIF_BUILD_HPP
 
-#include "whatif/graph.hpp"
-#include "whatif/kineto.hpp"
+#include "sgai/whatif/graph.hpp"
+#include "sgai/whatif/kineto.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "whatif/graph.hpp"
+#include "sgai/whatif/graph.hpp"
 
 #include <algorithm>
 #include <stdexcept>

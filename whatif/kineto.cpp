@@ -1,7 +1,7 @@
-#include "whatif/kineto.hpp"
+#include "sgai/whatif/kineto.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <nlohmann/json.hpp>
 

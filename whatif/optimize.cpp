@@ -1,7 +1,7 @@
-#include "whatif/optimize.hpp"
+#include "sgai/whatif/optimize.hpp"
 
-#include "generators/util/error.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 #include <cctype>

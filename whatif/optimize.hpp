@@ -4,7 +4,7 @@
 #ifndef SGAI_WHATIF_OPTIMIZE_HPP
 #define SGAI_WHATIF_OPTIMIZE_HPP
 
-#include "whatif/graph.hpp"
+#include "sgai/whatif/graph.hpp"
 
 #include <map>
 #include <string>

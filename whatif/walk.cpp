@@ -1,6 +1,6 @@
-#include "whatif/walk.hpp"
+#include "sgai/whatif/walk.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <algorithm>
 #include <queue>

@@ -5,7 +5,7 @@
 #ifndef SGAI_WHATIF_WALK_HPP
 #define SGAI_WHATIF_WALK_HPP
 
-#include "whatif/graph.hpp"
+#include "sgai/whatif/graph.hpp"
 
 #include <cstdint>
 #include <vector>

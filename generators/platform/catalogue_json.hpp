@@ -2,9 +2,9 @@
 #ifndef SGAI_PLATFORM_CATALOGUE_JSON_HPP
 #define SGAI_PLATFORM_CATALOGUE_JSON_HPP
 
-#include "generators/platform/catalogue.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/units.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/units.hpp"
+#include "sgai/platform/catalogue.hpp"
 
 #include <string>
 #include <vector>

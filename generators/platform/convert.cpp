@@ -2,13 +2,14 @@
  *  - an HDeepRM platform and its type catalogues, with the used type entries copied verbatim;
  *  - an AccaSim machine description (groups of nodes with cores and memory) plus a map giving
  *    each group its processors. */
-#include "generators/platform/convert.hpp"
+#include "sgai/platform/convert.hpp"
 
-#include "generators/platform/platform.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_raw.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/platform/platform.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -48,11 +49,11 @@ RawCatalogue load_raw(const std::vector<std::filesystem::path>& paths)
       for (const char* s : {"processor", "node", "network", "memory"}) {
         auto f = p / (std::string(s) + "_types.json");
         if (std::filesystem::exists(f, ec))
-          raw.add(std::string(s) + "_types", *json::load(f).root, f.string());
+          raw.add(std::string(s) + "_types", json::raw(json::load(f)), f.string());
       }
     } else {
       auto doc = json::load(p);
-      for (auto it = doc.root->begin(); it != doc.root->end(); ++it)
+      for (auto it = json::raw(doc).begin(); it != json::raw(doc).end(); ++it)
         if (it.key().size() > 6 && it.key().substr(it.key().size() - 6) == "_types")
           raw.add(it.key(), it.value(), p.string());
     }
@@ -185,10 +186,10 @@ void convert_hdeeprm(const std::filesystem::path& file, const std::vector<std::f
                  " and its type catalogues (entries copied unchanged)";
   o["granularity"]  = "core";
   o["types"]        = types;
-  o["clusters"]     = (*doc.root)["clusters"];
-  o["global_links"] = (*doc.root)["global_links"];
-  if (doc.root->contains("job_limits"))
-    o["job_limits"] = (*doc.root)["job_limits"];
+  o["clusters"]     = json::raw(doc)["clusters"];
+  o["global_links"] = json::raw(doc)["global_links"];
+  if (json::raw(doc).contains("job_limits"))
+    o["job_limits"] = json::raw(doc)["job_limits"];
 
   std::string text = o.dump(2) + "\n";
   validate_output(text, out);
@@ -251,7 +252,7 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
       auto number = po.required("number").integer(1, 1 << 16);
       po.finish({"type", "number"});
       const auto& ptypes =
-          mtypes.raw().contains("processor_types") ? mtypes.raw()["processor_types"] : nlohmann::json();
+          json::raw(mtypes).contains("processor_types") ? json::raw(mtypes)["processor_types"] : nlohmann::json();
       if (not ptypes.contains(type))
         po.fail_at("type", "unknown processor type " + quote(type) + " (define it in the map's types.processor_types)");
       int64_t pc = ptypes[type].value("cores", 0);
@@ -272,8 +273,9 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
     memory["capacity"] = format_number(kb) + "KiB";
     nt["memory"]       = memory;
     node_types[g]      = nt;
-    clusters.push_back(
-        {{"id", g}, {"nodes", ordered_json::array({{{"type", g}, {"number", count}}})}, {"local_links", local.raw()}});
+    clusters.push_back({{"id", g},
+                        {"nodes", ordered_json::array({{{"type", g}, {"number", count}}})},
+                        {"local_links", json::raw(local)}});
     cluster_groups.push_back(g);
   }
   mgroups.take_all_keys();
@@ -281,7 +283,7 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
     resources.fail("no groups: expected each group's node count, e.g. {\"g0\": 120}");
 
   ordered_json types;
-  for (auto it = mtypes.raw().begin(); it != mtypes.raw().end(); ++it)
+  for (auto it = json::raw(mtypes).begin(); it != json::raw(mtypes).end(); ++it)
     types[it.key()] = it.value();
   types["node_types"] = node_types;
 
@@ -293,7 +295,7 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
   o["granularity"]  = "core";
   o["types"]        = types;
   o["clusters"]     = clusters;
-  o["global_links"] = global.raw();
+  o["global_links"] = json::raw(global);
 
   std::string text = o.dump(2) + "\n";
   try {

@@ -1,6 +1,6 @@
-#include "generators/platform/legacy_xml.hpp"
+#include "sgai/platform/legacy_xml.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <algorithm>
 #include <cctype>

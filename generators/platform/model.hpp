@@ -4,7 +4,7 @@
 #ifndef SGAI_PLATFORM_MODEL_HPP
 #define SGAI_PLATFORM_MODEL_HPP
 
-#include "generators/platform/spec.hpp"
+#include "sgai/platform/spec.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "generators/platform/network.hpp"
+#include "sgai/platform/network.hpp"
 
 namespace sgai::platform {
 

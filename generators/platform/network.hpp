@@ -3,7 +3,7 @@
 #ifndef SGAI_PLATFORM_NETWORK_HPP
 #define SGAI_PLATFORM_NETWORK_HPP
 
-#include "generators/platform/model.hpp"
+#include "sgai/platform/model.hpp"
 
 #include <optional>
 #include <string>

@@ -4,7 +4,7 @@
 #ifndef SGAI_PLATFORM_PLATFORM_HPP
 #define SGAI_PLATFORM_PLATFORM_HPP
 
-#include "generators/platform/model.hpp"
+#include "sgai/platform/model.hpp"
 
 #include <filesystem>
 #include <iosfwd>

@@ -1,8 +1,8 @@
 /* Expansion of a platform description into hosts, links and the resource hierarchy, with the
  * P-state speeds and wattages derived from the processor and GPU figures. */
-#include "generators/platform/platform.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/platform/platform.hpp"
 
 #include <algorithm>
 #include <map>

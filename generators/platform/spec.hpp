@@ -2,7 +2,7 @@
 #ifndef SGAI_PLATFORM_SPEC_HPP
 #define SGAI_PLATFORM_SPEC_HPP
 
-#include "generators/platform/catalogue.hpp"
+#include "sgai/platform/catalogue.hpp"
 
 #include <cstdint>
 #include <optional>

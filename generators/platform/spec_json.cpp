@@ -1,10 +1,11 @@
 /* Platform descriptions from JSON: HDeepRM's format read unchanged (no version key) and sgai's
  * version 1, which adds catalogues, GPUs, topologies, energy settings and granularity. */
-#include "generators/platform/catalogue_json.hpp"
-#include "generators/platform/platform.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_raw.hpp"
+#include "sgai/platform/catalogue_json.hpp"
+#include "sgai/platform/platform.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -405,7 +406,7 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
 
   if (auto jl = o.optional("job_limits")) {
     jl->object(); // must be an object; kept verbatim for the resource hierarchy
-    spec.job_limits_json = jl->raw().dump();
+    spec.job_limits_json = json::raw(*jl).dump();
   }
 
   if (versioned)

@@ -1,9 +1,10 @@
-#include "generators/workload/batsim.hpp"
+#include "sgai/workload/batsim.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/json_writer.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_raw.hpp"
+#include "sgai/foundation/json_writer.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -153,7 +154,7 @@ std::string label(const Value& v, const char* what)
 std::string kept_fields(Object& o, const Value& v, const std::vector<std::string>& kept)
 {
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
-  for (auto it = v.raw().begin(); it != v.raw().end(); ++it)
+  for (auto it = json::raw(v).begin(); it != json::raw(v).end(); ++it)
     if (std::count(kept.begin(), kept.end(), it.key())) {
       extra[it.key()] = it.value();
       o.optional(it.key()); // marks it read (callers list the kept keys among the accepted ones)
@@ -654,7 +655,7 @@ Workload read_batsim(const std::filesystem::path& file)
 
   if (auto jl = o.optional("job_limits")) {
     jl->object();
-    w.job_limits_json = jl->raw().dump();
+    w.job_limits_json = json::raw(*jl).dump();
   }
   static const std::vector<std::string> ignored = {"description", "command", "date", "comments", "sgai"};
   for (const auto& k : ignored)

@@ -3,8 +3,8 @@
 #ifndef SGAI_WORKLOAD_BATSIM_HPP
 #define SGAI_WORKLOAD_BATSIM_HPP
 
-#include "generators/workload/swf.hpp"
-#include "generators/workload/workload.hpp"
+#include "sgai/workload/swf.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <filesystem>
 #include <iosfwd>

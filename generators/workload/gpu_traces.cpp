@@ -1,10 +1,10 @@
-#include "generators/workload/gpu_traces.hpp"
+#include "sgai/workload/gpu_traces.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/numbers.hpp"
-#include "generators/workload/swf.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/workload/swf.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #ifndef SGAI_WORKLOAD_GPU_TRACES_HPP
 #define SGAI_WORKLOAD_GPU_TRACES_HPP
 
-#include "generators/workload/workload.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <cstdint>
 #include <map>

@@ -1,8 +1,8 @@
-#include "generators/workload/swf.hpp"
+#include "sgai/workload/swf.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
-#include "generators/util/files.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
-#include "generators/workload/synthetic.hpp"
+#include "sgai/workload/synthetic.hpp"
 
-#include "generators/workload/batsim.hpp"
+#include "sgai/workload/batsim.hpp"
 
 #include <cmath>
 #include <random>

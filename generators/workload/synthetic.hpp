@@ -3,7 +3,7 @@
 #ifndef SGAI_WORKLOAD_SYNTHETIC_HPP
 #define SGAI_WORKLOAD_SYNTHETIC_HPP
 
-#include "generators/workload/workload.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <cstdint>
 

@@ -1,13 +1,13 @@
-#include "plugins/aiops/simulator.hpp"
+#include "sgai/aiops_sim/simulator.hpp"
 
-#include "aiops/database.hpp"
-#include "aiops/drift.hpp"
-#include "aiops/synth.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "plugins/aiops/transfer.hpp"
-#include "plugins/sim/energy.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/aiops/database.hpp"
+#include "sgai/aiops/drift.hpp"
+#include "sgai/aiops/synth.hpp"
+#include "sgai/aiops_sim/transfer.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/sim/energy.hpp"
+#include "sgai/sim/simulation.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>

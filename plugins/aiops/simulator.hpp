@@ -7,7 +7,7 @@
 #ifndef SGAI_AIOPS_SIM_SIMULATOR_HPP
 #define SGAI_AIOPS_SIM_SIMULATOR_HPP
 
-#include "aiops/experiment.hpp"
+#include "sgai/aiops/experiment.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "plugins/aiops/transfer.hpp"
+#include "sgai/aiops_sim/transfer.hpp"
 
 #include <simgrid/config.h>
 #include <simgrid/s4u/Host.hpp>

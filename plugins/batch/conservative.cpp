@@ -1,4 +1,4 @@
-#include "plugins/batch/conservative.hpp"
+#include "sgai/batch/conservative.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -5,7 +5,7 @@
 #ifndef SGAI_BATCH_CONSERVATIVE_HPP
 #define SGAI_BATCH_CONSERVATIVE_HPP
 
-#include "plugins/batch/policies.hpp"
+#include "sgai/batch/policies.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -8,9 +8,9 @@
 #ifndef SGAI_BATCH_GPU_MANAGER_HPP
 #define SGAI_BATCH_GPU_MANAGER_HPP
 
-#include "generators/platform/model.hpp"
-#include "generators/workload/workload.hpp"
-#include "plugins/batch/gpu_scheduler.hpp"
+#include "sgai/batch/gpu_scheduler.hpp"
+#include "sgai/platform/model.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <filesystem>
 #include <map>

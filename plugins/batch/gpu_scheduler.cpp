@@ -1,6 +1,6 @@
-#include "plugins/batch/gpu_scheduler.hpp"
+#include "sgai/batch/gpu_scheduler.hpp"
 
-#include "generators/platform/model.hpp"
+#include "sgai/platform/model.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -3,10 +3,10 @@
 #ifndef SGAI_BATCH_HISTORY_HPP
 #define SGAI_BATCH_HISTORY_HPP
 
-#include "generators/platform/model.hpp"
-#include "generators/workload/workload.hpp"
-#include "plugins/batch/manager.hpp"
-#include "plugins/batch/resources.hpp"
+#include "sgai/batch/manager.hpp"
+#include "sgai/batch/resources.hpp"
+#include "sgai/platform/model.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <array>
 #include <filesystem>

@@ -7,10 +7,10 @@
 #ifndef SGAI_BATCH_MANAGER_HPP
 #define SGAI_BATCH_MANAGER_HPP
 
-#include "generators/platform/model.hpp"
-#include "generators/workload/workload.hpp"
-#include "plugins/batch/power.hpp"
-#include "plugins/batch/scheduler.hpp"
+#include "sgai/batch/power.hpp"
+#include "sgai/batch/scheduler.hpp"
+#include "sgai/platform/model.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <simgrid/forward.h>
 

@@ -1,8 +1,8 @@
-#include "plugins/batch/history.hpp"
+#include "sgai/batch/history.hpp"
 
-#include "generators/util/files.hpp"
-#include "generators/util/json_writer.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json_writer.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "plugins/batch/policies.hpp"
+#include "sgai/batch/policies.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -189,12 +189,12 @@ struct JobPolicyEntry {
   std::function<std::unique_ptr<JobPolicy>()> make;
 };
 
-const std::vector<JobPolicyEntry>& job_table()
+std::vector<JobPolicyEntry>& job_table()
 {
   auto keyed = [](KeyedJobPolicy::Key k) {
     return [k]() -> std::unique_ptr<JobPolicy> { return std::make_unique<KeyedJobPolicy>(k); };
   };
-  static const std::vector<JobPolicyEntry> table = {
+  static std::vector<JobPolicyEntry> table = {
       {{"first", "first arrived (earliest submission)"},
        []() -> std::unique_ptr<JobPolicy> { return std::make_unique<FirstJobPolicy>(); }},
       {{"random", "uniformly at random (seeded)"},
@@ -352,13 +352,13 @@ struct ResourcePolicyEntry {
   std::function<std::unique_ptr<ResourcePolicy>()> make;
 };
 
-const std::vector<ResourcePolicyEntry>& resource_table()
+std::vector<ResourcePolicyEntry>& resource_table()
 {
   using S    = KeyedResourcePolicy::Scope;
   auto keyed = [](KeyedResourcePolicy::Key k, S scope) {
     return [k, scope]() -> std::unique_ptr<ResourcePolicy> { return std::make_unique<KeyedResourcePolicy>(k, scope); };
   };
-  static const std::vector<ResourcePolicyEntry> table = {
+  static std::vector<ResourcePolicyEntry> table = {
       {{"first", "lowest-numbered free cores (Batsim's default)"},
        []() -> std::unique_ptr<ResourcePolicy> { return std::make_unique<LowestResourcePolicy>(); }},
       {{"random", "uniformly at random among the free cores (seeded)"},
@@ -389,28 +389,48 @@ std::string known(const Table& t)
   return out;
 }
 
+template <typename Table>
+const std::vector<PolicyInfo>& infos(const Table& table, std::vector<PolicyInfo>& out)
+{
+  out.clear();
+  for (const auto& e : table)
+    out.push_back(e.info);
+  return out;
+}
+
+template <typename Table, typename Make>
+void add_entry(Table& table, PolicyInfo info, Make make, const char* what)
+{
+  if (info.name.empty() || not make)
+    throw std::invalid_argument(std::string("a ") + what + " policy needs a name and a factory");
+  for (const auto& e : table)
+    if (e.info.name == info.name)
+      throw std::invalid_argument(std::string("a ") + what + " policy named '" + info.name + "' exists already");
+  table.push_back({std::move(info), std::move(make)});
+}
+
 } // namespace
 
 const std::vector<PolicyInfo>& job_policies()
 {
-  static const std::vector<PolicyInfo> v = [] {
-    std::vector<PolicyInfo> out;
-    for (const auto& e : job_table())
-      out.push_back(e.info);
-    return out;
-  }();
-  return v;
+  static std::vector<PolicyInfo> v;
+  return infos(job_table(), v);
 }
 
 const std::vector<PolicyInfo>& resource_policies()
 {
-  static const std::vector<PolicyInfo> v = [] {
-    std::vector<PolicyInfo> out;
-    for (const auto& e : resource_table())
-      out.push_back(e.info);
-    return out;
-  }();
-  return v;
+  static std::vector<PolicyInfo> v;
+  return infos(resource_table(), v);
+}
+
+void register_job_policy(PolicyInfo info, std::function<std::unique_ptr<JobPolicy>()> make)
+{
+  add_entry(job_table(), std::move(info), std::move(make), "job selection");
+}
+
+void register_resource_policy(PolicyInfo info, std::function<std::unique_ptr<ResourcePolicy>()> make)
+{
+  add_entry(resource_table(), std::move(info), std::move(make), "resource selection");
 }
 
 std::unique_ptr<JobPolicy> make_job_policy(const std::string& name)

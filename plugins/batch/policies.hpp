@@ -2,7 +2,7 @@
 #ifndef SGAI_BATCH_POLICIES_HPP
 #define SGAI_BATCH_POLICIES_HPP
 
-#include "plugins/batch/resources.hpp"
+#include "sgai/batch/resources.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -108,6 +108,12 @@ struct PolicyInfo {
 /** Known policies, for help texts and error messages. */
 const std::vector<PolicyInfo>& job_policies();
 const std::vector<PolicyInfo>& resource_policies();
+
+/** Adds a policy under info.name to the known ones (make_job_policy, experiment files, deployment
+ *  files, the command line): a user's policy, registered from outside the library before the run
+ *  reads its name. std::invalid_argument when the name is empty or taken. */
+void register_job_policy(PolicyInfo info, std::function<std::unique_ptr<JobPolicy>()> make);
+void register_resource_policy(PolicyInfo info, std::function<std::unique_ptr<ResourcePolicy>()> make);
 
 /** The policy of that name; std::invalid_argument listing the known ones otherwise. */
 std::unique_ptr<JobPolicy> make_job_policy(const std::string& name);

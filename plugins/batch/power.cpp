@@ -1,8 +1,8 @@
-#include "plugins/batch/power.hpp"
+#include "sgai/batch/power.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>

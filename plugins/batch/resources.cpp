@@ -1,4 +1,4 @@
-#include "plugins/batch/resources.hpp"
+#include "sgai/batch/resources.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -1,4 +1,4 @@
-#include "plugins/batch/scheduler.hpp"
+#include "sgai/batch/scheduler.hpp"
 
 #include <algorithm>
 #include <cmath>

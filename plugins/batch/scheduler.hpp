@@ -9,8 +9,8 @@
 #ifndef SGAI_BATCH_SCHEDULER_HPP
 #define SGAI_BATCH_SCHEDULER_HPP
 
-#include "plugins/batch/conservative.hpp"
-#include "plugins/batch/policies.hpp"
+#include "sgai/batch/conservative.hpp"
+#include "sgai/batch/policies.hpp"
 
 #include <functional>
 #include <map>

@@ -4,9 +4,9 @@
 #ifndef SGAI_EXPERIMENT_COMPONENT_HPP
 #define SGAI_EXPERIMENT_COMPONENT_HPP
 
-#include "generators/platform/model.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/platform/model.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,12 +1,12 @@
-#include "plugins/experiment/experiment.hpp"
+#include "sgai/experiment/experiment.hpp"
 
-#include "generators/platform/platform.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
-#include "generators/util/numbers.hpp"
-#include "plugins/sim/energy.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/platform/platform.hpp"
+#include "sgai/sim/energy.hpp"
+#include "sgai/sim/simulation.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -171,7 +171,7 @@ Configured configure(const std::string& text, const std::string& file, const std
     if (auto ov = co.optional("options"))
       opts.emplace(ov->object());
     else
-      opts.emplace(empty_options(), json::child_pointer(co.pointer(), "options"), doc.file);
+      opts.emplace(&empty_options(), json::child_pointer(co.pointer(), "options"), doc.file);
     std::string name;
     if (auto n = co.optional("name")) {
       name = n->string();

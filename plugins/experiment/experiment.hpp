@@ -3,7 +3,7 @@
 #ifndef SGAI_EXPERIMENT_EXPERIMENT_HPP
 #define SGAI_EXPERIMENT_EXPERIMENT_HPP
 
-#include "plugins/experiment/component.hpp"
+#include "sgai/experiment/component.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,6 @@
-#include "plugins/experiment/component.hpp"
+#include "sgai/experiment/component.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 namespace sgai::experiment {
 

@@ -2,13 +2,13 @@
  * rank on a GPU host: by default the platform's GPUs in hierarchy order (JSON platforms), or the
  * hosts named in "gpus". Optional ASTRA-sim system JSON (collective algorithms, chunks, local
  * memory bandwidth) and communicator groups. */
-#include "chakra/et_io.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/numbers.hpp"
-#include "plugins/experiment/component.hpp"
-#include "plugins/replay/nccl_plan.hpp"
-#include "plugins/replay/replay.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/experiment/component.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/replay/nccl_plan.hpp"
+#include "sgai/replay/replay.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 

@@ -1,8 +1,9 @@
-#include "plugins/replay/astra_inputs.hpp"
+#include "sgai/replay/astra_inputs.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_raw.hpp"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -293,7 +294,7 @@ std::map<std::string, std::vector<uint32_t>> read_comm_groups(const std::filesys
   auto doc = json::load(path);
   auto o   = doc.object();
   std::map<std::string, std::vector<uint32_t>> groups;
-  if (doc.root->contains("")) // keys() leaves the empty key out, as a comment
+  if (json::raw(doc).contains("")) // keys() leaves the empty key out, as a comment
     check_group_id(o, "");
   for (const auto& key : o.take_all_keys()) {
     auto v = o.required(key);

@@ -6,8 +6,8 @@
 #ifndef SGAI_REPLAY_ASTRA_INPUTS_HPP
 #define SGAI_REPLAY_ASTRA_INPUTS_HPP
 
-#include "plugins/replay/network.hpp"
-#include "plugins/replay/schedule.hpp"
+#include "sgai/replay/network.hpp"
+#include "sgai/replay/schedule.hpp"
 
 #include <filesystem>
 #include <map>

@@ -1,7 +1,7 @@
-#include "plugins/replay/communicator.hpp"
+#include "sgai/replay/communicator.hpp"
 
-#include "plugins/replay/nccl.hpp"
-#include "plugins/replay/network.hpp"
+#include "sgai/replay/nccl.hpp"
+#include "sgai/replay/network.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>

@@ -17,7 +17,7 @@
 #ifndef SGAI_REPLAY_COMMUNICATOR_HPP
 #define SGAI_REPLAY_COMMUNICATOR_HPP
 
-#include "plugins/replay/schedule.hpp"
+#include "sgai/replay/schedule.hpp"
 
 #include <simgrid/forward.h>
 

@@ -1,7 +1,7 @@
 /* Alpha-beta times of the schedules in algorithms/, in closed form (docs/replay.md lists them).
  * A step where a rank sends or receives b bytes in total costs alpha + b / bandwidth; steps follow
  * each other; chunks run one after the other. */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 #include <cmath>
 

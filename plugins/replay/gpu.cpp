@@ -1,4 +1,4 @@
-#include "plugins/replay/gpu.hpp"
+#include "sgai/replay/gpu.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/Extendable.hpp>

@@ -14,7 +14,7 @@
 #ifndef SGAI_REPLAY_GPU_HPP
 #define SGAI_REPLAY_GPU_HPP
 
-#include "plugins/replay/kernel_model.hpp"
+#include "sgai/replay/kernel_model.hpp"
 
 #include <simgrid/forward.h>
 

@@ -1,4 +1,4 @@
-#include "plugins/replay/kernel_model.hpp"
+#include "sgai/replay/kernel_model.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "plugins/replay/nccl.hpp"
+#include "sgai/replay/nccl.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -9,7 +9,7 @@
 #ifndef SGAI_REPLAY_NCCL_HPP
 #define SGAI_REPLAY_NCCL_HPP
 
-#include "chakra/trace.hpp"
+#include "sgai/chakra/trace.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "plugins/replay/nccl_plan.hpp"
+#include "sgai/replay/nccl_plan.hpp"
 
-#include "generators/platform/model.hpp"
+#include "sgai/platform/model.hpp"
 
 #include <map>
 #include <stdexcept>

@@ -4,8 +4,8 @@
 #ifndef SGAI_REPLAY_NCCL_PLAN_HPP
 #define SGAI_REPLAY_NCCL_PLAN_HPP
 
-#include "plugins/replay/nccl.hpp"
-#include "plugins/replay/schedule.hpp"
+#include "sgai/replay/nccl.hpp"
+#include "sgai/replay/schedule.hpp"
 
 #include <cstdint>
 #include <functional>

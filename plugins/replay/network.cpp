@@ -1,6 +1,6 @@
-#include "plugins/replay/network.hpp"
+#include "sgai/replay/network.hpp"
 
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

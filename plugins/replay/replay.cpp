@@ -1,11 +1,11 @@
-#include "plugins/replay/replay.hpp"
+#include "sgai/replay/replay.hpp"
 
-#include "plugins/replay/gpu.hpp"
-#include "plugins/replay/nccl_plan.hpp"
+#include "sgai/replay/gpu.hpp"
+#include "sgai/replay/nccl_plan.hpp"
 
-#include "chakra/feeder.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/chakra/feeder.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u/Actor.hpp>

@@ -10,9 +10,9 @@
 #ifndef SGAI_REPLAY_REPLAY_HPP
 #define SGAI_REPLAY_REPLAY_HPP
 
-#include "plugins/replay/astra_inputs.hpp"
-#include "plugins/replay/communicator.hpp"
-#include "plugins/replay/nccl.hpp"
+#include "sgai/replay/astra_inputs.hpp"
+#include "sgai/replay/communicator.hpp"
+#include "sgai/replay/nccl.hpp"
 
 #include <simgrid/forward.h>
 

@@ -1,13 +1,13 @@
-#include "plugins/replay/run.hpp"
+#include "sgai/replay/run.hpp"
 
-#include "chakra/et_io.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json_writer.hpp"
-#include "generators/util/numbers.hpp"
-#include "plugins/replay/gpu.hpp"
-#include "plugins/sim/energy.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json_writer.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/replay/gpu.hpp"
+#include "sgai/sim/energy.hpp"
+#include "sgai/sim/simulation.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

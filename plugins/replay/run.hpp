@@ -5,7 +5,7 @@
 #ifndef SGAI_REPLAY_RUN_HPP
 #define SGAI_REPLAY_RUN_HPP
 
-#include "plugins/replay/replay.hpp"
+#include "sgai/replay/replay.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -1,6 +1,6 @@
-#include "plugins/replay/schedule.hpp"
+#include "sgai/replay/schedule.hpp"
 
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 #include <stdexcept>
 

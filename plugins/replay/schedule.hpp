@@ -9,7 +9,7 @@
 #ifndef SGAI_REPLAY_SCHEDULE_HPP
 #define SGAI_REPLAY_SCHEDULE_HPP
 
-#include "chakra/trace.hpp"
+#include "sgai/chakra/trace.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 /* The only translation unit of sgai that includes libtorch (it takes ~20 s and 1.2 GB to compile). */
-#include "plugins/rl/agent.hpp"
+#include "sgai/rl/agent.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <torch/torch.h>
 

@@ -1,15 +1,16 @@
-#include "plugins/rl/environment.hpp"
+#include "sgai/rl/environment.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
-#include "plugins/batch/policies.hpp"
-#include "plugins/rl/protocol.hpp"
+#include "sgai/batch/policies.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/rl/protocol.hpp"
 
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -180,21 +181,20 @@ std::filesystem::path find_server()
       throw RunError(std::string("SGAI_RL_ENV names ") + e + ", which does not exist");
     return e;
   }
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<fs::path> candidates;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (not ec)
     candidates = {self.parent_path() / "sgai-rl-env", self.parent_path() / "../libexec/sgai/sgai-rl-env"};
-#ifdef SGAI_RL_ENV_BUILD
-  candidates.emplace_back(SGAI_RL_ENV_BUILD);
-#endif
-#ifdef SGAI_RL_ENV_INSTALLED
-  candidates.emplace_back(SGAI_RL_ENV_INSTALLED);
-#endif
+  // beside libsgai.so: <lib>/../libexec/sgai, in the build tree as once installed (a Python
+  // interpreter or a user's program is the process, not sgai)
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&find_server), &info) != 0 && info.dli_fname != nullptr)
+    candidates.push_back(fs::path(info.dli_fname).parent_path() / "../libexec/sgai/sgai-rl-env");
   for (const auto& c : candidates)
     if (fs::is_regular_file(c, ec) && ::access(c.c_str(), X_OK) == 0)
       return c;
-  throw RunError("cannot find sgai-rl-env, the environment's simulation server (looked beside this program, in "
-                 "../libexec/sgai and where sgai was built): set SGAI_RL_ENV to its path");
+  throw RunError("cannot find sgai-rl-env, the environment's simulation server (looked beside this program and in "
+                 "../libexec/sgai from it and from libsgai.so): set SGAI_RL_ENV to its path");
 }
 
 struct Environment::Impl {

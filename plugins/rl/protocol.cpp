@@ -1,7 +1,7 @@
-#include "plugins/rl/protocol.hpp"
+#include "sgai/rl/protocol.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <cerrno>
 #include <unistd.h>

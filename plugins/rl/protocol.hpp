@@ -5,7 +5,7 @@
 #ifndef SGAI_RL_PROTOCOL_HPP
 #define SGAI_RL_PROTOCOL_HPP
 
-#include "plugins/rl/environment.hpp"
+#include "sgai/rl/environment.hpp"
 
 #include <cstdint>
 #include <string>

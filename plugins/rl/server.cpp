@@ -1,11 +1,11 @@
-#include "plugins/rl/server.hpp"
+#include "sgai/rl/server.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
-#include "generators/workload/batsim.hpp"
-#include "plugins/batch/manager.hpp"
-#include "plugins/rl/protocol.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/batch/manager.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/rl/protocol.hpp"
+#include "sgai/sim/simulation.hpp"
+#include "sgai/workload/batsim.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>

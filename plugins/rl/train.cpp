@@ -1,6 +1,6 @@
-#include "plugins/rl/train.hpp"
+#include "sgai/rl/train.hpp"
 
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <random>
 

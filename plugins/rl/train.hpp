@@ -4,8 +4,8 @@
 #ifndef SGAI_RL_TRAIN_HPP
 #define SGAI_RL_TRAIN_HPP
 
-#include "plugins/rl/agent.hpp"
-#include "plugins/rl/environment.hpp"
+#include "sgai/rl/agent.hpp"
+#include "sgai/rl/environment.hpp"
 
 #include <functional>
 #include <ostream>

@@ -1,4 +1,4 @@
-#include "plugins/sim/energy.hpp"
+#include "sgai/sim/energy.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>

@@ -1,10 +1,10 @@
-#include "plugins/sim/simulation.hpp"
+#include "sgai/sim/simulation.hpp"
 
-#include "generators/platform/legacy_xml.hpp"
-#include "generators/platform/sim/builder.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/signals.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/signals.hpp"
+#include "sgai/platform/legacy_xml.hpp"
+#include "sgai/platform_sim/builder.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -34,11 +34,14 @@ namespace {
 /** SimGrid aborts on some XML errors (xbt_assert); while loading a user's XML, an abort becomes
  *  one error line and exit status 1 instead of a core dump. */
 const char* g_loading_file = nullptr;
+const char* g_loading_what = "platform";
 
 void abort_while_loading(int)
 {
-  const char* prefix = "sgai: error: SimGrid rejected the platform file ";
+  const char* prefix = "sgai: error: SimGrid rejected the ";
   ssize_t ignored    = ::write(2, prefix, std::strlen(prefix));
+  ignored            = ::write(2, g_loading_what, std::strlen(g_loading_what));
+  ignored            = ::write(2, " file ", 6);
   if (g_loading_file)
     ignored = ::write(2, g_loading_file, std::strlen(g_loading_file));
   const char* suffix = " (see SimGrid's message above)\n";
@@ -50,10 +53,11 @@ void abort_while_loading(int)
 
 class AbortGuard {
 public:
-  explicit AbortGuard(const std::string& file)
+  explicit AbortGuard(const std::string& file, const char* what = "platform")
       : file_(file)
   {
     g_loading_file = file_.c_str();
+    g_loading_what = what;
     struct sigaction sa {};
     sa.sa_handler = abort_while_loading;
     sigemptyset(&sa.sa_mask);
@@ -485,31 +489,50 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     // SimGrid aborts on some XML errors after printing a backtrace: the file is loaded in a forked
     // child first, and what makes it abort or throw there becomes one error line here (without the
     // warnings SimGrid printed on the way, such as those of Batsim's graphene.xml).
-    bool loads = false;
-    auto words = in_child(
-        [&]() {
-          engine_->load_platform(to_load.string());
-          return 0;
-        },
-        loads);
-    if (not loads && not words.empty()) { // (no words: the child could not run; load here)
-      auto message = simgrid_message(words);
-      throw InputError(file.string(), option_place(message, text),
-                       "SimGrid cannot load this platform" + (message.empty() ? std::string() : ": " + message));
-    }
-    try {
-      engine_->load_platform(to_load.string());
-    } catch (const std::exception& e) {
-      broken_          = true; // SimGrid's state is half-built: do not tear it down
-      std::string what = e.what();
-      what             = what.substr(0, what.find('\n'));
-      throw InputError(file.string(), option_place(what, text), "SimGrid cannot load this platform: " + what);
-    }
+    load_checked(file.string(), text, "platform", [&]() { engine_->load_platform(to_load.string()); });
     return std::nullopt;
   }
   platform::Platform p = platform::generate(file, options);
   build_platform(p);
   return p;
+}
+
+void Simulation::load_deployment(const std::filesystem::path& file)
+{
+  std::error_code ec;
+  if (not std::filesystem::is_regular_file(file, ec))
+    throw InputError(file.string(), "", "no such deployment file");
+  auto text = read_text_file(file);
+  check_xml_nesting(text, file.string());
+  AbortGuard guard(file.string(), "deployment");
+  // SimGrid aborts on an unknown host or function: tried in a forked child first, as platforms are
+  load_checked(file.string(), text, "deployment", [&]() { engine_->load_deployment(file.string()); });
+}
+
+void Simulation::load_checked(const std::string& file, const std::string& text, const char* what,
+                              const std::function<void()>& load)
+{
+  bool loads = false;
+  auto words = in_child(
+      [&]() {
+        load();
+        return 0;
+      },
+      loads);
+  if (not loads && not words.empty()) { // (no words: the child could not run; load here)
+    auto message = simgrid_message(words);
+    throw InputError(file, option_place(message, text),
+                     std::string("SimGrid cannot load this ") + what +
+                         (message.empty() ? std::string() : ": " + message));
+  }
+  try {
+    load();
+  } catch (const std::exception& e) {
+    broken_       = true; // SimGrid's state is half-built: do not tear it down
+    std::string w = e.what();
+    w             = w.substr(0, w.find('\n'));
+    throw InputError(file, option_place(w, text), std::string("SimGrid cannot load this ") + what + ": " + w);
+  }
 }
 
 bool Simulation::user_sets(const std::string& key) const

@@ -3,11 +3,12 @@
 #ifndef SGAI_SIM_SIMULATION_HPP
 #define SGAI_SIM_SIMULATION_HPP
 
-#include "generators/platform/platform.hpp"
+#include "sgai/platform/platform.hpp"
 
 #include <simgrid/forward.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,10 @@ public:
    *  simulated with CM02 without cross traffic (links' own latency and bandwidth, no TCP factors),
    *  not SimGrid's default LV08, whose factors were fitted to TCP over Ethernet. */
   void build_platform(const platform::Platform& p);
+  /** Loads a SimGrid deployment file (after the platform, with the functions it names registered:
+   *  sgai::register_actors). InputError naming the file when SimGrid cannot load it (an unknown
+   *  host or function included, which SimGrid itself aborts on). */
+  void load_deployment(const std::filesystem::path& file);
   /** The network model the platform runs under (SimGrid's network/model). */
   std::string network_model() const;
 
@@ -73,6 +78,10 @@ private:
   bool broken_      = false;
   bool host_energy_ = true;
   bool user_sets(const std::string& key) const; ///< a --cfg of the options names this key
+  /** Runs `load` (SimGrid loading `what`, a platform or deployment file) in a forked child, then
+   *  here: SimGrid's abort or exception becomes one InputError naming the file and the place. */
+  void load_checked(const std::string& file, const std::string& text, const char* what,
+                    const std::function<void()>& load);
 };
 
 } // namespace sgai::sim

@@ -1,4 +1,4 @@
-#include "plugins/sweep/analyst.hpp"
+#include "sgai/sweep/analyst.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #ifndef SGAI_PLUGINS_SWEEP_ANALYST_HPP
 #define SGAI_PLUGINS_SWEEP_ANALYST_HPP
 
-#include "plugins/sweep/strategy.hpp"
+#include "sgai/sweep/strategy.hpp"
 
 #include <algorithm>
 #include <atomic>

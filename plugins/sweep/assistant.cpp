@@ -1,4 +1,4 @@
-#include "plugins/sweep/assistant.hpp"
+#include "sgai/sweep/assistant.hpp"
 
 #include <algorithm>
 #include <cmath>

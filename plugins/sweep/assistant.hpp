@@ -5,7 +5,7 @@
 #ifndef SGAI_PLUGINS_SWEEP_ASSISTANT_HPP
 #define SGAI_PLUGINS_SWEEP_ASSISTANT_HPP
 
-#include "plugins/sweep/space.hpp"
+#include "sgai/sweep/space.hpp"
 
 #include <cstdint>
 #include <limits>

@@ -1,8 +1,9 @@
-#include "plugins/sweep/campaign.hpp"
+#include "sgai/sweep/campaign.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/foundation/json_raw.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -83,7 +84,7 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
       if (list.empty())
         vals->fail("a parameter takes at least one value");
       for (const auto& x : list)
-        p.values.push_back(x.raw().dump());
+        p.values.push_back(json::raw(x).dump());
     }
     if (auto r = o.optional("range")) {
       if (not p.values.empty())
@@ -110,7 +111,7 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
         auto list = wo.required(key);
         std::vector<std::string> texts;
         for (const auto& x : list.array())
-          texts.push_back(x.raw().dump());
+          texts.push_back(json::raw(x).dump());
         if (texts.size() != p.values.size())
           list.fail("a linked pointer takes one value per value of the parameter (" + std::to_string(p.values.size()) +
                     "), not " + std::to_string(texts.size()));

@@ -6,7 +6,7 @@
 #ifndef SGAI_PLUGINS_SWEEP_CAMPAIGN_HPP
 #define SGAI_PLUGINS_SWEEP_CAMPAIGN_HPP
 
-#include "plugins/sweep/space.hpp"
+#include "sgai/sweep/space.hpp"
 
 #include <cstdint>
 #include <filesystem>

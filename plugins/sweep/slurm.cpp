@@ -1,4 +1,4 @@
-#include "plugins/sweep/slurm.hpp"
+#include "sgai/sweep/slurm.hpp"
 
 #include <nlohmann/json.hpp>
 

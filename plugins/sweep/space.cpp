@@ -1,4 +1,4 @@
-#include "plugins/sweep/space.hpp"
+#include "sgai/sweep/space.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,7 +1,7 @@
-#include "plugins/sweep/store.hpp"
+#include "sgai/sweep/store.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/sqlite.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/sqlite.hpp"
 
 #include <cmath>
 

@@ -6,7 +6,7 @@
 #ifndef SGAI_PLUGINS_SWEEP_STORE_HPP
 #define SGAI_PLUGINS_SWEEP_STORE_HPP
 
-#include "plugins/sweep/campaign.hpp"
+#include "sgai/sweep/campaign.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,8 +1,8 @@
-#include "plugins/sweep/strategy.hpp"
+#include "sgai/sweep/strategy.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "plugins/sweep/campaign.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/sweep/campaign.hpp"
 
 #include <algorithm>
 #include <cmath>

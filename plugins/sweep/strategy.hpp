@@ -5,7 +5,7 @@
 #ifndef SGAI_PLUGINS_SWEEP_STRATEGY_HPP
 #define SGAI_PLUGINS_SWEEP_STRATEGY_HPP
 
-#include "plugins/sweep/assistant.hpp"
+#include "sgai/sweep/assistant.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "plugins/whatif/sim_run.hpp"
+#include "sgai/whatif_sim/sim_run.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "plugins/replay/communicator.hpp"
-#include "plugins/replay/nccl_plan.hpp"
-#include "plugins/replay/network.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/replay/communicator.hpp"
+#include "sgai/replay/nccl_plan.hpp"
+#include "sgai/replay/network.hpp"
+#include "sgai/sim/simulation.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>

@@ -8,8 +8,8 @@
 #ifndef SGAI_WHATIF_SIM_RUN_HPP
 #define SGAI_WHATIF_SIM_RUN_HPP
 
-#include "whatif/graph.hpp"
-#include "whatif/walk.hpp"
+#include "sgai/whatif/graph.hpp"
+#include "sgai/whatif/walk.hpp"
 
 #include <filesystem>
 #include <string>

@@ -475,6 +475,38 @@ PY
     usage "unknown time series 'bogus'" -- "$SGAI" batch run --platform $p --workload $wl --series energy,bogus \
       --out "$tmp/s3"
     [ ! -e "$tmp/s3" ] || fail "a usage error left $tmp/s3" ;;
+  deployment)
+    # a SimGrid deployment file starting sgai's workload manager (docs/examples/batch_deployment's
+    # files, with a policy sgai ships): the schedule hand-checked in that example's README
+    ex=docs/examples/batch_deployment
+    cp $ex/platform.xml $ex/workload.json "$tmp"
+    sed 's/longest_first/shortest/' $ex/deployment.xml >"$tmp/d.xml"
+    (cd "$tmp" && "$SGAI" run platform.xml d.xml >out 2>err) || fail "sgai run platform.xml d.xml: $(cat "$tmp/err")"
+    grep -q "^Simulated 110 s" "$tmp/out" || fail "simulated time: $(cat "$tmp/out")"
+    python3 - "$tmp/results/jobs.csv" <<'PY' || fail "the schedule of the deployed manager"
+import csv, sys
+rows = {r["job_id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+starts = {j: float(r["starting_time"]) for j, r in rows.items()}
+assert starts == {"a": 0, "b": 50, "c": 60, "d": 3}, starts
+assert float(rows["a"]["consumed_energy"]) == 3 * 50 * 190, rows["a"]["consumed_energy"]
+PY
+    # bad arguments and inputs: one error line naming the actor and the value, exit 1, no outputs
+    for bad in 's/backfill=easy/backfill=eazy/|eazy' 's/workload=workload.json/workload=none.json/|none.json' \
+               's/out=results/outt=results/|outt' 's/job_policy=shortest/job_policy=nobody/|nobody' \
+               's/sgai_workload_manager/sgai_nothing/|sgai_nothing' 's/master_host/nohost/|nohost'; do
+      sed "${bad%|*}" "$tmp/d.xml" >"$tmp/bad.xml"
+      rm -rf "$tmp/results"
+      (cd "$tmp" && "$SGAI" run platform.xml bad.xml >out 2>err)
+      rc=$?
+      err=$(cat "$tmp/err")
+      expect_rc 1
+      expect_one_error_line "${bad#*|}"
+      no_backtrace
+      [ ! -e "$tmp/results" ] || fail "outputs left after: ${bad#*|}"
+    done
+    run "$SGAI" run $ex/platform.xml "$tmp/none.xml"; expect_rc 1; expect_one_error_line "no such deployment file"
+    run "$SGAI" run $ex/platform.xml $ex/deployment.xml --seed 3; expect_rc 2
+    expect_one_error_line "a deployment file's actors take theirs as arguments" ;;
   *)
     fail "unknown case $case_name" ;;
 esac

@@ -6,11 +6,11 @@
 #ifndef SGAI_TESTS_FUZZ_AIOPS_CHECK_HPP
 #define SGAI_TESTS_FUZZ_AIOPS_CHECK_HPP
 
-#include "aiops/experiment.hpp"
-#include "aiops/model.hpp"
-#include "aiops/synth.hpp"
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
+#include "sgai/aiops/experiment.hpp"
+#include "sgai/aiops/model.hpp"
+#include "sgai/aiops/synth.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <cmath>
 #include <map>

@@ -4,10 +4,10 @@
 #ifndef SGAI_TESTS_FUZZ_ASTRA_GROUPS_CHECK_HPP
 #define SGAI_TESTS_FUZZ_ASTRA_GROUPS_CHECK_HPP
 
-#include "chakra/synth.hpp"
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
-#include "plugins/replay/astra_inputs.hpp"
+#include "sgai/chakra/synth.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/replay/astra_inputs.hpp"
 
 #include <set>
 #include <string>

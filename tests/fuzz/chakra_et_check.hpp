@@ -3,9 +3,9 @@
 #ifndef SGAI_TESTS_CHAKRA_ET_CHECK_HPP
 #define SGAI_TESTS_CHAKRA_ET_CHECK_HPP
 
-#include "chakra/et_io.hpp"
-#include "chakra/feeder.hpp"
-#include "generators/util/error.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/chakra/feeder.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <deque>
 #include <string>

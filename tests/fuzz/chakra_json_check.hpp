@@ -5,10 +5,10 @@
 #ifndef SGAI_TESTS_FUZZ_CHAKRA_JSON_CHECK_HPP
 #define SGAI_TESTS_FUZZ_CHAKRA_JSON_CHECK_HPP
 
-#include "chakra/et_json.hpp"
 #include "chakra_et_check.hpp"
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
+#include "sgai/chakra/et_json.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <string>
 

@@ -9,8 +9,8 @@
 
 #include "command_check.hpp"
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
-#include "plugins/experiment/experiment.hpp"
+#include "sgai/experiment/experiment.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <string>
 

@@ -7,12 +7,12 @@
 #define SGAI_TESTS_FUZZ_KINETO_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
-#include "whatif/analysis.hpp"
-#include "whatif/build.hpp"
-#include "whatif/kineto.hpp"
-#include "whatif/optimize.hpp"
-#include "whatif/walk.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/whatif/analysis.hpp"
+#include "sgai/whatif/build.hpp"
+#include "sgai/whatif/kineto.hpp"
+#include "sgai/whatif/optimize.hpp"
+#include "sgai/whatif/walk.hpp"
 
 #include <string>
 

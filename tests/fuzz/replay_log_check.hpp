@@ -4,9 +4,9 @@
 #ifndef SGAI_TESTS_FUZZ_REPLAY_LOG_CHECK_HPP
 #define SGAI_TESTS_FUZZ_REPLAY_LOG_CHECK_HPP
 
-#include "chakra/visualize.hpp"
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
+#include "sgai/chakra/visualize.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <nlohmann/json.hpp>
 

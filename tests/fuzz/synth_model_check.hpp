@@ -5,11 +5,11 @@
 #ifndef SGAI_TESTS_FUZZ_SYNTH_MODEL_CHECK_HPP
 #define SGAI_TESTS_FUZZ_SYNTH_MODEL_CHECK_HPP
 
-#include "chakra/et_io.hpp"
-#include "chakra/synth.hpp"
 #include "chakra_et_check.hpp"
 #include "fuzz_input.hpp"
-#include "generators/util/error.hpp"
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/chakra/synth.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <string>
 

@@ -3,18 +3,18 @@
  * training cluster and the store's link, drift-triggered retraining against a fixed schedule, and
  * runs that repeat. Each run is a forked child (one SimGrid Engine per process). */
 #include "../unit/test_paths.hpp"
-#include "aiops/database.hpp"
-#include "aiops/distributions.hpp"
-#include "aiops/experiment.hpp"
-#include "aiops/model.hpp"
-#include "aiops/observations.hpp"
-#include "aiops/synth.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/sqlite.hpp"
-#include "plugins/aiops/simulator.hpp"
-#include "plugins/aiops/transfer.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/aiops/database.hpp"
+#include "sgai/aiops/distributions.hpp"
+#include "sgai/aiops/experiment.hpp"
+#include "sgai/aiops/model.hpp"
+#include "sgai/aiops/observations.hpp"
+#include "sgai/aiops/synth.hpp"
+#include "sgai/aiops_sim/simulator.hpp"
+#include "sgai/aiops_sim/transfer.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/sqlite.hpp"
+#include "sgai/sim/simulation.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>

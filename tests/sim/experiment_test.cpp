@@ -1,9 +1,9 @@
 /* The experiment runner end to end, in process: the quick-start experiment and its outputs. */
 #include "../unit/test_paths.hpp"
-#include "chakra/generate.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "plugins/experiment/experiment.hpp"
+#include "sgai/chakra/generate.hpp"
+#include "sgai/experiment/experiment.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,9 @@
 #define SGAI_TESTS_SIM_HELPERS_HPP
 
 #include "../unit/test_paths.hpp"
-#include "generators/platform/platform.hpp"
-#include "generators/util/files.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/platform/platform.hpp"
+#include "sgai/sim/simulation.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

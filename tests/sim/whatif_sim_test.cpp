@@ -1,12 +1,12 @@
 /* The what-if graph on SimGrid (plugins/whatif): the same graph replayed by actors gives the walk's
  * iteration times (within 5%) and SimGrid's host energy gives the power model's energy. */
 #include "../unit/whatif_traces.hpp"
-#include "generators/util/error.hpp"
-#include "plugins/whatif/sim_run.hpp"
-#include "whatif/analysis.hpp"
-#include "whatif/build.hpp"
-#include "whatif/optimize.hpp"
-#include "whatif/walk.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/whatif/analysis.hpp"
+#include "sgai/whatif/build.hpp"
+#include "sgai/whatif/optimize.hpp"
+#include "sgai/whatif/walk.hpp"
+#include "sgai/whatif_sim/sim_run.hpp"
 
 #include <gtest/gtest.h>
 

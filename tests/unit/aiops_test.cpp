@@ -1,17 +1,17 @@
 /* AI-ops foundations: the distributions and their maximum-likelihood fits, the hour-of-week arrival
  * profile (with the held-back public trace of Alibaba's openb pods), the model file, observations in
  * CSV, and the SQLite wrapper on a real database file. */
-#include "aiops/arrivals.hpp"
-#include "aiops/database.hpp"
-#include "aiops/distributions.hpp"
-#include "aiops/drift.hpp"
-#include "aiops/experiment.hpp"
-#include "aiops/mixture.hpp"
-#include "aiops/model.hpp"
-#include "aiops/observations.hpp"
-#include "aiops/synth.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/sqlite.hpp"
+#include "sgai/aiops/arrivals.hpp"
+#include "sgai/aiops/database.hpp"
+#include "sgai/aiops/distributions.hpp"
+#include "sgai/aiops/drift.hpp"
+#include "sgai/aiops/experiment.hpp"
+#include "sgai/aiops/mixture.hpp"
+#include "sgai/aiops/model.hpp"
+#include "sgai/aiops/observations.hpp"
+#include "sgai/aiops/synth.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/sqlite.hpp"
 
 #include <gtest/gtest.h>
 

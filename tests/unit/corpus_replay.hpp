@@ -5,7 +5,7 @@
 #ifndef SGAI_TESTS_CORPUS_REPLAY_HPP
 #define SGAI_TESTS_CORPUS_REPLAY_HPP
 
-#include "generators/util/files.hpp"
+#include "sgai/foundation/files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 #ifndef SGAI_TESTS_DLRM_FIXTURE_HPP
 #define SGAI_TESTS_DLRM_FIXTURE_HPP
 
-#include "chakra/convert.hpp"
-#include "chakra/et_io.hpp"
+#include "sgai/chakra/convert.hpp"
+#include "sgai/chakra/et_io.hpp"
 #include "test_paths.hpp"
 
 #include <cstdlib>

@@ -1,5 +1,5 @@
-#include "generators/util/error.hpp"
-#include "generators/util/json.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/json.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 /* NCCL's tuning model (plugins/replay/nccl.cpp) against NCCL's published constants and the choices
  * NCCL's logs report. */
-#include "plugins/replay/nccl.hpp"
-#include "plugins/replay/schedule.hpp"
+#include "sgai/replay/nccl.hpp"
+#include "sgai/replay/schedule.hpp"
 
 #include <gtest/gtest.h>
 

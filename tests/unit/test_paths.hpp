@@ -6,7 +6,7 @@
   if (not ::sgai::test::have_shared_data())                                                                            \
   GTEST_SKIP() << "no ../shared/data beside the checkout"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <filesystem>
 #include <functional>

@@ -1,5 +1,5 @@
-#include "generators/util/numbers.hpp"
-#include "generators/util/units.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/foundation/units.hpp"
 
 #include <gtest/gtest.h>
 

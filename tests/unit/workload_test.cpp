@@ -1,9 +1,9 @@
 /* SWF and Batsim workload readers, the SWF -> Batsim conversion and the statistics. */
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json.hpp"
-#include "generators/workload/batsim.hpp"
-#include "generators/workload/synthetic.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json.hpp"
+#include "sgai/workload/batsim.hpp"
+#include "sgai/workload/synthetic.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

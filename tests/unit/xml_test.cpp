@@ -1,8 +1,8 @@
 /* Golden XML for small fixtures, and the limits of what SimGrid XML can describe. */
-#include "generators/platform/legacy_xml.hpp"
-#include "generators/platform/platform.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/platform/legacy_xml.hpp"
+#include "sgai/platform/platform.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,9 @@
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "plugins/experiment/experiment.hpp"
+#include "sgai/batch/deployment.hpp"
+#include "sgai/experiment/actors.hpp"
+#include "sgai/experiment/experiment.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/sim/simulation.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
@@ -14,9 +17,25 @@ namespace {
 
 std::filesystem::path shipped_experiment(const char* name)
 {
-  if (const char* home = std::getenv("SGAI_HOME"))
-    return std::filesystem::path(home) / "deploy" / "experiments" / name;
-  return std::filesystem::path(SGAI_SOURCE_DIR) / "deploy" / "experiments" / name;
+  return data_home() / "deploy" / "experiments" / name;
+}
+
+/** A platform and a SimGrid deployment file starting sgai's actors. */
+int run_deployment(const std::string& platform, const std::string& deployment, const Globals& globals)
+{
+  sim::SimulationOptions so;
+  so.simgrid_args = globals.simgrid_args;
+  sim::Simulation simulation(so);
+  simulation.load_platform(platform);
+  register_actors(simulation.engine());
+  simulation.load_deployment(deployment);
+  double end = simulation.run();
+  if (not deployment_error().empty())
+    throw RunError(deployment_error());
+  std::cout << "Simulated " << end << " s (" << platform << ", " << deployment << ").\n";
+  for (const auto& [path, what] : batch::deployment_outputs())
+    std::cout << "  " << path << "  (" << what << ")\n";
+  return 0;
 }
 
 void print_result(const experiment::Result& result)
@@ -34,6 +53,7 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
 {
   struct Options {
     std::string file;
+    std::string deployment;
     std::string out;
     std::string base_dir;
     int64_t seed   = -1;
@@ -41,8 +61,12 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
   };
   auto opts = std::make_shared<Options>();
   auto* run = app.add_subcommand(
-      "run", "Run an experiment file (default: the quick-start experiments, a batch run and a trace replay)");
-  add_path(run, "experiment", opts->file, "Experiment JSON (deploy/experiments/*.json)");
+      "run", "Run an experiment file (default: the quick-start experiments, a batch run and a trace replay), or a "
+             "platform with a SimGrid deployment file starting sgai's actors (sgai run PLATFORM DEPLOYMENT.xml)");
+  add_path(run, "experiment", opts->file, "Experiment JSON (deploy/experiments/*.json), or a platform (XML or JSON)");
+  add_path(run, "deployment", opts->deployment,
+           "SimGrid deployment XML (with a platform): its actors run sgai's functions (sgai_workload_manager, "
+           "docs/library.md) or none");
   add_path(run, "--out", opts->out, "Output folder (default: the file's 'output', or results/<name>)");
   add_seed(run, opts->seed, "Seed overriding the file's");
   add_path(run, "--base-dir", opts->base_dir,
@@ -57,6 +81,12 @@ void add_run_command(CLI::App& app, const Globals& globals, Action& action)
       if (opts->seed >= 0)
         o.seed = static_cast<uint64_t>(opts->seed);
       o.simgrid_args = globals.simgrid_args;
+      if (not opts->deployment.empty()) {
+        if (opts->out_given || opts->seed >= 0 || not opts->base_dir.empty())
+          throw UsageError("--out, --seed and --base-dir are an experiment's: a deployment file's actors take theirs "
+                                             "as arguments");
+        return run_deployment(opts->file, opts->deployment, globals);
+      }
       if (not opts->file.empty()) {
         if (not opts->base_dir.empty())
           print_result(experiment::run_experiment_text(read_text_file(opts->file), opts->file, opts->base_dir, o));

@@ -7,14 +7,14 @@
  *   status CAMPAIGN.json [--dir D]                 counts, the best run, the SLA forecast
  *   export CAMPAIGN.json [--dir D] --out RUNS.csv  one line per run
  * (evaluate: cmd_sweep_evaluate.cpp) */
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/signals.hpp"
-#include "plugins/sweep/assistant.hpp"
-#include "plugins/sweep/campaign.hpp"
-#include "plugins/sweep/slurm.hpp"
-#include "plugins/sweep/store.hpp"
-#include "plugins/sweep/strategy.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/signals.hpp"
+#include "sgai/sweep/assistant.hpp"
+#include "sgai/sweep/campaign.hpp"
+#include "sgai/sweep/slurm.hpp"
+#include "sgai/sweep/store.hpp"
+#include "sgai/sweep/strategy.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"

@@ -4,19 +4,20 @@
  *   predict TRACE   baseline and prediction after --apply optimizations, walked (Algorithm 1) or
  *                   replayed on SimGrid (--via replay)
  *   list            the optimizations */
-#include "generators/platform/catalogue.hpp"
-#include "generators/platform/platform.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/json_writer.hpp"
-#include "generators/util/numbers.hpp"
-#include "plugins/whatif/sim_run.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/json_writer.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/platform/catalogue.hpp"
+#include "sgai/platform/platform.hpp"
+#include "sgai/whatif/analysis.hpp"
+#include "sgai/whatif/build.hpp"
+#include "sgai/whatif/optimize.hpp"
+#include "sgai/whatif/walk.hpp"
+#include "sgai/whatif_sim/sim_run.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
-#include "whatif/analysis.hpp"
-#include "whatif/build.hpp"
-#include "whatif/optimize.hpp"
-#include "whatif/walk.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -52,7 +53,7 @@ struct WhatIfArgs {
 
 std::string default_catalogue()
 {
-  return (fs::path(SGAI_SOURCE_DIR) / "platforms" / "catalogues" / "accelerators.json").string();
+  return (data_home() / "platforms" / "catalogues" / "accelerators.json").string();
 }
 
 std::string ms(int64_t ns)

@@ -1,6 +1,6 @@
 #include "tools/sgai/generated.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <iostream>
 

@@ -3,7 +3,7 @@
 #ifndef SGAI_TOOLS_GENERATED_HPP
 #define SGAI_TOOLS_GENERATED_HPP
 
-#include "plugins/experiment/experiment.hpp"
+#include "sgai/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
 
 #include <filesystem>

@@ -1,9 +1,10 @@
 /* sgai: one binary, git-style subcommands. Exit status: 0 success, 2 usage error, 1 bad input or
  * failed run, 128 + the signal after SIGINT (130), SIGTERM (143) or SIGHUP (129); errors are one
  * line on stderr. SimGrid's --cfg=... and --log=... pass through. */
-#include "generators/util/error.hpp"
-#include "generators/util/signals.hpp"
-#include "plugins/sim/simulation.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/signals.hpp"
+#include "sgai/sim/simulation.hpp"
+#include "sgai/version.hpp"
 #include "tools/sgai/commands.hpp"
 
 #include <cstring>
@@ -77,7 +78,7 @@ int main(int argc, char** argv)
   CLI::App app{"sgai: simulate the machines that run HPC and AI work, on SimGrid.\n"
                "SimGrid options (--cfg=name:value, --log=category.thres:level) may appear anywhere.",
                "sgai"};
-  app.set_version_flag("--version", std::string("sgai ") + SGAI_VERSION);
+  app.set_version_flag("--version", std::string("sgai ") + sgai_VERSION);
   app.require_subcommand(0, 1);
   app.fallthrough(false);
 

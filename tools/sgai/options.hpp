@@ -4,7 +4,7 @@
 #ifndef SGAI_TOOLS_OPTIONS_HPP
 #define SGAI_TOOLS_OPTIONS_HPP
 
-#include "generators/util/units.hpp"
+#include "sgai/foundation/units.hpp"
 
 #include <CLI/CLI.hpp>
 

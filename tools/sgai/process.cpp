@@ -1,7 +1,7 @@
 #include "tools/sgai/process.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/signals.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/signals.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -129,12 +129,31 @@ std::pair<int, int> wait_any_child()
   return {int(pid), WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
 
+std::filesystem::path data_home()
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* home = std::getenv("SGAI_HOME"); home != nullptr && *home != '\0') {
+    if (not fs::is_directory(home, ec))
+      throw RunError(std::string("SGAI_HOME names ") + home + ", which is not a folder");
+    return home;
+  }
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    throw RunError("cannot find this program's own path (/proc/self/exe) to find its data: set SGAI_HOME to the "
+                   "sgai source tree or to PREFIX/share/sgai");
+  fs::path home = (self.parent_path().parent_path() / "share" / "sgai").lexically_normal();
+  if (not fs::is_directory(home, ec))
+    throw RunError(
+        "sgai's data is not at " + home.string() +
+        " (beside this program, as installed): set SGAI_HOME to the sgai source tree or to PREFIX/share/sgai");
+  return home;
+}
+
 int run_plot_script(const std::string& name, const std::string& dir)
 {
   std::error_code ec;
-  std::filesystem::path script = std::filesystem::path(SGAI_SOURCE_DIR) / "tools" / "plot" / name;
-  if (const char* home = std::getenv("SGAI_HOME"))
-    script = std::filesystem::path(home) / "tools" / "plot" / name;
+  std::filesystem::path script = data_home() / "tools" / "plot" / name;
   if (not std::filesystem::exists(script, ec))
     throw RunError("the plotting script " + script.string() + " is missing (set SGAI_HOME to the sgai source tree)");
   // Debian's interpreter first: its python3-matplotlib is what the set-up installs.

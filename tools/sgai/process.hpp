@@ -2,6 +2,7 @@
 #ifndef SGAI_TOOLS_PROCESS_HPP
 #define SGAI_TOOLS_PROCESS_HPP
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,9 +31,15 @@ std::optional<int> spawn_process(const std::vector<std::string>& argv, const std
  *  ended it; (-1, -1) when there is none. */
 std::pair<int, int> wait_any_child();
 
-/** Runs tools/plot/`script` of the source tree (SGAI_HOME overrides it) with Debian's python3 on
- *  `dir`: 0, or 1 when the script printed its one error line; RunError when it is missing, cannot
- *  start or fails otherwise. */
+/** sgai's data: the shipped experiments (deploy/), platforms, workloads and plotting scripts
+ *  (tools/plot), laid out as in the source tree. SGAI_HOME names it (a source tree will do);
+ *  otherwise share/sgai beside the program's folder (PREFIX/bin/sgai -> PREFIX/share/sgai; the
+ *  build tree has build/share/sgai, links into the source tree). RunError when neither exists. */
+std::filesystem::path data_home();
+
+/** Runs tools/plot/`script` of data_home() with Debian's python3 on `dir`: 0, or 1 when the
+ *  script printed its one error line; RunError when it is missing, cannot start or fails
+ *  otherwise. */
 int run_plot_script(const std::string& script, const std::string& dir);
 
 } // namespace sgai::cli

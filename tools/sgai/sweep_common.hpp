@@ -3,9 +3,9 @@
 #ifndef SGAI_TOOLS_SWEEP_COMMON_HPP
 #define SGAI_TOOLS_SWEEP_COMMON_HPP
 
-#include "plugins/sweep/assistant.hpp"
-#include "plugins/sweep/campaign.hpp"
-#include "plugins/sweep/store.hpp"
+#include "sgai/sweep/assistant.hpp"
+#include "sgai/sweep/campaign.hpp"
+#include "sgai/sweep/store.hpp"
 
 #include <filesystem>
 #include <string>

@@ -4,10 +4,10 @@
  * Kernels already in half precision, copies, sets, collectives and the weight-update phase stay
  * (autocast keeps inputs, master weights, gradients and the optimizer in FP32). Without catalogue
  * figures for the GPU, compute-bound kernels take the cap. */
-#include "generators/platform/catalogue.hpp"
-#include "plugins/replay/kernel_model.hpp"
-#include "whatif/optimizations/common.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/platform/catalogue.hpp"
+#include "sgai/replay/kernel_model.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 /* amp-daydream: Daydream's Algorithm 2 as printed. Every GPU task: ÷3 when its name holds "sgemm"
  * or "scudnn" (FP32 GEMMs and cuDNN convolutions onto tensor cores), ÷2 otherwise (half the bytes). */
-#include "whatif/optimizations/list.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 namespace sgai::whatif::optimizations_list {
 

@@ -1,7 +1,7 @@
 /* bandwidth: Daydream's "2× network bandwidth" (its Figure 2): every communication task's
  * duration ÷ the factor (parameter bandwidth.factor, default 2). In a joined rank set a collective's
  * duration is its transfer; in one rank's trace a NCCL kernel's time also holds its waiting. */
-#include "whatif/optimizations/list.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 namespace sgai::whatif::optimizations_list {
 

@@ -6,8 +6,8 @@
  * buffer (ddp.bandwidth GB/s, default 12.5), the all-gather the same in reverse; each stage a
  * ring's alpha-beta time (Thakur et al.'s formulas, the replay library's), ddp.latency_us per step.
  * Whoever waited for the all-reduce waits for the all-gather. */
-#include "whatif/optimizations/common.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <map>
 

@@ -1,9 +1,9 @@
-#include "whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
 
-#include "generators/platform/catalogue.hpp"
-#include "plugins/replay/kernel_model.hpp"
-#include "plugins/replay/schedule.hpp"
-#include "whatif/build.hpp"
+#include "sgai/platform/catalogue.hpp"
+#include "sgai/replay/kernel_model.hpp"
+#include "sgai/replay/schedule.hpp"
+#include "sgai/whatif/build.hpp"
 
 #include <algorithm>
 #include <map>

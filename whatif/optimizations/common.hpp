@@ -4,7 +4,7 @@
 #ifndef SGAI_WHATIF_OPTIMIZATIONS_COMMON_HPP
 #define SGAI_WHATIF_OPTIMIZATIONS_COMMON_HPP
 
-#include "whatif/optimize.hpp"
+#include "sgai/whatif/optimize.hpp"
 
 #include <cstdint>
 #include <string>

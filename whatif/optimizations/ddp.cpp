@@ -14,9 +14,9 @@
  * A trace that already holds NCCL all-reduce kernels with sizes (a rank of a data-parallel run)
  * has them re-timed the same way for ddp.ranks (their measured time includes waiting for the other
  * ranks). Without either, it is refused. */
-#include "whatif/build.hpp"
-#include "whatif/optimizations/common.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/whatif/build.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 #include <map>

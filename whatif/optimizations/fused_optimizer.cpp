@@ -5,9 +5,9 @@
  * between launches and the GPU's idle gaps). Tasks that waited for the phase's GPU work wait for the
  * fused kernel. Refused when the trace has no weight-update phase or already runs a fused optimizer
  * (multi_tensor_apply / fused Adam kernels). */
-#include "generators/util/error.hpp"
-#include "whatif/build.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/whatif/build.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 #include <map>

@@ -6,9 +6,9 @@
  * launched before that kernel's launch. Both take the duration of the layer's element-wise kernels
  * (their median: "estimated using existing element-wise kernels"), their launches the trace's
  * median launch. */
-#include "plugins/replay/kernel_model.hpp"
-#include "whatif/optimizations/common.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/replay/kernel_model.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 #include <cstddef>

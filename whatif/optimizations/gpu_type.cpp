@@ -10,10 +10,10 @@
  *   - memory-bound kernels, device copies and sets: × memory bandwidth(source) / (target);
  *   - host copies (PCIe) and collectives: unchanged.
  * The power figures for energy become the target's. */
-#include "generators/platform/catalogue.hpp"
-#include "plugins/replay/kernel_model.hpp"
-#include "whatif/optimizations/common.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/platform/catalogue.hpp"
+#include "sgai/replay/kernel_model.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 

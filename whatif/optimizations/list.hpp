@@ -2,7 +2,7 @@
 #ifndef SGAI_WHATIF_OPTIMIZATIONS_LIST_HPP
 #define SGAI_WHATIF_OPTIMIZATIONS_LIST_HPP
 
-#include "whatif/optimize.hpp"
+#include "sgai/whatif/optimize.hpp"
 
 namespace sgai::whatif::optimizations_list {
 

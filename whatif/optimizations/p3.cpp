@@ -9,8 +9,8 @@
  * the weight update waits for every bucket, so what the priorities buy here is the overlap of
  * slicing with backward; the per-layer gating of the next forward in MXNet, where P3 gains most, is
  * not in a PyTorch trace. */
-#include "whatif/optimizations/common.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/whatif/optimizations/common.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,9 +4,9 @@
  * speed f and memory fraction m then); memory bandwidth m = 1 otherwise. Compute-bound kernels take
  * ×1/f, memory-bound kernels, device copies and sets ×1/m; host copies and collectives stay. The
  * energy figures count the cap as the busy power. */
-#include "generators/platform/catalogue.hpp"
-#include "plugins/replay/kernel_model.hpp"
-#include "whatif/optimizations/list.hpp"
+#include "sgai/platform/catalogue.hpp"
+#include "sgai/replay/kernel_model.hpp"
+#include "sgai/whatif/optimizations/list.hpp"
 
 #include <cmath>
 #include <stdexcept>

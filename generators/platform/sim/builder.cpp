@@ -1,11 +1,11 @@
 /* Builds an expanded platform in the running SimGrid Engine through the S4U API: star zones for
  * flat clusters, SimGrid's fat-tree, torus and dragonfly zones with node zones as leaves, and the
  * same link sequences as the XML writer. */
-#include "generators/platform/sim/builder.hpp"
+#include "sgai/platform_sim/builder.hpp"
 
-#include "generators/platform/network.hpp"
-#include "generators/util/error.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/platform/network.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

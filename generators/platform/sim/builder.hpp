@@ -2,7 +2,7 @@
 #ifndef SGAI_PLATFORM_SIM_BUILDER_HPP
 #define SGAI_PLATFORM_SIM_BUILDER_HPP
 
-#include "generators/platform/model.hpp"
+#include "sgai/platform/model.hpp"
 
 #include <simgrid/forward.h>
 

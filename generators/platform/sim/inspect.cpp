@@ -1,6 +1,6 @@
-#include "generators/platform/sim/inspect.hpp"
+#include "sgai/platform_sim/inspect.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

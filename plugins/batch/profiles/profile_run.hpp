@@ -7,8 +7,8 @@
 #ifndef SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
 #define SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
 
-#include "generators/workload/workload.hpp"
-#include "plugins/batch/resources.hpp"
+#include "sgai/batch/resources.hpp"
+#include "sgai/workload/workload.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "plugins/batch/profiles/profile_run.hpp"
+#include "sgai/batch/profiles/profile_run.hpp"
 
 #include <algorithm>
 #include <cstring>

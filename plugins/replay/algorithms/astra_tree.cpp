@@ -9,7 +9,7 @@
  * not. A rank's part is over once it has sent its last pieces: it does not wait for them to arrive
  * (ASTRA-sim's stream exits on sending). NCCL's double binary tree, which splits the buffer
  * between two trees at once, is double_binary_tree.cpp. */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

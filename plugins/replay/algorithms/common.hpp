@@ -3,7 +3,7 @@
 #ifndef SGAI_REPLAY_ALGORITHMS_COMMON_HPP
 #define SGAI_REPLAY_ALGORITHMS_COMMON_HPP
 
-#include "plugins/replay/schedule.hpp"
+#include "sgai/replay/schedule.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -4,7 +4,7 @@
  *   all-to-all, reduce-scatter: S/n to each peer; all-gather: S to each peer;
  *   all-reduce: direct reduce-scatter, then (once every piece is reduced) direct all-gather;
  *   broadcast (reduce): the root sends S to (receives S from) every rank at once. */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

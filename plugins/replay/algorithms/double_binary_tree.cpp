@@ -5,7 +5,7 @@
  * it (r -> n-1-r), so that each rank is a leaf in one tree. With D the depth of the trees, the
  * reduction takes D steps (nodes of depth D-j send to their parents at step j) and the broadcast
  * D more (nodes of depth j send to their children). */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

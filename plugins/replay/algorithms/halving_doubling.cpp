@@ -7,7 +7,7 @@
  *   (the farthest first, with the smallest message);
  *   all-reduce: the first, then the second on the S/n pieces;
  *   broadcast (reduce): a binomial tree, k steps of S. */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

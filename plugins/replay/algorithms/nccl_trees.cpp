@@ -15,7 +15,7 @@
  * (ppn (ppn - 1)) of S to each other GPU of the node, reduced by the switch), and for each local
  * rank k its shard, S / ppn, all-reduced between the nodes' ranks k over the two trees (S / (2 ppn)
  * each, up reduced, then down). */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

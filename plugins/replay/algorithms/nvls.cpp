@@ -5,7 +5,7 @@
  * direction that is S (1 + 1/n) and no reduction on the GPU. On GPU-to-GPU routes through the
  * switch the same link loads come from one step where every rank sends (n + 1) / (n (n - 1)) of S
  * to each of the n - 1 others (the switch's own fabric does not block). */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

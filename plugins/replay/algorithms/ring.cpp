@@ -3,7 +3,7 @@
  *   reduce-scatter: n-1 steps of S/n; all-gather: n-1 steps of S (each rank's contribution);
  *   all-to-all: store and forward, one block of S/n per step, n(n-1)/2 steps (ASTRA-sim's ring);
  *   broadcast, reduce: a chain from (to) the root, S per step. */
-#include "plugins/replay/algorithms/common.hpp"
+#include "sgai/replay/algorithms/common.hpp"
 
 namespace sgai::replay::algorithms {
 

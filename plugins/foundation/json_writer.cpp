@@ -1,6 +1,6 @@
-#include "generators/util/json_writer.hpp"
+#include "sgai/foundation/json_writer.hpp"
 
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <cmath>
 #include <cstdio>

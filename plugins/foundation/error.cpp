@@ -1,4 +1,4 @@
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 namespace sgai {
 

@@ -1,4 +1,4 @@
-#include "generators/util/units.hpp"
+#include "sgai/foundation/units.hpp"
 
 #include <cctype>
 #include <charconv>

@@ -1,6 +1,6 @@
-#include "generators/util/sqlite.hpp"
+#include "sgai/foundation/sqlite.hpp"
 
-#include "generators/util/error.hpp"
+#include "sgai/foundation/error.hpp"
 
 #include <sqlite3.h>
 

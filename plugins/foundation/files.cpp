@@ -1,7 +1,7 @@
-#include "generators/util/files.hpp"
+#include "sgai/foundation/files.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/signals.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/signals.hpp"
 
 #include <zlib.h>
 

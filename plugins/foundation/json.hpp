@@ -1,11 +1,11 @@
 /* Strict reading of JSON input files: duplicate keys, unknown keys, wrong types and bad units are
- * errors that name the file, the JSON pointer, the value and what was expected. */
+ * errors that name the file, the JSON pointer, the value and what was expected. The parser's own
+ * document type stays inside (json_raw.hpp reaches it, for sgai's sources only): this header
+ * includes no JSON library. */
 #ifndef SGAI_UTIL_JSON_HPP
 #define SGAI_UTIL_JSON_HPP
 
-#include "generators/util/units.hpp"
-
-#include <nlohmann/json_fwd.hpp>
+#include "sgai/foundation/units.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -25,7 +25,7 @@ class Value;
 /** A parsed JSON document that remembers where it came from. */
 struct Document {
   std::shared_ptr<const std::string> file; ///< path as given by the user, used in every message
-  std::shared_ptr<nlohmann::json> root;    ///< never null once loaded
+  std::shared_ptr<const void> root;        ///< the parser's document (json_raw.hpp); never null once loaded
 
   Value value() const;
   /** The root, which must be an object. */
@@ -46,7 +46,8 @@ std::string child_pointer(const std::string& parent, size_t index);
  *  Keys starting with '_' (such as HDeepRM's "_doc") are comments and always allowed. */
 class Object {
 public:
-  Object(const nlohmann::json& node, std::string pointer, std::shared_ptr<const std::string> file);
+  /** `node`: a node of a Document's root (json_raw.hpp). */
+  Object(const void* node, std::string pointer, std::shared_ptr<const std::string> file);
 
   bool has(std::string_view key) const;
   /** The value at key; error "missing field" when absent. */
@@ -67,7 +68,7 @@ public:
   [[noreturn]] void fail_at(std::string_view key, const std::string& message) const;
 
 private:
-  const nlohmann::json* node_;
+  const void* node_;
   std::string pointer_;
   std::shared_ptr<const std::string> file_;
   std::vector<std::string> used_; ///< keys read (objects have few: a search beats a tree)
@@ -79,7 +80,8 @@ private:
 /** Read access to one JSON value with typed, checked conversions. */
 class Value {
 public:
-  Value(const nlohmann::json& node, std::string pointer, std::shared_ptr<const std::string> file);
+  /** `node`: a node of a Document's root (json_raw.hpp). */
+  Value(const void* node, std::string pointer, std::shared_ptr<const std::string> file);
 
   Object object() const;
   std::vector<Value> array() const;
@@ -109,10 +111,11 @@ public:
   const std::string& pointer() const { return pointer_; }
   const std::string& file() const { return *file_; }
   [[noreturn]] void fail(const std::string& message) const;
-  const nlohmann::json& raw() const { return *node_; }
+  /** The parser's node (json_raw.hpp). */
+  const void* node() const { return node_; }
 
 private:
-  const nlohmann::json* node_;
+  const void* node_;
   std::string pointer_;
   std::shared_ptr<const std::string> file_;
 };

@@ -1,4 +1,4 @@
-#include "generators/util/signals.hpp"
+#include "sgai/foundation/signals.hpp"
 
 #include <algorithm>
 #include <csignal>

@@ -1,4 +1,4 @@
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,8 +1,8 @@
-#include "generators/util/json.hpp"
+#include "sgai/foundation/json.hpp"
 
-#include "generators/util/error.hpp"
-#include "generators/util/files.hpp"
-#include "generators/util/numbers.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/numbers.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -163,9 +163,17 @@ std::pair<size_t, size_t> line_column(const std::string& text, size_t byte)
 
 } // namespace
 
+namespace {
+/** A node of a document (json.hpp keeps it as an opaque pointer). */
+const nlohmann::json& J(const void* node)
+{
+  return *static_cast<const nlohmann::json*>(node);
+}
+} // namespace
+
 Value Document::value() const
 {
-  return Value(*root, "", file);
+  return Value(root.get(), "", file);
 }
 
 Object Document::object() const
@@ -220,19 +228,19 @@ std::string list_names(const std::vector<std::string>& names, size_t limit)
 
 // ---------------------------------------------------------------------------------------------- Object
 
-Object::Object(const nlohmann::json& node, std::string pointer, std::shared_ptr<const std::string> file)
-    : node_(&node)
+Object::Object(const void* node, std::string pointer, std::shared_ptr<const std::string> file)
+    : node_(node)
     , pointer_(std::move(pointer))
     , file_(std::move(file))
 {
-  if (not node.is_object())
+  if (not J(node).is_object())
     throw InputError(*file_, place_of(pointer_), "expected an object, got " + Value(node, pointer_, file_).shown());
 }
 
 bool Object::has(std::string_view key) const
 {
-  auto it = node_->find(key);
-  return it != node_->end() && not it->is_null();
+  auto it = J(node_).find(key);
+  return it != J(node_).end() && not it->is_null();
 }
 
 void Object::mark(std::string_view key)
@@ -244,25 +252,25 @@ void Object::mark(std::string_view key)
 Value Object::required(std::string_view key)
 {
   mark(key);
-  auto it = node_->find(key);
-  if (it == node_->end() || it->is_null())
+  auto it = J(node_).find(key);
+  if (it == J(node_).end() || it->is_null())
     fail("missing field " + quote(std::string(key)));
-  return Value(*it, child_pointer(pointer_, key), file_);
+  return Value(&*it, child_pointer(pointer_, key), file_);
 }
 
 std::optional<Value> Object::optional(std::string_view key)
 {
   mark(key);
-  auto it = node_->find(key);
-  if (it == node_->end() || it->is_null())
+  auto it = J(node_).find(key);
+  if (it == J(node_).end() || it->is_null())
     return std::nullopt;
-  return Value(*it, child_pointer(pointer_, key), file_);
+  return Value(&*it, child_pointer(pointer_, key), file_);
 }
 
 std::vector<std::string> Object::keys() const
 {
   std::vector<std::string> out;
-  for (auto it = node_->begin(); it != node_->end(); ++it)
+  for (auto it = J(node_).begin(); it != J(node_).end(); ++it)
     if (not it.key().empty() && it.key()[0] != '_')
       out.push_back(it.key());
   return out;
@@ -276,7 +284,7 @@ std::vector<std::string> Object::take_all_keys()
 
 void Object::finish(const std::vector<std::string>& accepted) const
 {
-  for (auto it = node_->begin(); it != node_->end(); ++it) {
+  for (auto it = J(node_).begin(); it != J(node_).end(); ++it) {
     const std::string& key = it.key();
     if (all_used_ || key.empty() || key[0] == '_' || std::find(used_.begin(), used_.end(), key) != used_.end())
       continue;
@@ -301,8 +309,8 @@ void Object::fail_at(std::string_view key, const std::string& message) const
 
 // ---------------------------------------------------------------------------------------------- Value
 
-Value::Value(const nlohmann::json& node, std::string pointer, std::shared_ptr<const std::string> file)
-    : node_(&node)
+Value::Value(const void* node, std::string pointer, std::shared_ptr<const std::string> file)
+    : node_(node)
     , pointer_(std::move(pointer))
     , file_(std::move(file))
 {
@@ -310,40 +318,40 @@ Value::Value(const nlohmann::json& node, std::string pointer, std::shared_ptr<co
 
 bool Value::is_string() const
 {
-  return node_->is_string();
+  return J(node_).is_string();
 }
 bool Value::is_number() const
 {
-  return node_->is_number();
+  return J(node_).is_number();
 }
 bool Value::is_object() const
 {
-  return node_->is_object();
+  return J(node_).is_object();
 }
 bool Value::is_array() const
 {
-  return node_->is_array();
+  return J(node_).is_array();
 }
 bool Value::is_null() const
 {
-  return node_->is_null();
+  return J(node_).is_null();
 }
 
 std::string Value::shown() const
 {
-  if (node_->is_string()) {
-    auto s = node_->get<std::string>();
+  if (J(node_).is_string()) {
+    auto s = J(node_).get<std::string>();
     if (s.size() > 60)
       s = s.substr(0, 57) + "...";
     return quote(s);
   }
-  if (node_->is_object())
+  if (J(node_).is_object())
     return "an object";
-  if (node_->is_array())
+  if (J(node_).is_array())
     return "an array";
-  if (node_->is_null())
+  if (J(node_).is_null())
     return "null";
-  return node_->dump();
+  return J(node_).dump();
 }
 
 void Value::fail(const std::string& message) const
@@ -353,48 +361,48 @@ void Value::fail(const std::string& message) const
 
 Object Value::object() const
 {
-  return Object(*node_, pointer_, file_);
+  return Object(node_, pointer_, file_);
 }
 
 std::vector<Value> Value::array() const
 {
-  if (not node_->is_array())
+  if (not J(node_).is_array())
     fail("expected an array, got " + shown());
   std::vector<Value> out;
-  out.reserve(node_->size());
-  for (size_t i = 0; i < node_->size(); i++)
-    out.emplace_back((*node_)[i], child_pointer(pointer_, i), file_);
+  out.reserve(J(node_).size());
+  for (size_t i = 0; i < J(node_).size(); i++)
+    out.emplace_back(&J(node_)[i], child_pointer(pointer_, i), file_);
   return out;
 }
 
 std::string Value::string() const
 {
-  if (not node_->is_string())
+  if (not J(node_).is_string())
     fail("expected a string, got " + shown());
-  return node_->get<std::string>();
+  return J(node_).get<std::string>();
 }
 
 bool Value::boolean() const
 {
-  if (not node_->is_boolean())
+  if (not J(node_).is_boolean())
     fail("expected true or false, got " + shown());
-  return node_->get<bool>();
+  return J(node_).get<bool>();
 }
 
 double Value::number() const
 {
-  if (not node_->is_number())
+  if (not J(node_).is_number())
     fail("expected a number, got " + shown());
-  return node_->get<double>();
+  return J(node_).get<double>();
 }
 
 int64_t Value::integer(int64_t min, int64_t max) const
 {
-  if (not node_->is_number())
+  if (not J(node_).is_number())
     fail("expected a whole number, got " + shown());
-  double d = node_->get<double>();
-  if (node_->is_number_integer()) {
-    auto v = node_->is_number_unsigned() ? static_cast<int64_t>(node_->get<uint64_t>()) : node_->get<int64_t>();
+  double d = J(node_).get<double>();
+  if (J(node_).is_number_integer()) {
+    auto v = J(node_).is_number_unsigned() ? static_cast<int64_t>(J(node_).get<uint64_t>()) : J(node_).get<int64_t>();
     if (v < min || v > max)
       fail("value " + shown() + " out of range: expected a whole number between " + std::to_string(min) + " and " +
            std::to_string(max));
@@ -426,14 +434,14 @@ double Value::non_negative() const
 
 double Value::quantity(units::Quantity q, std::optional<double> bare_unit_factor) const
 {
-  if (node_->is_number()) {
+  if (J(node_).is_number()) {
     if (not bare_unit_factor)
       fail("value " + shown() + " has no unit: expected " + units::expected(q));
-    return node_->get<double>() * *bare_unit_factor;
+    return J(node_).get<double>() * *bare_unit_factor;
   }
-  if (not node_->is_string())
+  if (not J(node_).is_string())
     fail("expected " + units::expected(q) + ", got " + shown());
-  auto parsed = units::parse(node_->get<std::string>(), q);
+  auto parsed = units::parse(J(node_).get<std::string>(), q);
   if (not parsed)
     fail("malformed " + std::string(units::name(q)) + " " + shown() + ": expected " + units::expected(q));
   return *parsed;

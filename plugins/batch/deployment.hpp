@@ -1,0 +1,58 @@
+/* The workload manager as a SimGrid deployment file starts it (load_deployment), in SimGrid's
+ * plugin style:
+ *
+ *   sgai_batch_register_actors();          // once the Engine exists, before load_platform
+ *   engine.load_platform("platform.xml");
+ *   engine.load_deployment("deployment.xml");
+ *   engine.run();
+ *
+ * with, in the deployment file:
+ *
+ *   <actor host="node_0" function="sgai_workload_manager">
+ *     <argument value="workload=jobs.json"/>      <!-- Batsim JSON or SWF, relative to the folder run in -->
+ *     <argument value="out=results/batch"/>       <!-- the outputs of sgai batch run, written at the end -->
+ *     <argument value="backfill=easy"/>           <!-- none, easy or conservative -->
+ *   </actor>
+ *
+ * Arguments are key=value: workload (required), out (default results/workload_manager),
+ * backfill (easy), job_policy (first), resource_policy (first; names registered with
+ * register_job_policy / register_resource_policy included), max_resources (0: every core of the
+ * platform, or the workload's nb_res), seed (1). The manager schedules the compute hosts of the
+ * loaded platform (resources_from_engine); it runs in its own actor, this one returns at once.
+ * An argument or input it cannot use stops the simulation (every actor killed) and is kept as
+ * deployment_error(): a program checks it after Engine::run (sgai run exits 1 with it). */
+#ifndef SGAI_BATCH_DEPLOYMENT_HPP
+#define SGAI_BATCH_DEPLOYMENT_HPP
+
+#include <string>
+#include <vector>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/** Registers the function "sgai_workload_manager" on the Engine (create it first) and turns on
+ *  SimGrid's host energy plugin, which the manager's energy accounting reads: call it before
+ *  loading the platform, as the plugin asks. */
+void sgai_batch_register_actors(void);
+#ifdef __cplusplus
+}
+#endif
+
+namespace sgai::batch {
+
+/** The body of "sgai_workload_manager": `args` as SimGrid passes them (args[0] is the function's
+ *  name). */
+void workload_manager_actor(std::vector<std::string> args);
+
+/** The first error a deployed sgai actor met (its actor's name, then the message); empty when
+ *  none did. The simulation was stopped when it happened. */
+const std::string& deployment_error();
+/** Records an error of a deployed actor and stops the simulation (for sgai's other actors). */
+void fail_deployment(const std::string& actor, const std::string& message);
+
+/** The outputs the deployed managers wrote at the end of the simulation (path, what it holds). */
+const std::vector<std::pair<std::string, std::string>>& deployment_outputs();
+
+} // namespace sgai::batch
+
+#endif

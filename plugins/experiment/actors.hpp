@@ -1,0 +1,35 @@
+/* sgai's actors for SimGrid deployment files, all at once:
+ *
+ *   simgrid::s4u::Engine e(&argc, argv);
+ *   sgai::register_actors(e);             // before load_platform: it turns on the energy plugin
+ *   e.load_platform("platform.xml");
+ *   e.load_deployment("deployment.xml");
+ *   e.run();
+ *   if (not sgai::deployment_error().empty()) ...
+ *
+ * Each module registers its own too (sgai_batch_register_actors(), sgai/batch/deployment.hpp). The
+ * functions: "sgai_workload_manager" (the workload manager on a workload). `sgai run PLATFORM.xml
+ * DEPLOYMENT.xml` does the same. */
+#ifndef SGAI_EXPERIMENT_ACTORS_HPP
+#define SGAI_EXPERIMENT_ACTORS_HPP
+
+#include <simgrid/forward.h>
+
+#include <string>
+#include <vector>
+
+namespace sgai {
+
+/** Registers every sgai actor function on the Engine (names above) and turns on the SimGrid
+ *  plugins they read (host energy): call it before loading the platform. */
+void register_actors(simgrid::s4u::Engine& engine);
+/** The names register_actors registers. */
+std::vector<std::string> actor_functions();
+
+/** The first error a deployed sgai actor met ("actor: message"), empty when none did; the
+ *  simulation was stopped when it happened. */
+const std::string& deployment_error();
+
+} // namespace sgai
+
+#endif
