@@ -20,7 +20,8 @@
  * platform, or the workload's nb_res), seed (1). The manager schedules the compute hosts of the
  * loaded platform (resources_from_engine); it runs in its own actor, this one returns at once.
  * An argument or input it cannot use stops the simulation (every actor killed) and is kept as
- * deployment_error(): a program checks it after Engine::run (sgai run exits 1 with it). */
+ * sgai::deployment_error() (sgai/sim/deployment.hpp): a program checks it after Engine::run (sgai
+ * run exits 1 with it); the files written are sgai::deployment_outputs(). */
 #ifndef SGAI_BATCH_DEPLOYMENT_HPP
 #define SGAI_BATCH_DEPLOYMENT_HPP
 
@@ -43,15 +44,6 @@ namespace sgai::batch {
 /** The body of "sgai_workload_manager": `args` as SimGrid passes them (args[0] is the function's
  *  name). */
 void workload_manager_actor(std::vector<std::string> args);
-
-/** The first error a deployed sgai actor met (its actor's name, then the message); empty when
- *  none did. The simulation was stopped when it happened. */
-const std::string& deployment_error();
-/** Records an error of a deployed actor and stops the simulation (for sgai's other actors). */
-void fail_deployment(const std::string& actor, const std::string& message);
-
-/** The outputs the deployed managers wrote at the end of the simulation (path, what it holds). */
-const std::vector<std::pair<std::string, std::string>>& deployment_outputs();
 
 } // namespace sgai::batch
 

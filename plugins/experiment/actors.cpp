@@ -1,6 +1,7 @@
 #include "sgai/experiment/actors.hpp"
 
 #include "sgai/batch/deployment.hpp"
+#include "sgai/replay/deployment.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -10,16 +11,12 @@ void register_actors(simgrid::s4u::Engine& engine)
 {
   (void)engine; // each module registers on the Engine of the process, the one given here
   sgai_batch_register_actors();
+  sgai_replay_register_actors();
 }
 
 std::vector<std::string> actor_functions()
 {
-  return {"sgai_workload_manager"};
-}
-
-const std::string& deployment_error()
-{
-  return batch::deployment_error();
+  return {"sgai_workload_manager", "sgai_collective", "sgai_trace_replay"};
 }
 
 } // namespace sgai

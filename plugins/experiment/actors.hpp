@@ -7,11 +7,15 @@
  *   e.run();
  *   if (not sgai::deployment_error().empty()) ...
  *
- * Each module registers its own too (sgai_batch_register_actors(), sgai/batch/deployment.hpp). The
- * functions: "sgai_workload_manager" (the workload manager on a workload). `sgai run PLATFORM.xml
- * DEPLOYMENT.xml` does the same. */
+ * Each module registers its own too (sgai_batch_register_actors(), sgai/batch/deployment.hpp;
+ * sgai_replay_register_actors(), sgai/replay/deployment.hpp). The functions:
+ * "sgai_workload_manager" (the workload manager on a workload), "sgai_collective" (a collective
+ * benchmark among hosts), "sgai_trace_replay" (a Chakra trace replayed on GPUs). `sgai run
+ * PLATFORM DEPLOYMENT.xml` does the same. */
 #ifndef SGAI_EXPERIMENT_ACTORS_HPP
 #define SGAI_EXPERIMENT_ACTORS_HPP
+
+#include "sgai/sim/deployment.hpp" // deployment_error(), deployment_outputs()
 
 #include <simgrid/forward.h>
 
@@ -20,15 +24,11 @@
 
 namespace sgai {
 
-/** Registers every sgai actor function on the Engine (names above) and turns on the SimGrid
- *  plugins they read (host energy): call it before loading the platform. */
+/** Registers every sgai actor function on the Engine (names above) and turns on the plugins they
+ *  read (SimGrid's host energy, sgai's GPU model): call it before loading the platform. */
 void register_actors(simgrid::s4u::Engine& engine);
 /** The names register_actors registers. */
 std::vector<std::string> actor_functions();
-
-/** The first error a deployed sgai actor met ("actor: message"), empty when none did; the
- *  simulation was stopped when it happened. */
-const std::string& deployment_error();
 
 } // namespace sgai
 

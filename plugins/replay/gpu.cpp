@@ -1,5 +1,6 @@
 #include "sgai/replay/gpu.hpp"
 
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/Extendable.hpp>
 
@@ -27,7 +28,56 @@ double number_property(const simgrid::s4u::Host* host, const char* name)
   return v ? std::strtod(v, nullptr) : 0;
 }
 
+/** A whole positive number (strtod's form) or nothing. */
+bool positive(const std::string& text, double& value)
+{
+  const char* begin = text.c_str();
+  char* end         = nullptr;
+  value             = std::strtod(begin, &end);
+  return end != begin && *end == '\0' && std::isfinite(value) && value > 0;
+}
+
+[[noreturn]] void bad_property(const simgrid::s4u::Host* host, const std::string& key, const std::string& value,
+                               const char* what)
+{
+  throw std::invalid_argument("host " + host->get_name() + ": property " + key + "='" + value + "' is not " + what);
+}
+
 } // namespace
+
+bool GpuModel::described(const simgrid::s4u::Host* host)
+{
+  if (const auto* props = host->get_properties())
+    for (const auto& [key, value] : *props)
+      if (key == "sgai_gpu_type" || key.rfind("sgai_peak_flops_", 0) == 0 || key == "sgai_memory_bandwidth_Bps")
+        return true;
+  return false;
+}
+
+void GpuModel::check_properties(const simgrid::s4u::Host* host)
+{
+  const auto* props = host->get_properties();
+  if (props == nullptr)
+    return;
+  double v = 0;
+  for (const auto& [key, value] : *props) {
+    if (key.rfind("sgai_peak_flops_", 0) == 0 || key == "sgai_memory_bandwidth_Bps" || key == "sgai_memory_bytes") {
+      if (not positive(value, v))
+        bad_property(host, key, value, "a positive number");
+    } else if (key == "sgai_pstate_memory_speeds") {
+      size_t from = 0;
+      while (true) {
+        size_t comma     = value.find(',', from);
+        std::string item = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        if (not positive(item, v) || v > 1)
+          bad_property(host, key, value, "a comma-separated list of fractions in (0, 1]");
+        if (comma == std::string::npos)
+          break;
+        from = comma + 1;
+      }
+    }
+  }
+}
 
 double GpuModel::peak(const std::string& p) const
 {
@@ -86,3 +136,18 @@ double GpuModel::memory_speed(unsigned long p) const
 }
 
 } // namespace sgai::replay
+
+extern "C" void sgai_gpu_plugin_init(void)
+{
+  static bool on = false;
+  if (on)
+    return;
+  on = true;
+  simgrid::s4u::Engine::on_platform_created_cb([]() {
+    for (auto* host : simgrid::s4u::Engine::get_instance()->get_all_hosts())
+      if (sgai::replay::GpuModel::described(host)) {
+        sgai::replay::GpuModel::check_properties(host);
+        sgai::replay::GpuModel::of(host);
+      }
+  });
+}

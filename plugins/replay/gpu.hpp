@@ -22,6 +22,22 @@
 #include <string>
 #include <vector>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+/** The GPU model as a SimGrid plugin (as sg_host_energy_plugin_init() is the energy one): call it
+ *  before loading the platform. Once the platform is created, every host carrying sgai's GPU
+ *  properties (sgai_gpu_type, sgai_peak_flops_<precision>, sgai_memory_bandwidth_Bps,
+ *  sgai_memory_bytes, sgai_pstate_memory_speeds: what `sgai platform generate` writes from the
+ *  accelerator catalogue) gets its model, and a value that is not a positive number (memory
+ *  speeds: in (0, 1]) is an error then: std::invalid_argument naming the host, the property and
+ *  the value, out of load_platform. Without it, GpuModel::of builds a host's model on first use
+ *  and reads such values as 0. Calling it again does nothing. */
+void sgai_gpu_plugin_init(void);
+#ifdef __cplusplus
+}
+#endif
+
 namespace sgai::replay {
 
 struct GpuModel {
@@ -44,6 +60,11 @@ struct GpuModel {
 
   /** The extension of `host`, created from its properties on first use. */
   static const GpuModel& of(simgrid::s4u::Host* host);
+  /** Whether `host` is described as a GPU (sgai_gpu_type, sgai_peak_flops_*, sgai_memory_bandwidth_Bps). */
+  static bool described(const simgrid::s4u::Host* host);
+  /** std::invalid_argument naming the host, the property and the value when one of them is not a
+   *  positive number (memory speeds: a comma-separated list in (0, 1]). */
+  static void check_properties(const simgrid::s4u::Host* host);
 };
 
 } // namespace sgai::replay

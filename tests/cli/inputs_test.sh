@@ -507,6 +507,56 @@ PY
     run "$SGAI" run $ex/platform.xml "$tmp/none.xml"; expect_rc 1; expect_one_error_line "no such deployment file"
     run "$SGAI" run $ex/platform.xml $ex/deployment.xml --seed 3; expect_rc 2
     expect_one_error_line "a deployment file's actors take theirs as arguments" ;;
+  deployment_replay)
+    # sgai_collective and sgai_trace_replay side by side on the generated HGX H100 node: the
+    # collective's time equals the one sgai::collectives gives alone (docs/examples/allreduce_hgx's
+    # expected output: 4.739125 ms for 1 GB by ring) while it runs alone, is longer when the
+    # replay's all-reduces share the NVLinks, and the replay's ranks all end
+    g=hgx-n0-gpu0,hgx-n0-gpu1,hgx-n0-gpu2,hgx-n0-gpu3,hgx-n0-gpu4,hgx-n0-gpu5,hgx-n0-gpu6,hgx-n0-gpu7
+    deployment() { # ACTOR-ARGUMENTS... (each "function|key=value,...")
+      echo '<?xml version="1.0"?><!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd"><platform version="4.1">'
+      for a in "$@"; do
+        echo "<actor host=\"hgx-n0-p0\" function=\"${a%%|*}\">"
+        local rest=${a#*|}
+        while [ -n "$rest" ]; do
+          echo "<argument value=\"${rest%%;*}\"/>"
+          [ "$rest" = "${rest#*;}" ] && break
+          rest=${rest#*;}
+        done
+        echo "</actor>"
+      done
+      echo '</platform>'
+    }
+    deployment "sgai_collective|hosts=$g;bytes=1GB;repeat=2;out=$tmp/c.csv" >"$tmp/d.xml"
+    run "$SGAI" run platforms/hgx-h100.json "$tmp/d.xml"; expect_rc 0
+    python3 - "$tmp/c.csv" <<'PY' || fail "the collective's rows"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2 and all(r["ranks"] == "8" and r["algorithm"] == "ring" for r in rows), rows
+assert abs(float(rows[0]["time_s"]) - 4.739125e-3) < 1e-9, rows[0]["time_s"]
+assert abs(float(rows[1]["start_s"]) - float(rows[0]["end_s"])) < 1e-12
+PY
+    deployment "sgai_trace_replay|trace=workloads/chakra/gpt-dp8/gpt;hosts=$g;out=$tmp/r" \
+      "sgai_collective|hosts=$g;bytes=1GB;repeat=5;out=$tmp/c2.csv" >"$tmp/d2.xml"
+    run "$SGAI" run platforms/hgx-h100.json "$tmp/d2.xml"; expect_rc 0
+    [ "$(tail -n +2 "$tmp/r/ranks.csv" | wc -l)" -eq 8 ] || fail "ranks.csv: $(cat "$tmp/r/ranks.csv")"
+    python3 - "$tmp/c.csv" "$tmp/c2.csv" <<'PY' || fail "the collective beside the replay shares the links"
+import csv, sys
+# the replay's all-reduces begin at 16.25 ms: the 4th and 5th collectives meet them
+alone = float(next(csv.DictReader(open(sys.argv[1])))["time_s"])
+shared = [float(r["time_s"]) for r in csv.DictReader(open(sys.argv[2]))]
+assert abs(shared[0] - alone) < 1e-12 and max(shared) > alone * 1.01, (alone, shared)
+PY
+    # bad arguments: one error line naming the value, exit 1
+    for bad in "sgai_collective|hosts=$g;bytes=-3|bytes" "sgai_collective|hosts=$g,nohost;bytes=1MB|nohost" \
+               "sgai_collective|hosts=$g;bytes=1MB;algorithm=rign|rign" "sgai_collective|hosts=$g;bytes=1MB;type=gather|gather" \
+               "sgai_collective|hosts=$g|bytes= is missing" \
+               "sgai_trace_replay|trace=workloads/chakra/gpt-dp8/gpt;hosts=hgx-n0-gpu0|8 ranks" \
+               "sgai_trace_replay|trace=$tmp/none;hosts=$g|none"; do
+      deployment "${bad%|*}" >"$tmp/bad.xml"
+      run "$SGAI" run platforms/hgx-h100.json "$tmp/bad.xml"; expect_rc 1
+      expect_one_error_line "${bad##*|}"; no_backtrace
+    done ;;
   *)
     fail "unknown case $case_name" ;;
 esac

@@ -33,7 +33,7 @@ int run_deployment(const std::string& platform, const std::string& deployment, c
   if (not deployment_error().empty())
     throw RunError(deployment_error());
   std::cout << "Simulated " << end << " s (" << platform << ", " << deployment << ").\n";
-  for (const auto& [path, what] : batch::deployment_outputs())
+  for (const auto& [path, what] : deployment_outputs())
     std::cout << "  " << path << "  (" << what << ")\n";
   return 0;
 }

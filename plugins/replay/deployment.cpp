@@ -1,0 +1,164 @@
+#include "sgai/replay/deployment.hpp"
+
+#include "sgai/chakra/et_io.hpp"
+#include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
+#include "sgai/foundation/numbers.hpp"
+#include "sgai/replay/collective.hpp"
+#include "sgai/replay/gpu.hpp"
+#include "sgai/replay/replay.hpp"
+#include "sgai/sim/deployment.hpp"
+
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <cctype>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+namespace sgai::replay {
+
+namespace {
+
+/** hosts=a,b,c: the hosts of the loaded platform, in that order. */
+std::vector<simgrid::s4u::Host*> host_list(const std::string& text)
+{
+  std::vector<simgrid::s4u::Host*> hosts;
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t comma     = text.find(',', from);
+    std::string name = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    auto* h          = simgrid::s4u::Host::by_name_or_null(name);
+    if (h == nullptr)
+      throw UsageError("hosts=" + quote(text) + ": no host " + quote(name) + " in the platform");
+    hosts.push_back(h);
+    if (comma == std::string::npos)
+      break;
+    from = comma + 1;
+  }
+  return hosts;
+}
+
+/** A replay started by a deployment file, kept until the end of the simulation. */
+struct DeployedReplay {
+  std::string actor;
+  std::unique_ptr<Replay> replay;
+  std::filesystem::path out;
+};
+std::vector<std::unique_ptr<DeployedReplay>>& replays()
+{
+  static std::vector<std::unique_ptr<DeployedReplay>> v;
+  return v;
+}
+
+void write_replays_at_end()
+{
+  for (auto& d : replays()) {
+    try {
+      d->replay->check();
+      std::filesystem::create_directories(d->out);
+      std::ostringstream ranks, collectives;
+      write_ranks_csv(ranks, d->replay->ranks());
+      write_collectives_csv(collectives, d->replay->collectives());
+      write_file_atomically(d->out / "ranks.csv", ranks.str());
+      write_file_atomically(d->out / "collectives.csv", collectives.str());
+      record_deployment_output((d->out / "ranks.csv").string(), "one line per rank (docs/replay.md)");
+      record_deployment_output((d->out / "collectives.csv").string(), "one line per collective (docs/replay.md)");
+    } catch (const std::exception& e) {
+      fail_deployment(d->actor, e.what());
+    }
+  }
+  replays().clear();
+}
+
+} // namespace
+
+void collective_actor(std::vector<std::string> args)
+{
+  const std::string actor = simgrid::s4u::Actor::self()->get_name();
+  try {
+    DeploymentArgs a(args, {"hosts", "type", "bytes", "algorithm", "chunks", "repeat", "out"});
+    auto hosts        = host_list(a.required("hosts"));
+    std::string tname = a.text("type", "all_reduce");
+    std::string upper = tname;
+    for (auto& c : upper)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    auto type = chakra::collective_from_string(upper);
+    if (not type)
+      throw UsageError("type=" + quote(tname) +
+                       " is no collective (all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce)");
+    double bytes = a.bytes("bytes", -1);
+    if (bytes < 0)
+      throw UsageError("the argument bytes= is missing");
+    Algorithm algorithm = Algorithm::ring;
+    if (not algorithm_from_string(a.text("algorithm", "ring"), algorithm))
+      throw UsageError("algorithm=" + quote(a.text("algorithm", "")) +
+                       " is none of ring, direct, halving_doubling, double_binary_tree, doubleBinaryTree, nvls");
+    CollectiveOptions options;
+    options.chunks = static_cast<uint32_t>(a.whole("chunks", 1, 1 << 20));
+    if (options.chunks == 0)
+      throw UsageError("chunks must be 1 or more");
+    uint64_t repeat           = a.whole("repeat", 1, 1000000);
+    std::filesystem::path out = a.text("out", "results/" + actor + ".csv");
+    std::string csv           = "type,algorithm,ranks,bytes,start_s,end_s,time_s,bus_GBps\n";
+    for (uint64_t i = 0; i < repeat; i++) {
+      double start = simgrid::s4u::Engine::get_clock();
+      double t     = collectives::run(*type, hosts, bytes, algorithm, options);
+      auto n       = static_cast<uint32_t>(hosts.size());
+      double bus   = t > 0 ? CollectiveRecord::bus_factor(*type, n) * bytes / t / 1e9 : 0;
+      csv += tname + "," + to_string(algorithm) + "," + std::to_string(n) + "," + format_number(bytes) + "," +
+             format_number(start) + "," + format_number(start + t) + "," + format_number(t) + "," + format_number(bus) +
+             "\n";
+    }
+    if (out.has_parent_path())
+      std::filesystem::create_directories(out.parent_path());
+    write_file_atomically(out, csv);
+    record_deployment_output(out.string(), "one line per collective: type, algorithm, ranks, bytes, times, bus GB/s");
+  } catch (const std::exception& e) {
+    fail_deployment(actor, e.what());
+  }
+}
+
+void trace_replay_actor(std::vector<std::string> args)
+{
+  const std::string actor = simgrid::s4u::Actor::self()->get_name();
+  try {
+    DeploymentArgs a(args, {"trace", "hosts", "system", "out"});
+    JobSpec job;
+    job.name  = a.required("trace");
+    job.files = chakra::workload_files(job.name);
+    job.gpus  = host_list(a.required("hosts"));
+    if (job.gpus.size() != job.files.size())
+      throw UsageError("hosts= names " + std::to_string(job.gpus.size()) + " hosts; the trace " + job.name + " has " +
+                       std::to_string(job.files.size()) + " ranks");
+    ReplayOptions options;
+    if (a.has("system"))
+      options.system = read_system_json(a.text("system", ""));
+    auto d    = std::make_unique<DeployedReplay>();
+    d->actor  = actor;
+    d->out    = a.text("out", "results/" + actor);
+    d->replay = std::make_unique<Replay>(options);
+    d->replay->add_job(std::move(job));
+    static bool connected = false;
+    if (not connected)
+      simgrid::s4u::Engine::on_simulation_end_cb(write_replays_at_end);
+    connected = true;
+    replays().push_back(std::move(d));
+  } catch (const std::exception& e) {
+    fail_deployment(actor, e.what());
+  }
+}
+
+} // namespace sgai::replay
+
+extern "C" void sgai_replay_register_actors(void)
+{
+  sg_host_energy_plugin_init();
+  sgai_gpu_plugin_init();
+  auto* engine = simgrid::s4u::Engine::get_instance();
+  engine->register_function("sgai_collective", &sgai::replay::collective_actor);
+  engine->register_function("sgai_trace_replay", &sgai::replay::trace_replay_actor);
+}
