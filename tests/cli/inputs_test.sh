@@ -556,7 +556,13 @@ PY
       deployment "${bad%|*}" >"$tmp/bad.xml"
       run "$SGAI" run platforms/hgx-h100.json "$tmp/bad.xml"; expect_rc 1
       expect_one_error_line "${bad##*|}"; no_backtrace
-    done ;;
+    done
+    # sgai's GPU plugin checks the GPU hosts' figures when the platform is created
+    deployment "sgai_collective|hosts=gpu0,gpu1;bytes=1MB" | sed 's/hgx-n0-p0/gpu0/' >"$tmp/g.xml"
+    run "$SGAI" run tests/fixtures/platforms/bogus_gpu_property.xml "$tmp/g.xml"; expect_rc 1
+    expect_one_error_line "bogus_gpu_property.xml"
+    grep -q "host gpu0: property sgai_peak_flops_bf16='lots' is not a positive number" "$tmp/err" || fail "$err"
+    no_backtrace ;;
   *)
     fail "unknown case $case_name" ;;
 esac

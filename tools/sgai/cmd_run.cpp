@@ -26,8 +26,8 @@ int run_deployment(const std::string& platform, const std::string& deployment, c
   sim::SimulationOptions so;
   so.simgrid_args = globals.simgrid_args;
   sim::Simulation simulation(so);
+  register_actors(simulation.engine()); // before the platform: the GPU plugin checks its hosts
   simulation.load_platform(platform);
-  register_actors(simulation.engine());
   simulation.load_deployment(deployment);
   double end = simulation.run();
   if (not deployment_error().empty())
