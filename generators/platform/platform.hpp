@@ -53,6 +53,17 @@ void write_hierarchy_json(const Platform& p, std::ostream& out);
  *  index as argument. */
 void write_deployment_xml(const Platform& p, const std::string& function, std::ostream& out);
 
+/** Whether `function` is one of sgai's actor functions (sgai_workload_manager, sgai_collective,
+ *  sgai_trace_replay: docs/library.md), which write_sgai_deployment_xml writes. */
+bool is_sgai_actor_function(const std::string& function);
+/** A SimGrid deployment starting one of sgai's actors on `p` with `args` (key=value, in order):
+ *  sgai_collective and sgai_trace_replay on the first GPU host with hosts= every GPU of the
+ *  platform in order (every host when it has none; sgai_collective: bytes=1GiB unless given),
+ *  sgai_workload_manager on the first host. std::invalid_argument naming what is missing
+ *  (sgai_trace_replay's trace=, sgai_workload_manager's workload=) or given twice. */
+void write_sgai_deployment_xml(const Platform& p, const std::string& function, const std::vector<std::string>& args,
+                               std::ostream& out);
+
 } // namespace sgai::platform
 
 #endif

@@ -557,6 +557,19 @@ PY
       run "$SGAI" run platforms/hgx-h100.json "$tmp/bad.xml"; expect_rc 1
       expect_one_error_line "${bad##*|}"; no_backtrace
     done
+    # sgai platform generate --deployment writes such files for its platform
+    run "$SGAI" platform generate platforms/hgx-h100.json --deployment sgai_collective --deployment-arg bytes=64MB \
+      --deployment-arg out=$tmp/gen.csv --out "$tmp/gen"; expect_rc 0
+    grep -q "hosts=$g" "$tmp/gen/hgx-h100.deployment.xml" || fail "$(cat "$tmp/gen/hgx-h100.deployment.xml")"
+    run "$SGAI" run "$tmp/gen/hgx-h100.xml" "$tmp/gen/hgx-h100.deployment.xml"; expect_rc 0
+    [ "$(tail -n +2 "$tmp/gen.csv" | cut -d, -f1-4)" = "all_reduce,ring,8,6.4e+07" ] || fail "$(cat "$tmp/gen.csv")"
+    usage "needs trace=" -- "$SGAI" platform generate platforms/hgx-h100.json --deployment sgai_trace_replay \
+      --out "$tmp/gen2"
+    [ ! -e "$tmp/gen2" ] || fail "a usage error left $tmp/gen2"
+    usage "--deployment-arg is for sgai's actor functions" -- "$SGAI" platform generate platforms/hgx-h100.json \
+      --deployment my_actor --deployment-arg x=1 --out "$tmp/gen3"
+    usage "bytes is given twice" -- "$SGAI" platform generate platforms/hgx-h100.json --deployment sgai_collective \
+      --deployment-arg bytes=1 --deployment-arg bytes=2 --out "$tmp/gen4"
     # sgai's GPU plugin checks the GPU hosts' figures when the platform is created
     deployment "sgai_collective|hosts=gpu0,gpu1;bytes=1MB" | sed 's/hgx-n0-p0/gpu0/' >"$tmp/g.xml"
     run "$SGAI" run tests/fixtures/platforms/bogus_gpu_property.xml "$tmp/g.xml"; expect_rc 1

@@ -9,6 +9,8 @@
 #include "tools/sgai/options.hpp"
 
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 
 namespace sgai::cli {
 
@@ -51,13 +53,27 @@ std::string si(double v, const char* unit)
   return format_fixed(v, 3) + " " + prefixes[i] + unit;
 }
 
-int generate(const PlatformArgs& a, const std::string& out_dir, const std::string& deploy_function)
+int generate(const PlatformArgs& a, const std::string& out_dir, const std::string& deploy_function,
+             const std::vector<std::string>& deploy_args)
 {
+  if (not deploy_args.empty() && not platform::is_sgai_actor_function(deploy_function))
+    throw UsageError("--deployment-arg is for sgai's actor functions (--deployment sgai_workload_manager, "
+                     "sgai_collective or sgai_trace_replay)");
   std::filesystem::path dir =
       out_dir.empty() ? std::filesystem::path("results") / "platforms" : std::filesystem::path(out_dir);
   check_output_dir(dir);
   platform::Platform p = platform::generate(a.file, load_options(a));
   std::string why      = platform::xml_limitation(p);
+  std::ostringstream deployment; // made first: a bad --deployment-arg leaves nothing written
+  if (platform::is_sgai_actor_function(deploy_function)) {
+    try {
+      platform::write_sgai_deployment_xml(p, deploy_function, deploy_args, deployment);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--deployment ") + deploy_function + ": " + e.what());
+    }
+  } else if (not deploy_function.empty()) {
+    platform::write_deployment_xml(p, deploy_function, deployment);
+  }
 
   ensure_directory(dir);
   std::vector<std::string> written;
@@ -73,7 +89,7 @@ int generate(const PlatformArgs& a, const std::string& out_dir, const std::strin
   written.push_back(h.target().string());
   if (not deploy_function.empty()) {
     AtomicFile d(dir / (p.name + ".deployment.xml"));
-    platform::write_deployment_xml(p, deploy_function, d.stream());
+    d.stream() << deployment.str();
     d.commit();
     written.push_back(d.target().string());
   }
@@ -138,8 +154,15 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
           "generate", "JSON hierarchy (HDeepRM or sgai format) -> SimGrid XML + resource hierarchy JSON");
     add_platform_args(cmd, *a, "Platform JSON");
     add_path(cmd, "--out", *out, "Output folder (default: results/platforms)");
-    cmd->add_option("--deployment", *deploy, "Also write a deployment running this actor function on every host");
-    cmd->callback([a, out, deploy, &action]() { action = [a, out, deploy]() { return generate(*a, *out, *deploy); }; });
+    auto deploy_args = std::make_shared<std::vector<std::string>>();
+    cmd->add_option("--deployment", *deploy,
+                    "Also write a deployment: one actor running this function on every host, or one of sgai's "
+                    "(sgai_workload_manager, sgai_collective, sgai_trace_replay) set up for this platform");
+    cmd->add_option("--deployment-arg", *deploy_args,
+                    "KEY=VALUE argument of sgai's actor (repeatable; docs/library.md), e.g. workload=jobs.json");
+    cmd->callback([a, out, deploy, deploy_args, &action]() {
+      action = [a, out, deploy, deploy_args]() { return generate(*a, *out, *deploy, *deploy_args); };
+    });
   }
   {
     auto a     = std::make_shared<PlatformArgs>();
