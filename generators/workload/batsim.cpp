@@ -318,24 +318,19 @@ void read_training(Object& o, Profile& p, const std::filesystem::path& folder)
     o.fail("iterations x iteration time is above " + std::string(max_time_text));
 }
 
-/** A profile; a composed profile's names are returned in `seq`, resolved once all are read. */
-Profile parse_profile(const std::string& name, const Value& v, const std::filesystem::path& folder,
-                      std::vector<Value>& seq)
+/** Profile types registered from outside (register_profile_type). */
+std::vector<std::string>& custom_types()
 {
-  auto o = v.object();
-  Profile p;
-  p.name                                        = name;
-  static const std::vector<std::string> allowed = [] {
-    std::vector<std::string> n;
-    for (const auto& t : type_names())
-      n.emplace_back(t.name);
-    return n;
-  }();
-  std::string type_name = o.required("type").choice(allowed);
+  static std::vector<std::string> v;
+  return v;
+}
+
+/** The fields of one of Batsim's profile types (and sgai's training); `accepted` gains its keys. */
+void read_builtin(const std::string& type_name, Object& o, Profile& p, const std::filesystem::path& folder,
+                  std::vector<Value>& seq, std::vector<std::string>& accepted)
+{
   const TypeName& t =
       *std::find_if(type_names().begin(), type_names().end(), [&](const TypeName& x) { return type_name == x.name; });
-  std::vector<std::string> accepted = common_profile_keys();
-  accepted.insert(accepted.end(), kept_profile_keys().begin(), kept_profile_keys().end());
   if (t.strategy)
     accepted.emplace_back("generation_strategy");
   p.type = t.type;
@@ -405,7 +400,43 @@ Profile parse_profile(const std::string& name, const Value& v, const std::filesy
     accepted.insert(accepted.end(), {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes",
                                      "gpu_type", "pstate", "traces", "comm_groups", "parallelism", "transformer"});
     break;
+  case ProfileType::custom:
+    break; // (parse_profile reads them)
   }
+}
+
+/** A profile; a composed profile's names are returned in `seq`, resolved once all are read. */
+Profile parse_profile(const std::string& name, const Value& v, const std::filesystem::path& folder,
+                      std::vector<Value>& seq)
+{
+  auto o = v.object();
+  Profile p;
+  p.name = name;
+  std::vector<std::string> allowed;
+  for (const auto& t : type_names())
+    allowed.emplace_back(t.name);
+  for (const auto& t : custom_types())
+    allowed.push_back(t);
+  std::string type_name = o.required("type").choice(allowed);
+  if (is_registered_profile_type(type_name)) {
+    p.type                       = ProfileType::custom;
+    p.custom_type                = type_name;
+    std::vector<std::string> own = common_profile_keys();
+    own.insert(own.end(), kept_profile_keys().begin(), kept_profile_keys().end());
+    own.insert(own.end(), {"type", "req_time", "req_ops", "mem", "mem_bw"});
+    for (const auto& key : o.keys())
+      if (std::find(own.begin(), own.end(), key) == own.end()) {
+        auto f = o.required(key);
+        p.custom_fields.emplace_back(key, json::raw(f).dump());
+      }
+  }
+  std::vector<std::string> accepted = common_profile_keys();
+  accepted.insert(accepted.end(), kept_profile_keys().begin(), kept_profile_keys().end());
+  if (p.type == ProfileType::custom)
+    for (const auto& [key, text] : p.custom_fields)
+      accepted.push_back(key);
+  else
+    read_builtin(type_name, o, p, folder, seq, accepted);
   if (auto x = o.optional("req_time"))
     p.req_time_s = time_value(*x, "req_time", "must be positive", true);
   if (auto x = o.optional("req_ops"))
@@ -523,6 +554,48 @@ std::optional<uint32_t> parallel_mismatch(const Workload& w, uint32_t profile, u
 
 } // namespace
 
+void register_profile_type(const std::string& name)
+{
+  if (name.empty())
+    throw std::invalid_argument("a profile type needs a name");
+  for (const auto& t : type_names())
+    if (name == t.name)
+      throw std::invalid_argument("profile type '" + name + "' is one of Batsim's");
+  if (not is_registered_profile_type(name))
+    custom_types().push_back(name);
+}
+
+bool is_registered_profile_type(const std::string& name)
+{
+  return std::find(custom_types().begin(), custom_types().end(), name) != custom_types().end();
+}
+
+namespace {
+const std::string& custom_field(const Profile& p, const std::string& key)
+{
+  for (const auto& [k, text] : p.custom_fields)
+    if (k == key)
+      return text;
+  throw std::invalid_argument("profile " + p.name + " (type " + p.custom_type + ") has no field " + key);
+}
+} // namespace
+
+double Profile::custom_number(const std::string& key) const
+{
+  auto j = nlohmann::json::parse(custom_field(*this, key));
+  if (not j.is_number())
+    throw std::invalid_argument("profile " + name + ": field " + key + " is " + j.dump() + ", not a number");
+  return j.get<double>();
+}
+
+std::string Profile::custom_string(const std::string& key) const
+{
+  auto j = nlohmann::json::parse(custom_field(*this, key));
+  if (not j.is_string())
+    throw std::invalid_argument("profile " + name + ": field " + key + " is " + j.dump() + ", not a string");
+  return j.get<std::string>();
+}
+
 const char* to_string(ProfileType t)
 {
   switch (t) {
@@ -542,6 +615,8 @@ const char* to_string(ProfileType t)
     return "smpi";
   case ProfileType::usage_trace:
     return "usage_trace";
+  case ProfileType::custom:
+    return "custom";
   case ProfileType::training:
     return "training";
   }
@@ -726,6 +801,8 @@ void write_batsim(const Workload& w, std::ostream& out)
           .begin_object(true)
           .field("type", "ParallelTaskOnStorageHomogeneousProfile")
           .field("generation_strategy", "DefinedAmountsSpreadUniformly");
+    else if (p.type == ProfileType::custom)
+      jw.key(p.name).begin_object(true).field("type", p.custom_type);
     else
       jw.key(p.name).begin_object(true).field("type", to_string(p.type));
     switch (p.type) {
@@ -787,6 +864,10 @@ void write_batsim(const Workload& w, std::ostream& out)
         jw.field("gpu_type", p.gpu_type);
       if (p.pstate)
         jw.field("pstate", *p.pstate);
+      break;
+    case ProfileType::custom:
+      for (const auto& [key, text] : p.custom_fields)
+        jw.key(key).raw(text);
       break;
     }
     if (p.req_time_s)

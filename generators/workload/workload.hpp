@@ -26,6 +26,7 @@ enum class ProfileType {
   smpi,                       ///< replay of the SMPI time-independent trace trace_path
   usage_trace,                ///< replay of Batsim's usage trace (FractionalComputation) trace_path
   training,                   ///< training on GPUs: iterations (compute and a gradient all-reduce, or Chakra traces)
+  custom,                     ///< a type registered from outside (register_profile_type): custom_type, custom_fields
 };
 /** The type's stable name: "delay", "parallel_homogeneous", "parallel_homogeneous_total", "parallel",
  *  "composed", "parallel_homogeneous_pfs", "smpi", "usage_trace", "training". */
@@ -82,7 +83,23 @@ struct Profile {
   std::optional<double> mem_mb;      ///< memory per resource (core), MB
   std::optional<double> mem_bw_gbps; ///< memory bandwidth per resource (core), GB/s
   std::string extra_json;            ///< other fields of the profile, verbatim (JSON object text)
+  /** custom: the registered type's name, and its fields (every key but req_time, req_ops, mem,
+   *  mem_bw and the kept ones) as JSON text, in file order. */
+  std::string custom_type;
+  std::vector<std::pair<std::string, std::string>> custom_fields;
+  /** custom: the field `key` as a number; std::invalid_argument naming the profile when it is
+   *  absent or no number. */
+  double custom_number(const std::string& key) const;
+  /** custom: the field `key` as a string (a JSON string's text); std::invalid_argument likewise. */
+  std::string custom_string(const std::string& key) const;
 };
+
+/** Makes the Batsim reader accept profiles of type `name` (ProfileType::custom, their fields kept
+ *  in custom_fields): a job profile of one's own, which a workload manager runs once a kind is
+ *  registered for it (sgai::batch::register_profile_kind does both). std::invalid_argument when
+ *  the name is empty or one of Batsim's. */
+void register_profile_type(const std::string& name);
+bool is_registered_profile_type(const std::string& name);
 
 struct Job {
   std::string id; ///< as in the input (Batsim ids may be numbers or strings)

@@ -674,3 +674,33 @@ TEST(Synthetic, InterarrivalForALoad)
   s.overestimate = 0.5;
   EXPECT_THROW(generate_workload(s), std::invalid_argument);
 }
+
+TEST(Batsim, ProfileTypesRegisteredFromOutsideAreReadKeptAndWrittenBack)
+{
+  auto file = sgai::test::temp_dir() / "custom_profile.json";
+  sgai::write_file_atomically(file, R"({"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 2, "profile": "c"}],
+    "profiles": {"c": {"type": "my_checkpointed", "cpu": 2e9, "phase": "warm", "req_time": 30}}})");
+  // not registered: the reader names the type and lists the known ones
+  EXPECT_NE(error_of([&] { read_batsim(file); }).find("my_checkpointed"), std::string::npos);
+  EXPECT_FALSE(is_registered_profile_type("my_checkpointed"));
+  register_profile_type("my_checkpointed");
+  EXPECT_THROW(register_profile_type("delay"), std::invalid_argument); // Batsim's
+  EXPECT_THROW(register_profile_type(""), std::invalid_argument);
+  Workload w       = read_batsim(file);
+  const Profile& p = w.profiles.at(0);
+  EXPECT_EQ(p.type, ProfileType::custom);
+  EXPECT_EQ(p.custom_type, "my_checkpointed");
+  ASSERT_EQ(p.custom_fields.size(), 2U); // req_time is every profile's, not the type's
+  EXPECT_DOUBLE_EQ(p.custom_number("cpu"), 2e9);
+  EXPECT_EQ(p.custom_string("phase"), "warm");
+  EXPECT_DOUBLE_EQ(*p.req_time_s, 30);
+  EXPECT_THROW(p.custom_number("phase"), std::invalid_argument);
+  EXPECT_THROW(p.custom_number("absent"), std::invalid_argument);
+  std::ostringstream text;
+  write_batsim(w, text);
+  auto back = sgai::test::temp_dir() / "custom_profile_back.json";
+  sgai::write_file_atomically(back, text.str());
+  Workload again = read_batsim(back);
+  EXPECT_EQ(again.profiles.at(0).custom_fields, p.custom_fields);
+  EXPECT_EQ(again.profiles.at(0).custom_type, "my_checkpointed");
+}

@@ -59,6 +59,14 @@ struct ProfileKind {
 /** The kind that runs profiles of this type; nullptr when none does (the manager rejects such a
  *  workload before the run, naming the type). */
 const ProfileKind* find_profile_kind(workload::ProfileType type);
+/** The kind that runs this profile (a custom type's registered kind included), or nullptr. */
+const ProfileKind* find_profile_kind(const workload::Profile& p);
+
+/** A job profile of one's own: profiles of type `name` in Batsim workloads (the reader accepts
+ *  them from now on: workload::register_profile_type) run as `kind` says; kind.name is set to
+ *  `name`. Register before reading the workload. std::invalid_argument when the name is empty,
+ *  Batsim's or registered already, or a function is missing. */
+void register_profile_kind(const std::string& name, ProfileKind kind);
 
 /** Why a job cannot run on `r` (its profile has no kind, or the kind refuses it); empty when it can. */
 std::string cannot_run(const workload::Workload& w, const workload::Job& j, const Resources& r);

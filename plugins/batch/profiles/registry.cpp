@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
 namespace sgai::batch {
 
@@ -17,7 +18,33 @@ const std::vector<const ProfileKind*>& builtin_kinds()
   return kinds;
 }
 
+/** Kinds registered from outside, by type name (map nodes stay put: kind.name points into the key). */
+std::map<std::string, ProfileKind>& custom_kinds()
+{
+  static std::map<std::string, ProfileKind> kinds;
+  return kinds;
+}
+
 } // namespace
+
+void register_profile_kind(const std::string& name, ProfileKind kind)
+{
+  if (kind.cannot_run == nullptr || kind.communicates == nullptr || kind.start == nullptr)
+    throw std::invalid_argument("profile kind '" + name + "' needs cannot_run, communicates and start");
+  if (custom_kinds().count(name))
+    throw std::invalid_argument("a profile kind for type '" + name + "' is registered already");
+  workload::register_profile_type(name); // (std::invalid_argument for an empty name or Batsim's)
+  auto it         = custom_kinds().emplace(name, kind).first;
+  it->second.name = it->first.c_str();
+}
+
+const ProfileKind* find_profile_kind(const workload::Profile& p)
+{
+  if (p.type != workload::ProfileType::custom)
+    return find_profile_kind(p.type);
+  auto it = custom_kinds().find(p.custom_type);
+  return it == custom_kinds().end() ? nullptr : &it->second;
+}
 
 const ProfileKind* find_profile_kind(workload::ProfileType type)
 {
@@ -30,9 +57,10 @@ const ProfileKind* find_profile_kind(workload::ProfileType type)
 
 std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources, const Resources& r)
 {
-  const auto* k = find_profile_kind(p.type);
+  const auto* k = find_profile_kind(p);
   if (k == nullptr)
-    return std::string("profile type ") + workload::to_string(p.type) + " cannot run in sgai's workload manager";
+    return "profile type " + (p.type == workload::ProfileType::custom ? p.custom_type : workload::to_string(p.type)) +
+           " cannot run in sgai's workload manager";
   return k->cannot_run(w, p, resources, r);
 }
 
@@ -43,14 +71,14 @@ std::string cannot_run(const workload::Workload& w, const workload::Job& j, cons
 
 bool communicates(const workload::Workload& w, const workload::Profile& p, uint32_t resources)
 {
-  const auto* k = find_profile_kind(p.type);
+  const auto* k = find_profile_kind(p);
   return k != nullptr && k->communicates(w, p, resources);
 }
 
 std::unique_ptr<ProfileRun> start_profile(const workload::Workload& w, const workload::Profile& p,
                                           const Placement& where)
 {
-  return find_profile_kind(p.type)->start(w, p, where);
+  return find_profile_kind(p)->start(w, p, where);
 }
 
 std::vector<ExecSpec> per_host_execs(const Placement& where, const std::vector<double>& flops)
