@@ -18,31 +18,10 @@ namespace {
 
 /** A manager started by a deployment file, kept until the end of the simulation. */
 struct Deployed {
-  std::string actor;
   workload::Workload workload;
   std::unique_ptr<WorkloadManager> manager;
   std::filesystem::path out;
 };
-std::vector<std::unique_ptr<Deployed>>& deployed()
-{
-  static std::vector<std::unique_ptr<Deployed>> v;
-  return v;
-}
-
-void write_at_end()
-{
-  for (auto& d : deployed()) {
-    try {
-      if (not d->manager->error().empty())
-        throw RunError(d->manager->error());
-      for (auto& [path, what] : d->manager->write_outputs(d->out))
-        record_deployment_output(path, what);
-    } catch (const std::exception& e) {
-      fail_deployment(d->actor, e.what());
-    }
-  }
-  deployed().clear();
-}
 
 } // namespace
 
@@ -68,8 +47,7 @@ void workload_manager_actor(std::vector<std::string> args)
     config.max_resources  = static_cast<uint32_t>(a.whole("max_resources", 0, UINT32_MAX));
     config.interference   = false; // an XML platform has no processors' P-states to drive
 
-    auto d      = std::make_unique<Deployed>();
-    d->actor    = actor;
+    auto d      = std::make_shared<Deployed>();
     d->out      = a.text("out", "results/workload_manager");
     d->workload = workload::read_workload(a.required("workload"));
     if (config.max_resources == 0)
@@ -86,11 +64,12 @@ void workload_manager_actor(std::vector<std::string> args)
       resources = resources_from_engine(config.max_resources);
     d->manager = std::make_unique<WorkloadManager>(d->workload, std::move(resources), nullptr, config);
     d->manager->start();
-    static bool connected = false;
-    if (not connected)
-      simgrid::s4u::Engine::on_simulation_end_cb(write_at_end);
-    connected = true;
-    deployed().push_back(std::move(d));
+    at_deployment_end(actor, [d]() {
+      if (not d->manager->error().empty())
+        throw RunError(d->manager->error());
+      for (auto& [path, what] : d->manager->write_outputs(d->out))
+        record_deployment_output(path, what);
+    });
   } catch (const std::exception& e) {
     fail_deployment(actor, e.what());
   }

@@ -42,36 +42,18 @@ std::vector<simgrid::s4u::Host*> host_list(const std::string& text)
   return hosts;
 }
 
-/** A replay started by a deployment file, kept until the end of the simulation. */
-struct DeployedReplay {
-  std::string actor;
-  std::unique_ptr<Replay> replay;
-  std::filesystem::path out;
-};
-std::vector<std::unique_ptr<DeployedReplay>>& replays()
+/** The outputs of a replay started by a deployment file, written when the simulation ends. */
+void write_replay(const Replay& replay, const std::filesystem::path& out)
 {
-  static std::vector<std::unique_ptr<DeployedReplay>> v;
-  return v;
-}
-
-void write_replays_at_end()
-{
-  for (auto& d : replays()) {
-    try {
-      d->replay->check();
-      std::filesystem::create_directories(d->out);
-      std::ostringstream ranks, collectives;
-      write_ranks_csv(ranks, d->replay->ranks());
-      write_collectives_csv(collectives, d->replay->collectives());
-      write_file_atomically(d->out / "ranks.csv", ranks.str());
-      write_file_atomically(d->out / "collectives.csv", collectives.str());
-      record_deployment_output((d->out / "ranks.csv").string(), "one line per rank (docs/replay.md)");
-      record_deployment_output((d->out / "collectives.csv").string(), "one line per collective (docs/replay.md)");
-    } catch (const std::exception& e) {
-      fail_deployment(d->actor, e.what());
-    }
-  }
-  replays().clear();
+  replay.check();
+  std::filesystem::create_directories(out);
+  std::ostringstream ranks, collectives;
+  write_ranks_csv(ranks, replay.ranks());
+  write_collectives_csv(collectives, replay.collectives());
+  write_file_atomically(out / "ranks.csv", ranks.str());
+  write_file_atomically(out / "collectives.csv", collectives.str());
+  record_deployment_output((out / "ranks.csv").string(), "one line per rank (docs/replay.md)");
+  record_deployment_output((out / "collectives.csv").string(), "one line per collective (docs/replay.md)");
 }
 
 } // namespace
@@ -137,16 +119,10 @@ void trace_replay_actor(std::vector<std::string> args)
     ReplayOptions options;
     if (a.has("system"))
       options.system = read_system_json(a.text("system", ""));
-    auto d    = std::make_unique<DeployedReplay>();
-    d->actor  = actor;
-    d->out    = a.text("out", "results/" + actor);
-    d->replay = std::make_unique<Replay>(options);
-    d->replay->add_job(std::move(job));
-    static bool connected = false;
-    if (not connected)
-      simgrid::s4u::Engine::on_simulation_end_cb(write_replays_at_end);
-    connected = true;
-    replays().push_back(std::move(d));
+    std::shared_ptr<Replay> replay = std::make_shared<Replay>(options);
+    replay->add_job(std::move(job));
+    std::filesystem::path out = a.text("out", "results/" + actor);
+    at_deployment_end(actor, [replay, out]() { write_replay(*replay, out); });
   } catch (const std::exception& e) {
     fail_deployment(actor, e.what());
   }

@@ -4,6 +4,7 @@
 #include "sgai/foundation/units.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -18,7 +19,29 @@ namespace sgai {
 namespace {
 std::string first_error;
 std::vector<std::pair<std::string, std::string>> outputs;
+std::vector<std::pair<std::string, std::function<void()>>> at_end;
+
+void run_at_end()
+{
+  auto todo = std::move(at_end);
+  at_end.clear();
+  for (auto& [actor, f] : todo)
+    try {
+      f();
+    } catch (const std::exception& e) {
+      fail_deployment(actor, e.what());
+    }
+}
 } // namespace
+
+void at_deployment_end(const std::string& actor, std::function<void()> f)
+{
+  static bool connected = false;
+  if (not connected)
+    simgrid::s4u::Engine::on_simulation_end_cb(run_at_end);
+  connected = true;
+  at_end.emplace_back(actor, std::move(f));
+}
 
 const std::string& deployment_error()
 {

@@ -5,6 +5,7 @@
 #define SGAI_SIM_DEPLOYMENT_HPP
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -20,6 +21,9 @@ void fail_deployment(const std::string& actor, const std::string& message);
 /** The files deployed actors wrote (path, what it holds), in order. */
 const std::vector<std::pair<std::string, std::string>>& deployment_outputs();
 void record_deployment_output(std::string path, std::string what);
+/** Runs `at_end` when the simulation ends (after Engine::run's last event), in the order given:
+ *  a deployed actor's outputs are written then. What it throws fails `actor`'s deployment. */
+void at_deployment_end(const std::string& actor, std::function<void()> at_end);
 
 /** An actor's arguments as SimGrid passes them (args[0]: the function's name), each key=value.
  *  UsageError (message without the actor's name) for a malformed, repeated or unknown key. */
