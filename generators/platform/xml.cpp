@@ -435,8 +435,9 @@ void write_sgai_deployment_xml(const Platform& p, const std::string& function, c
   }
   std::string host = p.hosts.front().name;
   if (function == "sgai_workload_manager") {
-    if (not given("workload"))
-      throw std::invalid_argument("sgai_workload_manager needs workload=FILE (a Batsim JSON workload)");
+    if (not given("workload") && not given("submitters"))
+      throw std::invalid_argument("sgai_workload_manager needs workload=FILE (a Batsim JSON workload) or submitters=N "
+                                  "(jobs from other actors)");
   } else {
     if (function == "sgai_trace_replay" && not given("trace"))
       throw std::invalid_argument("sgai_trace_replay needs trace= (a Chakra ET file, folder or prefix)");

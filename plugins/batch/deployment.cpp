@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 
 namespace sgai::batch {
@@ -23,13 +24,30 @@ struct Deployed {
   std::filesystem::path out;
 };
 
+/** The managers deployed and running, by name (until the end of the simulation). */
+std::map<std::string, WorkloadManager*>& deployed()
+{
+  static std::map<std::string, WorkloadManager*> managers;
+  return managers;
+}
+
 } // namespace
+
+WorkloadManager* deployed_workload_manager(const std::string& name)
+{
+  auto it = deployed().find(name);
+  return it == deployed().end() ? nullptr : it->second;
+}
 
 void workload_manager_actor(std::vector<std::string> args)
 {
   const std::string actor = simgrid::s4u::Actor::self()->get_name();
   try {
-    DeploymentArgs a(args, {"workload", "out", "backfill", "job_policy", "resource_policy", "max_resources", "seed"});
+    DeploymentArgs a(args, {"name", "workload", "submitters", "out", "backfill", "job_policy", "resource_policy",
+                            "max_resources", "seed"});
+    const std::string name = a.text("name", "workload_manager");
+    if (deployed().count(name) > 0)
+      throw UsageError("a workload manager named " + quote(name) + " is deployed already (give each a name=)");
     ManagerConfig config;
     auto backfill = backfill_from_string(a.text("backfill", "easy"));
     if (not backfill)
@@ -46,10 +64,16 @@ void workload_manager_actor(std::vector<std::string> args)
     config.scheduler.seed = a.whole("seed", 1, UINT64_MAX);
     config.max_resources  = static_cast<uint32_t>(a.whole("max_resources", 0, UINT32_MAX));
     config.interference   = false; // an XML platform has no processors' P-states to drive
+    config.submitters     = static_cast<unsigned>(a.whole("submitters", 0, 1U << 20));
 
-    auto d      = std::make_shared<Deployed>();
-    d->out      = a.text("out", "results/workload_manager");
-    d->workload = workload::read_workload(a.required("workload"));
+    auto d = std::make_shared<Deployed>();
+    d->out = a.text("out", "results/workload_manager");
+    if (config.submitters == 0 || a.has("workload")) {
+      d->workload = workload::read_workload(a.required("workload"));
+    } else { // every job comes from the submitters
+      d->workload.name   = name;
+      d->workload.source = "name=" + name;
+    }
     if (config.max_resources == 0)
       if (auto made_for = workload::resources_made_for(d->workload))
         config.max_resources = static_cast<uint32_t>(*made_for);
@@ -62,14 +86,53 @@ void workload_manager_actor(std::vector<std::string> args)
                        std::to_string(resources.core_count()));
     if (config.max_resources > 0)
       resources = resources_from_engine(config.max_resources);
-    d->manager = std::make_unique<WorkloadManager>(d->workload, std::move(resources), nullptr, config);
+    d->manager       = std::make_unique<WorkloadManager>(d->workload, std::move(resources), nullptr, config);
+    deployed()[name] = d->manager.get(); // (before start: its first simcall lets submitters run)
+    before_deployment_stop([d]() { d->manager->stop(); });
     d->manager->start();
-    at_deployment_end(actor, [d]() {
+    at_deployment_end(actor, [d, name]() {
+      deployed().erase(name);
       if (not d->manager->error().empty())
         throw RunError(d->manager->error());
+      if (not d->manager->finished())
+        throw RunError("the workload manager " + quote(name) +
+                       " did not finish: " + "a submitter did not end its submissions, or the simulation was stopped");
       for (auto& [path, what] : d->manager->write_outputs(d->out))
         record_deployment_output(path, what);
     });
+  } catch (const std::exception& e) {
+    fail_deployment(actor, e.what());
+  }
+}
+
+void job_submitter_actor(std::vector<std::string> args)
+{
+  const std::string actor = simgrid::s4u::Actor::self()->get_name();
+  try {
+    DeploymentArgs a(args, {"workload", "manager"});
+    auto w = std::make_shared<const workload::Workload>(workload::read_workload(a.required("workload")));
+    const std::string name   = a.text("manager", "workload_manager");
+    WorkloadManager* manager = nullptr;
+    auto find                = [&]() {
+      manager = deployed_workload_manager(name);
+      if (manager == nullptr) { // its actor may come later in the deployment file, at the same instant
+        simgrid::s4u::this_actor::yield();
+        manager = deployed_workload_manager(name);
+      }
+      if (manager == nullptr)
+        throw UsageError("no workload manager named " + quote(name) + " runs (deploy one with name=" + name +
+                                        " and submitters=, starting no later than its submitters)");
+    };
+    for (size_t i = 0; i < w->jobs.size(); i++) {
+      if (w->jobs[i].submit_s > simgrid::s4u::Engine::get_clock())
+        simgrid::s4u::this_actor::sleep_until(w->jobs[i].submit_s);
+      if (manager == nullptr)
+        find();
+      manager->submit(w, i);
+    }
+    if (manager == nullptr)
+      find();
+    manager->end_submissions();
   } catch (const std::exception& e) {
     fail_deployment(actor, e.what());
   }
@@ -82,4 +145,5 @@ extern "C" void sgai_batch_register_actors(void)
   sg_host_energy_plugin_init(); // the manager's energy accounting reads it (it does nothing the second time)
   simgrid::s4u::Engine::get_instance()->register_function("sgai_workload_manager",
                                                           &sgai::batch::workload_manager_actor);
+  simgrid::s4u::Engine::get_instance()->register_function("sgai_job_submitter", &sgai::batch::job_submitter_actor);
 }

@@ -9,6 +9,7 @@
 #include "sgai/workload/workload.hpp"
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -100,6 +101,10 @@ private:
 
 struct History {
   std::vector<JobRecord> records;
+  /** The workload name of each job submitted by another actor, from its index `first_submitted`
+   *  on (jobs.csv's workload_name); the jobs before it are the workload's own. */
+  std::vector<std::string> submitted_from;
+  size_t first_submitted = SIZE_MAX;
   std::unique_ptr<SeriesWriter> series;
   double first_submit = std::numeric_limits<double>::infinity();
   bool energy         = true; ///< false: some host has no power model (no energy figures)

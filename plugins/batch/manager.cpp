@@ -29,6 +29,7 @@
 #include <memory>
 #include <queue>
 #include <set>
+#include <stdexcept>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -162,7 +163,10 @@ class WorkloadManager::Impl {
 public:
   Impl(const workload::Workload& w, Resources resources, const platform::Platform* platform,
        const ManagerConfig& config)
-      : w_(w)
+      : own_(config.submitters > 0 ? w : workload::Workload{})
+      , w_(config.submitters > 0 ? own_ : w)
+      , n_given_(w.jobs.size())
+      , open_submitters_(config.submitters)
       , r_(std::move(resources))
       , platform_(platform)
       , cfg_(config)
@@ -220,7 +224,19 @@ public:
     peak_demand_.assign(r_.processors.size(), 0);
   }
 
-  const workload::Workload& w_;
+  workload::Workload own_;       ///< with submitters: the given workload, then the jobs submitted
+  const workload::Workload& w_;  ///< every job (own_ with submitters, else the workload given)
+  const size_t n_given_;         ///< the jobs of the workload given (submitted at their dates)
+  unsigned open_submitters_ = 0; ///< submitters that have not ended their submissions
+  /** A job submitted by another actor: its workload (which runs its profile) and index there. */
+  struct Submitted {
+    const workload::Workload* from;
+    size_t job;
+  };
+  std::vector<Submitted> submitted_;                               ///< job n_given_ + k: submitted_[k]
+  std::vector<std::shared_ptr<const workload::Workload>> sources_; ///< the workloads submitted from
+  std::vector<uint32_t> source_offset_;                            ///< their profiles' first index in own_
+  std::vector<uint32_t> arrived_;                                  ///< jobs submitted, not queued yet
   Resources r_;
   const platform::Platform* platform_;
   ManagerConfig cfg_;
@@ -230,7 +246,9 @@ public:
   std::vector<double> job_energy_;
   std::unique_ptr<EnergyLedger> ledger_;
   std::shared_ptr<bool> host_state_changed_ = std::make_shared<bool>(false); ///< by SimGrid, not us
-  bool ledger_always_read_                  = false;
+  std::shared_ptr<Impl*> alive_ = std::make_shared<Impl*>(this); ///< null once destroyed (for SimGrid's callbacks)
+  ~Impl() { *alive_ = nullptr; }
+  bool ledger_always_read_ = false;
 
   std::vector<sg4::Host*> hosts_;
   std::vector<std::vector<uint32_t>> host_cores_;
@@ -283,6 +301,7 @@ public:
   bool waiting_       = false;         ///< the actor sleeps on wake_
   bool wake_posted_   = false;
   bool finished_      = false;
+  bool stopped_       = false; ///< by stop()
   size_t next_submit_ = 0;
   uint64_t arrivals_  = 0;
   size_t done_        = 0;
@@ -707,7 +726,7 @@ public:
     for (uint32_t c : d.cores)
       where.core_hosts.push_back(r_.cores[c].host);
     Run& run    = running_[d.job];
-    run.profile = start_profile(w_, w_.profile_of(j), where);
+    run.profile = start_profile(source_of(d.job), profile_to_run(d.job), where);
     if (j.walltime_s)
       timed_.push({now + *j.walltime_s, seq_++, d.job, 0, true});
     next_stage(d.job, run, now);
@@ -799,6 +818,7 @@ public:
   struct Executor {
     sg4::SemaphorePtr go = sg4::Semaphore::create(0);
     std::optional<Chunk> chunk;
+    std::vector<sg4::ExecPtr> pending; ///< started, waited for
   };
   std::vector<std::unique_ptr<Executor>> executors_;
   std::vector<Executor*> idle_;
@@ -821,7 +841,7 @@ public:
   /** An executor's body: start a chunk of executions, wait for them one by one, report each. */
   void executor_loop(Executor* x)
   {
-    std::vector<sg4::ExecPtr> pending;
+    std::vector<sg4::ExecPtr>& pending = x->pending;
     while (true) {
       x->go->acquire();
       Chunk c = std::move(*x->chunk);
@@ -874,6 +894,17 @@ public:
     }
   }
 
+  /** Cancels every execution the executors wait for; the manager's actor returns when it runs. */
+  void stop()
+  {
+    stopped_ = true;
+    wake();
+    for (const auto& x : executors_)
+      for (const auto& e : x->pending)
+        if (e->get_state() == sg4::Activity::State::STARTED)
+          e->cancel();
+  }
+
   void wake()
   {
     if (waiting_ && not wake_posted_) {
@@ -903,13 +934,19 @@ public:
   /** The actor's body. */
   void run_actor()
   {
+    if (stopped_)
+      return;
     try {
       // Batsim's scheduler decides once when the simulation begins, before any job: an energy
       // policy may switch idle machines off then
       if (power_)
         apply(power_->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
-      if (double first = next_date(); first < kInf) // the first submission or scripted switch
+      if (cfg_.submitters > 0) // a submission may come first
+        wait_until(next_date());
+      else if (double first = next_date(); first < kInf) // the first submission or scripted switch
         sg4::this_actor::sleep_until(first);
+      if (stopped_)
+        return;
       settle_instant();
       while (true) {
         step();
@@ -925,21 +962,51 @@ public:
         double now  = sg4::Engine::get_clock();
         double next = next_date();
         if (next == kInf && running_.empty() && switches_in_flight_ == 0) {
-          error_ = stuck_message(now);
-          return;
+          if (open_submitters_ == 0) {
+            error_ = stuck_message(now);
+            return;
+          }
+          if (not others_alive()) { // nobody left to submit: said rather than deadlocked
+            error_ = w_.source + ": the workload manager waits for " + std::to_string(open_submitters_) + " of its " +
+                     std::to_string(cfg_.submitters) +
+                     " submitters to end their submissions, and no other actor is left to submit (at " +
+                     format_number(now) + " s)";
+            return;
+          }
         }
-        waiting_     = true;
-        wake_posted_ = false;
-        if (next == kInf)
-          wake_->acquire();
-        else if (next > now)
-          wake_->acquire_timeout(next - now);
-        waiting_ = false;
+        wait_until(next);
+        if (stopped_)
+          return;
         settle_instant();
       }
     } catch (const std::exception& e) { // an exception escaping an actor would abort the run
       error_ = w_.source + ": the workload manager stopped: " + e.what();
     }
+  }
+
+  /** Whether an actor other than this one and daemons is alive (it may still submit). */
+  static bool others_alive()
+  {
+    const sg4::Actor* self = sg4::Actor::self();
+    for (const auto& a : sg4::Engine::get_instance()->get_all_actors())
+      if (a.get() != self && not a->is_daemon())
+        return true;
+    return false;
+  }
+
+  /** Sleeps until `t` (kInf: for ever), or until an execution, a switch or a submission wakes it. */
+  void wait_until(double t)
+  {
+    if (not arrived_.empty()) // submitted before the manager's actor first ran
+      return;
+    double now   = sg4::Engine::get_clock();
+    waiting_     = true;
+    wake_posted_ = false;
+    if (t == kInf)
+      wake_->acquire();
+    else if (t > now)
+      wake_->acquire_timeout(t - now);
+    waiting_ = false;
   }
 
   /** Everything else due at this instant (executors reporting, other timers) is heard before the
@@ -956,7 +1023,7 @@ public:
   double next_date() const
   {
     double next = kInf;
-    if (next_submit_ < w_.jobs.size())
+    if (next_submit_ < n_given_)
       next = w_.jobs[next_submit_].submit_s;
     if (not timed_.empty())
       next = std::min(next, timed_.top().t);
@@ -1051,8 +1118,14 @@ public:
     for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
       update_mstate(h, now);
 
-    while (next_submit_ < n && w_.jobs[next_submit_].submit_s <= now) {
-      auto job           = static_cast<uint32_t>(next_submit_++);
+    std::vector<uint32_t> arrived;
+    while (next_submit_ < n_given_ && w_.jobs[next_submit_].submit_s <= now)
+      arrived.push_back(static_cast<uint32_t>(next_submit_++));
+    if (not arrived_.empty()) {
+      arrived.insert(arrived.end(), arrived_.begin(), arrived_.end());
+      arrived_.clear();
+    }
+    for (uint32_t job : arrived) {
       const auto& j      = w_.jobs[job];
       hist_.first_submit = std::min(hist_.first_submit, j.submit_s);
       QueuedJob q;
@@ -1085,7 +1158,7 @@ public:
         sched_.set_policies(c.job_policy, c.resource_policy); // (std::invalid_argument: the run stops, named)
       start_nothing = c.start_nothing;
       // no submission is left to bring the decision back: it is asked again at this instant
-      redecide_ = start_nothing && next_submit_ == n;
+      redecide_ = start_nothing && no_more_submissions();
     }
     std::vector<Decision> decisions;
     if (not start_nothing)
@@ -1120,8 +1193,78 @@ public:
       cfg_.decided(decision_point(now));
     sample(now);
     progress(now, false);
-    if (done_ == n && running_.empty() && not finished_)
+    if (done_ == n && running_.empty() && not finished_ && no_more_submissions())
       finish();
+  }
+
+  /** No job is left to come: the given ones all submitted, every submitter ended. */
+  bool no_more_submissions() const { return next_submit_ == n_given_ && open_submitters_ == 0; }
+
+  /** The workload whose profiles run `job` (the given one, or the one it was submitted from). */
+  const workload::Workload& source_of(uint32_t job) const
+  {
+    return job < n_given_ ? w_ : *submitted_[job - n_given_].from;
+  }
+  const workload::Profile& profile_to_run(uint32_t job) const
+  {
+    if (job < n_given_)
+      return w_.profile_of(w_.jobs[job]);
+    const auto& s = submitted_[job - n_given_];
+    return s.from->profile_of(s.from->jobs[s.job]);
+  }
+
+  uint32_t submit(std::shared_ptr<const workload::Workload> from, size_t job)
+  {
+    if (cfg_.submitters == 0)
+      throw std::invalid_argument("this workload manager takes no submissions (its submitters are 0)");
+    if (open_submitters_ == 0)
+      throw std::invalid_argument("every submitter of this workload manager has ended its submissions");
+    if (not error_.empty())
+      throw std::invalid_argument(error_);
+    if (from == nullptr || job >= from->jobs.size())
+      throw std::invalid_argument("job index " + std::to_string(job) + " is not in the workload submitted from");
+    const auto& j = from->jobs[job];
+    if (auto why = cannot_run(*from, j, r_); not why.empty())
+      throw std::invalid_argument(from->source + ": job " + quote(j.id) + ": " + why);
+    if (w_.jobs.size() + 1 >= kHoldKey)
+      throw std::invalid_argument("more than 2^31 jobs");
+    // its profiles are copied once per workload, for the outputs (names, requested times)
+    size_t s = 0;
+    while (s < sources_.size() && sources_[s] != from)
+      s++;
+    if (s == sources_.size()) {
+      auto offset = static_cast<uint32_t>(own_.profiles.size());
+      for (auto p : from->profiles) {
+        for (auto& part : p.sequence)
+          part += offset;
+        own_.profiles.push_back(std::move(p));
+      }
+      sources_.push_back(from);
+      source_offset_.push_back(offset);
+    }
+    double now        = sg4::Engine::get_clock();
+    auto index        = static_cast<uint32_t>(own_.jobs.size());
+    workload::Job& in = own_.jobs.emplace_back(j);
+    in.submit_s       = now;
+    in.profile += source_offset_[s];
+    submitted_.push_back({from.get(), job});
+    if (hist_.submitted_from.empty())
+      hist_.first_submitted = index;
+    hist_.submitted_from.push_back(from->name);
+    hist_.records.emplace_back();
+    job_energy_.push_back(0);
+    arrived_.push_back(index);
+    wake();
+    return index;
+  }
+
+  void end_submissions()
+  {
+    if (open_submitters_ == 0)
+      throw std::invalid_argument("more submitters ended their submissions than the workload manager's " +
+                                  std::to_string(cfg_.submitters));
+    open_submitters_--;
+    wake();
   }
 
   DecisionPoint decision_point(double now) const
@@ -1243,6 +1386,11 @@ void WorkloadManager::start()
   impl->ledger_->observe(impl->used_hosts_); // their power is known once SimGrid has solved the first instant
   impl->wake_         = sg4::Semaphore::create(0);
   impl->manager_host_ = {impl->used_hosts_.front()};
+  if (impl->cfg_.submitters > 0) // a submitter's end may leave nobody to submit: the manager looks again
+    sg4::Actor::on_termination_cb([alive = impl->alive_](const sg4::Actor&) {
+      if (*alive != nullptr && (*alive)->open_submitters_ > 0)
+        (*alive)->wake();
+    });
   sg4::Actor::create("workload_manager", impl->hosts_[impl->used_hosts_.front()], [impl]() { impl->run_actor(); });
 }
 
@@ -1270,6 +1418,26 @@ const std::vector<JobRecord>& WorkloadManager::jobs() const
 const std::string& WorkloadManager::error() const
 {
   return impl_->error_;
+}
+
+bool WorkloadManager::finished() const
+{
+  return impl_->finished_;
+}
+
+uint32_t WorkloadManager::submit(std::shared_ptr<const workload::Workload> from, size_t job)
+{
+  return impl_->submit(std::move(from), job);
+}
+
+void WorkloadManager::end_submissions()
+{
+  impl_->end_submissions();
+}
+
+void WorkloadManager::stop()
+{
+  impl_->stop();
 }
 
 double WorkloadManager::idle_energy_j() const

@@ -95,6 +95,11 @@ struct ManagerConfig {
   /** Called at every decision point (state in, decision out); none: the policies stay fixed. */
   DecisionHook decide;
   DecidedHook decided;
+  /** Jobs also come from other actors while the simulation runs (Batsim's job submitters, or a
+   *  program's own actors): WorkloadManager::submit from this many submitters, each ending with
+   *  end_submissions. The manager ends once every submitter has ended and every job with it;
+   *  until then an empty queue is no reason to stop. 0: the workload given is every job. */
+  unsigned submitters = 0;
   /** The platform file, for messages about its hosts. */
   std::string platform_file;
   /** Where switches and the energy policy come from, for messages. */
@@ -120,7 +125,26 @@ public:
   void start();
   /** Why the manager could not finish its workload (empty when it did). */
   const std::string& error() const;
+  /** Whether every job ended (and, with submitters, every submitter ended its submissions). */
+  bool finished() const;
 
+  /** Submits job `job` of `from` now, from any actor (ManagerConfig::submitters > 0): the manager
+   *  queues it at this instant (a submission costs no simulated time), with the current time as
+   *  its submission time; its record is the next index of jobs() and workload().jobs (returned),
+   *  its workload name `from->name`. `from` is kept until the manager is destroyed (its profiles
+   *  run the job). std::invalid_argument when the manager takes no submissions, has finished,
+   *  when `job` is out of range or its profile cannot run on the platform (the job is then not
+   *  submitted). */
+  uint32_t submit(std::shared_ptr<const workload::Workload> from, size_t job);
+  /** One submitter has no more jobs to submit (std::invalid_argument: more ends than submitters). */
+  void end_submissions();
+  /** Stops the manager from another actor, before its actors are killed: cancels the executions
+   *  they wait for (SimGrid 3.32 cannot kill an actor waiting on several activities at once) and
+   *  makes its actor return should it run (3.32 runs an actor killed before its first step).
+   *  sgai's deployment calls it when an actor fails and every actor is killed. */
+  void stop();
+
+  /** The jobs as the outputs list them: the workload given, then the jobs submitted. */
   const workload::Workload& workload() const;
   const Resources& resources() const;
   const std::vector<JobRecord>& jobs() const;

@@ -106,13 +106,14 @@ std::vector<std::pair<std::string, std::string>> write_history(History& m, const
          "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
          "allocated_resources,consumed_energy,metadata\n";
     for (size_t i = 0; i < m.records.size(); i++) {
-      const auto& r = m.records[i];
-      const auto& j = w.jobs[i];
-      auto req      = workload::requested_time(w, j);
-      bool started  = r.start_s >= 0;
-      double exec   = started ? r.finish_s - r.start_s : 0;
-      double turn   = started ? r.finish_s - j.submit_s : 0;
-      o << csv_field(j.id) << "," << csv_field(w.name) << "," << csv_field(w.profile_of(j).name) << ","
+      const auto& r           = m.records[i];
+      const auto& j           = w.jobs[i];
+      auto req                = workload::requested_time(w, j);
+      bool started            = r.start_s >= 0;
+      double exec             = started ? r.finish_s - r.start_s : 0;
+      double turn             = started ? r.finish_s - j.submit_s : 0;
+      const std::string& from = i < m.first_submitted ? w.name : m.submitted_from[i - m.first_submitted];
+      o << csv_field(j.id) << "," << csv_field(from) << "," << csv_field(w.profile_of(j).name) << ","
         << format_plain(j.submit_s) << "," << j.resources << "," << (req ? format_plain(*req) : "-1") << ","
         << (r.state == FinalState::success ? 1 : 0) << "," << to_string(r.state) << ","
         << (started ? format_plain(r.start_s) : "-1") << "," << format_plain(exec) << ","

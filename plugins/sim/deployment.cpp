@@ -20,11 +20,13 @@ namespace {
 std::string first_error;
 std::vector<std::pair<std::string, std::string>> outputs;
 std::vector<std::pair<std::string, std::function<void()>>> at_end;
+std::vector<std::function<void()>> before_stop;
 
 void run_at_end()
 {
   auto todo = std::move(at_end);
   at_end.clear();
+  before_stop.clear(); // (what they would cancel has ended)
   for (auto& [actor, f] : todo)
     try {
       f();
@@ -48,10 +50,20 @@ const std::string& deployment_error()
   return first_error;
 }
 
+void before_deployment_stop(std::function<void()> f)
+{
+  before_stop.push_back(std::move(f));
+}
+
 void fail_deployment(const std::string& actor, const std::string& message)
 {
-  if (first_error.empty())
+  if (first_error.empty()) {
     first_error = "actor " + actor + ": " + message;
+    auto todo   = std::move(before_stop);
+    before_stop.clear();
+    for (auto& f : todo)
+      f();
+  }
   XBT_DEBUG("%s: %s", actor.c_str(), message.c_str()); // the program reports deployment_error()
   simgrid::s4u::Actor::kill_all();
 }

@@ -16,8 +16,13 @@ namespace sgai {
 /** The first error a deployed sgai actor met ("actor NAME: message"); empty when none did. The
  *  simulation was stopped when it happened. */
 const std::string& deployment_error();
-/** Records an error of a deployed actor (the first one is kept) and kills every other actor. */
+/** Records an error of a deployed actor (the first one is kept) and kills every other actor,
+ *  after running the before_deployment_stop functions (the first time). */
 void fail_deployment(const std::string& actor, const std::string& message);
+/** Runs `f` when a deployed actor fails, before every actor is killed: what an actor waiting on
+ *  several activities at once waits for must be canceled first (SimGrid 3.32 cannot kill such an
+ *  actor). */
+void before_deployment_stop(std::function<void()> f);
 /** The files deployed actors wrote (path, what it holds), in order. */
 const std::vector<std::pair<std::string, std::string>>& deployment_outputs();
 void record_deployment_output(std::string path, std::string what);

@@ -507,6 +507,92 @@ PY
     run "$SGAI" run $ex/platform.xml "$tmp/none.xml"; expect_rc 1; expect_one_error_line "no such deployment file"
     run "$SGAI" run $ex/platform.xml $ex/deployment.xml --seed 3; expect_rc 2
     expect_one_error_line "a deployment file's actors take theirs as arguments" ;;
+  deployment_submitters)
+    # jobs from sgai_job_submitter actors: batch_deployment's workload split in two files, each
+    # with its submitter, give the same schedule as the one file (its README: with shortest, a at
+    # 0, d at 3, b at 50, c at 60), jobs.csv naming each job's workload; the manager's own
+    # workload and one submitter together, likewise
+    ex=docs/examples/batch_deployment
+    cp $ex/platform.xml "$tmp"
+    python3 - $ex/workload.json "$tmp" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+for name, ids in (("s1", "ac"), ("s2", "bd")):
+    jobs = [j for j in w["jobs"] if j["id"] in ids]
+    profiles = {j["profile"]: w["profiles"][j["profile"]] for j in jobs}
+    json.dump({"jobs": jobs, "profiles": profiles}, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+    manager() { # ARGUMENTS...
+      echo '<actor host="master_host" function="sgai_workload_manager"><argument value="out=results"/>'
+      echo '<argument value="job_policy=shortest"/><argument value="max_resources=4"/>'
+      for a in "$@"; do echo "<argument value=\"$a\"/>"; done
+      echo '</actor>'
+    }
+    submitter() { # WORKLOAD [MANAGER]
+      echo "<actor host=\"master_host\" function=\"sgai_job_submitter\"><argument value=\"workload=$1\"/>"
+      [ $# -lt 2 ] || echo "<argument value=\"manager=$2\"/>"
+      echo '</actor>'
+    }
+    deployment() { # ACTORS (XML)
+      echo '<?xml version="1.0"?><!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd"><platform version="4.1">'
+      echo "$1"
+      echo '</platform>'
+    }
+    check_schedule() { # WORKLOAD-NAMES (a b c d)
+      python3 - "$tmp/results/jobs.csv" "$@" <<'PY' || fail "the schedule with submitters ($*)"
+import csv, sys
+rows = {r["job_id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+starts = {j: float(r["starting_time"]) for j, r in rows.items()}
+assert starts == {"a": 0, "b": 50, "c": 60, "d": 3}, starts
+subs = {j: float(r["submission_time"]) for j, r in rows.items()}
+assert subs == {"a": 0, "b": 1, "c": 2, "d": 3}, subs
+names = [rows[j]["workload_name"] for j in "abcd"]
+assert names == sys.argv[2:], names
+PY
+    }
+    # the submitters first, the manager between them, or last: the same run
+    for order in 'S1 M S2' 'M S1 S2' 'S1 S2 M'; do
+      actors=""
+      for a in $order; do
+        case $a in
+          M) actors+=$(manager submitters=2) ;;
+          S1) actors+=$(submitter s1.json) ;;
+          S2) actors+=$(submitter s2.json) ;;
+        esac
+      done
+      deployment "$actors" >"$tmp/d.xml"
+      rm -rf "$tmp/results"
+      (cd "$tmp" && "$SGAI" run platform.xml d.xml >out 2>err) || fail "sgai run ($order): $(cat "$tmp/err")"
+      check_schedule s1 s2 s1 s2
+    done
+    cp $ex/workload.json "$tmp/own.json"
+    python3 - "$tmp/own.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["jobs"] = [j for j in w["jobs"] if j["id"] in "ac"]
+json.dump(w, open(sys.argv[1], "w"))
+PY
+    deployment "$(manager submitters=1 workload=own.json)$(submitter s2.json)" >"$tmp/d.xml"
+    rm -rf "$tmp/results"
+    (cd "$tmp" && "$SGAI" run platform.xml d.xml >out 2>err) || fail "sgai run (own workload): $(cat "$tmp/err")"
+    check_schedule own s2 own s2
+    # mistakes: one error line naming them, exit 1, no outputs, no SimGrid deadlock report
+    for bad in "$(manager submitters=3)$(submitter s1.json)$(submitter s2.json)|waits for 1 of its 3 submitters" \
+               "$(manager submitters=2)$(submitter s1.json wm)$(submitter s2.json)|no workload manager named 'wm'" \
+               "$(manager workload=own.json)$(submitter s2.json)|takes no submissions" \
+               "$(manager submitters=1)$(submitter s1.json)$(submitter s2.json)|every submitter of this workload manager has ended" \
+               "$(manager submitters=1)$(submitter none.json)|none.json" \
+               "$(manager submitters=1 name=m)$(manager submitters=1 name=m)$(submitter s1.json m)|named 'm' is deployed already"; do
+      deployment "${bad%|*}" >"$tmp/bad.xml"
+      rm -rf "$tmp/results"
+      (cd "$tmp" && "$SGAI" run platform.xml bad.xml >out 2>err)
+      rc=$?
+      err=$(cat "$tmp/err")
+      expect_rc 1
+      expect_one_error_line "${bad##*|}"
+      no_backtrace
+      [ ! -e "$tmp/results" ] || fail "outputs left after: ${bad##*|}"
+    done ;;
   deployment_replay)
     # sgai_collective and sgai_trace_replay side by side on the generated HGX H100 node: the
     # collective's time equals the one sgai::collectives gives alone (docs/examples/allreduce_hgx's

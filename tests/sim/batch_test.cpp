@@ -6,12 +6,15 @@
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 using namespace sgai;
@@ -243,4 +246,76 @@ TEST(Communication, ParallelTasksCrossTheNetwork)
   // job 3: 1 and 2 Gflop on two cores with 1 MB each way: longer than its computation alone
   const auto& j3 = r->manager->jobs()[2];
   EXPECT_GT(j3.finish_s - j3.start_s, 2e9 / 4e9);
+}
+
+/* Jobs from submitter actors (Batsim's job submitters): medium_late's jobs split between two
+ * actors, each submitting its share at the jobs' submission times to a manager with no workload
+ * of its own, are scheduled as Batsim scheduled the one workload. */
+TEST(Submitters, SubmittedJobsAreScheduledAsTheWorkload)
+{
+  SGAI_REQUIRE_SHARED_DATA();
+  auto whole = workload::read_workload("../shared/data/batsim/medium_late/medium_late.json");
+  std::vector<std::shared_ptr<const workload::Workload>> parts;
+  for (int k = 0; k < 2; k++) {
+    auto part  = std::make_shared<workload::Workload>(whole);
+    part->name = "part" + std::to_string(k);
+    part->jobs.clear();
+    for (size_t i = k; i < whole.jobs.size(); i += 2)
+      part->jobs.push_back(whole.jobs[i]);
+    parts.push_back(part);
+  }
+  sim::SimulationOptions o;
+  sim::Simulation sim(o);
+  sim.load_platform("../shared/data/batsim/medium_late/platform.xml", {});
+  auto cfg          = config("first", "first", batch::Backfill::easy);
+  cfg.max_resources = 32;
+  cfg.submitters    = 2;
+  workload::Workload none;
+  batch::WorkloadManager manager(none, batch::resources_from_engine(32), nullptr, cfg);
+  manager.start();
+  std::vector<std::string> refused;
+  for (const auto& part : parts)
+    sg4::Actor::create("submitter", sg4::Host::by_name("master_host"), [&manager, &refused, part]() {
+      for (size_t i = 0; i < part->jobs.size(); i++) {
+        sg4::this_actor::sleep_until(part->jobs[i].submit_s);
+        manager.submit(part, i);
+      }
+      try { // what a submitter cannot submit is refused, naming it; the run goes on
+        manager.submit(part, part->jobs.size());
+      } catch (const std::invalid_argument& e) {
+        refused.emplace_back(e.what());
+      }
+      manager.end_submissions();
+    });
+  sim.run();
+  ASSERT_EQ(manager.error(), "");
+  ASSERT_TRUE(manager.finished());
+  ASSERT_EQ(refused.size(), 2U);
+  EXPECT_NE(refused[0].find("is not in the workload"), std::string::npos) << refused[0];
+  EXPECT_THROW(manager.end_submissions(), std::invalid_argument); // a third end: more than 2
+
+  std::ifstream in(test::shared_data("batsim/medium_late/easy/out_jobs.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, double> batsim_start;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');)
+      f.push_back(x);
+    batsim_start[f[0]] = std::stod(f[7]);
+  }
+  const auto& w = manager.workload();
+  ASSERT_EQ(w.jobs.size(), whole.jobs.size());
+  size_t same = 0;
+  for (size_t i = 0; i < w.jobs.size(); i++) {
+    same += std::abs(manager.jobs()[i].start_s - batsim_start.at(w.jobs[i].id)) < 1e-4;
+    // the job as submitted: its submission time and profile (by name) those of the file
+    const auto& original = *std::find_if(whole.jobs.begin(), whole.jobs.end(),
+                                         [&](const workload::Job& j) { return j.id == w.jobs[i].id; });
+    EXPECT_EQ(w.jobs[i].submit_s, original.submit_s);
+    EXPECT_EQ(w.profile_of(w.jobs[i]).name, whole.profile_of(original).name);
+  }
+  EXPECT_GE(static_cast<double>(same) / static_cast<double>(w.jobs.size()), 0.99);
+  RecordProperty("same_starting_time", static_cast<int>(same));
 }
