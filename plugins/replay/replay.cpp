@@ -1,4 +1,5 @@
 #include "sgai/replay/replay.hpp"
+#include "sgai/replay/stream.hpp"
 
 #include "sgai/replay/gpu.hpp"
 #include "sgai/replay/nccl_plan.hpp"
@@ -352,18 +353,7 @@ struct Replay::Impl {
   /** Runs a kernel whose parts at P-state 0 are `t` on `host`, in the host's current P-state:
    *  max(compute / f, memory / m) (GpuModel's P-state model), as an execution of that many seconds
    *  at the state's speed (so the energy plugin charges the state's power for it). */
-  void execute_kernel(s4u::Host* host, const KernelTime& t)
-  {
-    unsigned long p = host->get_pstate();
-    double seconds  = t.at(GpuModel::compute_speed(host, p), GpuModel::of(host).memory_speed(p));
-    if (seconds <= 0)
-      return;
-    s4u::ExecPtr e = s4u::Exec::init();
-    e->set_host(host);
-    e->set_flops_amount(seconds * host->get_pstate_speed(p));
-    e->start();
-    e->wait();
-  }
+  static void execute_kernel(s4u::Host* host, const KernelTime& t) { sgai::gpu::execute(host, t); }
 
   /** Memory bandwidth of a GPU: the options', the system's local-mem-bw, else its model's. */
   double mem_bw(s4u::Host* gpu) const
