@@ -1,6 +1,6 @@
 #include "sgai/chakra/et_io.hpp"
 
-#include "et_def.pb.h"
+#include "sgai_chakra_et.pb.h"
 #include "sgai/foundation/error.hpp"
 #include "sgai/foundation/files.hpp"
 
@@ -13,7 +13,7 @@
 
 namespace sgai::chakra {
 
-namespace pb = ChakraProtoMsg;
+namespace pb = sgai::chakra_et;
 
 namespace {
 

@@ -112,4 +112,57 @@ if [ -d "$examples" ]; then
   diff -u "$first/expected.txt" "$work/$name.pc.out" >&2 || fail "example $name (pkg-config): output differs"
   echo "example $name built with pkg-config alone: output as expected"
 fi
+
+# a program with Chakra's own generated classes (package ChakraProtoMsg, et_def.proto, a layout of
+# its own) beside libsgai.so: sgai's classes are its own, so both read the same trace
+if command -v protoc >/dev/null; then
+  mkdir -p "$work/chakra_own"
+  cat >"$work/chakra_own/et_def.proto" <<'PROTO'
+syntax = "proto3";
+package ChakraProtoMsg;
+message GlobalMetadata { string version = 1; }
+message Node { uint64 id = 1; string name = 2; }
+PROTO
+  cat >"$work/chakra_own/main.cpp" <<'CPP'
+#include "et_def.pb.h"
+#include <sgai/chakra/et_io.hpp>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <fcntl.h>
+#include <iostream>
+#include <unistd.h>
+int main(int argc, char** argv)
+{
+  // the program's own reading of the first node with its own classes
+  int fd = open(argv[1], O_RDONLY);
+  google::protobuf::io::FileInputStream file(fd);
+  google::protobuf::io::CodedInputStream in(&file);
+  uint32_t size = 0;
+  ChakraProtoMsg::GlobalMetadata meta;
+  ChakraProtoMsg::Node node;
+  auto next = [&](google::protobuf::Message& m) {
+    if (not in.ReadVarint32(&size))
+      return false;
+    auto limit = in.PushLimit(static_cast<int>(size));
+    bool ok    = m.ParseFromCodedStream(&in);
+    in.PopLimit(limit);
+    return ok;
+  };
+  if (not next(meta) || not next(node))
+    return 1;
+  close(fd);
+  auto trace = sgai::chakra::read_trace(argv[1]); // sgai's, with sgai's classes
+  std::cout << "first node " << node.id() << " " << node.name() << "; sgai reads " << trace.nodes.size() << " nodes, first "
+            << trace.nodes.front().id << " " << trace.nodes.front().name << "\n";
+  return node.id() == trace.nodes.front().id && node.name() == trace.nodes.front().name ? 0 : 1;
+}
+CPP
+  (cd "$work/chakra_own" && protoc --cpp_out=. et_def.proto) || fail "protoc"
+  g++ -std=c++20 -O1 -I"$work/chakra_own" -o "$work/chakra_own/run" "$work/chakra_own/main.cpp" \
+    "$work/chakra_own/et_def.pb.cc" $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs sgai) -lprotobuf ||
+    fail "a program with Chakra's own protobuf classes does not build beside libsgai"
+  out=$("$work/chakra_own/run" "$root/workloads/chakra/gpt-dp8/gpt.0.et") ||
+    fail "a program with Chakra's own protobuf classes fails beside libsgai: $out"
+  echo "Chakra's own protobuf classes beside libsgai.so: $out"
+fi
 echo "install check passed"
