@@ -1,8 +1,8 @@
 #include "sgai/chakra/et_io.hpp"
 
-#include "sgai_chakra_et.pb.h"
 #include "sgai/foundation/error.hpp"
 #include "sgai/foundation/files.hpp"
+#include "sgai_chakra_et.pb.h"
 
 #include <google/protobuf/unknown_field_set.h>
 
