@@ -34,6 +34,18 @@ nothing() {
   [ -z "$(ls -A "$1" 2>/dev/null)" ] || fail "files left in $1: $(ls -A "$1")"
   nothing_left "$tmp"
 }
+# bad_deployment DEPLOYMENT.xml ERROR_PART: `sgai run platform.xml` of it in $tmp exits 1 with one
+# error line holding ERROR_PART, no SimGrid abort, and no results/ left
+bad_deployment() {
+  rm -rf "$tmp/results"
+  (cd "$tmp" && "$SGAI" run platform.xml "$1" >out 2>err)
+  rc=$?
+  err=$(cat "$tmp/err")
+  expect_rc 1
+  expect_one_error_line "$2"
+  no_backtrace
+  [ ! -e "$tmp/results" ] || fail "outputs left after: $2"
+}
 # et FILE ID ATTR VALUE: a one-node ET (COMP_NODE) whose int64 attribute ATTR is VALUE, written
 # byte by byte (sgai's own writers refuse negative num_ops and comm_size)
 et() {
@@ -495,14 +507,7 @@ PY
                's/out=results/outt=results/|outt' 's/job_policy=shortest/job_policy=nobody/|nobody' \
                's/sgai_workload_manager/sgai_nothing/|sgai_nothing' 's/master_host/nohost/|nohost'; do
       sed "${bad%|*}" "$tmp/d.xml" >"$tmp/bad.xml"
-      rm -rf "$tmp/results"
-      (cd "$tmp" && "$SGAI" run platform.xml bad.xml >out 2>err)
-      rc=$?
-      err=$(cat "$tmp/err")
-      expect_rc 1
-      expect_one_error_line "${bad#*|}"
-      no_backtrace
-      [ ! -e "$tmp/results" ] || fail "outputs left after: ${bad#*|}"
+      bad_deployment bad.xml "${bad#*|}"
     done
     run "$SGAI" run $ex/platform.xml "$tmp/none.xml"; expect_rc 1; expect_one_error_line "no such deployment file"
     run "$SGAI" run $ex/platform.xml $ex/deployment.xml --seed 3; expect_rc 2
@@ -584,14 +589,7 @@ PY
                "$(manager submitters=1)$(submitter none.json)|none.json" \
                "$(manager submitters=1 name=m)$(manager submitters=1 name=m)$(submitter s1.json m)|named 'm' is deployed already"; do
       deployment "${bad%|*}" >"$tmp/bad.xml"
-      rm -rf "$tmp/results"
-      (cd "$tmp" && "$SGAI" run platform.xml bad.xml >out 2>err)
-      rc=$?
-      err=$(cat "$tmp/err")
-      expect_rc 1
-      expect_one_error_line "${bad##*|}"
-      no_backtrace
-      [ ! -e "$tmp/results" ] || fail "outputs left after: ${bad##*|}"
+      bad_deployment bad.xml "${bad##*|}"
     done ;;
   deployment_replay)
     # sgai_collective and sgai_trace_replay side by side on the generated HGX H100 node: the
