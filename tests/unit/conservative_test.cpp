@@ -431,6 +431,11 @@ TEST(ConservativeBackfilling, JobsLeftInPlaceWithoutSearchingMatchTheNaiveModel)
   // Long queues of narrow jobs submitted early: most waiting jobs keep their reservations at each
   // end, and are proven to without a search; the starts stay batsched's.
   uint64_t unchanged = 0;
-  against_naive(7, 200, 120, 10, true, unchanged);
-  EXPECT_GT(unchanged, 10000U);
+#if defined(__SANITIZE_ADDRESS__)
+  const int instances = 60; // the sanitizer build (Debug, instrumented): the same mix, fewer of them
+#else
+  const int instances = 200;
+#endif
+  against_naive(7, instances, 120, 10, true, unchanged);
+  EXPECT_GT(unchanged, 50U * instances);
 }
