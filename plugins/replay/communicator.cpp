@@ -14,7 +14,10 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <queue>
 #include <stdexcept>
+#include <tuple>
+#include <unordered_map>
 
 namespace sgai::replay {
 
@@ -22,7 +25,6 @@ namespace s4u = simgrid::s4u;
 
 struct CollectiveRun::Op {
   s4u::CommPtr comm;            ///< set by the sender when it reaches the transfer
-  double arrives     = -1;      ///< instead of comm on an unshared network: when it has arrived
   bool posted        = false;   ///< the sender has reached it
   double posted_at   = 0;       ///< when
   double not_before  = 0;       ///< a rate bound's earliest arrival
@@ -108,9 +110,17 @@ void CollectiveRun::release(uint32_t c)
 
 namespace {
 
-/** Sleeps until `t`. SimGrid's clock resolves 1 ns (surf/precision): a wait shorter than half of
- *  it is rounding noise and skipped, one a little shorter than 1 ns (a 1 ns endpoint delay after
- *  floating-point sums) lasts 1 ns, below which SimGrid warns and ignores the sleep. */
+/** Where a wait for `t` from `now` leaves the clock. SimGrid's clock resolves 1 ns (surf/precision):
+ *  a wait shorter than half of it is rounding noise and skipped, one a little shorter than 1 ns (a
+ *  1 ns endpoint delay after floating-point sums) lasts 1 ns, below which SimGrid warns and ignores
+ *  the sleep. */
+double after_wait(double now, double t)
+{
+  double d = t - now;
+  return d >= 0.5e-9 ? now + std::max(d, 1e-9) : now;
+}
+
+/** Sleeps until `t`, as after_wait() says. */
 void wait_until(double t)
 {
   double d = t - s4u::Engine::get_clock();
@@ -120,21 +130,66 @@ void wait_until(double t)
 
 } // namespace
 
+double CollectiveRun::send_rate(uint32_t r, size_t k) const
+{
+  // a protocol's packing bounds what the rank sends, shared by its transfers of the step
+  const nccl::ProtocolCosts* proto = options_.protocol;
+  const auto& sends                = schedule_->by_rank[r][k].sends;
+  if (proto == nullptr || proto->rank_rate_cap_Bps <= 0 || sends.empty())
+    return -1;
+  size_t shared = 0;
+  for (uint32_t i : sends)
+    shared += rate_bound(r, schedule_->steps[k][i]) ? 1 : 0;
+  return shared > 0 ? proto->rank_rate_cap_Bps * proto->wire_factor / static_cast<double>(shared) : -1;
+}
+
+bool CollectiveRun::rate_bound(uint32_t r, const Transfer& t) const
+{
+  const nccl::ProtocolCosts* proto = options_.protocol;
+  const bool nodes                 = proto->node.size() == schedule_->ranks;
+  return not(proto->cap_intra_only && nodes && proto->node[t.dst] != proto->node[r]);
+}
+
+uint64_t CollectiveRun::wire_bytes(const Transfer& t) const
+{
+  const double piece = bytes_ / options_.chunks;
+  return static_cast<uint64_t>(
+      std::llround(piece * t.fraction * (options_.protocol ? options_.protocol->wire_factor : 1.0)));
+}
+
+double CollectiveRun::handled_at(uint32_t r, const Transfer& t, double arrived, double posted_at) const
+{
+  // the crossing into memory (endpoint delay), then the reduction at local memory bandwidth
+  const nccl::ProtocolCosts* proto = options_.protocol;
+  double handled                   = arrived + options_.endpoint_delay_s;
+  double reduce = t.reduce ? reduction_time(bytes_ / options_.chunks * t.fraction, options_.reduce_Bps) : 0;
+  if (proto) {
+    bool across = proto->node.size() == schedule_->ranks && proto->node[t.src] != proto->node[r];
+    handled += across ? proto->inter_step_s : proto->intra_step_s;
+    // fused: the kernel reduces as the data streams in; only what memory cannot keep up with shows
+    if (proto->fused_reductions)
+      reduce = std::max(0.0, reduce - (arrived - posted_at));
+  }
+  return handled + reduce;
+}
+
+bool CollectiveRun::waits_for_sends(size_t phase, size_t k) const
+{
+  // the next step starts once this one's sends have arrived too (the last ones: as the schedule
+  // says); NCCL's kernels go on while their sends fill the peer's buffer slots, so with a protocol
+  // only the phase's end waits for them
+  const bool last_phase = phase + 2 == phase_first_.size();
+  const bool last_step  = k + 1 == phase_first_[phase + 1];
+  return (not last_step && options_.protocol == nullptr) ||
+         (last_step && (not last_phase || schedule_->wait_final_sends));
+}
+
 void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
 {
-  const Schedule& s  = *schedule_;
-  const double piece = bytes_ / options_.chunks;
-  Chunk& ch          = chunk(c);
+  const Schedule& s = *schedule_;
+  Chunk& ch         = chunk(c);
   std::vector<size_t> sent; // this rank's transfers of the current step
   auto wait_sent = [&]() {
-    if (options_.unshared) { // delivered when they arrive
-      double last = -1;
-      for (size_t i : sent)
-        last = std::max(last, ch.ops[i].arrives);
-      wait_until(last);
-      sent.clear();
-      return;
-    }
     for (size_t i : sent)
       if (not ch.ops[i].done) {
         ch.ops[i].sender = s4u::Actor::self();
@@ -151,37 +206,21 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
   const bool last_phase = phase + 2 == phase_first_.size();
   const auto lane       = static_cast<uint16_t>(c % s.lanes);
   for (size_t k = phase_first_[phase]; k < phase_first_[phase + 1]; k++) {
-    const auto& mine = s.by_rank[r][k];
-    // a protocol's packing bounds what the rank sends, shared by its transfers of the step
-    double rate      = -1;
-    const bool nodes = proto && proto->node.size() == s.ranks;
-    auto capped      = [&](const Transfer& t) {
-      return not(proto->cap_intra_only && nodes && proto->node[t.dst] != proto->node[r]);
-    };
-    if (proto && proto->rank_rate_cap_Bps > 0 && not mine.sends.empty()) {
-      size_t shared = 0;
-      for (uint32_t i : mine.sends)
-        shared += capped(s.steps[k][i]) ? 1 : 0;
-      if (shared > 0)
-        rate = proto->rank_rate_cap_Bps * proto->wire_factor / static_cast<double>(shared);
-    }
+    const auto& mine  = s.by_rank[r][k];
+    const double rate = send_rate(r, k);
     for (uint32_t i : mine.sends) {
       const Transfer& t = s.steps[k][i];
       if (t.lane != Transfer::kEveryLane && t.lane != lane)
         continue;
-      size_t index = step_offset_[k] + i;
-      Op& op       = ch.ops[index];
-      auto size    = static_cast<uint64_t>(std::llround(piece * t.fraction * (proto ? proto->wire_factor : 1.0)));
-      if (options_.unshared)
-        op.arrives =
-            s4u::Engine::get_clock() + options_.unshared->seconds(hosts_[r], hosts_[t.dst], static_cast<double>(size));
-      else
-        op.comm = s4u::Comm::sendto_async(hosts_[r], hosts_[t.dst], size);
-      op.posted    = true;
-      op.posted_at = s4u::Engine::get_clock();
+      size_t index  = step_offset_[k] + i;
+      Op& op        = ch.ops[index];
+      uint64_t size = wire_bytes(t);
+      op.comm       = s4u::Comm::sendto_async(hosts_[r], hosts_[t.dst], size);
+      op.posted     = true;
+      op.posted_at  = s4u::Engine::get_clock();
       // (SimGrid 3.32 leaves host-to-host communications unbounded by Comm::set_rate: the bound
       // is a floor on the transfer's duration)
-      op.not_before = rate > 0 && capped(t) ? op.posted_at + static_cast<double>(size) / rate : 0;
+      op.not_before = rate > 0 && rate_bound(r, t) ? op.posted_at + static_cast<double>(size) / rate : 0;
       if (options_.traffic)
         options_.traffic->add(hosts_[r], hosts_[t.dst], static_cast<double>(size));
       sent.push_back(index);
@@ -205,44 +244,228 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
         op.waiter = s4u::Actor::self();
         s4u::this_actor::suspend();
       }
-      double arrived = op.arrives;
-      if (op.comm) {
-        op.comm->wait();
-        arrived = op.comm->get_finish_time();
-        op.comm = nullptr;
-      }
-      arrived = std::max(arrived, op.not_before);
-      op.done = true;
+      op.comm->wait();
+      double arrived = std::max(op.comm->get_finish_time(), op.not_before);
+      op.comm        = nullptr;
+      op.done        = true;
       if (op.sender != nullptr) {
         op.sender->resume();
         op.sender = nullptr;
       }
-      double handled = arrived + options_.endpoint_delay_s;
-      double reduce  = t.reduce ? reduction_time(piece * t.fraction, options_.reduce_Bps) : 0;
-      if (proto) {
-        bool across = proto->node.size() == s.ranks && proto->node[t.src] != proto->node[r];
-        handled += across ? proto->inter_step_s : proto->intra_step_s;
-        // fused: the kernel reduces as the data streams in; only what memory cannot keep up with shows
-        if (proto->fused_reductions)
-          reduce = std::max(0.0, reduce - (arrived - op.posted_at));
-      }
-      handled += reduce;
-      ready = std::max(ready, handled);
+      ready = std::max(ready, handled_at(r, t, arrived, op.posted_at));
     }
     wait_until(ready);
-    // the next step starts once this one's sends have arrived too (the last ones: as the
-    // schedule says); NCCL's kernels go on while their sends fill the peer's buffer slots, so
-    // with a protocol only the phase's end waits for them
-    const bool last_step = k + 1 == phase_first_[phase + 1];
-    if ((not last_step && proto == nullptr) || (last_step && (not last_phase || s.wait_final_sends)))
+    if (waits_for_sends(phase, k))
       wait_sent();
   }
   if (last_phase)
     release(c);
 }
 
+void CollectiveRun::evaluate_unshared(double start)
+{
+  // run_phase and run_rank's queues, with the clock of each (rank, chunk, phase) kept here: events
+  // in time order (ties in the order they were made), a transfer's times noted when its sender
+  // reaches it, a receiver that comes first waiting for that moment
+  const Schedule& s   = *schedule_;
+  const size_t phases = phase_first_.size() - 1;
+  started_at_         = start;
+  ends_.assign(s.ranks, start);
+  if (phases == 0)
+    return;
+  const size_t per_chunk = s.transfer_count();
+  struct ChunkTimes {
+    std::vector<double> posted, arrives, not_before; ///< per transfer (posted < 0: not yet)
+    std::vector<int32_t> waiter;                     ///< the task waiting for it, or -1
+    uint32_t ranks_done = 0;
+  };
+  std::vector<std::unique_ptr<ChunkTimes>> times(options_.chunks);
+  auto chunk_times = [&](uint32_t c) -> ChunkTimes& {
+    if (not times[c]) {
+      times[c] = std::make_unique<ChunkTimes>();
+      times[c]->posted.assign(per_chunk, -1);
+      times[c]->arrives.assign(per_chunk, 0);
+      times[c]->not_before.assign(per_chunk, 0);
+      times[c]->waiter.assign(per_chunk, -1);
+    }
+    return *times[c];
+  };
+  struct Task {
+    uint32_t rank = 0, chunk = 0;
+    size_t phase = 0, step = 0;
+    double now   = 0;
+    bool posted  = false; ///< its sends of the current step are out
+    size_t recv  = 0;     ///< next receive of the current step to look at
+    double ready = -1;
+    std::vector<size_t> sent; ///< sends not yet waited for
+  };
+  std::vector<Task> tasks;
+  struct Queues {
+    std::vector<std::deque<std::pair<uint32_t, size_t>>> waiting; ///< per dimension: (chunk, phase)
+    std::vector<uint32_t> running;
+    uint32_t chunks_left = 0;
+  };
+  std::vector<Queues> queues(s.ranks);
+  using Event = std::tuple<double, uint64_t, uint32_t>; // when, order, task
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+  uint64_t order                   = 0;
+  const nccl::ProtocolCosts* proto = options_.protocol;
+  const double phase_start         = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
+  // each pair of ranks' path, looked up once, and the bytes it carried (links.csv), added at the end
+  struct PairPath {
+    double latency_s = 0, bandwidth_Bps = 0, bytes = 0;
+  };
+  std::unordered_map<uint64_t, PairPath> pairs;
+  auto pair_path = [&](uint32_t src, uint32_t dst) -> PairPath& {
+    auto [it, fresh] = pairs.try_emplace((static_cast<uint64_t>(src) << 32) | dst);
+    if (fresh)
+      std::tie(it->second.latency_s, it->second.bandwidth_Bps) =
+          options_.unshared->latency_and_bandwidth(hosts_[src], hosts_[dst]);
+    return it->second;
+  };
+
+  auto start_task = [&](uint32_t r, uint32_t c, size_t phase, double now) {
+    if (phase == 0 && phase_start > 0)
+      now += phase_start;
+    Task t;
+    t.rank  = r;
+    t.chunk = c;
+    t.phase = phase;
+    t.step  = phase_first_[phase];
+    t.now   = now;
+    tasks.push_back(std::move(t));
+    events.emplace(now, order++, static_cast<uint32_t>(tasks.size() - 1));
+  };
+  auto dispatch = [&](uint32_t r, double now) {
+    Queues& q = queues[r];
+    for (uint32_t d = 0; d < dims_; d++)
+      while (q.running[d] < options_.channels && not q.waiting[d].empty()) {
+        auto [c, phase] = q.waiting[d].front();
+        q.waiting[d].pop_front();
+        q.running[d]++;
+        start_task(r, c, phase, now);
+      }
+  };
+  auto phase_over = [&](uint32_t id) {
+    const uint32_t r = tasks[id].rank, c = tasks[id].chunk;
+    const size_t phase = tasks[id].phase;
+    const double now   = tasks[id].now;
+    Queues& q          = queues[r];
+    q.running[phase_dim_[phase]]--;
+    if (phase + 1 < phases) {
+      q.waiting[phase_dim_[phase + 1]].push_back({c, phase + 1});
+    } else {
+      if (--q.chunks_left == 0)
+        ends_[r] = now;
+      if (++chunk_times(c).ranks_done == s.ranks)
+        times[c].reset();
+    }
+    dispatch(r, now);
+  };
+  // runs a task until it waits (for a time or for a transfer) or its phase is over
+  auto advance = [&](uint32_t id) {
+    while (true) {
+      Task& t        = tasks[id];
+      const size_t k = t.step;
+      if (k == phase_first_[t.phase + 1]) {
+        phase_over(id); // (may add tasks: t is not used after)
+        return;
+      }
+      const auto& mine = s.by_rank[t.rank][k];
+      ChunkTimes& ch   = chunk_times(t.chunk);
+      const auto lane  = static_cast<uint16_t>(t.chunk % s.lanes);
+      if (not t.posted) {
+        const double rate = send_rate(t.rank, k);
+        for (uint32_t i : mine.sends) {
+          const Transfer& tr = s.steps[k][i];
+          if (tr.lane != Transfer::kEveryLane && tr.lane != lane)
+            continue;
+          size_t index         = step_offset_[k] + i;
+          auto size            = static_cast<double>(wire_bytes(tr));
+          PairPath& path       = pair_path(t.rank, tr.dst);
+          ch.posted[index]     = t.now;
+          ch.arrives[index]    = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
+          ch.not_before[index] = rate > 0 && rate_bound(t.rank, tr) ? t.now + size / rate : 0;
+          path.bytes += size;
+          t.sent.push_back(index);
+          if (ch.waiter[index] >= 0) {
+            events.emplace(t.now, order++, static_cast<uint32_t>(ch.waiter[index]));
+            ch.waiter[index] = -1;
+          }
+        }
+        t.posted = true;
+        t.recv   = 0;
+        t.ready  = -1;
+      }
+      for (; t.recv < mine.recvs.size(); t.recv++) {
+        const Transfer& tr = s.steps[k][mine.recvs[t.recv]];
+        if (tr.lane != Transfer::kEveryLane && tr.lane != lane)
+          continue;
+        size_t index = step_offset_[k] + mine.recvs[t.recv];
+        if (ch.posted[index] < 0) { // its sender has not reached it: until it does
+          ch.waiter[index] = static_cast<int32_t>(id);
+          return;
+        }
+        t.now          = std::max(t.now, ch.posted[index]);
+        double arrived = std::max(ch.arrives[index], ch.not_before[index]);
+        t.ready        = std::max(t.ready, handled_at(t.rank, tr, arrived, ch.posted[index]));
+      }
+      double now = after_wait(t.now, t.ready);
+      if (waits_for_sends(t.phase, k)) {
+        double last = -1;
+        for (size_t i : t.sent)
+          last = std::max(last, ch.arrives[i]);
+        now = after_wait(now, last);
+        t.sent.clear();
+      }
+      t.posted = false;
+      t.step++;
+      if (now > t.now) {
+        t.now = now;
+        events.emplace(now, order++, id);
+        return;
+      }
+    }
+  };
+
+  for (uint32_t r = 0; r < s.ranks; r++) {
+    Queues& q = queues[r];
+    q.waiting.resize(dims_);
+    q.running.assign(dims_, 0);
+    q.chunks_left = options_.chunks;
+    for (uint32_t c = 0; c < options_.chunks; c++)
+      q.waiting[phase_dim_[0]].push_back({c, 0});
+    dispatch(r, start);
+  }
+  while (not events.empty()) {
+    uint32_t id = std::get<2>(events.top());
+    events.pop();
+    advance(id);
+  }
+  for (const Queues& q : queues)
+    if (q.chunks_left > 0)
+      throw std::logic_error("a collective's schedule leaves a rank waiting for a transfer never sent");
+  if (options_.traffic) {
+    std::vector<std::pair<uint64_t, double>> carried; // (in a fixed order: the sums do not depend on the hash)
+    for (const auto& [key, path] : pairs)
+      carried.emplace_back(key, path.bytes);
+    std::sort(carried.begin(), carried.end());
+    for (const auto& [key, bytes] : carried)
+      options_.traffic->add(hosts_[key >> 32], hosts_[key & 0xFFFFFFFFu], bytes);
+  }
+}
+
 void CollectiveRun::run_rank(uint32_t r)
 {
+  if (options_.unshared) {
+    double now = s4u::Engine::get_clock();
+    if (ends_.empty())
+      evaluate_unshared(now);
+    else if (now != started_at_)
+      throw std::logic_error("the ranks of a congestion-unaware collective must start together");
+    wait_until(ends_[r]);
+    return;
+  }
   const size_t phases = phase_first_.size() - 1;
   if (phases == 0) // nothing to send (one rank)
     return;

@@ -40,7 +40,10 @@ struct CollectiveOptions {
    *  delay): once when a chunk starts, and after each received piece. */
   double endpoint_delay_s = 0;
   /** Set: transfers share nothing (ASTRA-sim's congestion-unaware network) and take the time these
-   *  paths give, as delays, instead of SimGrid communications. */
+   *  paths give instead of SimGrid communications. Every rank must then call run_rank() at the same
+   *  instant (the replay starts a collective once all its ranks have come): the whole collective is
+   *  worked out when the first one does, with run_phase's steps, queues and rounding, and each rank
+   *  sleeps once, until its own end (no SimGrid activity per transfer). */
   const class UnsharedPaths* unshared = nullptr;
   /** Set: every transfer's bytes are added to the links of its route (links.csv). */
   class LinkTraffic* traffic = nullptr;
@@ -74,6 +77,16 @@ private:
   struct Chunk;
   struct RankQueues;
   void run_phase(uint32_t r, uint32_t c, size_t phase);
+  // what run_phase and evaluate_unshared share: one rule each
+  double send_rate(uint32_t r, size_t k) const; ///< a protocol's bound on r's sends of step k (-1: none)
+  bool rate_bound(uint32_t r, const Transfer& t) const;
+  uint64_t wire_bytes(const Transfer& t) const;
+  double handled_at(uint32_t r, const Transfer& t, double arrived, double posted_at) const;
+  bool waits_for_sends(size_t phase, size_t k) const;
+  /** Congestion-unaware: every rank's end when all start at `start` (fills ends_). */
+  void evaluate_unshared(double start);
+  std::vector<double> ends_; ///< congestion-unaware: each rank's end, once evaluated
+  double started_at_ = -1;   ///< congestion-unaware: when the ranks started
   Chunk& chunk(uint32_t c);
   void release(uint32_t c);
 

@@ -190,7 +190,13 @@ double UnsharedPaths::latency(const s4u::Host* src, const s4u::Host* dst) const
 double UnsharedPaths::seconds(const s4u::Host* src, const s4u::Host* dst, double bytes) const
 {
   const Path& p = path(src, dst);
-  return p.latency_s + (p.bandwidth_Bps > 0 ? bytes / p.bandwidth_Bps : 0);
+  return seconds(p.latency_s, p.bandwidth_Bps, bytes);
+}
+
+std::pair<double, double> UnsharedPaths::latency_and_bandwidth(const s4u::Host* src, const s4u::Host* dst) const
+{
+  const Path& p = path(src, dst);
+  return {p.latency_s, p.bandwidth_Bps};
 }
 
 void LinkTraffic::add(const s4u::Host* src, const s4u::Host* dst, double bytes)

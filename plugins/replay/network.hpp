@@ -59,6 +59,13 @@ NpuNetwork build_npu_network(const std::string& prefix, const std::vector<Dimens
 class UnsharedPaths {
 public:
   double seconds(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes) const;
+  /** seconds() of `bytes` on a path whose latency and bandwidth are known. */
+  static double seconds(double latency_s, double bandwidth_Bps, double bytes)
+  {
+    return latency_s + (bandwidth_Bps > 0 ? bytes / bandwidth_Bps : 0);
+  }
+  /** The path's latency and bandwidth (its slowest link's). */
+  std::pair<double, double> latency_and_bandwidth(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
   /** The route's latency (the sum of its links'). */
   double latency(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
   /** ASTRA-sim's rule on its multi-dimensional networks (congestion-unaware MultiDimTopology::send):
