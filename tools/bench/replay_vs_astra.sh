@@ -5,7 +5,9 @@
 # ring (50 GB/s, 500 ns), ASTRA-sim's Ring_4chunks.json (4 chunks, 1 active). GNU time gives CPU
 # seconds (user + system) and peak resident memory; trace nodes per CPU-second = N x K / CPU s.
 # ASTRA-sim runs only when its binaries' folder is given (../shared/peers/astra-sim.md builds them).
-# Usage: tools/bench/replay_vs_astra.sh [build dir] [ASTRA-sim bin dir] [cases: N:K ...]
+# CONGESTION=unaware runs both congestion-unaware (sgai --congestion unaware, ASTRA-sim's
+# AstraSim_Analytical_Congestion_Unaware); the default is both congestion-aware.
+# Usage: [CONGESTION=aware|unaware] tools/bench/replay_vs_astra.sh [build dir] [ASTRA-sim bin dir] [cases: N:K ...]
 #        (default cases: 8:1 64:100 64:2000 256:200 1024:1)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,6 +15,12 @@ sgai=${1:-$root/build}/tools/sgai
 astra=${2:-}
 shift $(($# > 2 ? 2 : $#))
 cases=${*:-8:1 64:100 64:2000 256:200 1024:1}
+congestion=${CONGESTION:-aware}
+case $congestion in
+  aware) backend=AstraSim_Analytical_Congestion_Aware ;;
+  unaware) backend=AstraSim_Analytical_Congestion_Unaware ;;
+  *) echo "CONGESTION is aware or unaware, not '$congestion'" >&2; exit 1 ;;
+esac
 data=$root/../shared/data/astra-sim
 system=$data/examples/system/native_collectives/Ring_4chunks.json
 mem=$data/examples/remote_memory/analytical/no_memory_expansion.json
@@ -21,6 +29,7 @@ trap 'rm -rf "$work"' EXIT
 [ -x "$sgai" ] || { echo "no sgai binary at $sgai: build first" >&2; exit 1; }
 [ -f "$system" ] || { echo "no $system: the benchmark needs the shared data" >&2; exit 1; }
 
+echo "congestion-$congestion"
 printf "%-9s %6s %8s %10s %12s %9s %14s\n" case tool nodes cpu_s nodes/cpu_s peak_MiB simulated_ns
 for c in $cases; do
   n=${c%%:*} k=${c##*:}
@@ -28,14 +37,14 @@ for c in $cases; do
     --prefix ar >/dev/null
   printf 'topology: [ Ring ]\nnpus_count: [ %d ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' "$n" >"$work/ring$n.yml"
   /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" replay --workload "$work/w$n-$k/ar" --system "$system" \
-    --network "$work/ring$n.yml" --out "$work/o" >"$work/log"
+    --network "$work/ring$n.yml" --congestion "$congestion" --out "$work/o" >"$work/log"
   read -r u s kb <"$work/time"
   sim=$(grep -o 'simulated [0-9]* ns' "$work/log" | awk '{print $2}')
   awk -v c="$n x $k" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((n * k)) -v sim="$sim" \
     'BEGIN { printf "%-9s %6s %8d %10.2f %12.0f %9.1f %14s\n", c, "sgai", nodes, u + s, nodes / (u + s), kb / 1024, sim }'
   if [ -n "$astra" ]; then
     mkdir -p "$work/a" && rm -rf "$work/a"/*
-    (cd "$work/a" && /usr/bin/time -f "%U %S %M" -o "$work/atime" "$astra/AstraSim_Analytical_Congestion_Aware" \
+    (cd "$work/a" && /usr/bin/time -f "%U %S %M" -o "$work/atime" "$astra/$backend" \
       --workload-configuration="$work/w$n-$k/ar" --system-configuration="$system" \
       --network-configuration="$work/ring$n.yml" --remote-memory-configuration="$mem" >"$work/alog" 2>&1)
     read -r u s kb <"$work/atime"
