@@ -365,6 +365,30 @@ case "$case_name" in
     /usr/bin/python3 tools/validate/astra_model_parallel.py --sgai "$SGAI" --check >"$tmp/out" 2>"$tmp/err" ||
       fail "astra_model_parallel: $(tail -3 "$tmp/err") $(tail -8 "$tmp/out")"
     [ "$(grep -c ' 32 ' "$tmp/out")" = 28 ] || fail "not 28 cases of 32 ranks: $(cat "$tmp/out")" ;;
+  replay_unaware_equals_aware)
+    # With one chunk in flight per dimension no link carries two transfers at once: the
+    # congestion-unaware collective (worked out without SimGrid communications) must take the time of
+    # the one run step by step on SimGrid's shared links, on one ring and on two ring dimensions
+    # (chunks overlapping across them), with endpoint delays and reductions.
+    printf 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/n1.yml"
+    printf 'topology: [ Ring, Ring ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n' >"$tmp/n2.yml"
+    for net in n1 n2; do
+      impl='["ring"]'; [ $net = n2 ] && impl='["ring", "ring"]'
+      printf '{"preferred-dataset-splits": 4, "active-chunks-per-dimension": 1, "endpoint-delay": 10, "local-mem-bw": 50,
+ "all-reduce-implementation": %s, "all-gather-implementation": %s, "reduce-scatter-implementation": %s,
+ "all-to-all-implementation": %s}\n' "$impl" "$impl" "$impl" "$impl" >"$tmp/sys_$net.json"
+      for c in all_reduce all_gather reduce_scatter all_to_all; do
+        run "$SGAI" chakra generate microbenchmark --collective $c --ranks 8 --size 1MiB --out "$tmp/mb_$c"; expect_rc 0
+        for mode in aware unaware; do
+          run "$SGAI" replay --workload "$tmp/mb_$c/$c" --system "$tmp/sys_$net.json" --network "$tmp/$net.yml" \
+            --congestion $mode --out "$tmp/${net}_${c}_$mode"; expect_rc 0
+        done
+        a=$(awk -F, 'NR == 2 { print $9 }' "$tmp/${net}_${c}_aware/collectives.csv")
+        u=$(awk -F, 'NR == 2 { print $9 }' "$tmp/${net}_${c}_unaware/collectives.csv")
+        awk -v a="$a" -v u="$u" 'BEGIN { d = a - u; if (d < 0) d = -d; exit !(a > 0 && d <= 0.002 + 1e-9 * a) }' ||
+          fail "$net $c: unaware $u ns, aware $a ns"
+      done
+    done ;;
   replay_tools)
     run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --out "$tmp/mb"; expect_rc 0
     printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"
