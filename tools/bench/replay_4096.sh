@@ -6,15 +6,16 @@
 #     into one 3.2 Tb/s port) on a two-level non-blocking fat tree (32 leaf switches of 16 nodes,
 #     16 spines), NCCL's model choosing algorithms and protocols (`sgai replay --platform`);
 #   astra: ASTRA-sim's inputs, a [Switch 8 (400 GB/s, 500 ns), Switch 512 (50 GB/s, 1 us)] network
-#     and its hgx_h100_8gpu.json system (ring, 4 chunks, 2 active, roofline).
+#     and its hgx_h100_8gpu.json system (ring, 4 chunks, 2 active, roofline);
+#   astra-unaware: the same with --congestion unaware (ASTRA-sim's congestion-unaware backend).
 # GNU time gives CPU seconds (user + system) and peak resident memory; prints trace nodes,
 # collectives, trace nodes per CPU-second and the simulated iteration time.
-# Usage: tools/bench/replay_4096.sh [build dir] [platform|astra ...]   (default: both)
+# Usage: tools/bench/replay_4096.sh [build dir] [platform|astra|astra-unaware ...]   (default: all three)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sgai=${1:-$root/build}/tools/sgai
 shift $(($# > 0 ? 1 : 0))
-cases=${*:-platform astra}
+cases=${*:-platform astra astra-unaware}
 system=$root/../shared/data/astra-sim/inputs/system/analytical/hgx_h100_8gpu.json
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -38,17 +39,18 @@ EOF
 printf 'topology: [ Switch, Switch ]\nnpus_count: [ 8, 512 ]\nbandwidth: [ 400.0, 50.0 ]\nlatency: [ 500.0, 1000.0 ]\n' \
   >"$work/net.yml"
 
-printf "%-9s %8s %12s %10s %12s %9s %14s\n" case nodes collectives cpu_s nodes/cpu_s peak_MiB simulated_s
+printf "%-13s %8s %12s %10s %12s %9s %14s\n" case nodes collectives cpu_s nodes/cpu_s peak_MiB simulated_s
 for c in $cases; do
   case $c in
   platform)
     /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" replay --workload "$work/t/training" \
       --comm-group "$work/t/training.groups.json" --platform "$work/p.json" --out "$work/o$c" >/dev/null ;;
-  astra)
+  astra | astra-unaware)
+    congestion=aware; [ "$c" = astra-unaware ] && congestion=unaware
     /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" replay --workload "$work/t/training" \
       --comm-group "$work/t/training.groups.json" --system "$system" --network "$work/net.yml" \
-      --out "$work/o$c" >/dev/null ;;
-  *) echo "unknown case $c (platform, astra)" >&2; exit 2 ;;
+      --congestion "$congestion" --out "$work/o$c" >/dev/null ;;
+  *) echo "unknown case $c (platform, astra, astra-unaware)" >&2; exit 2 ;;
   esac
   read -r u s kb <"$work/time"
   nodes=$(grep -o '"nodes": [0-9]*' "$work/o$c/summary.json" | head -1 | awk '{print $2}')
@@ -56,5 +58,5 @@ for c in $cases; do
   sim=$(grep -o '"\(simulated_time_s\|makespan_ns\)": [0-9.e+]*' "$work/o$c/summary.json" | head -1 |
     awk '{ v = $2; if ($1 ~ /makespan_ns/) v /= 1e9; printf "%.6f", v }')
   awk -v c="$c" -v u="$u" -v s="$s" -v kb="$kb" -v nodes="$nodes" -v colls="$colls" -v sim="$sim" \
-    'BEGIN { printf "%-9s %8d %12d %10.2f %12.0f %9.1f %14s\n", c, nodes, colls, u + s, nodes / (u + s), kb / 1024, sim }'
+    'BEGIN { printf "%-13s %8d %12d %10.2f %12.0f %9.1f %14s\n", c, nodes, colls, u + s, nodes / (u + s), kb / 1024, sim }'
 done
