@@ -3,10 +3,10 @@
 #include "sgai/aiops/database.hpp"
 #include "sgai/aiops/drift.hpp"
 #include "sgai/aiops/synth.hpp"
-#include "sgai/aiops_sim/transfer.hpp"
 #include "sgai/foundation/error.hpp"
 #include "sgai/foundation/files.hpp"
 #include "sgai/sim/energy.hpp"
+#include "sgai/sim/lone_flow.hpp"
 #include "sgai/sim/simulation.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -220,8 +220,8 @@ private:
   std::vector<std::string> kinds_;
   s4u::Host* store_ = nullptr;
   s4u::Disk* disk_  = nullptr;
-  NetworkFactors factors_;
-  std::map<s4u::Host*, std::pair<RouteCost, RouteCost>> routes_; ///< (read, write) per worker host
+  sim::NetworkFactors factors_;
+  std::map<s4u::Host*, std::pair<sim::RouteCost, sim::RouteCost>> routes_; ///< (read, write) per worker host
   int retrain_spec_ = -1;
 
   std::deque<Worker> workers_;
@@ -371,7 +371,7 @@ void Simulator::compile(const platform::Platform* platform)
   latest_.assign(specs_.size(), -1);
   if (e_.deployed.models > 0)
     retrain_spec_ = spec_index.at(e_.deployed.pipeline);
-  factors_ = NetworkFactors::current();
+  factors_ = sim::NetworkFactors::current();
   hours_.resize(pools_.size() + 1);
   for (size_t i = 0; i < pools_.size(); ++i)
     hours_[i].slots = pools_[i].slots;
@@ -543,9 +543,11 @@ double Simulator::read_time(s4u::Host* host, double bytes)
 {
   auto it = routes_.find(host);
   if (it == routes_.end())
-    it = routes_.emplace(host, std::make_pair(route_cost(store_, host, factors_), route_cost(host, store_, factors_)))
+    it = routes_
+             .emplace(host,
+                      std::make_pair(sim::route_cost(store_, host, factors_), sim::route_cost(host, store_, factors_)))
              .first;
-  double t = isolated_transfer_time(it->second.first, bytes, factors_);
+  double t = sim::isolated_transfer_time(it->second.first, bytes, factors_);
   if (disk_ != nullptr)
     t += bytes / disk_->get_read_bandwidth();
   return t;
@@ -554,7 +556,7 @@ double Simulator::read_time(s4u::Host* host, double bytes)
 double Simulator::write_time(s4u::Host* host, double bytes)
 {
   read_time(host, 0); // (the routes, once)
-  double t = isolated_transfer_time(routes_.at(host).second, bytes, factors_);
+  double t = sim::isolated_transfer_time(routes_.at(host).second, bytes, factors_);
   if (disk_ != nullptr)
     t += bytes / disk_->get_write_bandwidth();
   return t;

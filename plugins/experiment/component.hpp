@@ -40,6 +40,8 @@ struct RunContext {
    *  experiment was built from a command's own options, as `sgai batch run` does). */
   bool cite_places = true;
   uint64_t seed    = 0;
+  /** The experiment's only component: no other component's actors share the platform. */
+  bool alone = false;
 };
 
 /** One (key, number) figure of a component's summary. */

@@ -257,6 +257,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
     auto& c = components[i];
     // a component may write into its folder of the staging folder while it runs (nothing elsewhere)
     ctx.output_dir = components.size() == 1 ? out : out / c.name;
+    ctx.alone      = components.size() == 1;
     if (components.size() > 1)
       ensure_directory(ctx.output_dir);
     c.component->setup(ctx);

@@ -262,7 +262,19 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
     release(c);
 }
 
-void CollectiveRun::evaluate_unshared(double start)
+bool CollectiveRun::work_out_alone(const LoneFlows& flows)
+{
+  if (not ends_.empty() || options_.unshared)
+    throw std::logic_error("work_out_alone() is for a congestion-aware collective before it runs");
+  const double now = s4u::Engine::get_clock();
+  alone_           = evaluate_unshared(now, &flows) &&
+           std::all_of(ends_.begin(), ends_.end(), [&](double e) { return e == ends_.front(); });
+  if (not alone_)
+    ends_.clear();
+  return alone_;
+}
+
+bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
 {
   // run_phase and run_rank's queues, with the clock of each (rank, chunk, phase) kept here: events
   // in time order (ties in the order they were made), a transfer's times noted when its sender
@@ -272,7 +284,7 @@ void CollectiveRun::evaluate_unshared(double start)
   started_at_         = start;
   ends_.assign(s.ranks, start);
   if (phases == 0)
-    return;
+    return true;
   const size_t per_chunk = s.transfer_count();
   struct ChunkTimes {
     std::vector<double> posted, arrives, not_before; ///< per transfer (posted < 0: not yet)
@@ -314,15 +326,21 @@ void CollectiveRun::evaluate_unshared(double start)
   // each pair of ranks' path, looked up once, and the bytes it carried (links.csv), added at the end
   struct PairPath {
     double latency_s = 0, bandwidth_Bps = 0, bytes = 0;
+    const LoneFlows::Path* lone = nullptr;
   };
   std::unordered_map<uint64_t, PairPath> pairs;
+  bool shared    = false; // with lone flows: a link would carry two transfers at once, or a path is not exact
   auto pair_path = [&](uint32_t src, uint32_t dst) -> PairPath& {
     auto [it, fresh] = pairs.try_emplace((static_cast<uint64_t>(src) << 32) | dst);
-    if (fresh)
+    if (fresh && lone != nullptr) {
+      it->second.lone = &lone->path(hosts_[src], hosts_[dst]);
+      shared          = shared || not it->second.lone->exact;
+    } else if (fresh)
       std::tie(it->second.latency_s, it->second.bandwidth_Bps) =
           options_.unshared->latency_and_bandwidth(hosts_[src], hosts_[dst]);
     return it->second;
   };
+  std::vector<double> busy_until; // with lone flows: per link, when its last transfer so far arrives
 
   auto start_task = [&](uint32_t r, uint32_t c, size_t phase, double now) {
     if (phase == 0 && phase_start > 0)
@@ -380,11 +398,23 @@ void CollectiveRun::evaluate_unshared(double start)
           const Transfer& tr = s.steps[k][i];
           if (tr.lane != Transfer::kEveryLane && tr.lane != lane)
             continue;
-          size_t index         = step_offset_[k] + i;
-          auto size            = static_cast<double>(wire_bytes(tr));
-          PairPath& path       = pair_path(t.rank, tr.dst);
-          ch.posted[index]     = t.now;
-          ch.arrives[index]    = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
+          size_t index     = step_offset_[k] + i;
+          auto size        = static_cast<double>(wire_bytes(tr));
+          PairPath& path   = pair_path(t.rank, tr.dst);
+          ch.posted[index] = t.now;
+          if (path.lone == nullptr)
+            ch.arrives[index] = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
+          else {
+            // transfers are posted in time order: one overlaps another on a link when it starts
+            // before the last one there has arrived
+            ch.arrives[index] = t.now + lone->seconds(*path.lone, size);
+            for (uint32_t l : path.lone->links) {
+              if (l >= busy_until.size())
+                busy_until.resize(l + 1, 0.0);
+              shared        = shared || t.now < busy_until[l];
+              busy_until[l] = std::max(busy_until[l], ch.arrives[index]);
+            }
+          }
           ch.not_before[index] = rate > 0 && rate_bound(t.rank, tr) ? t.now + size / rate : 0;
           path.bytes += size;
           t.sent.push_back(index);
@@ -437,10 +467,14 @@ void CollectiveRun::evaluate_unshared(double start)
       q.waiting[phase_dim_[0]].push_back({c, 0});
     dispatch(r, start);
   }
-  while (not events.empty()) {
+  while (not events.empty() && not shared) {
     uint32_t id = std::get<2>(events.top());
     events.pop();
     advance(id);
+  }
+  if (shared) {
+    ends_.clear();
+    return false;
   }
   for (const Queues& q : queues)
     if (q.chunks_left > 0)
@@ -453,16 +487,17 @@ void CollectiveRun::evaluate_unshared(double start)
     for (const auto& [key, bytes] : carried)
       options_.traffic->add(hosts_[key >> 32], hosts_[key & 0xFFFFFFFFu], bytes);
   }
+  return true;
 }
 
 void CollectiveRun::run_rank(uint32_t r)
 {
-  if (options_.unshared) {
+  if (options_.unshared || alone_) {
     double now = s4u::Engine::get_clock();
     if (ends_.empty())
       evaluate_unshared(now);
     else if (now != started_at_)
-      throw std::logic_error("the ranks of a congestion-unaware collective must start together");
+      throw std::logic_error("the ranks of a collective worked out at once must start together");
     wait_until(ends_[r]);
     return;
   }

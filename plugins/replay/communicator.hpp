@@ -66,6 +66,16 @@ public:
    *  its pieces. */
   void run_rank(uint32_t r);
 
+  /** For a congestion-aware collective whose ranks all start now and that has the network to itself
+   *  until its end (the caller knows that nothing else can send before then): works the whole
+   *  collective out at once, as the congestion-unaware one is, with each transfer's time a lone
+   *  flow's on its route (`flows`). That is what SimGrid's sharing gives when no link carries two of
+   *  its transfers at once, every transfer's time is exact (LoneFlows::Path::exact) and every rank
+   *  ends at the same instant (after that the ranks go on as usual); then true, and each rank's
+   *  run_rank() is one sleep until its end. Otherwise false, and run_rank() runs the transfers on
+   *  SimGrid. Call before any run_rank(). */
+  bool work_out_alone(const class LoneFlows& flows);
+
   const Schedule& schedule() const { return *schedule_; }
   double bytes() const { return bytes_; }
 
@@ -83,10 +93,13 @@ private:
   uint64_t wire_bytes(const Transfer& t) const;
   double handled_at(uint32_t r, const Transfer& t, double arrived, double posted_at) const;
   bool waits_for_sends(size_t phase, size_t k) const;
-  /** Congestion-unaware: every rank's end when all start at `start` (fills ends_). */
-  void evaluate_unshared(double start);
-  std::vector<double> ends_; ///< congestion-unaware: each rank's end, once evaluated
-  double started_at_ = -1;   ///< congestion-unaware: when the ranks started
+  /** Every rank's end when all start at `start` (fills ends_), each transfer taking its
+   *  congestion-unaware time, or with `lone` its lone-flow time; false (ends_ left empty) when, with
+   *  `lone`, a link would carry two transfers at once or a path is not exact. */
+  bool evaluate_unshared(double start, const LoneFlows* lone = nullptr);
+  std::vector<double> ends_;  ///< worked out at once: each rank's end, once evaluated
+  double started_at_ = -1;    ///< worked out at once: when the ranks started
+  bool alone_        = false; ///< work_out_alone() succeeded
   Chunk& chunk(uint32_t c);
   void release(uint32_t c);
 

@@ -2,11 +2,13 @@
 
 #include "sgai/foundation/numbers.hpp"
 
+#include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace sgai::replay {
@@ -197,6 +199,50 @@ std::pair<double, double> UnsharedPaths::latency_and_bandwidth(const s4u::Host* 
 {
   const Path& p = path(src, dst);
   return {p.latency_s, p.bandwidth_Bps};
+}
+
+LoneFlows::LoneFlows()
+    : factors_(sim::NetworkFactors::current())
+    , model_exact_(sim::NetworkFactors::model_is_exact())
+    , link_energy_(sg_link_energy_is_inited() != 0)
+{
+}
+
+const LoneFlows::Path& LoneFlows::path(const s4u::Host* src, const s4u::Host* dst) const
+{
+  auto key = std::make_pair(src, dst);
+  auto it  = paths_.find(key);
+  if (it != paths_.end())
+    return it->second;
+  Path p;
+  p.cost  = sim::route_cost(src, dst, factors_);
+  p.exact = model_exact_;
+  std::vector<s4u::Link*> forward, back;
+  double latency = 0;
+  src->route_to(dst, forward, &latency);
+  if (factors_.crosstraffic)
+    dst->route_to(src, back, &latency);
+  for (const auto* route : {&forward, &back})
+    for (const s4u::Link* l : *route) {
+      auto policy = l->get_sharing_policy();
+      if (policy == s4u::Link::SharingPolicy::WIFI)
+        p.exact = false;
+      if (link_energy_ && l->get_property("wattage_range") != nullptr)
+        p.exact = false;
+      if (policy == s4u::Link::SharingPolicy::FATPIPE)
+        continue;
+      auto [at, added] = link_ids_.emplace(l, static_cast<uint32_t>(link_ids_.size()));
+      if (std::find(p.links.begin(), p.links.end(), at->second) == p.links.end())
+        p.links.push_back(at->second);
+    }
+  return paths_.emplace(key, std::move(p)).first->second;
+}
+
+double LoneFlows::seconds(const Path& p, double bytes) const
+{
+  if (bytes > 0)
+    return sim::isolated_transfer_time(p.cost, bytes, factors_);
+  return p.cost.latency * factors_.latency_factor(0);
 }
 
 void LinkTraffic::add(const s4u::Host* src, const s4u::Host* dst, double bytes)

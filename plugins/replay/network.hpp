@@ -5,6 +5,8 @@
 #ifndef SGAI_REPLAY_NETWORK_HPP
 #define SGAI_REPLAY_NETWORK_HPP
 
+#include "sgai/sim/lone_flow.hpp"
+
 #include <simgrid/forward.h>
 
 #include <cstdint>
@@ -84,6 +86,38 @@ private:
   std::vector<simgrid::s4u::Host*> npus_;
   std::map<const simgrid::s4u::Host*, uint32_t> npu_id_;
   std::vector<uint32_t> dims_;
+};
+
+/** Transfers on a network they have to themselves: each takes what SimGrid's network model gives a
+ *  lone flow on its route (sim::isolated_transfer_time: the model's latency and bandwidth factors,
+ *  TCP-gamma's window, cross traffic), and the links where it would share SimGrid's bandwidth with
+ *  another transfer at the same time are listed (shared and split-duplex links of its route, and of
+ *  the reverse route with cross traffic on; fat pipes share nothing), so that a caller can tell when
+ *  two transfers overlap. Routes are looked up once per pair of hosts. Construct it while the
+ *  simulation runs (it reads the models' configuration). */
+class LoneFlows {
+public:
+  LoneFlows();
+  struct Path {
+    sim::RouteCost cost;
+    std::vector<uint32_t> links; ///< shared links, numbered by this object
+    /** false: its time is not what SimGrid would give (a model other than CM02 or LV08, a Wi-Fi
+     *  link) or running it matters beyond its time (a link with wattage while SimGrid's link-energy
+     *  plugin measures). */
+    bool exact = true;
+  };
+  const Path& path(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
+  /** A lone transfer's time on `p`: latency x the latency factor, plus bytes at its rate (SimGrid
+   *  charges the latency of an empty transfer too). */
+  double seconds(const Path& p, double bytes) const;
+  size_t link_count() const { return link_ids_.size(); }
+
+private:
+  sim::NetworkFactors factors_;
+  bool model_exact_ = false;
+  bool link_energy_ = false;
+  mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Path> paths_;
+  mutable std::map<const simgrid::s4u::Link*, uint32_t> link_ids_;
 };
 
 /** Bytes each link carried: every transfer adds its bytes to the links of its route (looked up

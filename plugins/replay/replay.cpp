@@ -155,8 +155,10 @@ struct Replay::Impl {
   std::vector<RankResult> results;
   std::vector<CollectiveRecord> records;
   std::map<std::string, std::shared_ptr<const Schedule>> schedules;
-  UnsharedPaths unshared_paths; ///< transfer times when the network shares nothing (congestion-unaware)
-  std::string error;            ///< the first error: file, place (rank, node) and message apart
+  UnsharedPaths unshared_paths;          ///< transfer times when the network shares nothing (congestion-unaware)
+  std::unique_ptr<LoneFlows> lone_flows; ///< congestion-aware collectives alone on the network
+  uint64_t worked_out_alone = 0;
+  std::string error; ///< the first error: file, place (rank, node) and message apart
   std::string error_file, error_place, error_message;
   bool error_is_input    = false;
   uint64_t total_nodes   = 0;
@@ -601,6 +603,11 @@ struct Replay::Impl {
       co.protocol         = in->costs.get();
       in->run             = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
       in->start           = s4u::Engine::get_clock();
+      if (options.congestion_aware && members == &job.world && network_alone(job)) {
+        if (not lone_flows)
+          lone_flows = std::make_unique<LoneFlows>();
+        worked_out_alone += in->run->work_out_alone(*lone_flows) ? 1 : 0;
+      }
       CollectiveRecord rec;
       rec.job       = job.spec.name;
       rec.group     = group;
@@ -624,6 +631,27 @@ struct Replay::Impl {
         records[in->first_node].end_s = s4u::Engine::get_clock();
       job.instances.erase({group, seq});
     }
+  }
+
+  /** Whether a collective of `job`'s whole world, its ranks all come, has the network to itself
+   *  until every one of them has ended it: nothing outside the replay sends (the options say so),
+   *  every rank of the replay still running is one of its ranks (the other jobs are over), and none
+   *  can send before its end: a rank's sends wait on its communication stream, which the collective
+   *  holds; or, with sends on streams of their own, no rank has a kernel running or queued or a
+   *  point-to-point operation in flight, so no node can end and release one. */
+  bool network_alone(const Job& job) const
+  {
+    if (not options.network_to_itself)
+      return false;
+    for (const auto& other : jobs)
+      if (other.get() != &job && other->ranks_ended < other->ranks.size())
+        return false;
+    if (not options.sends_on_comm_stream)
+      for (const auto& r : job.ranks)
+        if (not r->p2p_in_flight.empty() || r->current[compute] || r->current[cpu] || not r->queue[compute].empty() ||
+            not r->queue[cpu].empty())
+          return false;
+    return true;
   }
 
   void send(Rank& r, const Node& n)
@@ -928,6 +956,11 @@ uint64_t Replay::nodes_replayed() const
     for (const auto& r : job->ranks)
       n += r->nodes;
   return n;
+}
+
+uint64_t Replay::collectives_worked_out_alone() const
+{
+  return impl_->worked_out_alone;
 }
 
 namespace {

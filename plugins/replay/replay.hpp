@@ -74,6 +74,13 @@ struct ReplayOptions {
   std::ostream* log = nullptr; ///< replay log CSV (rank,node_id,event,time_us,type,name)
   /** false: collectives() stays empty (a replay of many iterations need not hold every record). */
   bool keep_collectives = true;
+  /** true: nothing outside this replay sends on the platform's network (the caller's word: `sgai
+   *  replay`, an experiment whose only component is the replay). A congestion-aware collective of a
+   *  job's whole world that then has the network to itself until its end (every running rank of the
+   *  replay is one of its ranks, and none can send meanwhile) is worked out at once when SimGrid's
+   *  sharing would give it the same times (CollectiveRun::work_out_alone): no link carries two of its
+   *  transfers at once and its ranks all end together. */
+  bool network_to_itself = false;
 };
 
 struct RankResult;
@@ -137,6 +144,9 @@ public:
   const std::vector<RankResult>& ranks() const;
   const std::vector<CollectiveRecord>& collectives() const;
   uint64_t nodes_replayed() const;
+  /** Congestion-aware collectives that had the network to themselves and were worked out at once
+   *  (ReplayOptions::network_to_itself). */
+  uint64_t collectives_worked_out_alone() const;
   /** Forgets the jobs whose ranks have all ended and whose actors have all exited (their ranks
    *  leave ranks()); returns how many jobs are left. For a caller adding jobs as it goes. */
   size_t drop_ended_jobs();

@@ -173,8 +173,9 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     for (const auto& d : dims)
       ro.unaware_dims.push_back(d.npus);
   }
-  ro.traffic = &traffic;
-  ro.log     = &log;
+  ro.traffic           = &traffic;
+  ro.log               = &log;
+  ro.network_to_itself = not o.step_by_step; // the replay is all that runs
   if (jobs.size() == 1)
     for (const auto& d : dims)
       ro.dims.push_back(d.npus);
@@ -253,6 +254,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     w.field("makespan_ns", result.makespan_s * 1e9).field("nodes", result.nodes);
     w.field("ranks", static_cast<uint64_t>(result.ranks.size()))
         .field("collectives", static_cast<uint64_t>(result.collectives.size()));
+    w.field("collectives_worked_out_at_once", replay.collectives_worked_out_alone()); // docs/replay.md
     w.field("npu_energy_j", result.gpu_energy_j).field("link_energy_j", result.link_energy_j);
     w.key("inputs").begin_object();
     w.field("network", o.network.string()).field("system", o.system.string());

@@ -36,6 +36,9 @@ struct AstraRunOptions {
   /** A send waits for the NPU's communication in flight and holds it (ASTRA-sim's hardware
    *  resource); false: point-to-point operations run beside the collectives (NCCL's streams). */
   bool sends_on_comm_stream = true;
+  /** Every congestion-aware collective's transfers run on SimGrid, even a collective's that has the
+   *  network to itself (ReplayOptions::network_to_itself). */
+  bool step_by_step = false;
 };
 
 struct AstraRunResult {

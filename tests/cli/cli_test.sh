@@ -379,16 +379,75 @@ case "$case_name" in
  "all-to-all-implementation": %s}\n' "$impl" "$impl" "$impl" "$impl" >"$tmp/sys_$net.json"
       for c in all_reduce all_gather reduce_scatter all_to_all; do
         run "$SGAI" chakra generate microbenchmark --collective $c --ranks 8 --size 1MiB --out "$tmp/mb_$c"; expect_rc 0
-        for mode in aware unaware; do
-          run "$SGAI" replay --workload "$tmp/mb_$c/$c" --system "$tmp/sys_$net.json" --network "$tmp/$net.yml" \
-            --congestion $mode --out "$tmp/${net}_${c}_$mode"; expect_rc 0
-        done
+        run "$SGAI" replay --workload "$tmp/mb_$c/$c" --system "$tmp/sys_$net.json" --network "$tmp/$net.yml" \
+          --congestion aware --step-by-step --out "$tmp/${net}_${c}_aware"; expect_rc 0
+        run "$SGAI" replay --workload "$tmp/mb_$c/$c" --system "$tmp/sys_$net.json" --network "$tmp/$net.yml" \
+          --congestion unaware --out "$tmp/${net}_${c}_unaware"; expect_rc 0
         a=$(awk -F, 'NR == 2 { print $9 }' "$tmp/${net}_${c}_aware/collectives.csv")
         u=$(awk -F, 'NR == 2 { print $9 }' "$tmp/${net}_${c}_unaware/collectives.csv")
         awk -v a="$a" -v u="$u" 'BEGIN { d = a - u; if (d < 0) d = -d; exit !(a > 0 && d <= 0.002 + 1e-9 * a) }' ||
           fail "$net $c: unaware $u ns, aware $a ns"
       done
     done ;;
+  replay_alone_equals_step_by_step)
+    # A congestion-aware collective that has the network to itself is worked out at once
+    # (CollectiveRun::work_out_alone); it must give what SimGrid gives running its transfers step by
+    # step (--step-by-step): every collective's start and end to 0.002 ns, the same ranks.csv and
+    # links.csv. It must not be worked out at once when two of its transfers share a link (2 chunks in
+    # flight per dimension) or another job's ranks still run.
+    same_run() { # the two output folders: collectives' times to 0.002 ns, other columns and files equal
+      awk -F, 'NR == FNR { a[FNR] = $0; n = FNR; next }
+        { split(a[FNR], x, ","); for (i = 1; i <= NF; i++) { d = x[i] - $i; if (d < 0) d = -d
+            if (i >= 7 && i <= 9 ? d > 0.002 + 1e-12 * $i : (i == 10 || i == 11 ? d > 0.0011 : x[i] != $i)) bad = 1 } }
+        END { exit !(FNR == n && !bad) }' "$1/collectives.csv" "$2/collectives.csv" ||
+        fail "$3: collectives differ: $(diff "$1/collectives.csv" "$2/collectives.csv" | head -4)"
+      for f in ranks.csv links.csv; do
+        awk -F, 'NR == FNR { a[FNR] = $0; n = FNR; next }
+          { split(a[FNR], x, ","); for (i = 1; i <= NF; i++) { d = x[i] - $i; if (d < 0) d = -d
+              if (x[i] != $i && !(d <= 0.002 + 1e-12 * ($i < 0 ? -$i : $i))) bad = 1 } }
+          END { exit !(FNR == n && !bad) }' "$1/$f" "$2/$f" || fail "$3: $f differs: $(diff "$1/$f" "$2/$f" | head -4)"
+      done
+    }
+    alone_count() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['collectives_worked_out_at_once'])" "$1/summary.json"; }
+    printf 'topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/n1.yml"
+    printf 'topology: [ Ring, Switch ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50.0, 10.0 ]\nlatency: [ 500.0, 5000.0 ]\n' >"$tmp/n2.yml"
+    for active in 1 2; do
+      for net in n1 n2; do
+        impl='["ring"]'; [ $net = n2 ] && impl='["ring", "ring"]'
+        printf '{"preferred-dataset-splits": 4, "active-chunks-per-dimension": %d, "endpoint-delay": 10, "local-mem-bw": 50,
+ "all-reduce-implementation": %s, "all-gather-implementation": %s, "reduce-scatter-implementation": %s,
+ "all-to-all-implementation": %s}\n' $active "$impl" "$impl" "$impl" "$impl" >"$tmp/sys_$net$active.json"
+        for c in all_reduce all_gather reduce_scatter all_to_all; do
+          [ -d "$tmp/mb_$c" ] || { run "$SGAI" chakra generate microbenchmark --collective $c --ranks 8 --size 1MiB \
+            --count 3 --out "$tmp/mb_$c"; expect_rc 0; }
+          for how in alone step; do
+            flag=; [ $how = step ] && flag=--step-by-step
+            run "$SGAI" replay --workload "$tmp/mb_$c/$c" --system "$tmp/sys_$net$active.json" --network "$tmp/$net.yml" \
+              $flag --out "$tmp/$net${active}_${c}_$how"; expect_rc 0
+          done
+          same_run "$tmp/$net${active}_${c}_alone" "$tmp/$net${active}_${c}_step" "$net, $active in flight, $c"
+          [ "$(alone_count "$tmp/$net${active}_${c}_step")" = 0 ] || fail "--step-by-step worked a collective out at once"
+          n=$(alone_count "$tmp/$net${active}_${c}_alone")
+          if [ $active = 2 ]; then
+            [ "$n" = 0 ] || fail "$net $c: $n collectives worked out at once with two chunks sharing a link"
+          elif [ $net = n1 ]; then
+            [ "$n" = 3 ] || fail "$net $c: $n of 3 collectives alone on the ring worked out at once"
+          fi
+        done
+      done
+    done
+    # two jobs on the ring, each its own half: neither has the network to itself
+    printf '{"preferred-dataset-splits": 4, "active-chunks-per-dimension": 1, "all-reduce-implementation": ["ring"]}\n' >"$tmp/sys4.json"
+    run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --count 2 --out "$tmp/mb4"; expect_rc 0
+    run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --workload "$tmp/mb4/all_reduce" --npus 0,2,4,6 --npus 1,3,5,7 \
+      --system "$tmp/sys4.json" --network "$tmp/n1.yml" --out "$tmp/two"; expect_rc 0
+    [ "$(alone_count "$tmp/two")" = 0 ] || fail "a collective was worked out at once beside another job"
+    run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --workload "$tmp/mb4/all_reduce" --npus 0,2,4,6 --npus 1,3,5,7 \
+      --system "$tmp/sys4.json" --network "$tmp/n1.yml" --step-by-step --out "$tmp/two_step"; expect_rc 0
+    same_run "$tmp/two" "$tmp/two_step" "two jobs"
+    run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --system "$tmp/sys4.json" --network "$tmp/n1.yml" \
+      --congestion unaware --step-by-step --out "$tmp/bad"; expect_rc 2
+    expect_one_error_line "--step-by-step goes with --congestion aware" ;;
   replay_tools)
     run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --out "$tmp/mb"; expect_rc 0
     printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"

@@ -10,10 +10,10 @@
 #include "sgai/aiops/observations.hpp"
 #include "sgai/aiops/synth.hpp"
 #include "sgai/aiops_sim/simulator.hpp"
-#include "sgai/aiops_sim/transfer.hpp"
 #include "sgai/foundation/error.hpp"
 #include "sgai/foundation/files.hpp"
 #include "sgai/foundation/sqlite.hpp"
+#include "sgai/sim/lone_flow.hpp"
 #include "sgai/sim/simulation.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -197,7 +197,7 @@ TEST(AiopsTransfer, TheIsolatedTimeIsWhatALoneCommunicationTakes)
   ASSERT_EQ(measured.size(), cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& [src, dst, bytes] = cases[i];
-    double predicted              = aiops_sim::isolated_transfer_time(src, dst, bytes);
+    double predicted              = sim::isolated_transfer_time(src, dst, bytes);
     EXPECT_NEAR(predicted, measured[i], 1e-9 * measured[i])
         << src->get_name() << " -> " << dst->get_name() << ", " << bytes << " bytes";
   }

@@ -26,6 +26,7 @@ struct ReplayArgs {
   std::string congestion = "aware";
   std::string sends; ///< empty: the default of the inputs (ASTRA-sim's: comm-stream; a platform's: own-stream)
   bool no_durations = false;
+  bool step_by_step = false;
   int64_t pstate    = 0;
 };
 
@@ -61,6 +62,8 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
     options["sends"] = a.sends;
   if (a.no_durations)
     options["recorded_durations"] = false;
+  if (a.step_by_step)
+    options["step_by_step"] = true;
   nlohmann::ordered_json e;
   e["sgai_experiment"] = 1;
   e["name"]            = "replay";
@@ -82,6 +85,9 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
 
 int run_replay(ReplayArgs a, const Globals& globals)
 {
+  if (a.step_by_step && a.congestion != "aware")
+    throw UsageError("--step-by-step goes with --congestion aware (congestion-unaware collectives are always "
+                     "worked out at once)");
   if (not a.platform.empty())
     return run_on_platform(a, globals);
   if (a.network.empty() || a.system.empty())
@@ -98,6 +104,7 @@ int run_replay(ReplayArgs a, const Globals& globals)
     a.o.data_deps_only = a.deps == "data";
   a.o.recorded_durations = not a.no_durations;
   a.o.congestion_aware   = a.congestion == "aware";
+  a.o.step_by_step       = a.step_by_step;
   if (not a.sends.empty())
     a.o.sends_on_comm_stream = a.sends == "comm-stream";
   a.o.pstate       = static_cast<uint32_t>(a.pstate);
@@ -176,6 +183,9 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
                   "with --platform): every send and receive on a stream of its own, beside the collectives, as "
                   "NCCL's point-to-point operations")
       ->check(CLI::IsMember({"comm-stream", "own-stream"}));
+  cmd->add_flag("--step-by-step", a->step_by_step,
+                "Congestion-aware: run every collective's transfers on SimGrid, even a collective's that has the "
+                "network to itself (by default worked out at once: the same times, docs/replay.md)");
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
   cmd->callback([a, &globals, &action, cmd, npus]() {

@@ -1,9 +1,11 @@
 /* The isolated-transfer time of a route under the platform's SimGrid network model: what a single
  * Comm::sendto between two hosts takes when nothing else shares its links. The AI-ops "analytic"
  * transfer mode (PipeSim's granularity) charges this; the "contended" mode runs the communication.
- * Needs a loaded platform; reads the model's factors from SimGrid's configuration. */
-#ifndef SGAI_AIOPS_SIM_TRANSFER_HPP
-#define SGAI_AIOPS_SIM_TRANSFER_HPP
+ * The replay works out a collective that has the network to itself with it (plugins/replay/
+ * communicator.hpp). Needs a loaded platform; reads the model's factors from SimGrid's
+ * configuration. */
+#ifndef SGAI_SIM_LONE_FLOW_HPP
+#define SGAI_SIM_LONE_FLOW_HPP
 
 #include <simgrid/forward.h>
 
@@ -11,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace sgai::aiops_sim {
+namespace sgai::sim {
 
 /** SimGrid's network-model settings that shape a lone flow. */
 struct NetworkFactors {
@@ -24,6 +26,10 @@ struct NetworkFactors {
   double bandwidth_factor(double bytes) const;
   /** From the running Engine's configuration. */
   static NetworkFactors current();
+  /** Whether the running Engine's models time a lone flow as isolated_transfer_time() says: the
+   *  CM02 or LV08 network model (SMPI's piecewise factors, IB's penalties, ns-3 and the parallel
+   *  tasks of host/model:ptask_L07 time it otherwise). */
+  static bool model_is_exact();
 };
 
 /** What a route contributes to a lone flow: the sum of its latencies, and the rate its links allow
@@ -42,6 +48,6 @@ double isolated_transfer_time(const RouteCost& route, double bytes, const Networ
 /** The same from the hosts, reading the factors from the running Engine. */
 double isolated_transfer_time(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, double bytes);
 
-} // namespace sgai::aiops_sim
+} // namespace sgai::sim
 
 #endif

@@ -1,4 +1,4 @@
-#include "sgai/aiops_sim/transfer.hpp"
+#include "sgai/sim/lone_flow.hpp"
 
 #include <simgrid/config.h>
 #include <simgrid/s4u/Host.hpp>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <map>
 
-namespace sgai::aiops_sim {
+namespace sgai::sim {
 
 namespace {
 
@@ -44,6 +44,13 @@ NetworkFactors NetworkFactors::current()
   f.tcp_gamma    = simgrid::config::get_value<double>("network/TCP-gamma");
   f.crosstraffic = simgrid::config::get_value<bool>("network/crosstraffic");
   return f;
+}
+
+bool NetworkFactors::model_is_exact()
+{
+  const auto network = simgrid::config::get_value<std::string>("network/model");
+  const auto host    = simgrid::config::get_value<std::string>("host/model");
+  return (network == "CM02" || network == "LV08") && (host == "default" || host == "compound");
 }
 
 RouteCost route_cost(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, const NetworkFactors& f)
@@ -90,4 +97,4 @@ double isolated_transfer_time(const simgrid::s4u::Host* src, const simgrid::s4u:
   return isolated_transfer_time(route_cost(src, dst, f), bytes, f);
 }
 
-} // namespace sgai::aiops_sim
+} // namespace sgai::sim
