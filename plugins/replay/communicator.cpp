@@ -266,11 +266,7 @@ bool CollectiveRun::work_out_alone(const LoneFlows& flows)
 {
   if (not ends_.empty() || options_.unshared)
     throw std::logic_error("work_out_alone() is for a congestion-aware collective before it runs");
-  const double now = s4u::Engine::get_clock();
-  alone_           = evaluate_unshared(now, &flows) &&
-           std::all_of(ends_.begin(), ends_.end(), [&](double e) { return e == ends_.front(); });
-  if (not alone_)
-    ends_.clear();
+  alone_ = evaluate_unshared(s4u::Engine::get_clock(), &flows);
   return alone_;
 }
 
@@ -472,7 +468,8 @@ bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
     events.pop();
     advance(id);
   }
-  if (shared) {
+  // alone: every rank must end at the same instant (one ending first could send into its last transfers)
+  if (shared || (lone != nullptr && std::any_of(ends_.begin(), ends_.end(), [&](double e) { return e != ends_[0]; }))) {
     ends_.clear();
     return false;
   }

@@ -93,9 +93,10 @@ private:
   uint64_t wire_bytes(const Transfer& t) const;
   double handled_at(uint32_t r, const Transfer& t, double arrived, double posted_at) const;
   bool waits_for_sends(size_t phase, size_t k) const;
-  /** Every rank's end when all start at `start` (fills ends_), each transfer taking its
-   *  congestion-unaware time, or with `lone` its lone-flow time; false (ends_ left empty) when, with
-   *  `lone`, a link would carry two transfers at once or a path is not exact. */
+  /** Every rank's end when all start at `start` (fills ends_; the bytes to options_.traffic), each
+   *  transfer taking its congestion-unaware time, or with `lone` its lone-flow time; false (ends_
+   *  left empty, no traffic counted) when, with `lone`, a link would carry two transfers at once, a
+   *  path is not exact or the ranks do not all end together. */
   bool evaluate_unshared(double start, const LoneFlows* lone = nullptr);
   std::vector<double> ends_;  ///< worked out at once: each rank's end, once evaluated
   double started_at_ = -1;    ///< worked out at once: when the ranks started

@@ -417,7 +417,7 @@ case "$case_name" in
         printf '{"preferred-dataset-splits": 4, "active-chunks-per-dimension": %d, "endpoint-delay": 10, "local-mem-bw": 50,
  "all-reduce-implementation": %s, "all-gather-implementation": %s, "reduce-scatter-implementation": %s,
  "all-to-all-implementation": %s}\n' $active "$impl" "$impl" "$impl" "$impl" >"$tmp/sys_$net$active.json"
-        for c in all_reduce all_gather reduce_scatter all_to_all; do
+        for c in all_reduce all_gather reduce_scatter all_to_all broadcast; do
           [ -d "$tmp/mb_$c" ] || { run "$SGAI" chakra generate microbenchmark --collective $c --ranks 8 --size 1MiB \
             --count 3 --out "$tmp/mb_$c"; expect_rc 0; }
           for how in alone step; do
@@ -430,6 +430,8 @@ case "$case_name" in
           n=$(alone_count "$tmp/$net${active}_${c}_alone")
           if [ $active = 2 ]; then
             [ "$n" = 0 ] || fail "$net $c: $n collectives worked out at once with two chunks sharing a link"
+          elif [ $c = broadcast ]; then # the chain's ranks end one after another
+            [ "$n" = 0 ] || fail "$net $c: $n broadcasts worked out at once though their ranks end apart"
           elif [ $net = n1 ]; then
             [ "$n" = 3 ] || fail "$net $c: $n of 3 collectives alone on the ring worked out at once"
           fi
