@@ -521,7 +521,9 @@ public:
             size_t j = 0;
             while (w.jobs[j].profile != std::get<0>(traced_wanted[k]))
               j++;
-            replays.push_back(std::make_unique<replay::Replay>(replay_options(nullptr)));
+            auto options              = replay_options(nullptr);
+            options.network_to_itself = true; // the calibration runs one thing at a time
+            replays.push_back(std::make_unique<replay::Replay>(options));
             auto done   = s4u::Semaphore::create(0);
             double t0   = s4u::Engine::get_clock();
             auto spec   = trace_spec(static_cast<uint32_t>(j), twhere[k], w.jobs[j].id + ":calibration");
@@ -595,6 +597,8 @@ public:
     auto hosts = hosts_of(gpus);
     auto plan  = collective_for(gpus, bytes);
     CollectiveRun c(plan.schedule, hosts, bytes, plan.options);
+    replay::LoneFlows flows; // alone in the calibration: worked out at once when that is exact
+    c.work_out_alone(flows);
     auto done = s4u::Semaphore::create(0);
     for (uint32_t r = 0; r < n; r++)
       s4u::Actor::create("calibration-rank", hosts[r], [&c, r, done]() {
