@@ -405,6 +405,69 @@ void read_builtin(const std::string& type_name, Object& o, Profile& p, const std
   }
 }
 
+/** A number of the document as a double (false when it is no number). */
+bool number_of(const nlohmann::json& n, double& d)
+{
+  if (not n.is_number())
+    return false;
+  d = n.get<double>();
+  return true;
+}
+
+/** The common profiles, delay and parallel_homogeneous with only their own and the common numeric
+ *  fields, read straight from the document when every value is as parse_profile would take it (the
+ *  same Profile); none otherwise, and parse_profile reads it, naming what is wrong. */
+std::optional<Profile> quick_profile(const std::string& name, const nlohmann::json& n)
+{
+  if (not n.is_object())
+    return std::nullopt;
+  auto type = n.find("type");
+  if (type == n.end() || not type->is_string())
+    return std::nullopt;
+  const auto& t = type->get_ref<const std::string&>();
+  Profile p;
+  p.name = name;
+  if (t == "delay")
+    p.type = ProfileType::delay;
+  else if (t == "parallel_homogeneous")
+    p.type = ProfileType::parallel_homogeneous;
+  else
+    return std::nullopt;
+  if (is_registered_profile_type(t))
+    return std::nullopt;
+  bool cpu = false, com = false, delay = false;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "type")
+      continue;
+    double d = 0;
+    if (not number_of(it.value(), d) || not std::isfinite(d) || not(d >= 0))
+      return std::nullopt;
+    if (p.type == ProfileType::delay && key == "delay" && d <= max_time_s) {
+      p.delay_s = d;
+      delay     = true;
+    } else if (p.type == ProfileType::parallel_homogeneous && key == "cpu" && d <= max_work) {
+      p.cpu = d;
+      cpu   = true;
+    } else if (p.type == ProfileType::parallel_homogeneous && key == "com" && d <= max_work) {
+      p.com = d;
+      com   = true;
+    } else if (key == "req_time" && d > 0 && d <= max_time_s)
+      p.req_time_s = d;
+    else if (key == "req_ops" && d <= max_work)
+      p.req_ops = d;
+    else if (key == "mem")
+      p.mem_mb = d;
+    else if (key == "mem_bw")
+      p.mem_bw_gbps = d;
+    else
+      return std::nullopt;
+  }
+  if (p.type == ProfileType::delay ? not delay : not(cpu && com))
+    return std::nullopt;
+  return p;
+}
+
 /** A profile; a composed profile's names are returned in `seq`, resolved once all are read. */
 Profile parse_profile(const std::string& name, const Value& v, const std::filesystem::path& folder,
                       std::vector<Value>& seq)
@@ -655,6 +718,55 @@ std::optional<double> requested_time(const Workload& w, const Job& j)
   return j.walltime_s;
 }
 
+namespace {
+
+/** A job with only id, subtime, res, profile and walltime, each as read_batsim takes it, its id new
+ *  and its profile known: read straight from the document; none otherwise (read_batsim then reads
+ *  it field by field and names what is wrong). */
+std::optional<Job> quick_job(const nlohmann::json& n, const std::map<std::string, uint32_t>& index,
+                             const std::set<std::string>& ids)
+{
+  if (not n.is_object() || n.size() > 5)
+    return std::nullopt;
+  Job j;
+  bool id = false, submit = false, res = false, profile = false;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string& key = it.key();
+    const auto& v          = it.value();
+    double d               = 0;
+    if (key == "id") {
+      if (v.is_string())
+        j.id = v.get<std::string>();
+      else if (number_of(v, d) && std::floor(d) == d && std::fabs(d) < 1e15)
+        j.id = id_text_of(d);
+      else
+        return std::nullopt;
+      id = true;
+    } else if (key == "subtime" && number_of(v, d) && d >= 0 && d <= max_submit_s) {
+      j.submit_s = d;
+      submit     = true;
+    } else if (key == "res" && v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= UINT32_MAX) {
+      j.resources = static_cast<uint32_t>(v.get<uint64_t>());
+      res         = true;
+    } else if (key == "walltime" && number_of(v, d) && (d == -1 || (d > 0 && d <= max_time_s))) {
+      if (d != -1)
+        j.walltime_s = d;
+    } else if (key == "profile" && v.is_string()) {
+      auto p = index.find(v.get_ref<const std::string&>());
+      if (p == index.end())
+        return std::nullopt;
+      j.profile = p->second;
+      profile   = true;
+    } else
+      return std::nullopt;
+  }
+  if (not(id && submit && res && profile) || ids.count(j.id))
+    return std::nullopt;
+  return j;
+}
+
+} // namespace
+
 Workload read_batsim(const std::filesystem::path& file)
 {
   auto doc = json::load(file);
@@ -672,14 +784,27 @@ Workload read_batsim(const std::filesystem::path& file)
   for (const auto& name : profiles.take_all_keys()) {
     index[name] = static_cast<uint32_t>(w.profiles.size());
     values.push_back(profiles.required(name));
-    w.profiles.push_back(parse_profile(name, values.back(), file.parent_path(), seqs.emplace_back()));
+    seqs.emplace_back();
+    if (auto quick = quick_profile(name, json::raw(values.back())))
+      w.profiles.push_back(std::move(*quick));
+    else
+      w.profiles.push_back(parse_profile(name, values.back(), file.parent_path(), seqs.back()));
   }
   resolve_sequences(w, index, seqs, values);
 
   std::set<std::string> ids;
   std::vector<std::optional<std::vector<std::pair<size_t, uint32_t>>>> sizes(w.profiles.size());
-  auto jobs = o.required("jobs");
+  auto jobs                                          = o.required("jobs");
+  static const std::vector<std::string> own_job_keys = {"id", "subtime", "res", "walltime", "profile"};
   for (auto& item : jobs.array()) {
+    // the common job (those five fields, each as the checks below take it) straight from the document
+    if (auto quick = quick_job(json::raw(item), index, ids)) {
+      if (not parallel_mismatch(w, quick->profile, quick->resources, sizes)) {
+        ids.insert(quick->id);
+        w.jobs.push_back(std::move(*quick));
+        continue;
+      }
+    }
     auto jo = item.object();
     Job j;
     auto id = jo.required("id");
@@ -721,7 +846,7 @@ Workload read_batsim(const std::filesystem::path& file)
                             " describes " + std::to_string(pq.cpu_vector.size()));
     }
     j.extra_json                      = kept_fields(jo, item, kept_job_keys());
-    std::vector<std::string> accepted = {"id", "subtime", "res", "walltime", "profile"};
+    std::vector<std::string> accepted = own_job_keys;
     accepted.insert(accepted.end(), kept_job_keys().begin(), kept_job_keys().end());
     jo.finish(accepted);
     w.jobs.push_back(std::move(j));

@@ -189,6 +189,64 @@ TEST(Batsim, ReadsJobsAndProfiles)
   std::filesystem::remove(tmp);
 }
 
+TEST(Batsim, CommonJobsAndProfilesReadTheSameOnEitherPath)
+{
+  // read_batsim takes the common job and profile (only their own numeric fields) straight from the
+  // document, the others field by field: each pair below differs only in a way that sends one of
+  // them down the field-by-field path (a whole number written 2.0, a kept field, an id as a number)
+  auto tmp = std::filesystem::temp_directory_path() / "sgai-two-paths.json";
+  sgai::write_file_atomically(tmp, R"({"nb_res": 8, "profiles": {
+      "d1": {"type": "delay", "delay": 12.5, "req_time": 20},
+      "d2": {"type": "delay", "delay": 12.5, "req_time": 20, "command": "x"},
+      "p1": {"type": "parallel_homogeneous", "cpu": 2e9, "com": 0, "req_ops": 3e9, "mem": 1, "mem_bw": 2.5},
+      "p2": {"type": "parallel_homogeneous", "cpu": 2e9, "com": 0, "req_ops": 3e9, "mem": 1, "mem_bw": 2.5, "np": 4}},
+    "jobs": [
+      {"id": "a", "subtime": 1.5, "res": 2, "walltime": 30, "profile": "d1"},
+      {"id": "b", "subtime": 1.5, "res": 2.0, "walltime": 30, "profile": "d2"},
+      {"id": 7, "subtime": 2, "res": 3, "walltime": -1, "profile": "p1"},
+      {"id": 8, "subtime": 2, "res": 3, "walltime": -1, "profile": "p2", "extra_data": {"k": 1}}]})");
+  Workload w = read_batsim(tmp);
+  std::filesystem::remove(tmp);
+  ASSERT_EQ(w.jobs.size(), 4U);
+  for (size_t i : {0, 2}) {
+    const Job &a = w.jobs[i], &b = w.jobs[i + 1];
+    EXPECT_EQ(a.submit_s, b.submit_s);
+    EXPECT_EQ(a.resources, b.resources);
+    EXPECT_EQ(a.walltime_s, b.walltime_s);
+    const Profile &pa = w.profile_of(a), &pb = w.profile_of(b);
+    EXPECT_EQ(pa.type, pb.type);
+    EXPECT_EQ(pa.delay_s, pb.delay_s);
+    EXPECT_EQ(pa.cpu, pb.cpu);
+    EXPECT_EQ(pa.com, pb.com);
+    EXPECT_EQ(pa.req_time_s, pb.req_time_s);
+    EXPECT_EQ(pa.req_ops, pb.req_ops);
+    EXPECT_EQ(pa.mem_mb, pb.mem_mb);
+    EXPECT_EQ(pa.mem_bw_gbps, pb.mem_bw_gbps);
+    EXPECT_TRUE(pa.extra_json.empty());
+    EXPECT_FALSE(pb.extra_json.empty());
+  }
+  EXPECT_EQ(w.jobs[2].id, "7");
+  EXPECT_EQ(w.jobs[0].resources, 2U);
+  EXPECT_DOUBLE_EQ(*w.jobs[0].walltime_s, 30);
+  EXPECT_FALSE(w.jobs[2].walltime_s);
+  EXPECT_DOUBLE_EQ(*w.profile_of(w.jobs[2]).mem_bw_gbps, 2.5);
+  // a duplicate id, a missing profile or a field of the wrong kind still names itself
+  for (const char* bad :
+       {R"({"id": "a", "subtime": 0, "res": 1, "profile": "d1"}, {"id": "a", "subtime": 0, "res": 1, "profile": "d1"})",
+        R"({"id": "a", "subtime": 0, "res": 1, "profile": "nope"})",
+        R"({"id": "a", "subtime": -1, "res": 1, "profile": "d1"})"}) {
+    sgai::write_file_atomically(tmp, std::string(R"({"profiles": {"d1": {"type": "delay", "delay": 1}}, "jobs": [)") +
+                                         bad + "]}");
+    try {
+      read_batsim(tmp);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const sgai::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("/jobs/"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(tmp);
+}
+
 TEST(Batsim, ReadsBatsimsOwnWorkloads)
 {
   SGAI_REQUIRE_SHARED_DATA();
