@@ -447,6 +447,16 @@ case "$case_name" in
     run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --workload "$tmp/mb4/all_reduce" --npus 0,2,4,6 --npus 1,3,5,7 \
       --system "$tmp/sys4.json" --network "$tmp/n1.yml" --step-by-step --out "$tmp/two_step"; expect_rc 0
     same_run "$tmp/two" "$tmp/two_step" "two jobs"
+    # links drawing power: SimGrid's link-energy plugin needs the communications, so nothing is
+    # worked out at once, and the links' energy is the step-by-step run's
+    for how in alone step; do
+      flag=; [ $how = step ] && flag=--step-by-step
+      run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --system "$tmp/sys4.json" --network "$tmp/n1.yml" --npus 0,1,2,3 \
+        --link-idle-w 2 --link-busy-w 7 $flag --out "$tmp/energy_$how"; expect_rc 0
+    done
+    [ "$(alone_count "$tmp/energy_alone")" = 0 ] || fail "a collective was worked out at once while links draw power"
+    cmp -s "$tmp/energy_alone/energy.csv" "$tmp/energy_step/energy.csv" || fail "link energy differs"
+    awk -F, '$1 == "link" && $3 > 0 { found = 1 } END { exit !found }' "$tmp/energy_alone/energy.csv" || fail "no link energy: $(head -3 "$tmp/energy_alone/energy.csv")"
     run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --system "$tmp/sys4.json" --network "$tmp/n1.yml" \
       --congestion unaware --step-by-step --out "$tmp/bad"; expect_rc 2
     expect_one_error_line "--step-by-step goes with --congestion aware" ;;
