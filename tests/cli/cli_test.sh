@@ -459,7 +459,23 @@ case "$case_name" in
     awk -F, '$1 == "link" && $3 > 0 { found = 1 } END { exit !found }' "$tmp/energy_alone/energy.csv" || fail "no link energy: $(head -3 "$tmp/energy_alone/energy.csv")"
     run "$SGAI" replay --workload "$tmp/mb4/all_reduce" --system "$tmp/sys4.json" --network "$tmp/n1.yml" \
       --congestion unaware --step-by-step --out "$tmp/bad"; expect_rc 2
-    expect_one_error_line "--step-by-step goes with --congestion aware" ;;
+    expect_one_error_line "--step-by-step goes with --congestion aware"
+    # the experiment option: a boolean, named with its place when it is not one
+    python3 - "$PWD/deploy/experiments/replay-hgx.json" "$tmp/exp.json" <<'PY'
+import json, os, sys
+e = json.load(open(sys.argv[1]))
+base = os.path.dirname(sys.argv[1])
+e["platform"]["file"] = os.path.normpath(os.path.join(base, e["platform"]["file"]))
+o = e["components"][0]["options"]
+o["workloads"] = [os.path.normpath(os.path.join(base, w)) for w in o["workloads"]]
+for k in ("comm_groups", "system"):
+    o[k] = os.path.normpath(os.path.join(base, o[k]))
+o["step_by_step"] = "yes"
+json.dump(e, open(sys.argv[2], "w"))
+PY
+    run "$SGAI" run "$tmp/exp.json" --out "$tmp/bad_exp"; expect_rc 1
+    expect_one_error_line "at /components/0/options/step_by_step"
+    [ ! -e "$tmp/bad_exp" ] || fail "a refused experiment left output behind" ;;
   replay_tools)
     run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --out "$tmp/mb"; expect_rc 0
     printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' >"$tmp/ring4.yml"
