@@ -818,7 +818,8 @@ public:
   struct Executor {
     sg4::SemaphorePtr go = sg4::Semaphore::create(0);
     std::optional<Chunk> chunk;
-    std::vector<sg4::ExecPtr> pending; ///< started, waited for
+    std::vector<sg4::ActivityPtr> pending; ///< started, waited for (as activities: Exec::wait_any would
+                                           ///< convert the list at every call)
   };
   std::vector<std::unique_ptr<Executor>> executors_;
   std::vector<Executor*> idle_;
@@ -841,7 +842,7 @@ public:
   /** An executor's body: start a chunk of executions, wait for them one by one, report each. */
   void executor_loop(Executor* x)
   {
-    std::vector<sg4::ExecPtr>& pending = x->pending;
+    std::vector<sg4::ActivityPtr>& pending = x->pending;
     while (true) {
       x->go->acquire();
       Chunk c = std::move(*x->chunk);
@@ -877,7 +878,7 @@ public:
       }
       while (not pending.empty()) {
         try {
-          sg4::Exec::wait_any(pending);
+          sg4::Activity::wait_any(pending);
         } catch (const simgrid::Exception&) { // canceled (the job was killed) or a host failed
         }
         for (size_t k = 0; k < pending.size();) { // everything that no longer runs
