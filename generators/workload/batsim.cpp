@@ -1,6 +1,7 @@
 #include "sgai/workload/batsim.hpp"
 
 #include "sgai/foundation/error.hpp"
+#include "sgai/foundation/files.hpp"
 #include "sgai/foundation/json.hpp"
 #include "sgai/foundation/json_raw.hpp"
 #include "sgai/foundation/json_writer.hpp"
@@ -9,11 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <random>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 namespace sgai::workload {
 
@@ -21,6 +25,9 @@ namespace {
 
 using json::Object;
 using json::Value;
+
+/** Profile names to their index in Workload::profiles (std::map: the order read_batsim numbers them). */
+using ProfileIndex = std::map<std::string, uint32_t, std::less<>>;
 
 /** Fields sgai reads in every profile (HDeepRM's). */
 const std::vector<std::string>& common_profile_keys()
@@ -405,44 +412,54 @@ void read_builtin(const std::string& type_name, Object& o, Profile& p, const std
   }
 }
 
-/** A number of the document as a double (false when it is no number). */
-bool number_of(const nlohmann::json& n, double& d)
+/** A scalar of the document as the quick paths see it: a number (digits only: also as an unsigned
+ *  integer, as nlohmann's number_unsigned), a string without escapes, or anything else. */
+struct Scalar {
+  enum Kind : uint8_t { other, number, string } kind = other;
+  bool whole_unsigned                                = false;
+  uint64_t u                                         = 0;
+  double d                                           = 0;
+  std::string_view s;
+};
+
+Scalar scalar_of(const nlohmann::json& n)
 {
-  if (not n.is_number())
-    return false;
-  d = n.get<double>();
-  return true;
+  Scalar v;
+  if (n.is_number()) {
+    v.kind = Scalar::number;
+    v.d    = n.get<double>();
+    if (n.is_number_unsigned()) {
+      v.whole_unsigned = true;
+      v.u              = n.get<uint64_t>();
+    }
+  } else if (n.is_string()) {
+    v.kind = Scalar::string;
+    v.s    = n.get_ref<const std::string&>();
+  }
+  return v;
 }
 
-/** The common profiles, delay and parallel_homogeneous with only their own and the common numeric
- *  fields, read straight from the document when every value is as parse_profile would take it (the
- *  same Profile); none otherwise, and parse_profile reads it, naming what is wrong. */
-std::optional<Profile> quick_profile(const std::string& name, const nlohmann::json& n)
-{
-  if (not n.is_object())
-    return std::nullopt;
-  auto type = n.find("type");
-  if (type == n.end() || not type->is_string())
-    return std::nullopt;
-  const auto& t = type->get_ref<const std::string&>();
+/** A common profile's fields, read straight: the type, then each field (false at a field that
+ *  parse_profile would read otherwise or refuse), then whether the profile is whole. */
+struct QuickProfile {
   Profile p;
-  p.name = name;
-  if (t == "delay")
-    p.type = ProfileType::delay;
-  else if (t == "parallel_homogeneous")
-    p.type = ProfileType::parallel_homogeneous;
-  else
-    return std::nullopt;
-  if (is_registered_profile_type(t))
-    return std::nullopt;
   bool cpu = false, com = false, delay = false;
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    const std::string& key = it.key();
-    if (key == "type")
-      continue;
-    double d = 0;
-    if (not number_of(it.value(), d) || not std::isfinite(d) || not(d >= 0))
-      return std::nullopt;
+
+  bool type(std::string_view t)
+  {
+    if (t == "delay")
+      p.type = ProfileType::delay;
+    else if (t == "parallel_homogeneous")
+      p.type = ProfileType::parallel_homogeneous;
+    else
+      return false;
+    return not is_registered_profile_type(std::string(t));
+  }
+  bool field(std::string_view key, const Scalar& v)
+  {
+    double d = v.d;
+    if (v.kind != Scalar::number || not std::isfinite(d) || not(d >= 0))
+      return false;
     if (p.type == ProfileType::delay && key == "delay" && d <= max_time_s) {
       p.delay_s = d;
       delay     = true;
@@ -461,14 +478,34 @@ std::optional<Profile> quick_profile(const std::string& name, const nlohmann::js
     else if (key == "mem_bw")
       p.mem_bw_gbps = d;
     else
-      return std::nullopt;
+      return false;
+    return true;
   }
-  if (p.type == ProfileType::delay ? not delay : not(cpu && com))
+  bool whole() const { return p.type == ProfileType::delay ? delay : cpu && com; }
+};
+
+/** The common profiles, delay and parallel_homogeneous with only their own and the common numeric
+ *  fields, read straight from the document when every value is as parse_profile would take it (the
+ *  same Profile); none otherwise, and parse_profile reads it, naming what is wrong. */
+std::optional<Profile> quick_profile(const std::string& name, const nlohmann::json& n)
+{
+  if (not n.is_object())
     return std::nullopt;
-  return p;
+  auto type = n.find("type");
+  if (type == n.end() || not type->is_string())
+    return std::nullopt;
+  QuickProfile q;
+  q.p.name = name;
+  if (not q.type(type->get_ref<const std::string&>()))
+    return std::nullopt;
+  for (auto it = n.begin(); it != n.end(); ++it)
+    if (it.key() != "type" && not q.field(it.key(), scalar_of(it.value())))
+      return std::nullopt;
+  if (not q.whole())
+    return std::nullopt;
+  return std::move(q.p);
 }
 
-/** A profile; a composed profile's names are returned in `seq`, resolved once all are read. */
 Profile parse_profile(const std::string& name, const Value& v, const std::filesystem::path& folder,
                       std::vector<Value>& seq)
 {
@@ -516,8 +553,8 @@ Profile parse_profile(const std::string& name, const Value& v, const std::filesy
 
 /** Resolves the composed profiles' names to indices, rejects cycles and sequences that expand to
  *  more than max_sequence_runs profiles. `seqs[i]` holds profile i's names, `values[i]` the profile. */
-void resolve_sequences(Workload& w, const std::map<std::string, uint32_t>& index,
-                       const std::vector<std::vector<Value>>& seqs, const std::vector<Value>& values)
+void resolve_sequences(Workload& w, const ProfileIndex& index, const std::vector<std::vector<Value>>& seqs,
+                       const std::vector<Value>& values)
 {
   for (size_t i = 0; i < w.profiles.size(); i++)
     for (const auto& s : seqs[i]) {
@@ -720,64 +757,359 @@ std::optional<double> requested_time(const Workload& w, const Job& j)
 
 namespace {
 
-/** A job with only id, subtime, res, profile and walltime, each as read_batsim takes it, its id new
- *  and its profile known: read straight from the document; none otherwise (read_batsim then reads
- *  it field by field and names what is wrong). */
-std::optional<Job> quick_job(const nlohmann::json& n, const std::map<std::string, uint32_t>& index,
-                             const std::set<std::string>& ids)
-{
-  if (not n.is_object() || n.size() > 5)
-    return std::nullopt;
+/** A common job's fields, read straight: each field (false at one read_batsim would read
+ *  otherwise or refuse), then whether the job is whole. */
+struct QuickJob {
   Job j;
   bool id = false, submit = false, res = false, profile = false;
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    const std::string& key = it.key();
-    const auto& v          = it.value();
-    double d               = 0;
+
+  bool field(std::string_view key, const Scalar& v, const ProfileIndex& index)
+  {
+    double d = v.d;
     if (key == "id") {
-      if (v.is_string())
-        j.id = v.get<std::string>();
-      else if (number_of(v, d) && std::floor(d) == d && std::fabs(d) < 1e15)
+      if (v.kind == Scalar::string)
+        j.id = std::string(v.s);
+      else if (v.kind == Scalar::number && std::floor(d) == d && std::fabs(d) < 1e15)
         j.id = id_text_of(d);
       else
-        return std::nullopt;
+        return false;
       id = true;
-    } else if (key == "subtime" && number_of(v, d) && d >= 0 && d <= max_submit_s) {
+    } else if (key == "subtime" && v.kind == Scalar::number && d >= 0 && d <= max_submit_s) {
       j.submit_s = d;
       submit     = true;
-    } else if (key == "res" && v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= UINT32_MAX) {
-      j.resources = static_cast<uint32_t>(v.get<uint64_t>());
+    } else if (key == "res" && v.whole_unsigned && v.u >= 1 && v.u <= UINT32_MAX) {
+      j.resources = static_cast<uint32_t>(v.u);
       res         = true;
-    } else if (key == "walltime" && number_of(v, d) && (d == -1 || (d > 0 && d <= max_time_s))) {
+    } else if (key == "walltime" && v.kind == Scalar::number && (d == -1 || (d > 0 && d <= max_time_s))) {
       if (d != -1)
         j.walltime_s = d;
-    } else if (key == "profile" && v.is_string()) {
-      auto p = index.find(v.get_ref<const std::string&>());
+    } else if (key == "profile" && v.kind == Scalar::string) {
+      auto p = index.find(v.s);
       if (p == index.end())
-        return std::nullopt;
+        return false;
       j.profile = p->second;
       profile   = true;
     } else
-      return std::nullopt;
+      return false;
+    return true;
   }
-  if (not(id && submit && res && profile) || ids.count(j.id))
+  bool whole() const { return id && submit && res && profile; }
+};
+
+/** A job with only id, subtime, res, profile and walltime, each as read_batsim takes it, its id new
+ *  and its profile known: read straight from the document; none otherwise (read_batsim then reads
+ *  it field by field and names what is wrong). */
+std::optional<Job> quick_job(const nlohmann::json& n, const ProfileIndex& index,
+                             const std::unordered_set<std::string>& ids)
+{
+  if (not n.is_object() || n.size() > 5)
     return std::nullopt;
-  return j;
+  QuickJob q;
+  for (auto it = n.begin(); it != n.end(); ++it)
+    if (not q.field(it.key(), scalar_of(it.value()), index))
+      return std::nullopt;
+  if (not q.whole() || ids.count(q.j.id))
+    return std::nullopt;
+  return std::move(q.j);
 }
+
+/** A strict reader of the JSON text for fast_read: it accepts what nlohmann would read to the same
+ *  values and says no (false) at everything else (an escape or a byte above 127 in a string, a
+ *  negative number but -1, a number a double cannot hold, ...), never an error of its own. */
+class Scan {
+public:
+  explicit Scan(std::string_view text)
+      : p_(text.data())
+      , end_(text.data() + text.size())
+  {
+  }
+  /** The next non-blank character, not taken (0 at the end). */
+  char next()
+  {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t'))
+      ++p_;
+    return p_ < end_ ? *p_ : '\0';
+  }
+  bool eat(char c)
+  {
+    if (next() != c)
+      return false;
+    ++p_;
+    return true;
+  }
+  bool at_end() { return next() == '\0' && p_ == end_; }
+  /** Where the next value starts, blanks skipped. */
+  const char* here()
+  {
+    next();
+    return p_;
+  }
+  bool string(std::string_view& out)
+  {
+    if (not eat('"'))
+      return false;
+    const char* from = p_;
+    while (p_ < end_) {
+      auto c = static_cast<unsigned char>(*p_);
+      if (c == '"') {
+        out = std::string_view(from, static_cast<size_t>(p_ - from));
+        ++p_;
+        return true;
+      }
+      if (c == '\\' || c < 0x20 || c >= 0x80)
+        return false;
+      ++p_;
+    }
+    return false;
+  }
+  /** A number, as JSON writes it; a scalar otherwise (a string, true, false, null: kind other). */
+  bool scalar(Scalar& v)
+  {
+    v      = Scalar{};
+    char c = next();
+    if (c == '"') {
+      v.kind = Scalar::string;
+      return string(v.s);
+    }
+    if (c == 't' || c == 'f' || c == 'n')
+      return literal();
+    return number(v);
+  }
+  /** `open`, then items (each read by `item`) separated by commas, then `close`. */
+  template <class Item>
+  bool list(char open, char close, Item&& item)
+  {
+    if (not eat(open))
+      return false;
+    if (eat(close))
+      return true;
+    do
+      if (not item())
+        return false;
+    while (eat(','));
+    return eat(close);
+  }
+  /** Any value, skipped (objects and arrays nested at most 64 deep). */
+  bool skip(int depth = 0)
+  {
+    char c = next();
+    if (c == '{' || c == '[') {
+      std::string_view key;
+      return depth < 64 && list(c, c == '{' ? '}' : ']',
+                                [&]() { return (c == '[' || (string(key) && eat(':'))) && skip(depth + 1); });
+    }
+    Scalar v;
+    return scalar(v);
+  }
+
+private:
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+  bool literal()
+  {
+    for (std::string_view word : {"true", "false", "null"})
+      if (static_cast<size_t>(end_ - p_) >= word.size() && std::string_view(p_, word.size()) == word) {
+        p_ += word.size();
+        return true;
+      }
+    return false;
+  }
+  bool number(Scalar& v)
+  {
+    const char* from = p_;
+    if (p_ < end_ && *p_ == '-')
+      ++p_;
+    if (p_ < end_ && *p_ == '0')
+      ++p_;
+    else if (p_ < end_ && digit(*p_) && *p_ != '0')
+      while (p_ < end_ && digit(*p_))
+        ++p_;
+    else
+      return false;
+    bool whole = true;
+    if (p_ < end_ && *p_ == '.') {
+      whole = false;
+      ++p_;
+      if (not(p_ < end_ && digit(*p_)))
+        return false;
+      while (p_ < end_ && digit(*p_))
+        ++p_;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      whole = false;
+      ++p_;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-'))
+        ++p_;
+      if (not(p_ < end_ && digit(*p_)))
+        return false;
+      while (p_ < end_ && digit(*p_))
+        ++p_;
+    }
+    std::string_view token(from, static_cast<size_t>(p_ - from));
+    v.kind = Scalar::number;
+    if (token[0] == '-') { // (nlohmann reads -0 as the integer 0: only Batsim's -1 is taken here)
+      v.d = -1;
+      return token == "-1";
+    }
+    if (whole) {
+      auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v.u);
+      if (ec == std::errc() && end == token.data() + token.size()) {
+        v.whole_unsigned = true;
+        v.d              = static_cast<double>(v.u);
+        return true;
+      }
+      if (ec != std::errc::result_out_of_range)
+        return false;
+      v.u = 0; // (too large for 64 bits: nlohmann reads it as a double)
+    }
+    auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v.d);
+    return ec == std::errc() && end == token.data() + token.size() && std::isfinite(v.d);
+  }
+
+  const char* p_;
+  const char* end_;
+};
 
 } // namespace
 
-Workload read_batsim(const std::filesystem::path& file)
+// The same Workload read_document makes, or nothing at the first thing it would read otherwise (a
+// duplicate key, a job_limits, an escape in a string, a field quick_job or quick_profile refuses).
+std::optional<Workload> detail::read_batsim_common(std::string_view text, const std::filesystem::path& file)
 {
-  auto doc = json::load(file);
-  auto o   = doc.object();
+  struct RawJob {
+    std::array<std::pair<std::string_view, Scalar>, 5> fields;
+    uint8_t n = 0;
+  };
+  Workload w;
+  w.source = file.string();
+  w.name   = file.stem().string();
+  std::vector<RawJob> raw_jobs;
+  bool jobs = false, profiles = false;
+  std::vector<std::string_view> top_keys;
+  Scan in(text);
+  auto job = [&]() {
+    RawJob& j = raw_jobs.emplace_back();
+    return in.list('{', '}', [&]() {
+      if (j.n == j.fields.size())
+        return false;
+      auto& [k, v] = j.fields[j.n++];
+      if (not(in.string(k) && in.eat(':') && in.scalar(v)))
+        return false;
+      for (uint8_t i = 0; i + 1 < j.n; i++)
+        if (j.fields[i].first == k)
+          return false;
+      return true;
+    });
+  };
+  std::vector<std::pair<std::string_view, Scalar>> fields;
+  auto profile = [&]() {
+    std::string_view name;
+    if (not(in.string(name) && in.eat(':')))
+      return false;
+    fields.clear();
+    if (not in.list('{', '}', [&]() {
+          auto& [k, v] = fields.emplace_back();
+          return in.string(k) && in.eat(':') && in.scalar(v);
+        }))
+      return false;
+    QuickProfile q;
+    q.p.name  = std::string(name);
+    auto type = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "type"; });
+    if (type == fields.end() || type->second.kind != Scalar::string || not q.type(type->second.s))
+      return false;
+    for (auto f = fields.begin(); f != fields.end(); ++f) {
+      for (auto g = fields.begin(); g != f; ++g)
+        if (g->first == f->first)
+          return false;
+      if (f != type && not q.field(f->first, f->second))
+        return false;
+    }
+    if (not q.whole())
+      return false;
+    w.profiles.push_back(std::move(q.p));
+    return true;
+  };
+  auto member = [&]() {
+    std::string_view key;
+    if (not(in.string(key) && in.eat(':')))
+      return false;
+    if (std::find(top_keys.begin(), top_keys.end(), key) != top_keys.end())
+      return false;
+    top_keys.push_back(key);
+    if (key == "nb_res") {
+      Scalar v;
+      if (not(in.scalar(v) && v.whole_unsigned && v.u >= 1 && v.u <= static_cast<uint64_t>(INT64_MAX)))
+        return false;
+      w.nb_res = v.u;
+      return true;
+    }
+    if (key == "jobs")
+      return jobs = in.list('[', ']', job);
+    if (key == "profiles")
+      return profiles = in.list('{', '}', profile);
+    if (key == "job_limits") { // (kept as nlohmann writes it: read by nlohmann, it is small)
+      const char* from = in.here();
+      if (not(in.next() == '{' && in.skip()))
+        return false;
+      try {
+        auto limits       = json::parse(std::string(from, static_cast<size_t>(in.here() - from)), file.string());
+        w.job_limits_json = json::raw(limits.value()).dump();
+      } catch (const InputError&) { // (a duplicate key: named in the document by read_document)
+        return false;
+      }
+      return true;
+    }
+    if (key == "description" || key == "command" || key == "date" || key == "comments" || key == "sgai")
+      return in.skip();
+    return false;
+  };
+  if (not(in.list('{', '}', member) && in.at_end() && jobs && profiles))
+    return std::nullopt;
+
+  // profiles in read_batsim's order (the document's keys sorted), a name given twice: not here
+  std::vector<uint32_t> order(w.profiles.size());
+  for (uint32_t i = 0; i < order.size(); i++)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return w.profiles[a].name < w.profiles[b].name; });
+  std::vector<Profile> sorted;
+  sorted.reserve(order.size());
+  for (uint32_t i : order)
+    sorted.push_back(std::move(w.profiles[i]));
+  w.profiles = std::move(sorted);
+  ProfileIndex index;
+  for (uint32_t i = 0; i < w.profiles.size(); i++)
+    if (not index.emplace(w.profiles[i].name, i).second)
+      return std::nullopt;
+  std::unordered_set<std::string> ids;
+  ids.reserve(raw_jobs.size());
+  w.jobs.reserve(raw_jobs.size());
+  for (const RawJob& raw : raw_jobs) {
+    QuickJob q;
+    for (uint8_t i = 0; i < raw.n; i++)
+      if (not q.field(raw.fields[i].first, raw.fields[i].second, index))
+        return std::nullopt;
+    if (not q.whole() || not ids.insert(q.j.id).second)
+      return std::nullopt;
+    w.jobs.push_back(std::move(q.j));
+  }
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const Job& a, const Job& b) { return a.submit_s < b.submit_s; });
+  return w;
+}
+
+namespace {
+
+/** read_batsim's general path: the whole document, common jobs and profiles straight from it, the
+ *  others field by field. */
+Workload read_document(const json::Document& doc, const std::filesystem::path& file)
+{
+  auto o = doc.object();
   Workload w;
   w.source = file.string();
   w.name   = file.stem().string();
   if (auto n = o.optional("nb_res"))
     w.nb_res = static_cast<uint64_t>(n->integer(1, INT64_MAX));
 
-  std::map<std::string, uint32_t> index;
+  ProfileIndex index;
   std::vector<std::vector<Value>> seqs;
   std::vector<Value> values;
   auto profiles = o.required("profiles").object();
@@ -792,7 +1124,7 @@ Workload read_batsim(const std::filesystem::path& file)
   }
   resolve_sequences(w, index, seqs, values);
 
-  std::set<std::string> ids;
+  std::unordered_set<std::string> ids;
   std::vector<std::optional<std::vector<std::pair<size_t, uint32_t>>>> sizes(w.profiles.size());
   auto jobs                                          = o.required("jobs");
   static const std::vector<std::string> own_job_keys = {"id", "subtime", "res", "walltime", "profile"};
@@ -864,6 +1196,21 @@ Workload read_batsim(const std::filesystem::path& file)
   accepted.insert(accepted.end(), ignored.begin(), ignored.end());
   o.finish(accepted);
   return w;
+}
+
+} // namespace
+
+Workload read_batsim(const std::filesystem::path& file)
+{
+  std::string text = read_text_file(file);
+  if (auto w = detail::read_batsim_common(text, file))
+    return std::move(*w);
+  return read_document(json::parse(text, file.string()), file);
+}
+
+Workload detail::read_batsim_document(const std::filesystem::path& file)
+{
+  return read_document(json::load(file), file);
 }
 
 std::optional<uint64_t> resources_made_for(const Workload& w)

@@ -8,7 +8,9 @@
 
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace sgai::workload {
 
@@ -22,6 +24,19 @@ namespace sgai::workload {
  *  keys are errors. Durations (walltime, delay, req_time) are at most max_time_s, submission times
  *  at most max_submit_s. */
 Workload read_batsim(const std::filesystem::path& file);
+
+namespace detail {
+/** read_batsim's fast path: a workload of common jobs and profiles only (the five job fields; delay
+ *  and parallel_homogeneous profiles with their own and HDeepRM's numeric fields; no escape in any
+ *  string; the top-level keys read_batsim takes or ignores, job_limits excepted) read straight from
+ *  its text, without building the JSON document. Nothing for any other text, valid or not:
+ *  read_batsim then reads the document and names what is wrong. */
+std::optional<Workload> read_batsim_common(std::string_view text, const std::filesystem::path& file);
+/** read_batsim through the whole JSON document (field by field where a job or profile is not a
+ *  common one), without the fast path that reads common workloads straight from the text: the two
+ *  give the same Workload (tests compare them). */
+Workload read_batsim_document(const std::filesystem::path& file);
+} // namespace detail
 
 /** Reads a workload by its format: SWF (.swf, .swf.gz: all jobs, cleaned, converted with default
  *  options) or Batsim JSON. */

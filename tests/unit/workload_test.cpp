@@ -247,6 +247,120 @@ TEST(Batsim, CommonJobsAndProfilesReadTheSameOnEitherPath)
   std::filesystem::remove(tmp);
 }
 
+namespace {
+
+/** What read_batsim made of a file, every field the reader fills, as text (equal text: equal
+ *  workloads; numbers as their exact bits). */
+std::string everything(const Workload& w)
+{
+  std::ostringstream out;
+  out.precision(17);
+  out << w.name << "|" << w.source << "|" << (w.nb_res ? std::to_string(*w.nb_res) : "-") << "|" << w.job_limits_json
+      << "\n";
+  auto opt = [&](const std::optional<double>& d) {
+    return d ? std::to_string(*d) + "/" + std::to_string(std::signbit(*d)) : "-";
+  };
+  for (const auto& p : w.profiles) {
+    out << p.name << " " << to_string(p.type) << " " << p.delay_s << " " << p.cpu << " " << p.com << " "
+        << opt(p.req_time_s) << " " << opt(p.req_ops) << " " << opt(p.mem_mb) << " " << opt(p.mem_bw_gbps) << " "
+        << p.extra_json << " " << p.cpu_vector.size() << " " << p.com_matrix.size() << " " << p.sequence.size() << "\n";
+    for (double d : {p.delay_s, p.cpu, p.com})
+      out << std::signbit(d);
+  }
+  for (const auto& j : w.jobs)
+    out << j.id << " " << j.submit_s << " " << std::signbit(j.submit_s) << " " << j.resources << " "
+        << opt(j.walltime_s) << " " << j.profile << " " << j.extra_json << "\n";
+  std::ostringstream written;
+  write_batsim(w, written);
+  return out.str() + written.str();
+}
+
+/** read_batsim's fast path and its general path on one text: the fast one reads it (`fast`) or
+ *  declines, and read_batsim gives what the document path gives, or the same error. */
+void expect_same_on_both_paths(const std::string& text, bool fast, const std::string& what)
+{
+  auto tmp = std::filesystem::temp_directory_path() / "sgai-fast-path.json";
+  sgai::write_file_atomically(tmp, text);
+  auto quick = detail::read_batsim_common(text, tmp);
+  EXPECT_EQ(quick.has_value(), fast) << what;
+  Workload a, b;
+  std::string ea = error_of([&] { a = read_batsim(tmp); });
+  std::string eb = error_of([&] { b = detail::read_batsim_document(tmp); });
+  EXPECT_EQ(ea, eb) << what;
+  if (eb == "no error") {
+    EXPECT_EQ(everything(a), everything(b)) << what;
+    if (quick) {
+      EXPECT_EQ(everything(*quick), everything(b)) << what;
+    }
+  }
+  std::filesystem::remove(tmp);
+}
+
+} // namespace
+
+TEST(Batsim, CommonWorkloadsReadStraightFromTheTextAsFromTheDocument)
+{
+  // generated and converted workloads (HDeepRM's fields and job_limits) take the fast path
+  SyntheticSpec spec;
+  spec.jobs       = 2000;
+  spec.max_cores  = 256;
+  spec.mem_max_mb = 4096;
+  std::ostringstream generated;
+  write_batsim(generate_workload(spec), generated);
+  expect_same_on_both_paths(generated.str(), true, "generated");
+  const std::string head = R"({"nb_res": 4, "profiles": {"d": {"type": "delay", "delay": 10}}, "jobs": [)";
+  const std::string job  = R"({"id": "a", "subtime": 0, "res": 1, "profile": "d"})";
+  // accepted: blanks, exponents, ids as numbers, -1 walltimes, keys in any order, ignored keys of any shape
+  for (
+      const std::string& text : std::vector<std::string>{
+          head + job + "]}",
+          "\n\t{ \"jobs\" : [ " + job + " ] , \"profiles\": {\"d\": {\"delay\": 1E1, \"type\": \"delay\"}}}\r\n",
+          head + R"({"profile": "d", "res": 4294967295, "subtime": 2.5e-3, "walltime": -1, "id": 12}]})",
+          head + R"({"id": 7.0, "subtime": 1e2, "res": 3, "walltime": 5, "profile": "d"}]})",
+          R"({"description": {"a": [1, true, null, {"b": "c"}], "d": []}, "comments": "x", "date": 0, "command": false,
+            "sgai": [], "jobs": [], "profiles": {}})",
+          R"({"jobs": [], "profiles": {"z": {"type": "delay", "delay": 1}, "a": {"type": "parallel_homogeneous", "cpu": 1,
+            "com": 0, "req_time": 3, "req_ops": 4, "mem": 0, "mem_bw": 2}, "m": {"type": "delay", "delay": 0}}})",
+          head + job +
+              R"(], "job_limits": {"max_core": 4, "reference_machine": {"speed_flops": 1.5e9}, "max_mem": 0.0}})"})
+    expect_same_on_both_paths(text, true, text);
+  // declined, and read the general way (to the same workload or the same error)
+  for (const std::string& text : std::vector<std::string>{
+           head + R"({"id": "a\u0041", "subtime": 0, "res": 1, "profile": "d"}]})",             // an escape
+           head + R"({"id": "é", "subtime": 0, "res": 1, "profile": "d"}]})",                   // a byte above 127
+           head + R"({"id": "a", "subtime": -0, "res": 1, "profile": "d"}]})",                  // -0
+           head + R"({"id": "a", "subtime": 0, "res": 1, "walltime": -2, "profile": "d"}]})",   // -1 only
+           head + R"({"id": "a", "subtime": 0, "res": 1.0, "profile": "d"}]})",                 // res not written whole
+           head + R"({"id": "a", "subtime": 0, "res": 1, "res": 2, "profile": "d"}]})",         // a duplicate key
+           head + job + "," + job + "]}",                                                       // a duplicate id
+           head + R"({"id": "a", "subtime": 0, "res": 1, "profile": "nope"}]})",                // an unknown profile
+           head + R"({"id": "a", "subtime": 1e400, "res": 1, "profile": "d"}]})",               // no double holds it
+           head + R"({"id": "a", "subtime": 01, "res": 1, "profile": "d"}]})",                  // not JSON
+           head + R"({"id": "a", "subtime": 0, "res": 1, "profile": "d", "extra_data": {}}]})", // a kept field
+           head + job + R"(], "job_limits": {"max_core": 4, "max_core": 5}})", // a duplicate in job_limits
+           head + job + R"(], "other": 1})",                                   // an unknown key
+           head + job + "]} x",                                                // trailing text
+           "\xEF\xBB\xBF" + head + job + "]}",                                 // a byte-order mark
+           R"({"jobs": [], "profiles": {"p": {"type": "parallel", "cpu": [1], "com": [0]}}})", // another type
+           R"({"jobs": [], "profiles": {"d": {"type": "delay"}}})",                            // a field missing
+           R"({"jobs": [], "profiles": {"d": {"type": "delay", "delay": 1}, "d": {"type": "delay", "delay": 2}}})",
+           R"({"profiles": {}})",
+           R"([])",
+           ""})
+    expect_same_on_both_paths(text, false, text);
+  // a real log converted as swf2json does (HDeepRM's fields, job_limits) takes the fast path
+  SGAI_REQUIRE_SHARED_DATA();
+  std::ostringstream converted;
+  write_batsim(read_workload(sgai::test::shared_data("swf/NASA-iPSC-1993-3.1-cln.swf.gz")), converted);
+  expect_same_on_both_paths(converted.str(), true, "NASA iPSC converted");
+  // Batsim's own workloads keep their profiles' command, np, runtime: read the general way, the
+  // same either way
+  for (const auto& f : std::filesystem::directory_iterator(sgai::test::shared_data("batsim/workloads")))
+    expect_same_on_both_paths(sgai::read_text_file(f.path()), false, f.path().string());
+  std::string medium_late = sgai::read_text_file(sgai::test::shared_data("batsim/medium_late/medium_late.json"));
+  expect_same_on_both_paths(medium_late, false, "medium_late");
+}
+
 TEST(Batsim, ReadsBatsimsOwnWorkloads)
 {
   SGAI_REQUIRE_SHARED_DATA();
