@@ -105,6 +105,7 @@ std::vector<std::pair<std::string, std::string>> write_history(History& m, const
     o << "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
          "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
          "allocated_resources,consumed_energy,metadata\n";
+    std::string line; // (a line at a time: one stream write each)
     for (size_t i = 0; i < m.records.size(); i++) {
       const auto& r           = m.records[i];
       const auto& j           = w.jobs[i];
@@ -113,13 +114,20 @@ std::vector<std::pair<std::string, std::string>> write_history(History& m, const
       double exec             = started ? r.finish_s - r.start_s : 0;
       double turn             = started ? r.finish_s - j.submit_s : 0;
       const std::string& from = i < m.first_submitted ? w.name : m.submitted_from[i - m.first_submitted];
-      o << csv_field(j.id) << "," << csv_field(from) << "," << csv_field(w.profile_of(j).name) << ","
-        << format_plain(j.submit_s) << "," << j.resources << "," << (req ? format_plain(*req) : "-1") << ","
-        << (r.state == FinalState::success ? 1 : 0) << "," << to_string(r.state) << ","
-        << (started ? format_plain(r.start_s) : "-1") << "," << format_plain(exec) << ","
-        << (started ? format_plain(r.finish_s) : "-1") << "," << (started ? format_plain(r.start_s - j.submit_s) : "-1")
-        << "," << format_plain(turn) << "," << (exec > 0 ? format_plain(turn / exec) : "-1") << ","
-        << format_intervals(r.cores) << "," << (m.energy ? format_plain(r.energy_j) : "") << ",\n";
+      line.clear();
+      for (const std::string& field :
+           {csv_field(j.id), csv_field(from), csv_field(w.profile_of(j).name), format_plain(j.submit_s),
+            std::to_string(j.resources), req ? format_plain(*req) : "-1",
+            std::string(r.state == FinalState::success ? "1" : "0"), std::string(to_string(r.state)),
+            started ? format_plain(r.start_s) : "-1", format_plain(exec), started ? format_plain(r.finish_s) : "-1",
+            started ? format_plain(r.start_s - j.submit_s) : "-1", format_plain(turn),
+            exec > 0 ? format_plain(turn / exec) : "-1", format_intervals(r.cores),
+            m.energy ? format_plain(r.energy_j) : ""}) {
+        line += field;
+        line += ',';
+      }
+      line += '\n';
+      o << line;
     }
     f.commit();
     out.emplace_back((dir / "jobs.csv").string(), "one line per job, Batsim v4 out_jobs.csv columns");

@@ -35,11 +35,21 @@ std::string format_intervals(std::vector<uint32_t> ids)
   if (not std::is_sorted(ids.begin(), ids.end())) // (most come sorted)
     std::sort(ids.begin(), ids.end());
   std::string out;
+  std::array<char, 16> digits{};
+  auto put = [&](uint32_t v) {
+    out.append(digits.data(), std::to_chars(digits.data(), digits.data() + digits.size(), v).ptr);
+  };
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;
     while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
       j++;
-    out += (out.empty() ? "" : " ") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
+    if (not out.empty())
+      out += ' ';
+    put(ids[i]);
+    if (j > i) {
+      out += '-';
+      put(ids[j]);
+    }
     i = j + 1;
   }
   return out;
