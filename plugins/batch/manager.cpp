@@ -1015,7 +1015,7 @@ public:
    *  this instant has run. (A zero sleep returns at once; a zero timeout is never solved in 3.32.) */
   void settle_instant()
   {
-    sg4::this_actor::execute(0);
+    sg4::this_actor::exec_init(0)->wait(); // (execute(0) would also set a priority: one simcall more)
     // That execution touched the manager's host: the power SimGrid reports for it is only right
     // after the next solve, so its energy is read, not extrapolated, at the next sample.
     ledger_->observe(manager_host_);

@@ -80,7 +80,8 @@ uint32_t CoreSet::count_common(const CoreSet& other) const
 {
   uint32_t n = 0;
   for (size_t w = 0; w < words_.size() && w < other.words_.size(); w++)
-    n += ones(words_[w] & other.words_[w]);
+    if (uint64_t both = words_[w] & other.words_[w]; both != 0) // (most are zero: a few cores reserved)
+      n += ones(both);
   return n;
 }
 
