@@ -28,7 +28,7 @@ Workload read_batsim(const std::filesystem::path& file);
 namespace detail {
 /** read_batsim's fast path: a workload of common jobs and profiles only (the five job fields; delay
  *  and parallel_homogeneous profiles with their own and HDeepRM's numeric fields; no escape in any
- *  string; the top-level keys read_batsim takes or ignores, job_limits excepted) read straight from
+ *  string; the top-level keys read_batsim takes or ignores, job_limits included) read straight from
  *  its text, without building the JSON document. Nothing for any other text, valid or not:
  *  read_batsim then reads the document and names what is wrong. */
 std::optional<Workload> read_batsim_common(std::string_view text, const std::filesystem::path& file);
