@@ -1,4 +1,5 @@
 /* SWF and Batsim workload readers, the SWF -> Batsim conversion and the statistics. */
+#include "../fuzz/workload_fields.hpp"
 #include "sgai/foundation/error.hpp"
 #include "sgai/foundation/files.hpp"
 #include "sgai/foundation/json.hpp"
@@ -249,32 +250,6 @@ TEST(Batsim, CommonJobsAndProfilesReadTheSameOnEitherPath)
 
 namespace {
 
-/** What read_batsim made of a file, every field the reader fills, as text (equal text: equal
- *  workloads; numbers as their exact bits). */
-std::string everything(const Workload& w)
-{
-  std::ostringstream out;
-  out.precision(17);
-  out << w.name << "|" << w.source << "|" << (w.nb_res ? std::to_string(*w.nb_res) : "-") << "|" << w.job_limits_json
-      << "\n";
-  auto opt = [&](const std::optional<double>& d) {
-    return d ? std::to_string(*d) + "/" + std::to_string(std::signbit(*d)) : "-";
-  };
-  for (const auto& p : w.profiles) {
-    out << p.name << " " << to_string(p.type) << " " << p.delay_s << " " << p.cpu << " " << p.com << " "
-        << opt(p.req_time_s) << " " << opt(p.req_ops) << " " << opt(p.mem_mb) << " " << opt(p.mem_bw_gbps) << " "
-        << p.extra_json << " " << p.cpu_vector.size() << " " << p.com_matrix.size() << " " << p.sequence.size() << "\n";
-    for (double d : {p.delay_s, p.cpu, p.com})
-      out << std::signbit(d);
-  }
-  for (const auto& j : w.jobs)
-    out << j.id << " " << j.submit_s << " " << std::signbit(j.submit_s) << " " << j.resources << " "
-        << opt(j.walltime_s) << " " << j.profile << " " << j.extra_json << "\n";
-  std::ostringstream written;
-  write_batsim(w, written);
-  return out.str() + written.str();
-}
-
 /** read_batsim's fast path and its general path on one text: the fast one reads it (`fast`) or
  *  declines, and read_batsim gives what the document path gives, or the same error. */
 void expect_same_on_both_paths(const std::string& text, bool fast, const std::string& what)
@@ -288,9 +263,9 @@ void expect_same_on_both_paths(const std::string& text, bool fast, const std::st
   std::string eb = error_of([&] { b = detail::read_batsim_document(tmp); });
   EXPECT_EQ(ea, eb) << what;
   if (eb == "no error") {
-    EXPECT_EQ(everything(a), everything(b)) << what;
+    EXPECT_EQ(sgai::test::workload_fields(a), sgai::test::workload_fields(b)) << what;
     if (quick) {
-      EXPECT_EQ(everything(*quick), everything(b)) << what;
+      EXPECT_EQ(sgai::test::workload_fields(*quick), sgai::test::workload_fields(b)) << what;
     }
   }
   std::filesystem::remove(tmp);
