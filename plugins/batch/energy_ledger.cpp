@@ -78,6 +78,19 @@ void EnergyLedger::observe(const std::vector<uint32_t>& hosts)
   }
 }
 
+void EnergyLedger::changed(uint32_t h, double t)
+{
+  if (not enabled_)
+    return;
+  changed_at_[h] = t;
+  if (dirty_flag_[h])
+    return;
+  sum_a_ -= energy_read_[h] - power_[h] * read_t_[h];
+  sum_b_ -= power_[h];
+  dirty_flag_[h] = 1;
+  dirty_.push_back(h);
+}
+
 void EnergyLedger::refresh()
 {
   if (not enabled_ || dirty_.empty())
@@ -87,8 +100,12 @@ void EnergyLedger::refresh()
   still.clear();
   for (uint32_t h : dirty_) {
     if (changed_at_[h] < t) { // solved since its change: its power holds until the next one
-      if (not analytic_)      // (in analytic mode, read at its change: its energy follows from its power)
-        settle({h});
+      // (in analytic mode, read at its change, its energy follows from its power; one changed
+      // without a reading is read now)
+      if (not analytic_ || read_t_[h] < changed_at_[h]) {
+        one_.assign(1, h);
+        settle(one_);
+      }
       power_[h] = sg_host_get_current_consumption(hosts_[h]);
       sum_a_ += energy_read_[h] - power_[h] * read_t_[h];
       sum_b_ += power_[h];

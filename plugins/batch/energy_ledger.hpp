@@ -36,6 +36,9 @@ public:
   /** Settles these hosts after a change of their load or P-state; they are dirty until a sample
    *  reads their new power. */
   void observe(const std::vector<uint32_t>& hosts);
+  /** A host's load changed at `t` (not after the last step's instant), heard later: it is dirty
+   *  from then on, and read (not extrapolated) at its next settle. Never a simcall. */
+  void changed(uint32_t host, double t);
   /** Hosts changed before this instant: their new power is solved; it is read now and their energy
    *  follows from it until their next change. Call when every change of this instant is known. */
   void refresh();
@@ -65,6 +68,7 @@ private:
   double idle_energy_ = 0;
   std::vector<double> scratch_; ///< readings of one settle() or total()
   std::vector<uint32_t> still_;
+  std::vector<uint32_t> one_; ///< refresh's host to settle
 };
 
 } // namespace sgai::batch

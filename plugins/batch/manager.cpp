@@ -43,6 +43,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 /** The scheduler's hold of a host's cores while it sleeps or switches: kHoldKey + host index. */
 constexpr uint32_t kHoldKey = 0x80000000U;
+static_assert(kNoJob >= kHoldKey, "a free core's owner is no job: owner < kHoldKey means a job runs there");
 /** Owner::job of a switch's execution (Owner::index: the host). */
 constexpr uint32_t kPowerOwner = std::numeric_limits<uint32_t>::max();
 } // namespace
@@ -470,7 +471,10 @@ public:
       return;
     bool busy = false;
     for (uint32_t c : host_cores_[h])
-      busy = busy || (not state_.is_free(c) && state_.owner(c) < kHoldKey);
+      if (state_.owner(c) < kHoldKey) { // (free: kNoJob; held for a switch: a hold key)
+        busy = true;
+        break;
+      }
     set_mstate(h, busy ? MachineState::computing : MachineState::idle, now);
   }
 
@@ -587,9 +591,13 @@ public:
     std::vector<std::pair<uint32_t, double>>& weights = weights_;
     weights.clear();
     auto add = [&](uint32_t c) {
-      if (state_.is_free(c) || state_.owner(c) >= kHoldKey)
-        return;
       uint32_t job = state_.owner(c);
+      if (job >= kHoldKey) // free, or held for a reservation
+        return;
+      if (not weights.empty() && weights.back().first == job) { // (a host's cores mostly go together)
+        weights.back().second += 1;
+        return;
+      }
       for (auto& [j, w] : weights)
         if (j == job) {
           w += 1;
@@ -637,7 +645,10 @@ public:
   {
     bool busy = false, over = false, active = false;
     for (uint32_t c : host_cores_[h])
-      busy = busy || not state_.is_free(c);
+      if (not state_.is_free(c)) {
+        busy = true;
+        break;
+      }
     for (uint32_t p : host_processors_[h]) {
       over   = over || state_.processor_over_utilized(p);
       active = active || state_.processor_busy_cores(p) > 0;
@@ -777,16 +788,42 @@ public:
   }
 
   /** An execution ended (an executor saw it): a message to the manager, O(1). Executions of a
-   *  job that was ended meanwhile (killed) are no longer known: nothing to say. (Only the manager's
-   *  actor touches the energy ledger: its readings are simcalls, where other actors may run.) */
+   *  job that was ended meanwhile (killed) are no longer known: nothing to say. An execution that is
+   *  not the last of its stage changes nothing the scheduler sees (Batsim's job is one activity):
+   *  its stage counts down here and the manager is not woken; its hosts, idle now while the job
+   *  holds them, reach the energy ledger at the manager's next step (quiet_). (Only the manager's
+   *  actor touches the ledger: its readings are simcalls, where other actors may run.) */
   void exec_ended(const sg4::Activity& a)
   {
     auto it = owner_.find(&a);
     if (it == owner_.end())
       return;
-    execs_done_.push_back({it->second, a.get_state() == sg4::Activity::State::FINISHED});
+    const Owner o = it->second;
+    const bool ok = a.get_state() == sg4::Activity::State::FINISHED;
     owner_.erase(it);
+    if (ok && o.job != kPowerOwner)
+      if (auto r = running_.find(o.job); r != running_.end() && r->second.pending > 1) {
+        r->second.pending--;
+        double now = sg4::Engine::get_clock();
+        for (uint32_t h : r->second.on_hosts[o.index])
+          quiet_.push_back({h, now});
+        return;
+      }
+    execs_done_.push_back({o, ok});
     wake();
+  }
+  struct QuietChange {
+    uint32_t host;
+    double t;
+  };
+  std::vector<QuietChange> quiet_; ///< hosts whose execution ended without waking the manager
+
+  /** The ledger hears of the hosts that changed without waking the manager (before any reading). */
+  void hear_quiet_changes()
+  {
+    for (const auto& q : quiet_)
+      ledger_->changed(q.host, q.t);
+    quiet_.clear();
   }
 
   /** The manager hears of an ended execution: its hosts idle, its stage counts down. */
@@ -960,7 +997,8 @@ public:
           redecide_ = false;
           continue;
         }
-        double now  = sg4::Engine::get_clock();
+        double now = sg4::Engine::get_clock();
+        drop_stale_timers();
         double next = next_date();
         if (next == kInf && running_.empty() && switches_in_flight_ == 0) {
           if (open_submitters_ == 0) {
@@ -1016,9 +1054,26 @@ public:
   void settle_instant()
   {
     sg4::this_actor::exec_init(0)->wait(); // (execute(0) would also set a priority: one simcall more)
+    hear_quiet_changes();
     // That execution touched the manager's host: the power SimGrid reports for it is only right
     // after the next solve, so its energy is read, not extrapolated, at the next sample.
     ledger_->observe(manager_host_);
+  }
+
+  /** Timers left by jobs that ended before them (a walltime not reached, a delay stage of a job
+   *  killed) are dropped rather than woken for: they are no event (Batsim tells the scheduler
+   *  nothing then), and an instant costs SimGrid a solve or two. */
+  void drop_stale_timers()
+  {
+    while (not timed_.empty()) {
+      const Timed& t = timed_.top();
+      if (t.script != 0)
+        return;
+      auto it = running_.find(t.job);
+      if (it != running_.end() && (t.walltime || it->second.stage == t.stage))
+        return;
+      timed_.pop();
+    }
   }
 
   double next_date() const
@@ -1037,6 +1092,7 @@ public:
   void step()
   {
     double now = sg4::Engine::get_clock();
+    hear_quiet_changes();
     if (*host_state_changed_ && not ledger_always_read_) { // from now on, every reading is the plugin's
       ledger_always_read_ = true;
       ledger_->read_always();

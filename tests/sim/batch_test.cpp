@@ -248,6 +248,58 @@ TEST(Communication, ParallelTasksCrossTheNetwork)
   EXPECT_GT(j3.finish_s - j3.start_s, 2e9 / 4e9);
 }
 
+/* A job on hosts of different speeds: its execution on the faster host ends first. That is no
+ * event for the scheduler (Batsim's job is one activity): no decision point there, and the host's
+ * idle time until the job ends is still the job's energy, read exactly. Hand computed: job a runs
+ * 2 Gflop on h0 (1 Gf, 2 s) and h1 (2 Gf, 1 s); b waits from 0.5 s for both hosts. */
+TEST(EnergyInvariant, AHostDoneBeforeItsJobIsNoEventAndIdlesForTheJob)
+{
+  const auto dir = test::temp_dir() / "uneven";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream x(dir / "platform.xml");
+    x << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="main" routing="Full">
+    <host id="master_host" speed="1Gf"/>
+    <host id="h0" speed="1Gf"><prop id="wattage_per_state" value="100:200"/><prop id="wattage_off" value="10"/></host>
+    <host id="h1" speed="2Gf"><prop id="wattage_per_state" value="100:200"/><prop id="wattage_off" value="10"/></host>
+  </zone>
+</platform>
+)";
+    std::ofstream w(dir / "workload.json");
+    w << R"({ "nb_res": 2,
+  "jobs": [ { "id": "a", "subtime": 0, "res": 2, "walltime": 10, "profile": "uneven" },
+            { "id": "b", "subtime": 0.5, "res": 2, "walltime": 10, "profile": "nap" } ],
+  "profiles": { "uneven": { "type": "parallel_homogeneous", "cpu": 2e9, "com": 0 },
+                "nap": { "type": "delay", "delay": 1 } } }
+)";
+  }
+  auto cfg                = config("first", "first", batch::Backfill::easy);
+  cfg.check_energy_series = true;
+  cfg.series              = 2; // the energy series, checked against a reading of every host
+  std::vector<double> points;
+  cfg.decide = [&points](const batch::DecisionPoint& p) {
+    points.push_back(p.now);
+    return batch::PolicyChoice{};
+  };
+  auto r        = run((dir / "platform.xml").string(), (dir / "workload.json").string(), cfg);
+  const auto& m = *r->manager;
+  ASSERT_EQ(m.jobs().size(), 2U);
+  EXPECT_DOUBLE_EQ(m.jobs()[0].start_s, 0);
+  EXPECT_DOUBLE_EQ(m.jobs()[0].finish_s, 2);
+  EXPECT_DOUBLE_EQ(m.jobs()[1].start_s, 2);
+  EXPECT_DOUBLE_EQ(m.jobs()[1].finish_s, 3);
+  EXPECT_EQ(points, (std::vector<double>{0, 0.5, 2})); // a, b submitted; a ended (not h1 done at 1 s)
+  // a: h0 busy 2 s at 200 W; h1 busy 1 s at 200 W, then idle 1 s at 100 W while a holds it
+  EXPECT_NEAR(m.jobs()[0].energy_j, 2 * 200 + 1 * 200 + 1 * 100, 1e-9);
+  // b: both hosts idle (a delay job computes nothing) for 1 s
+  EXPECT_NEAR(m.jobs()[1].energy_j, 2 * 100, 1e-9);
+  EXPECT_NEAR(m.jobs()[0].energy_j + m.jobs()[1].energy_j + m.idle_energy_j(), figure(m, "energy_j"), 1e-9);
+  EXPECT_LE(m.series_error_j(), 1e-9);
+}
+
 /* Jobs from submitter actors (Batsim's job submitters): medium_late's jobs split between two
  * actors, each submitting its share at the jobs' submission times to a manager with no workload
  * of its own, are scheduled as Batsim scheduled the one workload. */
