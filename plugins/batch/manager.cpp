@@ -625,12 +625,18 @@ public:
     std::vector<uint32_t> hosts;
     if (host_mark_.size() != host_cores_.size())
       host_mark_.assign(host_cores_.size(), 0);
-    for (uint32_t c : cores)
-      for (uint32_t h : processor_hosts_[r_.cores[c].processor])
+    uint32_t last = UINT32_MAX;
+    for (uint32_t c : cores) {
+      uint32_t p = r_.cores[c].processor;
+      if (p == last) // (a run of cores of one processor: its hosts once)
+        continue;
+      last = p;
+      for (uint32_t h : processor_hosts_[p])
         if (not host_mark_[h]) {
           host_mark_[h] = 1;
           hosts.push_back(h);
         }
+    }
     for (uint32_t h : hosts)
       host_mark_[h] = 0;
     if (not std::is_sorted(hosts.begin(), hosts.end()))
