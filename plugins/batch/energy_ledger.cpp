@@ -67,15 +67,8 @@ void EnergyLedger::observe(const std::vector<uint32_t>& hosts)
     return;
   settle(hosts);
   double t = sg4::Engine::get_clock();
-  for (uint32_t h : hosts) {
-    changed_at_[h] = t;
-    if (dirty_flag_[h])
-      continue;
-    sum_a_ -= energy_read_[h] - power_[h] * read_t_[h];
-    sum_b_ -= power_[h];
-    dirty_flag_[h] = 1;
-    dirty_.push_back(h);
-  }
+  for (uint32_t h : hosts)
+    changed(h, t);
 }
 
 void EnergyLedger::changed(uint32_t h, double t)
