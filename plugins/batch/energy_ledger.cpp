@@ -3,6 +3,8 @@
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
+
 namespace sgai::batch {
 
 namespace sg4 = simgrid::s4u;
@@ -75,7 +77,7 @@ void EnergyLedger::changed(uint32_t h, double t)
 {
   if (not enabled_)
     return;
-  changed_at_[h] = t;
+  changed_at_[h] = std::max(changed_at_[h], t); // (heard late: a later change may be known already)
   if (dirty_flag_[h])
     return;
   sum_a_ -= energy_read_[h] - power_[h] * read_t_[h];
