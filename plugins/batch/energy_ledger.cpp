@@ -48,19 +48,24 @@ void EnergyLedger::settle(const std::vector<uint32_t>& hosts)
       sum_a_ += (now[i] - power_[h] * t) - (energy_read_[h] - power_[h] * read_t_[h]);
     energy_read_[h] = now[i];
     read_t_[h]      = t;
-    if (delta == 0)
-      continue;
-    const auto& ctx = context_[h];
-    if (ctx.empty()) {
-      idle_energy_ += delta;
-      continue;
-    }
-    double total = 0;
-    for (const auto& [job, weight] : ctx)
-      total += weight;
-    for (const auto& [job, weight] : ctx)
-      job_energy_[job] += delta * weight / total;
+    give(h, delta);
   }
+}
+
+void EnergyLedger::give(uint32_t h, double delta)
+{
+  if (delta == 0)
+    return;
+  const auto& ctx = context_[h];
+  if (ctx.empty()) {
+    idle_energy_ += delta;
+    return;
+  }
+  double total = 0;
+  for (const auto& [job, weight] : ctx)
+    total += weight;
+  for (const auto& [job, weight] : ctx)
+    job_energy_[job] += delta * weight / total;
 }
 
 void EnergyLedger::observe(const std::vector<uint32_t>& hosts)
@@ -84,6 +89,15 @@ void EnergyLedger::changed(uint32_t h, double t)
   sum_b_ -= power_[h];
   dirty_flag_[h] = 1;
   dirty_.push_back(h);
+  if (analytic_ && read_t_[h] < t) {
+    // Clean until t: it drew its known power since its last reading, for its context (unchanged
+    // since: contexts change only after their hosts are settled). Read so at t, it needs no
+    // reading of the plugin (a simcall) when its new power is read.
+    double delta = power_[h] * (t - read_t_[h]);
+    energy_read_[h] += delta;
+    read_t_[h] = t;
+    give(h, delta);
+  }
 }
 
 void EnergyLedger::refresh()

@@ -37,7 +37,8 @@ public:
    *  reads their new power. */
   void observe(const std::vector<uint32_t>& hosts);
   /** A host's load changed at `t` (not after the last step's instant), heard later: it is dirty
-   *  from then on, and read (not extrapolated) at its next settle. Never a simcall. */
+   *  from then on, and read (not extrapolated) at its next settle; a clean one is first settled at
+   *  `t` from its known power. Never a simcall. */
   void changed(uint32_t host, double t);
   /** Hosts changed before this instant: their new power is solved; it is read now and their energy
    *  follows from it until their next change. Call when every change of this instant is known. */
@@ -67,6 +68,8 @@ private:
   std::vector<std::vector<std::pair<uint32_t, double>>> context_;
   double idle_energy_ = 0;
   std::vector<double> scratch_; ///< readings of one settle() or total()
+  /** What a host consumed since its last reading, to the jobs of its context (or to idle). */
+  void give(uint32_t host, double delta);
   std::vector<uint32_t> still_;
   std::vector<uint32_t> one_; ///< refresh's host to settle
 };
