@@ -1129,6 +1129,11 @@ public:
     switched.swap(power_done_);
     for (uint32_t h : switched)
       switch_done(h, now);
+    // Every change of this instant to the hosts is known by now (executions that ended, switches;
+    // the manager's own come below, each settled first): a host changed before it holds the power
+    // SimGrid solved since, read now, and is settled from it below rather than by reading the
+    // plugin (a simcall per host).
+    ledger_->refresh();
     // A monitoring stage acts before the jobs that ended or came at this instant are heard (as
     // batsched's requested call does).
     // what the scheduler hears of this instant, as Batsim tells it (a stale walltime timer is not an
