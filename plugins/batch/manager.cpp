@@ -799,13 +799,12 @@ public:
    *  its stage counts down here and the manager is not woken; its hosts, idle now while the job
    *  holds them, reach the energy ledger at the manager's next step (quiet_). (Only the manager's
    *  actor touches the ledger: its readings are simcalls, where other actors may run.) */
-  void exec_ended(const sg4::Activity& a)
+  void exec_ended(const sg4::Activity& a, bool ok)
   {
     auto it = owner_.find(&a);
     if (it == owner_.end())
       return;
     const Owner o = it->second;
-    const bool ok = a.get_state() == sg4::Activity::State::FINISHED;
     owner_.erase(it);
     if (ok && o.job != kPowerOwner)
       if (auto r = running_.find(o.job); r != running_.end() && r->second.pending > 1) {
@@ -924,12 +923,19 @@ public:
           sg4::Activity::wait_any(pending);
         } catch (const simgrid::Exception&) { // canceled (the job was killed) or a host failed
         }
-        for (size_t k = 0; k < pending.size();) { // everything that no longer runs
-          if (pending[k]->get_state() == sg4::Activity::State::STARTED) {
+        // Everything that no longer runs. An execution that ended at this instant beside the one
+        // waited for still says STARTED (SimGrid updates that state only when it is waited for or
+        // tested, a simcall each, and wait_any visits all of them each time: quadratic when a job's
+        // executions end together), but SimGrid set its finish time when it ended (read without a
+        // simcall; it stays -1 for one canceled or failed): it is ended as finished.
+        for (size_t k = 0; k < pending.size();) {
+          const sg4::Activity::State state = pending[k]->get_state();
+          const bool ended_beside = state == sg4::Activity::State::STARTED && pending[k]->get_finish_time() >= 0;
+          if (state == sg4::Activity::State::STARTED && not ended_beside) {
             k++;
             continue;
           }
-          exec_ended(*pending[k]);
+          exec_ended(*pending[k], ended_beside || state == sg4::Activity::State::FINISHED);
           pending[k] = pending.back();
           pending.pop_back();
         }
