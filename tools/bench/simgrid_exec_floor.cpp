@@ -1,6 +1,7 @@
 /* SimGrid's own cost of the workload manager's pattern, without the manager: rigid jobs of 1 to
  * `max_width` one-core hosts on `hosts` hosts, each job an execution per host, started by executor
- * actors in chunks of at most `chunk` and waited for with Exec::wait_any (as plugins/batch does),
+ * actors in chunks of at most `chunk` and waited for with Exec::wait_any, those that ended at the
+ * same instant found from their finish time (as plugins/batch does),
  * first come first served, a manager actor woken by a semaphore when a job's last execution ends.
  * Host energy plugin on or off. It prints CPU seconds, jobs and executions per CPU-second: the
  * ceiling of any manager built on SimGrid 3.32's executions (tools/bench/batch_scale.sh compares).
@@ -55,7 +56,8 @@ struct Bench {
       while (not pending.empty()) {
         sg4::Exec::wait_any(pending);
         for (size_t k = 0; k < pending.size();) {
-          if (pending[k]->get_state() == sg4::Activity::State::STARTED) {
+          // (one that ended beside the one waited for has its finish time set, as in plugins/batch)
+          if (pending[k]->get_state() == sg4::Activity::State::STARTED && pending[k]->get_finish_time() < 0) {
             k++;
             continue;
           }
