@@ -25,8 +25,28 @@ ReservationSchedule::ReservationSchedule(uint32_t cores, double now)
     words.back() = (uint64_t{1} << (all.size() % 64)) - 1;
   own_dense_.assign(all.size(), 0);
   by_core_.resize(cores);
-  slices_.push_back({now, std::move(all), std::move(words), 0});
+  nf_ = all.size();
+  nw_ = words.size();
+  bits_.insert(bits_.end(), all.begin(), all.end());
+  bits_.insert(bits_.end(), words.begin(), words.end());
+  slices_.push_back({now, 0, 0});
   counts_.push_back(cores);
+}
+
+uint32_t ReservationSchedule::copy_slot(uint32_t from)
+{
+  const size_t stride = nf_ + nw_;
+  uint32_t slot;
+  if (not free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(bits_.size() / stride);
+    bits_.resize(bits_.size() + stride);
+  }
+  std::copy_n(bits_.begin() + static_cast<std::ptrdiff_t>(from * stride), stride,
+              bits_.begin() + static_cast<std::ptrdiff_t>(slot * stride));
+  return slot;
 }
 
 size_t ReservationSchedule::slice_of(double t) const
@@ -40,6 +60,8 @@ void ReservationSchedule::advance(double now)
   if (not(now > slices_.front().begin))
     return;
   size_t i = slice_of(now);
+  for (size_t k = 0; k < i; k++)
+    free_slots_.push_back(slices_[k].slot);
   slices_.erase(slices_.begin(), slices_.begin() + static_cast<std::ptrdiff_t>(i));
   counts_.erase(counts_.begin(), counts_.begin() + static_cast<std::ptrdiff_t>(i));
   touched(0);
@@ -53,8 +75,8 @@ size_t ReservationSchedule::split_at(double t)
   size_t i = slice_of(t);
   if (not(t > slices_[i].begin))
     return i;
-  Slice tail{t, slices_[i].free, slices_[i].words, 0};
-  slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(tail));
+  Slice tail{t, 0, copy_slot(slices_[i].slot)};
+  slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i + 1), tail);
   counts_.insert(counts_.begin() + static_cast<std::ptrdiff_t>(i + 1), counts_[i]);
   touched(i + 1);
   return i + 1;
@@ -64,7 +86,8 @@ void ReservationSchedule::merge_with_previous(size_t i)
 {
   if (i == 0 || i >= slices_.size() || slices_[i].edges > 0)
     return;
-  assert(slices_[i - 1].free == slices_[i].free);
+  assert(std::equal(free_of(slices_[i - 1]), free_of(slices_[i - 1]) + nf_, free_of(slices_[i])));
+  free_slots_.push_back(slices_[i].slot);
   slices_.erase(slices_.begin() + static_cast<std::ptrdiff_t>(i));
   counts_.erase(counts_.begin() + static_cast<std::ptrdiff_t>(i));
   touched(i);
@@ -121,16 +144,17 @@ void ReservationSchedule::apply(const std::vector<uint32_t>& cores, double start
   auto n = static_cast<uint32_t>(cores.size());
   touched(first);
   for (size_t k = first; k < last; k++) {
-    Slice& s = slices_[k];
+    uint64_t* free  = free_of(slices_[k]);
+    uint64_t* words = words_of(slices_[k]);
     for (const Word& w : masks_) {
-      uint64_t& word = s.free[w.index];
+      uint64_t& word = free[w.index];
       assert((take ? word & w.bits : ~word & w.bits) == w.bits);
       word ^= w.bits;
       uint64_t nonzero = uint64_t{1} << (w.index & 63);
       if (word == 0)
-        s.words[w.index >> 6] &= ~nonzero;
+        words[w.index >> 6] &= ~nonzero;
       else
-        s.words[w.index >> 6] |= nonzero;
+        words[w.index >> 6] |= nonzero;
     }
     counts_[k] = take ? counts_[k] - n : counts_[k] + n;
   }
@@ -159,7 +183,7 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
   }
   auto mine      = [&](size_t j) { return own_first <= j && j < own_last; };
   auto count_of  = [&](size_t j) { return counts_[j] + (mine(j) ? own_count : 0); };
-  auto free_word = [&](size_t j, uint32_t k) { return slices_[j].free[k] | (mine(j) ? own_dense_[k] : 0); };
+  auto free_word = [&](size_t j, uint32_t k) { return free_of(slices_[j])[k] | (mine(j) ? own_dense_[k] : 0); };
   // Candidates &= the free cores of slice j: whether at least `width` remain.
   auto intersect = [&](size_t j) {
     uint32_t count = 0;
@@ -225,11 +249,12 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
       head++;
     const size_t tightest = fewest_[head];
     candidates_.clear();
-    const Slice& first = slices_[i];
-    for (size_t w = 0; w < first.words.size(); w++)
-      for (uint64_t bits = first.words[w]; bits != 0; bits &= bits - 1) {
+    const uint64_t* first_free  = free_of(slices_[i]);
+    const uint64_t* first_words = words_of(slices_[i]);
+    for (size_t w = 0; w < nw_; w++)
+      for (uint64_t bits = first_words[w]; bits != 0; bits &= bits - 1) {
         auto k = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(std::countr_zero(bits));
-        candidates_.push_back({k, first.free[k]});
+        candidates_.push_back({k, first_free[k]});
       }
     if (mine(i)) { // the own cores' words, merged in
       size_t m = candidates_.size();
@@ -416,8 +441,8 @@ const ReservationSchedule::Reservation* ReservationSchedule::find(uint32_t job) 
 CoreSet ReservationSchedule::free_at(double t) const
 {
   CoreSet out(cores_);
-  const std::vector<uint64_t>& words = slices_[slice_of(std::max(t, now()))].free;
-  for (size_t k = 0; k < words.size(); k++)
+  const uint64_t* words = free_of(slices_[slice_of(std::max(t, now()))]);
+  for (size_t k = 0; k < nf_; k++)
     for (uint64_t bits = words[k]; bits != 0; bits &= bits - 1)
       out.set(static_cast<uint32_t>(k * 64) + static_cast<uint32_t>(std::countr_zero(bits)));
   return out;

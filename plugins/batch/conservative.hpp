@@ -77,11 +77,13 @@ public:
   CoreSet free_at(double t) const;
 
 private:
+  /** A slice is 16 bytes, its sets of cores in `bits_` (a slot each): a slice inserted or erased
+   *  moves the ones after it, a plain copy of 16 bytes each. */
   struct Slice {
-    double begin;                ///< it lasts until the next slice's begin; the last one forever
-    std::vector<uint64_t> free;  ///< bits of the cores held by no reservation
-    std::vector<uint64_t> words; ///< bit k: free[k] is not zero (few are when the platform is busy)
-    uint32_t edges;              ///< reservations beginning or ending at `begin` (slices after the first)
+    double begin;   ///< it lasts until the next slice's begin; the last one forever
+    uint32_t edges; ///< reservations beginning or ending at `begin` (slices after the first)
+    uint32_t slot;  ///< its sets in bits_: free (the cores held by no reservation, nf_ words), then
+                    ///< words (bit k: free word k is not zero; few are when the platform is busy)
   };
   /** A word of a set of cores: few of them are non-zero when the platform is busy. */
   struct Word {
@@ -89,8 +91,16 @@ private:
     uint64_t bits;
   };
   uint32_t cores_;
-  std::vector<Slice> slices_;    ///< by begin, at least one
-  std::vector<uint32_t> counts_; ///< cores free in each slice (dense: first_fit walks them)
+  size_t nf_ = 0, nw_ = 0;           ///< words of a slice's free set, of its words set
+  std::vector<uint64_t> bits_;       ///< the slices' sets, nf_ + nw_ words a slot
+  std::vector<uint32_t> free_slots_; ///< slots of slices gone
+  uint64_t* free_of(const Slice& s) { return bits_.data() + s.slot * (nf_ + nw_); }
+  const uint64_t* free_of(const Slice& s) const { return bits_.data() + s.slot * (nf_ + nw_); }
+  uint64_t* words_of(const Slice& s) { return free_of(s) + nf_; }
+  const uint64_t* words_of(const Slice& s) const { return free_of(s) + nf_; }
+  uint32_t copy_slot(uint32_t from); ///< a new slot holding the sets of slot `from`
+  std::vector<Slice> slices_;        ///< by begin, at least one
+  std::vector<uint32_t> counts_;     ///< cores free in each slice (dense: first_fit walks them)
   /** The most cores free in each block of kBlock slices (first_fit skips the blocks without
    *  enough), valid for the blocks before blocks_from_'s. */
   static constexpr size_t kBlock = 64;
