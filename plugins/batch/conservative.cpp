@@ -401,10 +401,9 @@ void ReservationSchedule::look_at_freed()
   freed_.clear();
 }
 
-bool ReservationSchedule::may_move(uint32_t job)
+bool ReservationSchedule::may_move(const Reservation& r)
 {
   look_at_freed();
-  const Reservation& r = reservations_.at(job);
   if (r.marked)
     return true;
   // (a hair shorter: a window that first_fit's own arithmetic would find is never missed)
@@ -418,11 +417,10 @@ bool ReservationSchedule::may_move(uint32_t job)
   return false;
 }
 
-void ReservationSchedule::confirm(uint32_t job)
+void ReservationSchedule::confirm(const Reservation& r) const
 {
-  Reservation& r = reservations_.at(job);
-  r.marked       = false;
-  r.seen         = seq_;
+  r.marked = false;
+  r.seen   = seq_;
 }
 
 void ReservationSchedule::forget_openings(uint64_t seq)

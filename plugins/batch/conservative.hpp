@@ -21,8 +21,8 @@ public:
     double start = 0;
     double end   = 0; ///< infinity: held until removed
     std::vector<uint32_t> cores;
-    bool marked   = false; ///< a freed core was taken again where its window begins
-    uint64_t seen = 0;     ///< the openings made before it was placed or last found unchanged
+    mutable bool marked   = false; ///< a freed core was taken again where its window begins
+    mutable uint64_t seen = 0;     ///< the openings made before it was placed or last found unchanged
   };
   struct Fit {
     double start = 0;
@@ -58,12 +58,12 @@ public:
    *  the jobs whose windows begin where a freed core is taken again (they may grow into it), and
    *  leaves an opening: the free intervals of its cores (a job may take one at least its requested
    *  time long that begins at or before its start). */
-  bool may_move(uint32_t job);
+  bool may_move(const Reservation& r);
   /** Marks what the removals since the last call may move (may_move calls it; a step without
    *  waiting jobs calls it so that nothing piles up). */
   void look_at_freed();
   /** The job's reservation is what placing it again now would give (it was found unchanged). */
-  void confirm(uint32_t job);
+  void confirm(const Reservation& r) const;
   /** How many times may_move proved a job unchanged (for tests and benchmarks). */
   uint64_t proven_unchanged() const { return proven_unchanged_; }
   /** The openings made so far: those up to `seq` are forgotten once every waiting job was placed

@@ -478,8 +478,8 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
   // Most waiting jobs would land where they are: proven so without searching (see may_move). Not
   // a job with memory: its reservation may be the fit after one its nodes lacked the memory for,
   // not the first fit, and memory freed since is not in the schedule.
-  if (own != nullptr && own->start > now && q.demand.mem_mb <= 0 && not schedule_.may_move(q.job)) {
-    schedule_.confirm(q.job);
+  if (own != nullptr && own->start > now && q.demand.mem_mb <= 0 && not schedule_.may_move(*own)) {
+    schedule_.confirm(*own);
     return false;
   }
   auto fit = schedule_.first_fit(width, duration, 0, own, q.demand.mem_mb > 0);
@@ -508,7 +508,7 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
       return false;
   }
   if (own != nullptr && own->start == fit->start && own->cores == fit->cores) {
-    schedule_.confirm(q.job);
+    schedule_.confirm(*own);
     return false; // where it was
   }
   leave();
