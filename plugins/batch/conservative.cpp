@@ -16,21 +16,40 @@ constexpr size_t kRows = 8;
 
 ReservationSchedule::ReservationSchedule(uint32_t cores, double now)
     : cores_(cores)
+    , nf_((cores + 63) / 64)
+    , nw_((nf_ + 63) / 64)
 {
-  std::vector<uint64_t> all((cores + 63) / 64, ~uint64_t{0});
-  if (cores % 64 != 0)
-    all.back() = (uint64_t{1} << (cores % 64)) - 1;
-  std::vector<uint64_t> words((all.size() + 63) / 64, ~uint64_t{0});
-  if (all.size() % 64 != 0)
-    words.back() = (uint64_t{1} << (all.size() % 64)) - 1;
-  own_dense_.assign(all.size(), 0);
+  own_dense_.assign(nf_, 0);
   by_core_.resize(cores);
-  nf_ = all.size();
-  nw_ = words.size();
-  bits_.insert(bits_.end(), all.begin(), all.end());
-  bits_.insert(bits_.end(), words.begin(), words.end());
-  slices_.push_back({now, 0, 0});
-  counts_.push_back(cores);
+  start_empty(now);
+}
+
+void ReservationSchedule::start_empty(double now)
+{
+  slices_.assign(1, Slice{now, 0, 0});
+  counts_.assign(1, cores_);
+  free_slots_.clear();
+  bits_.assign(nf_ + nw_, ~uint64_t{0}); // slot 0: every core free
+  if (cores_ % 64 != 0)
+    bits_[nf_ - 1] = (uint64_t{1} << (cores_ % 64)) - 1;
+  if (nf_ % 64 != 0)
+    bits_[nf_ + nw_ - 1] = (uint64_t{1} << (nf_ % 64)) - 1;
+  touched(0);
+}
+
+void ReservationSchedule::keep_only(const std::vector<uint32_t>& jobs)
+{
+  std::vector<std::pair<uint32_t, Reservation>> kept;
+  for (uint32_t job : jobs)
+    if (auto it = reservations_.find(job); it != reservations_.end())
+      kept.emplace_back(job, std::move(it->second));
+  reservations_.clear();
+  for (auto& on : by_core_)
+    on.clear();
+  freed_.clear();
+  start_empty(now());
+  for (auto& [job, r] : kept)
+    reserve(job, r.start, r.end, std::move(r.cores));
 }
 
 uint32_t ReservationSchedule::copy_slot(uint32_t from)

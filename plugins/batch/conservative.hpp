@@ -62,6 +62,13 @@ public:
   /** Marks what the removals since the last call may move (may_move calls it; a step without
    *  waiting jobs calls it so that nothing piles up). */
   void look_at_freed();
+  /** The removals since the last look_at_freed concern no job: every waiting job was taken out,
+   *  to be placed again from scratch. */
+  void forget_freed() { freed_.clear(); }
+  /** Every reservation but those of `jobs` (when they have one) goes, as remove() would take them
+   *  out one by one (the schedule is built again around the kept ones), and no removal is
+   *  remembered: the jobs whose reservations went are to be placed again from scratch. */
+  void keep_only(const std::vector<uint32_t>& jobs);
   /** The job's reservation is what placing it again now would give (it was found unchanged). */
   void confirm(const Reservation& r) const;
   /** How many times may_move proved a job unchanged (for tests and benchmarks). */
@@ -91,7 +98,7 @@ private:
     uint64_t bits;
   };
   uint32_t cores_;
-  size_t nf_ = 0, nw_ = 0;           ///< words of a slice's free set, of its words set
+  size_t nf_, nw_;                   ///< words of a slice's free set, of its words set
   std::vector<uint64_t> bits_;       ///< the slices' sets, nf_ + nw_ words a slot
   std::vector<uint32_t> free_slots_; ///< slots of slices gone
   uint64_t* free_of(const Slice& s) { return bits_.data() + s.slot * (nf_ + nw_); }
@@ -99,6 +106,7 @@ private:
   uint64_t* words_of(const Slice& s) { return free_of(s) + nf_; }
   const uint64_t* words_of(const Slice& s) const { return free_of(s) + nf_; }
   uint32_t copy_slot(uint32_t from); ///< a new slot holding the sets of slot `from`
+  void start_empty(double now);      ///< one slice from now on, every core free in it
   std::vector<Slice> slices_;        ///< by begin, at least one
   std::vector<uint32_t> counts_;     ///< cores free in each slice (dense: first_fit walks them)
   /** The most cores free in each block of kBlock slices (first_fit skips the blocks without

@@ -535,14 +535,18 @@ std::vector<Decision> Scheduler::conservative_step(double now)
       overran.push_back(job);
   }
   if (not overran.empty()) {
-    for (const auto& q : queue_.view())
-      schedule_.remove(q.job);
+    std::vector<uint32_t> running;
+    running.reserve(running_.size());
+    for (const auto& [job, r] : running_)
+      running.push_back(job);
+    schedule_.keep_only(running); // (every waiting job's reservation goes)
     waiting_starts_.clear();
     for (uint32_t job : overran) {
       std::vector<uint32_t> cores = schedule_.find(job)->cores;
       schedule_.remove(job);
       schedule_.reserve(job, now, kInf, std::move(cores));
     }
+    schedule_.forget_freed(); // (no waiting job keeps a reservation that a freed core could move)
     compress = true;
   }
   // A reservation beginning at or before now belongs to a job that did not start: never so in
