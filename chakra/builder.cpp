@@ -1,4 +1,4 @@
-#include "sgai/chakra/builder.hpp"
+#include "chakra/builder.hpp"
 
 #include <stdexcept>
 

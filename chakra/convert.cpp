@@ -1,7 +1,7 @@
-#include "sgai/chakra/convert.hpp"
+#include "chakra/convert.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
-#include "sgai/chakra/et_io.hpp"
+#include "chakra/et_io.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
 #include "sgai_chakra_et.pb.h"
 
 #include <google/protobuf/unknown_field_set.h>

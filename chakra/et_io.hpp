@@ -5,7 +5,7 @@
 #ifndef SGAI_CHAKRA_ET_IO_HPP
 #define SGAI_CHAKRA_ET_IO_HPP
 
-#include "sgai/chakra/trace.hpp"
+#include "chakra/trace.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,11 +1,11 @@
-#include "sgai/chakra/et_json.hpp"
+#include "chakra/et_json.hpp"
 
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/json_raw.hpp"
-#include "sgai/foundation/json_writer.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/json_raw.hpp"
+#include "core/foundation/json_writer.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "sgai/chakra/feeder.hpp"
+#include "chakra/feeder.hpp"
 
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 
 #include <algorithm>
 #include <optional>

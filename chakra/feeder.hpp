@@ -6,7 +6,7 @@
 #ifndef SGAI_CHAKRA_FEEDER_HPP
 #define SGAI_CHAKRA_FEEDER_HPP
 
-#include "sgai/chakra/et_io.hpp"
+#include "chakra/et_io.hpp"
 
 #include <cstdint>
 #include <deque>

@@ -1,8 +1,8 @@
-#include "sgai/chakra/generate.hpp"
+#include "chakra/generate.hpp"
 
-#include "sgai/chakra/builder.hpp"
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/files.hpp"
+#include "chakra/builder.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/files.hpp"
 
 #include <algorithm>
 #include <random>

@@ -3,7 +3,7 @@
 #ifndef SGAI_CHAKRA_GENERATE_HPP
 #define SGAI_CHAKRA_GENERATE_HPP
 
-#include "sgai/chakra/trace.hpp"
+#include "chakra/trace.hpp"
 
 #include <cstdint>
 #include <filesystem>

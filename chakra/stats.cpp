@@ -1,7 +1,7 @@
-#include "sgai/chakra/stats.hpp"
+#include "chakra/stats.hpp"
 
-#include "sgai/chakra/feeder.hpp"
-#include "sgai/chakra/visualize.hpp"
+#include "chakra/feeder.hpp"
+#include "chakra/visualize.hpp"
 
 #include <queue>
 

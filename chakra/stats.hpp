@@ -4,8 +4,8 @@
 #ifndef SGAI_CHAKRA_STATS_HPP
 #define SGAI_CHAKRA_STATS_HPP
 
-#include "sgai/chakra/feeder.hpp"
-#include "sgai/chakra/trace.hpp"
+#include "chakra/feeder.hpp"
+#include "chakra/trace.hpp"
 
 #include <cstdint>
 #include <filesystem>

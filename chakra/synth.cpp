@@ -1,12 +1,12 @@
-#include "sgai/chakra/synth.hpp"
+#include "chakra/synth.hpp"
 
-#include "sgai/chakra/builder.hpp"
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/json_writer.hpp"
+#include "chakra/builder.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/json_writer.hpp"
 
-#include "sgai/foundation/numbers.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #ifndef SGAI_CHAKRA_SYNTH_HPP
 #define SGAI_CHAKRA_SYNTH_HPP
 
-#include "sgai/chakra/trace.hpp"
+#include "chakra/trace.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "sgai/chakra/trace.hpp"
+#include "chakra/trace.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-#include "sgai/chakra/training.hpp"
+#include "chakra/training.hpp"
 
-#include "sgai/chakra/builder.hpp"
+#include "chakra/builder.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -4,7 +4,7 @@
 #ifndef SGAI_CHAKRA_TRAINING_HPP
 #define SGAI_CHAKRA_TRAINING_HPP
 
-#include "sgai/chakra/trace.hpp"
+#include "chakra/trace.hpp"
 
 #include <cstdint>
 #include <map>

@@ -1,10 +1,10 @@
-#include "sgai/chakra/visualize.hpp"
+#include "chakra/visualize.hpp"
 
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json_writer.hpp"
-#include "sgai/foundation/numbers.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json_writer.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,25 +1,26 @@
-# cmake --install: libsgai and its public headers (include/sgai/<module>/), the CMake package
+# cmake --install: libsgai and its public headers (include/sgai/<repository path>), the CMake package
 # (find_package(sgai) -> sgai::sgai), sgai.pc, the commands and sgai's data (share/sgai). Nothing
 # installed names the source or build tree: the programs find the library through an RPATH
 # relative to themselves and their data as ../share/sgai.
 include(CMakePackageConfigHelpers)
 
 # Headers kept inside: json_raw.hpp includes nlohmann_json (the strict reader's document).
-set(SGAI_INTERNAL_HEADERS foundation/json_raw.hpp)
+set(SGAI_INTERNAL_HEADERS core/foundation/json_raw.hpp)
 
-get_property(folders GLOBAL PROPERTY SGAI_HEADER_FOLDERS)
-foreach(pair IN LISTS folders)
-  string(REPLACE "=" ";" pair "${pair}")
-  list(GET pair 0 module)
-  list(GET pair 1 folder)
-  file(GLOB_RECURSE headers RELATIVE ${folder} CONFIGURE_DEPENDS ${folder}/*.hpp)
+# every module's headers, at their repository paths under include/sgai (the modules' folders are in
+# SGAI_MODULE_TABLE: name|folder|dependencies)
+get_property(module_table GLOBAL PROPERTY SGAI_MODULE_TABLE)
+foreach(row IN LISTS module_table)
+  string(REPLACE "|" ";" row "${row}")
+  list(GET row 1 folder)
+  file(GLOB_RECURSE headers RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${folder}/*.hpp)
   foreach(header IN LISTS headers)
-    if("${module}/${header}" IN_LIST SGAI_INTERNAL_HEADERS OR (module STREQUAL "platform" AND header MATCHES "^sim/"))
+    if(header IN_LIST SGAI_INTERNAL_HEADERS)
       continue()
     endif()
     get_filename_component(dir ${header} DIRECTORY)
-    install(FILES ${folder}/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sgai/${module}/${dir})
-    set_property(GLOBAL APPEND PROPERTY SGAI_PUBLIC_HEADERS sgai/${module}/${header})
+    install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sgai/${dir})
+    set_property(GLOBAL APPEND PROPERTY SGAI_PUBLIC_HEADERS sgai/${header})
   endforeach()
 endforeach()
 install(FILES ${SGAI_BUILD_INCLUDE}/sgai/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sgai)
@@ -27,7 +28,9 @@ set_property(GLOBAL APPEND PROPERTY SGAI_PUBLIC_HEADERS sgai/version.hpp)
 
 # the library: sgai::sgai once found
 set_target_properties(sgai_lib PROPERTIES EXPORT_NAME sgai)
-target_include_directories(sgai_lib INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+# <sgai/plugins/batch/manager.hpp> for users, "core/foundation/error.hpp" inside the headers
+target_include_directories(sgai_lib INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+                                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/sgai>)
 target_link_libraries(sgai_lib INTERFACE PkgConfig::SimGrid)
 target_compile_features(sgai_lib INTERFACE cxx_std_20)
 install(TARGETS sgai_lib EXPORT sgaiTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

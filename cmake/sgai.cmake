@@ -23,17 +23,10 @@ if(SGAI_SANITIZE)
   target_link_options(sgai_flags INTERFACE -fsanitize=address,undefined)
 endif()
 
-# The modules' headers are included as "sgai/<module>/<header>.hpp": the build tree maps each module
-# name to its source folder (symlinks under <build>/include/sgai, made by sgai_map_headers), the
-# install copies the headers there (sgai_install_headers).
+# A header is included by its path in the repository ("plugins/batch/manager.hpp"): the source tree
+# is on every module's include path, and the install copies the same tree under include/sgai
+# (cmake/install.cmake). The one generated header, sgai/version.hpp, is in <build>/include.
 set(SGAI_BUILD_INCLUDE ${PROJECT_BINARY_DIR}/include)
-
-# sgai_map_headers(<module> <source folder>): <build>/include/sgai/<module> -> the folder.
-function(sgai_map_headers module folder)
-  file(MAKE_DIRECTORY ${SGAI_BUILD_INCLUDE}/sgai)
-  file(CREATE_LINK ${folder} ${SGAI_BUILD_INCLUDE}/sgai/${module} SYMBOLIC)
-  set_property(GLOBAL APPEND PROPERTY SGAI_HEADER_FOLDERS "${module}=${folder}")
-endfunction()
 
 # sgai_add_library(NAME <name> SOURCES ... [DEPS ...] [PRIVATE_DEPS ...] [SEPARATE])
 # A module of libsgai: its sources compile into the object library sgai_<name>_objects (position
@@ -58,7 +51,7 @@ function(sgai_add_library)
   if(ARG_SEPARATE)
     add_library(${name} STATIC ${ARG_SOURCES})
     add_library(sgai::${ARG_NAME} ALIAS ${name})
-    target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
+    target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
     target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE sgai_flags ${ARG_PRIVATE_DEPS})
     return()
   endif()
@@ -74,11 +67,11 @@ function(sgai_add_library)
   endforeach()
   add_library(${name}_objects OBJECT ${ARG_SOURCES})
   set_target_properties(${name}_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  target_include_directories(${name}_objects PUBLIC $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
+  target_include_directories(${name}_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
   target_link_libraries(${name}_objects PUBLIC ${object_deps} PRIVATE sgai_flags ${ARG_PRIVATE_DEPS})
   add_library(${name} INTERFACE)
   add_library(sgai::${ARG_NAME} ALIAS ${name})
-  target_include_directories(${name} INTERFACE $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
+  target_include_directories(${name} INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${SGAI_BUILD_INCLUDE}>)
   target_link_libraries(${name} INTERFACE sgai_lib ${ARG_DEPS})
   set_property(GLOBAL APPEND PROPERTY SGAI_OBJECT_LIBRARIES ${name}_objects)
   set_property(GLOBAL APPEND PROPERTY SGAI_MODULES ${ARG_NAME})

@@ -1,7 +1,7 @@
-/* sgai._rl: the learning environment (plugins/rl/environment.hpp) for Python, wrapped by sgai.rl
+/* sgai._rl: the learning environment (core/rl/environment.hpp) for Python, wrapped by sgai.rl
  * (python/sgai/rl.py) in Gymnasium's API. Observations come as NumPy float32 arrays. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/rl/environment.hpp"
+#include "core/foundation/error.hpp"
+#include "core/rl/environment.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -1,7 +1,7 @@
 /* Type catalogues of a platform: processors, nodes, networks, memories, GPUs, intra-node
  * interconnects. Plain C++ data; parsed from HDeepRM's *_types.json or sgai catalogue files. */
-#ifndef SGAI_PLATFORM_CATALOGUE_HPP
-#define SGAI_PLATFORM_CATALOGUE_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_CATALOGUE_HPP
+#define SGAI_GENERATORS_PLATFORM_CATALOGUE_HPP
 
 #include <map>
 #include <optional>
@@ -65,7 +65,7 @@ struct GpuType {
   double max_w        = 0;
   std::vector<GpuPState> pstates; ///< empty: one P-state at full speed and max_w
   /** "volta", "ampere", "hopper", "blackwell" or empty: the generation NCCL's tuning model keys its
-   *  constants on (plugins/replay/nccl.hpp). */
+   *  constants on (core/collectives/nccl.hpp). */
   std::string architecture;
   /** Where the figures come from: datasheet or whitepaper and its table (a URL allowed), and which
    *  figures are assumed; empty when the catalogue does not say. */

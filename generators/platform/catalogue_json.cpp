@@ -1,11 +1,11 @@
 /* Type catalogues from JSON: HDeepRM's data folder (node_types.json, processor_types.json,
  * network_types.json, memory_types.json, read unchanged) and sgai catalogue files, which add GPU
  * and interconnect types. */
-#include "sgai/platform/catalogue_json.hpp"
+#include "generators/platform/catalogue_json.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
 /* Internal: catalogue parsing shared by catalogue files and the inline "types" of a platform. */
-#ifndef SGAI_PLATFORM_CATALOGUE_JSON_HPP
-#define SGAI_PLATFORM_CATALOGUE_JSON_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_CATALOGUE_JSON_HPP
+#define SGAI_GENERATORS_PLATFORM_CATALOGUE_JSON_HPP
 
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/units.hpp"
-#include "sgai/platform/catalogue.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/units.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <string>
 #include <vector>

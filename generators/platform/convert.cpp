@@ -2,14 +2,14 @@
  *  - an HDeepRM platform and its type catalogues, with the used type entries copied verbatim;
  *  - an AccaSim machine description (groups of nodes with cores and memory) plus a map giving
  *    each group its processors. */
-#include "sgai/platform/convert.hpp"
+#include "generators/platform/convert.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/json_raw.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/json_raw.hpp"
+#include "core/foundation/numbers.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <nlohmann/json.hpp>
 

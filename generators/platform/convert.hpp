@@ -1,6 +1,6 @@
 /* Converters producing self-contained sgai platform files (version 1). */
-#ifndef SGAI_PLATFORM_CONVERT_HPP
-#define SGAI_PLATFORM_CONVERT_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_CONVERT_HPP
+#define SGAI_GENERATORS_PLATFORM_CONVERT_HPP
 
 #include <filesystem>
 #include <vector>

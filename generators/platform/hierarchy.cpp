@@ -1,8 +1,8 @@
 /* The resource hierarchy JSON: what actors need to reason about a platform (clusters, nodes,
  * processors with their core ranges, GPUs) and the SimGrid host behind each resource. Written
  * as a stream (one record per line) so that million-core platforms stay cheap. */
-#include "sgai/foundation/json_writer.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/json_writer.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <ostream>
 

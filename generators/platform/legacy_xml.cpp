@@ -1,6 +1,6 @@
-#include "sgai/platform/legacy_xml.hpp"
+#include "generators/platform/legacy_xml.hpp"
 
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 
 #include <algorithm>
 #include <cctype>

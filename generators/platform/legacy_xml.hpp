@@ -1,7 +1,7 @@
 /* Older SimGrid/Batsim platform XML, translated for SimGrid 3.32 (Batsim's platforms predate the
  * renamings of SimGrid 3.28 and later), and the energy properties SimGrid's plugin would abort on. */
-#ifndef SGAI_PLATFORM_LEGACY_XML_HPP
-#define SGAI_PLATFORM_LEGACY_XML_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_LEGACY_XML_HPP
+#define SGAI_GENERATORS_PLATFORM_LEGACY_XML_HPP
 
 #include <optional>
 #include <string>

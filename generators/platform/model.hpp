@@ -1,10 +1,10 @@
 /* A platform expanded from its description: every cluster, node, processor, core range, GPU,
  * SimGrid host and link, with names. Plain data shared by the XML writer, the S4U builder and
  * the actors that load the resource hierarchy. No SimGrid or JSON types here. */
-#ifndef SGAI_PLATFORM_MODEL_HPP
-#define SGAI_PLATFORM_MODEL_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_MODEL_HPP
+#define SGAI_GENERATORS_PLATFORM_MODEL_HPP
 
-#include "sgai/platform/spec.hpp"
+#include "generators/platform/spec.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "sgai/platform/network.hpp"
+#include "generators/platform/network.hpp"
 
 namespace sgai::platform {
 

@@ -1,9 +1,9 @@
 /* Internal: the network layout shared by the XML writer and the S4U builder, so that both give
  * every pair of hosts the same sequence of links. */
-#ifndef SGAI_PLATFORM_NETWORK_HPP
-#define SGAI_PLATFORM_NETWORK_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_NETWORK_HPP
+#define SGAI_GENERATORS_PLATFORM_NETWORK_HPP
 
-#include "sgai/platform/model.hpp"
+#include "generators/platform/model.hpp"
 
 #include <optional>
 #include <string>

@@ -1,10 +1,10 @@
 /* Public entry points of the platform generator: read a JSON hierarchy (HDeepRM's format or
  * sgai's versioned extension), expand it, and write SimGrid XML, the resource hierarchy and a
  * deployment. The S4U builder (generators/platform/sim) builds the same platform in an Engine. */
-#ifndef SGAI_PLATFORM_PLATFORM_HPP
-#define SGAI_PLATFORM_PLATFORM_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_PLATFORM_HPP
+#define SGAI_GENERATORS_PLATFORM_PLATFORM_HPP
 
-#include "sgai/platform/model.hpp"
+#include "generators/platform/model.hpp"
 
 #include <filesystem>
 #include <iosfwd>

@@ -1,8 +1,8 @@
 /* Expansion of a platform description into hosts, links and the resource hierarchy, with the
  * P-state speeds and wattages derived from the processor and GPU figures. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <algorithm>
 #include <map>
@@ -176,7 +176,7 @@ private:
       hc.properties.emplace_back("sgai_peak_flops_" + prec, format_number(flops));
     hc.properties.emplace_back("sgai_memory_bytes", format_number(g.memory_bytes));
     hc.properties.emplace_back("sgai_memory_bandwidth_Bps", format_number(g.mem_bw_Bps));
-    // the memory-bandwidth fraction of each P-state, when one is not 1 (plugins/replay/gpu.hpp)
+    // the memory-bandwidth fraction of each P-state, when one is not 1 (plugins/gpu/gpu.hpp)
     if (std::any_of(states.begin(), states.end(), [](const GpuPState& s) { return s.memory_factor != 1; })) {
       std::string speeds;
       for (const auto& s : states)

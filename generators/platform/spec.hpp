@@ -1,8 +1,8 @@
 /* A platform description as written by the user (JSON hierarchy), checked but not yet expanded. */
-#ifndef SGAI_PLATFORM_SPEC_HPP
-#define SGAI_PLATFORM_SPEC_HPP
+#ifndef SGAI_GENERATORS_PLATFORM_SPEC_HPP
+#define SGAI_GENERATORS_PLATFORM_SPEC_HPP
 
-#include "sgai/platform/catalogue.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <cstdint>
 #include <optional>

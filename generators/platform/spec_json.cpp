@@ -1,11 +1,11 @@
 /* Platform descriptions from JSON: HDeepRM's format read unchanged (no version key) and sgai's
  * version 1, which adds catalogues, GPUs, topologies, energy settings and granularity. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/json_raw.hpp"
-#include "sgai/platform/catalogue_json.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/json_raw.hpp"
+#include "generators/platform/catalogue_json.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <nlohmann/json.hpp>
 

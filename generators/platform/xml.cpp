@@ -2,10 +2,10 @@
  * route link sequences as the S4U builder. It only uses constructs that route correctly in
  * SimGrid 3.32: Full zones with explicit routes and zone routes, "Cluster" (star) zones with
  * host_link, and the <cluster> tag. See docs/platforms.md for the layout. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/platform/network.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
+#include "generators/platform/network.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <algorithm>
 #include <map>

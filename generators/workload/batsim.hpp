@@ -1,10 +1,10 @@
 /* Batsim JSON workloads (jobs + profiles), with HDeepRM's extra profile fields, and the SWF to
  * Batsim conversion the HDeepRM thesis describes. */
-#ifndef SGAI_WORKLOAD_BATSIM_HPP
-#define SGAI_WORKLOAD_BATSIM_HPP
+#ifndef SGAI_GENERATORS_WORKLOAD_BATSIM_HPP
+#define SGAI_GENERATORS_WORKLOAD_BATSIM_HPP
 
-#include "sgai/workload/swf.hpp"
-#include "sgai/workload/workload.hpp"
+#include "generators/workload/swf.hpp"
+#include "generators/workload/workload.hpp"
 
 #include <filesystem>
 #include <iosfwd>

@@ -1,10 +1,10 @@
-#include "sgai/workload/gpu_traces.hpp"
+#include "generators/workload/gpu_traces.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/workload/swf.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/numbers.hpp"
+#include "generators/workload/swf.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -4,10 +4,10 @@
  * physical_cluster ones) with its measured throughputs, and Alibaba's 2023 GPU pod list
  * (alibaba/clusterdata, FGD, ATC'23). Each converter says what it kept, skipped and why.
  * Plain C++ data, no SimGrid. */
-#ifndef SGAI_WORKLOAD_GPU_TRACES_HPP
-#define SGAI_WORKLOAD_GPU_TRACES_HPP
+#ifndef SGAI_GENERATORS_WORKLOAD_GPU_TRACES_HPP
+#define SGAI_GENERATORS_WORKLOAD_GPU_TRACES_HPP
 
-#include "sgai/workload/workload.hpp"
+#include "generators/workload/workload.hpp"
 
 #include <cstdint>
 #include <map>

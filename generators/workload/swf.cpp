@@ -1,8 +1,8 @@
-#include "sgai/workload/swf.hpp"
+#include "generators/workload/swf.hpp"
 
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 
-#include "sgai/foundation/files.hpp"
+#include "core/foundation/files.hpp"
 
 #include <algorithm>
 #include <charconv>

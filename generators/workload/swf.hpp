@@ -1,7 +1,7 @@
 /* The Standard Workload Format of the Parallel Workloads Archive: 18 whitespace-separated fields
  * per job, header comments starting with ';', -1 meaning "unknown". Plain or gzip files. */
-#ifndef SGAI_WORKLOAD_SWF_HPP
-#define SGAI_WORKLOAD_SWF_HPP
+#ifndef SGAI_GENERATORS_WORKLOAD_SWF_HPP
+#define SGAI_GENERATORS_WORKLOAD_SWF_HPP
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,6 @@
-#include "sgai/workload/synthetic.hpp"
+#include "generators/workload/synthetic.hpp"
 
-#include "sgai/workload/batsim.hpp"
+#include "generators/workload/batsim.hpp"
 
 #include <cmath>
 #include <random>

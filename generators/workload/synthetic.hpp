@@ -1,9 +1,9 @@
 /* Synthetic workloads: seeded rigid jobs with HDeepRM's fields, for benchmarks and what-if studies
  * where no log fits. */
-#ifndef SGAI_WORKLOAD_SYNTHETIC_HPP
-#define SGAI_WORKLOAD_SYNTHETIC_HPP
+#ifndef SGAI_GENERATORS_WORKLOAD_SYNTHETIC_HPP
+#define SGAI_GENERATORS_WORKLOAD_SYNTHETIC_HPP
 
-#include "sgai/workload/workload.hpp"
+#include "generators/workload/workload.hpp"
 
 #include <cstdint>
 

@@ -2,8 +2,8 @@
  * running profiles (a delay, parallel computation and communication, I/O with a storage host, a
  * sequence of other profiles, or a trace to replay), with HDeepRM's extra fields (requested time
  * and operations, memory, memory bandwidth). Plain C++ data. */
-#ifndef SGAI_WORKLOAD_WORKLOAD_HPP
-#define SGAI_WORKLOAD_WORKLOAD_HPP
+#ifndef SGAI_GENERATORS_WORKLOAD_WORKLOAD_HPP
+#define SGAI_GENERATORS_WORKLOAD_WORKLOAD_HPP
 
 #include <cstdint>
 #include <filesystem>

@@ -1,9 +1,9 @@
-#include "sgai/batch/deployment.hpp"
+#include "plugins/batch/deployment.hpp"
 
-#include "sgai/batch/manager.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/sim/deployment.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "core/foundation/error.hpp"
+#include "plugins/sim/deployment.hpp"
+#include "generators/workload/batsim.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>

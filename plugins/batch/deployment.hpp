@@ -37,8 +37,8 @@
  * An argument or input an actor cannot use stops the simulation (every actor killed) and is kept
  * as sgai::deployment_error() (sgai/sim/deployment.hpp): a program checks it after Engine::run
  * (sgai run exits 1 with it); the files written are sgai::deployment_outputs(). */
-#ifndef SGAI_BATCH_DEPLOYMENT_HPP
-#define SGAI_BATCH_DEPLOYMENT_HPP
+#ifndef SGAI_PLUGINS_BATCH_DEPLOYMENT_HPP
+#define SGAI_PLUGINS_BATCH_DEPLOYMENT_HPP
 
 #include <string>
 #include <vector>

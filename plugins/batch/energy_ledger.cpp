@@ -1,4 +1,4 @@
-#include "sgai/batch/energy_ledger.hpp"
+#include "plugins/batch/energy_ledger.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>

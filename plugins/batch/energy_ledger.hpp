@@ -8,8 +8,8 @@
  * (its power, then nothing), not at every event that touches it. Where SimGrid changes hosts on its
  * own (the ptask model, whose rates follow the network; host state or speed profiles), every
  * reading goes to the plugin. */
-#ifndef SGAI_BATCH_ENERGY_LEDGER_HPP
-#define SGAI_BATCH_ENERGY_LEDGER_HPP
+#ifndef SGAI_PLUGINS_BATCH_ENERGY_LEDGER_HPP
+#define SGAI_PLUGINS_BATCH_ENERGY_LEDGER_HPP
 
 #include <simgrid/forward.h>
 

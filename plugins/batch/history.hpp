@@ -1,12 +1,12 @@
 /* What the workload manager records while it runs (jobs, machine states, energy, P-states,
  * over-utilization spans), and the writers of its output files (outputs.cpp). Plain C++. */
-#ifndef SGAI_BATCH_HISTORY_HPP
-#define SGAI_BATCH_HISTORY_HPP
+#ifndef SGAI_PLUGINS_BATCH_HISTORY_HPP
+#define SGAI_PLUGINS_BATCH_HISTORY_HPP
 
-#include "sgai/batch/manager.hpp"
-#include "sgai/batch/resources.hpp"
-#include "sgai/platform/model.hpp"
-#include "sgai/workload/workload.hpp"
+#include "plugins/batch/manager.hpp"
+#include "core/scheduling/resources.hpp"
+#include "generators/platform/model.hpp"
+#include "generators/workload/workload.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,12 +1,12 @@
-#include "sgai/batch/manager.hpp"
+#include "plugins/batch/manager.hpp"
 
-#include "sgai/batch/energy_ledger.hpp"
-#include "sgai/batch/history.hpp"
-#include "sgai/batch/profiles/profile_run.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/platform_sim/inspect.hpp"
-#include "sgai/sim/energy.hpp"
+#include "plugins/batch/energy_ledger.hpp"
+#include "plugins/batch/history.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
+#include "plugins/platform_sim/inspect.hpp"
+#include "plugins/sim/energy.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/plugins/energy.h>

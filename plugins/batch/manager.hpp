@@ -4,13 +4,13 @@
  * parallel tasks when they communicate); processors' memory-bandwidth interference drives host
  * P-states; energy comes from SimGrid's host_energy plugin, attributed to jobs (energy_ledger);
  * outputs are written by outputs.cpp. No actor per job, no kernel timer. */
-#ifndef SGAI_BATCH_MANAGER_HPP
-#define SGAI_BATCH_MANAGER_HPP
+#ifndef SGAI_PLUGINS_BATCH_MANAGER_HPP
+#define SGAI_PLUGINS_BATCH_MANAGER_HPP
 
-#include "sgai/batch/power.hpp"
-#include "sgai/batch/scheduler.hpp"
-#include "sgai/platform/model.hpp"
-#include "sgai/workload/workload.hpp"
+#include "core/scheduling/power.hpp"
+#include "core/scheduling/scheduler.hpp"
+#include "generators/platform/model.hpp"
+#include "generators/workload/workload.hpp"
 
 #include <simgrid/forward.h>
 

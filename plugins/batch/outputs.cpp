@@ -1,8 +1,8 @@
-#include "sgai/batch/history.hpp"
+#include "plugins/batch/history.hpp"
 
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json_writer.hpp"
-#include "sgai/foundation/numbers.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json_writer.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>

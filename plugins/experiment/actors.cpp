@@ -1,7 +1,7 @@
-#include "sgai/experiment/actors.hpp"
+#include "plugins/experiment/actors.hpp"
 
-#include "sgai/batch/deployment.hpp"
-#include "sgai/replay/deployment.hpp"
+#include "plugins/batch/deployment.hpp"
+#include "plugins/replay/deployment.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 

@@ -12,10 +12,10 @@
  * "sgai_workload_manager" (the workload manager on a workload), "sgai_collective" (a collective
  * benchmark among hosts), "sgai_trace_replay" (a Chakra trace replayed on GPUs). `sgai run
  * PLATFORM DEPLOYMENT.xml` does the same. */
-#ifndef SGAI_EXPERIMENT_ACTORS_HPP
-#define SGAI_EXPERIMENT_ACTORS_HPP
+#ifndef SGAI_PLUGINS_EXPERIMENT_ACTORS_HPP
+#define SGAI_PLUGINS_EXPERIMENT_ACTORS_HPP
 
-#include "sgai/sim/deployment.hpp" // deployment_error(), deployment_outputs()
+#include "plugins/sim/deployment.hpp" // deployment_error(), deployment_outputs()
 
 #include <simgrid/forward.h>
 

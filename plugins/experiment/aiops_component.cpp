@@ -2,9 +2,9 @@
  * are the keys of an AI-ops experiment file but its version and platform; the seed, when not given,
  * is the experiment's. Outputs: aiops.sqlite, aiops_summary.csv's figures in the run summary, and
  * the CSV summaries of `sgai aiops run`. */
-#include "sgai/aiops/experiment.hpp"
-#include "sgai/aiops_sim/simulator.hpp"
-#include "sgai/experiment/component.hpp"
+#include "core/aiops/experiment.hpp"
+#include "plugins/aiops_sim/simulator.hpp"
+#include "plugins/experiment/component.hpp"
 
 namespace sgai::experiment {
 

@@ -2,12 +2,12 @@
  * a resource policy, optional backfilling, memory-bandwidth interference and energy. It uses the
  * platform's first max_resources cores when given, else the first nb_res of a Batsim workload
  * (Batsim's machines are one-core hosts: workload::resources_made_for), else all. */
-#include "sgai/batch/history.hpp"
-#include "sgai/batch/manager.hpp"
-#include "sgai/experiment/component.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/units.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "plugins/batch/history.hpp"
+#include "plugins/batch/manager.hpp"
+#include "plugins/experiment/component.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/units.hpp"
+#include "generators/workload/batsim.hpp"
 
 #include <xbt/log.h>
 

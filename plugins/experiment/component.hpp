@@ -1,12 +1,12 @@
 /* Components of an experiment: named, registered in a table, configured from the experiment
  * file before the simulation starts, given the Engine to add their actors, asked for their
  * outputs once it ends. */
-#ifndef SGAI_EXPERIMENT_COMPONENT_HPP
-#define SGAI_EXPERIMENT_COMPONENT_HPP
+#ifndef SGAI_PLUGINS_EXPERIMENT_COMPONENT_HPP
+#define SGAI_PLUGINS_EXPERIMENT_COMPONENT_HPP
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/platform/model.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
+#include "generators/platform/model.hpp"
 
 #include <cstdint>
 #include <filesystem>

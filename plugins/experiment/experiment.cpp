@@ -1,12 +1,12 @@
-#include "sgai/experiment/experiment.hpp"
+#include "plugins/experiment/experiment.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/platform/platform.hpp"
-#include "sgai/sim/energy.hpp"
-#include "sgai/sim/simulation.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/numbers.hpp"
+#include "generators/platform/platform.hpp"
+#include "plugins/sim/energy.hpp"
+#include "plugins/sim/simulation.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 /* Experiment files: a JSON naming the platform, the SimGrid options, the seed, the output folder
  * and the components with their options. `sgai run` executes them. */
-#ifndef SGAI_EXPERIMENT_EXPERIMENT_HPP
-#define SGAI_EXPERIMENT_EXPERIMENT_HPP
+#ifndef SGAI_PLUGINS_EXPERIMENT_EXPERIMENT_HPP
+#define SGAI_PLUGINS_EXPERIMENT_EXPERIMENT_HPP
 
-#include "sgai/experiment/component.hpp"
+#include "plugins/experiment/component.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,11 +1,11 @@
 /* Component "gpu_cluster": training jobs (workload profiles of type training) scheduled on the
- * platform's GPUs by the GPU-cluster manager (plugins/batch/gpu_manager.hpp): an order, a placement,
+ * platform's GPUs by the GPU-cluster manager (plugins/gpu_cluster/gpu_manager.hpp): an order, a placement,
  * 2D-LAS preemption, advancing long jobs at their measured iteration time (docs/gpu-cluster.md). */
-#include "sgai/batch/gpu_manager.hpp"
-#include "sgai/experiment/component.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/units.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "plugins/gpu_cluster/gpu_manager.hpp"
+#include "plugins/experiment/component.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/units.hpp"
+#include "generators/workload/batsim.hpp"
 
 namespace sgai::experiment {
 

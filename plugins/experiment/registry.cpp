@@ -1,6 +1,6 @@
-#include "sgai/experiment/component.hpp"
+#include "plugins/experiment/component.hpp"
 
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 
 namespace sgai::experiment {
 

@@ -2,13 +2,13 @@
  * rank on a GPU host: by default the platform's GPUs in hierarchy order (JSON platforms), or the
  * hosts named in "gpus". Optional ASTRA-sim system JSON (collective algorithms, chunks, local
  * memory bandwidth) and communicator groups. */
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/experiment/component.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/replay/nccl_plan.hpp"
-#include "sgai/replay/replay.hpp"
+#include "chakra/et_io.hpp"
+#include "plugins/experiment/component.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/numbers.hpp"
+#include "core/collectives/nccl_plan.hpp"
+#include "plugins/replay/replay.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 

@@ -1,9 +1,9 @@
-#include "sgai/replay/astra_inputs.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/foundation/json_raw.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/json_raw.hpp"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>

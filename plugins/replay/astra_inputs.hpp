@@ -3,11 +3,11 @@
  * implementations per dimension, chunking, endpoint delay, local memory bandwidth, peak
  * performance, roofline). Bad input: InputError naming the file, the line or JSON pointer, the
  * value and what was expected. */
-#ifndef SGAI_REPLAY_ASTRA_INPUTS_HPP
-#define SGAI_REPLAY_ASTRA_INPUTS_HPP
+#ifndef SGAI_PLUGINS_REPLAY_ASTRA_INPUTS_HPP
+#define SGAI_PLUGINS_REPLAY_ASTRA_INPUTS_HPP
 
-#include "sgai/replay/network.hpp"
-#include "sgai/replay/schedule.hpp"
+#include "plugins/communicator/network.hpp"
+#include "core/collectives/schedule.hpp"
 
 #include <filesystem>
 #include <map>

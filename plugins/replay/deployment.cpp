@@ -1,13 +1,13 @@
-#include "sgai/replay/deployment.hpp"
+#include "plugins/replay/deployment.hpp"
 
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/replay/collective.hpp"
-#include "sgai/replay/gpu.hpp"
-#include "sgai/replay/replay.hpp"
-#include "sgai/sim/deployment.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/numbers.hpp"
+#include "plugins/communicator/collective.hpp"
+#include "plugins/gpu/gpu.hpp"
+#include "plugins/replay/replay.hpp"
+#include "plugins/sim/deployment.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>

@@ -20,8 +20,8 @@
  * JSON; default: one chunk, no endpoint delay), out (results/<actor>: ranks.csv and
  * collectives.csv, written when the simulation ends). Errors as the workload manager's
  * (sgai/batch/deployment.hpp): sgai::deployment_error(). */
-#ifndef SGAI_REPLAY_DEPLOYMENT_HPP
-#define SGAI_REPLAY_DEPLOYMENT_HPP
+#ifndef SGAI_PLUGINS_REPLAY_DEPLOYMENT_HPP
+#define SGAI_PLUGINS_REPLAY_DEPLOYMENT_HPP
 
 #include <string>
 #include <vector>

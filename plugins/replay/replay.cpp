@@ -1,12 +1,12 @@
-#include "sgai/replay/replay.hpp"
-#include "sgai/replay/stream.hpp"
+#include "plugins/replay/replay.hpp"
+#include "plugins/gpu/stream.hpp"
 
-#include "sgai/replay/gpu.hpp"
-#include "sgai/replay/nccl_plan.hpp"
+#include "plugins/gpu/gpu.hpp"
+#include "core/collectives/nccl_plan.hpp"
 
-#include "sgai/chakra/feeder.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/numbers.hpp"
+#include "chakra/feeder.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u/Actor.hpp>

@@ -7,12 +7,12 @@
  * collectives match across the ranks of their group (k-th collective of each member) and run as
  * CollectiveRun schedules of S4U communications, so links are shared with every other transfer.
  * Several jobs can replay together on one platform. */
-#ifndef SGAI_REPLAY_REPLAY_HPP
-#define SGAI_REPLAY_REPLAY_HPP
+#ifndef SGAI_PLUGINS_REPLAY_REPLAY_HPP
+#define SGAI_PLUGINS_REPLAY_REPLAY_HPP
 
-#include "sgai/replay/astra_inputs.hpp"
-#include "sgai/replay/communicator.hpp"
-#include "sgai/replay/nccl.hpp"
+#include "plugins/replay/astra_inputs.hpp"
+#include "plugins/communicator/communicator.hpp"
+#include "core/collectives/nccl.hpp"
 
 #include <simgrid/forward.h>
 
@@ -54,7 +54,7 @@ struct ReplayOptions {
    *  (algorithms::ring_channels); 1: one ring. */
   uint32_t channels      = 1;
   uint32_t channel_block = 0;
-  /** Set: collectives run as NCCL runs them on this system (plugins/replay/nccl.hpp): the algorithm
+  /** Set: collectives run as NCCL runs them on this system (core/collectives/nccl.hpp): the algorithm
    *  and protocol NCCL's tuning model picks for each one's type, size, ranks and nodes (ring, its
    *  double binary tree, NVLS; LL, LL128, Simple), with the protocol's costs; rings across nodes
    *  run one channel per GPU of a node, over the nodes' rails. Collectives the system file gives an

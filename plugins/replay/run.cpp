@@ -1,13 +1,13 @@
-#include "sgai/replay/run.hpp"
+#include "plugins/replay/run.hpp"
 
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json_writer.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/replay/gpu.hpp"
-#include "sgai/sim/energy.hpp"
-#include "sgai/sim/simulation.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json_writer.hpp"
+#include "core/foundation/numbers.hpp"
+#include "plugins/gpu/gpu.hpp"
+#include "plugins/sim/energy.hpp"
+#include "plugins/sim/simulation.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -149,7 +149,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   npu.speed_flops = (o.peak_tflops > 0 ? o.peak_tflops * 1e12 : (system.peak_flops > 0 ? system.peak_flops : 1e15));
   npu.idle_w      = o.gpu_idle_w;
   npu.busy_w      = o.gpu_busy_w;
-  // the H100's power caps (the P-state model of plugins/replay/gpu.hpp, as in the accelerator
+  // the H100's power caps (the P-state model of plugins/gpu/gpu.hpp, as in the accelerator
   // catalogue): compute clock fraction, busy watts
   npu.lower_pstates = caps;
   npu.link_idle_w   = o.link_idle_w;

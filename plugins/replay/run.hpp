@@ -2,10 +2,10 @@
  * optional communicator groups, one or more workloads (ET prefixes) mapped to consecutive NPUs;
  * runs the simulation and writes the output folder (ranks.csv, collectives.csv, energy.csv,
  * replay_log.csv, summary.json). Used by `sgai replay` and by experiment files. */
-#ifndef SGAI_REPLAY_RUN_HPP
-#define SGAI_REPLAY_RUN_HPP
+#ifndef SGAI_PLUGINS_REPLAY_RUN_HPP
+#define SGAI_PLUGINS_REPLAY_RUN_HPP
 
-#include "sgai/replay/replay.hpp"
+#include "plugins/replay/replay.hpp"
 
 #include <filesystem>
 #include <optional>

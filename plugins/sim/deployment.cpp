@@ -1,7 +1,7 @@
-#include "sgai/sim/deployment.hpp"
+#include "plugins/sim/deployment.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/units.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/units.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>

@@ -1,8 +1,8 @@
 /* What sgai's actors started by SimGrid deployment files share: their key=value arguments, the
  * first error one met (it stops the simulation; the program reports it after Engine::run), and
  * the files they wrote. */
-#ifndef SGAI_SIM_DEPLOYMENT_HPP
-#define SGAI_SIM_DEPLOYMENT_HPP
+#ifndef SGAI_PLUGINS_SIM_DEPLOYMENT_HPP
+#define SGAI_PLUGINS_SIM_DEPLOYMENT_HPP
 
 #include <cstdint>
 #include <functional>

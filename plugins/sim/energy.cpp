@@ -1,4 +1,4 @@
-#include "sgai/sim/energy.hpp"
+#include "plugins/sim/energy.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>

@@ -1,6 +1,6 @@
 /* Energy figures from SimGrid's host_energy and link_energy plugins. */
-#ifndef SGAI_SIM_ENERGY_HPP
-#define SGAI_SIM_ENERGY_HPP
+#ifndef SGAI_PLUGINS_SIM_ENERGY_HPP
+#define SGAI_PLUGINS_SIM_ENERGY_HPP
 
 #include <simgrid/forward.h>
 

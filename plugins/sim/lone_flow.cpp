@@ -1,4 +1,4 @@
-#include "sgai/sim/lone_flow.hpp"
+#include "plugins/sim/lone_flow.hpp"
 
 #include <simgrid/config.h>
 #include <simgrid/s4u/Host.hpp>

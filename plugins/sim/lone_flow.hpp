@@ -4,8 +4,8 @@
  * The replay works out a collective that has the network to itself with it (plugins/replay/
  * communicator.hpp). Needs a loaded platform; reads the model's factors from SimGrid's
  * configuration. */
-#ifndef SGAI_SIM_LONE_FLOW_HPP
-#define SGAI_SIM_LONE_FLOW_HPP
+#ifndef SGAI_PLUGINS_SIM_LONE_FLOW_HPP
+#define SGAI_PLUGINS_SIM_LONE_FLOW_HPP
 
 #include <simgrid/forward.h>
 

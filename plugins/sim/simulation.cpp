@@ -1,10 +1,10 @@
-#include "sgai/sim/simulation.hpp"
+#include "plugins/sim/simulation.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/signals.hpp"
-#include "sgai/platform/legacy_xml.hpp"
-#include "sgai/platform_sim/builder.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/signals.hpp"
+#include "generators/platform/legacy_xml.hpp"
+#include "plugins/platform_sim/builder.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>

@@ -1,9 +1,9 @@
 /* The SimGrid Engine of an sgai run: created once per process with the pass-through SimGrid
  * options, energy plugins on, platform loaded from XML or built from a JSON hierarchy. */
-#ifndef SGAI_SIM_SIMULATION_HPP
-#define SGAI_SIM_SIMULATION_HPP
+#ifndef SGAI_PLUGINS_SIM_SIMULATION_HPP
+#define SGAI_PLUGINS_SIM_SIMULATION_HPP
 
-#include "sgai/platform/platform.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <simgrid/forward.h>
 

@@ -488,9 +488,9 @@ PY
       --out "$tmp/s3"
     [ ! -e "$tmp/s3" ] || fail "a usage error left $tmp/s3" ;;
   deployment)
-    # a SimGrid deployment file starting sgai's workload manager (docs/examples/batch_deployment's
+    # a SimGrid deployment file starting sgai's workload manager (examples/cpp/batch_deployment's
     # files, with a policy sgai ships): the schedule hand-checked in that example's README
-    ex=docs/examples/batch_deployment
+    ex=examples/cpp/batch_deployment
     cp $ex/platform.xml $ex/workload.json "$tmp"
     sed 's/longest_first/shortest/' $ex/deployment.xml >"$tmp/d.xml"
     (cd "$tmp" && "$SGAI" run platform.xml d.xml >out 2>err) || fail "sgai run platform.xml d.xml: $(cat "$tmp/err")"
@@ -517,7 +517,7 @@ PY
     # with its submitter, give the same schedule as the one file (its README: with shortest, a at
     # 0, d at 3, b at 50, c at 60), jobs.csv naming each job's workload; the manager's own
     # workload and one submitter together, likewise
-    ex=docs/examples/batch_deployment
+    ex=examples/cpp/batch_deployment
     cp $ex/platform.xml "$tmp"
     python3 - $ex/workload.json "$tmp" <<'PY'
 import json, sys
@@ -593,7 +593,7 @@ PY
     done ;;
   deployment_replay)
     # sgai_collective and sgai_trace_replay side by side on the generated HGX H100 node: the
-    # collective's time equals the one sgai::collectives gives alone (docs/examples/allreduce_hgx's
+    # collective's time equals the one sgai::collectives gives alone (examples/cpp/allreduce_hgx's
     # expected output: 4.739125 ms for 1 GB by ring) while it runs alone, is longer when the
     # replay's all-reduces share the NVLinks, and the replay's ranks all end
     g=hgx-n0-gpu0,hgx-n0-gpu1,hgx-n0-gpu2,hgx-n0-gpu3,hgx-n0-gpu4,hgx-n0-gpu5,hgx-n0-gpu6,hgx-n0-gpu7

@@ -7,10 +7,10 @@
 #define SGAI_TESTS_FUZZ_AIOPS_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/aiops/experiment.hpp"
-#include "sgai/aiops/model.hpp"
-#include "sgai/aiops/synth.hpp"
-#include "sgai/foundation/error.hpp"
+#include "core/aiops/experiment.hpp"
+#include "core/aiops/model.hpp"
+#include "core/aiops/synth.hpp"
+#include "core/foundation/error.hpp"
 
 #include <cmath>
 #include <map>

@@ -5,9 +5,9 @@
 #define SGAI_TESTS_FUZZ_ASTRA_GROUPS_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/chakra/synth.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/replay/astra_inputs.hpp"
+#include "chakra/synth.hpp"
+#include "core/foundation/error.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 
 #include <set>
 #include <string>

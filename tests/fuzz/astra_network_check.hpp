@@ -5,8 +5,8 @@
 #define SGAI_TESTS_FUZZ_ASTRA_NETWORK_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/replay/astra_inputs.hpp"
+#include "core/foundation/error.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 
 #include <cmath>
 #include <string>

@@ -5,8 +5,8 @@
 #define SGAI_TESTS_FUZZ_BATSIM_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/workload/batsim.hpp"
 #include "workload_fields.hpp"
 #include "workload_roundtrip.hpp"
 

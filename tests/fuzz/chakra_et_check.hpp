@@ -1,11 +1,11 @@
 /* What the Chakra ET fuzz target checks, shared with the unit test that replays its corpus: any
  * bytes are read to the end (and replayed through the Feeder) or rejected with an InputError. */
-#ifndef SGAI_TESTS_CHAKRA_ET_CHECK_HPP
-#define SGAI_TESTS_CHAKRA_ET_CHECK_HPP
+#ifndef SGAI_TESTS_FUZZ_CHAKRA_ET_CHECK_HPP
+#define SGAI_TESTS_FUZZ_CHAKRA_ET_CHECK_HPP
 
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/chakra/feeder.hpp"
-#include "sgai/foundation/error.hpp"
+#include "chakra/et_io.hpp"
+#include "chakra/feeder.hpp"
+#include "core/foundation/error.hpp"
 
 #include <deque>
 #include <string>

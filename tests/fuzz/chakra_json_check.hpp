@@ -7,8 +7,8 @@
 
 #include "chakra_et_check.hpp"
 #include "fuzz_input.hpp"
-#include "sgai/chakra/et_json.hpp"
-#include "sgai/foundation/error.hpp"
+#include "chakra/et_json.hpp"
+#include "core/foundation/error.hpp"
 
 #include <string>
 

@@ -9,8 +9,8 @@
 
 #include "command_check.hpp"
 #include "fuzz_input.hpp"
-#include "sgai/experiment/experiment.hpp"
-#include "sgai/foundation/error.hpp"
+#include "plugins/experiment/experiment.hpp"
+#include "core/foundation/error.hpp"
 
 #include <string>
 

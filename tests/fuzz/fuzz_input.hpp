@@ -1,7 +1,7 @@
 /* Helpers shared by the fuzz targets and the unit tests that replay their corpora: a private
  * folder for the inputs of parsers that read files, and the error raised for a real bug. */
-#ifndef SGAI_TESTS_FUZZ_INPUT_HPP
-#define SGAI_TESTS_FUZZ_INPUT_HPP
+#ifndef SGAI_TESTS_FUZZ_FUZZ_INPUT_HPP
+#define SGAI_TESTS_FUZZ_FUZZ_INPUT_HPP
 
 #include <cstdlib>
 #include <filesystem>

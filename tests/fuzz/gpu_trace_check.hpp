@@ -7,8 +7,8 @@
 #define SGAI_TESTS_FUZZ_GPU_TRACE_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/workload/gpu_traces.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/workload/gpu_traces.hpp"
 #include "workload_roundtrip.hpp"
 
 #include <functional>

@@ -7,12 +7,12 @@
 #define SGAI_TESTS_FUZZ_KINETO_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/whatif/analysis.hpp"
-#include "sgai/whatif/build.hpp"
-#include "sgai/whatif/kineto.hpp"
-#include "sgai/whatif/optimize.hpp"
-#include "sgai/whatif/walk.hpp"
+#include "core/foundation/error.hpp"
+#include "core/whatif/analysis.hpp"
+#include "core/whatif/build.hpp"
+#include "core/whatif/kineto.hpp"
+#include "core/whatif/optimize.hpp"
+#include "core/whatif/walk.hpp"
 
 #include <string>
 

@@ -2,8 +2,8 @@
 #ifndef SGAI_TESTS_FUZZ_PLATFORM_JSON_CHECK_HPP
 #define SGAI_TESTS_FUZZ_PLATFORM_JSON_CHECK_HPP
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <sstream>
 #include <string>

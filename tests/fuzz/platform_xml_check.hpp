@@ -7,9 +7,9 @@
 #define SGAI_TESTS_FUZZ_PLATFORM_XML_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/platform/legacy_xml.hpp"
-#include "sgai/sim/simulation.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/platform/legacy_xml.hpp"
+#include "plugins/sim/simulation.hpp"
 
 #include <string>
 #include <vector>

@@ -7,9 +7,9 @@
 
 #include "chakra_et_check.hpp"
 #include "fuzz_input.hpp"
-#include "sgai/chakra/convert.hpp"
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/foundation/error.hpp"
+#include "chakra/convert.hpp"
+#include "chakra/et_io.hpp"
+#include "core/foundation/error.hpp"
 
 #include <string>
 

@@ -5,8 +5,8 @@
 #define SGAI_TESTS_FUZZ_REPLAY_LOG_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/chakra/visualize.hpp"
-#include "sgai/foundation/error.hpp"
+#include "chakra/visualize.hpp"
+#include "core/foundation/error.hpp"
 
 #include <nlohmann/json.hpp>
 

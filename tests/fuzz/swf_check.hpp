@@ -6,9 +6,9 @@
 #define SGAI_TESTS_FUZZ_SWF_CHECK_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/workload/batsim.hpp"
-#include "sgai/workload/swf.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/workload/batsim.hpp"
+#include "generators/workload/swf.hpp"
 #include "workload_roundtrip.hpp"
 
 #include <zlib.h>

@@ -4,7 +4,7 @@
 #ifndef SGAI_TESTS_FUZZ_WORKLOAD_FIELDS_HPP
 #define SGAI_TESTS_FUZZ_WORKLOAD_FIELDS_HPP
 
-#include "sgai/workload/batsim.hpp"
+#include "generators/workload/batsim.hpp"
 
 #include <cmath>
 #include <optional>

@@ -3,8 +3,8 @@
 #define SGAI_TESTS_FUZZ_WORKLOAD_ROUNDTRIP_HPP
 
 #include "fuzz_input.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/workload/batsim.hpp"
 
 #include <sstream>
 #include <string>

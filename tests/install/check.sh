@@ -7,7 +7,7 @@
 #   - the installed headers: no protobuf, nlohmann, CLI11 or yaml-cpp include, and each compiles
 #     alone in its own translation unit;
 #   - `sgai run` (the default experiment) then `sgai batch plot` on its output, from an empty folder;
-#   - the examples project (docs/examples) configured with CMAKE_PREFIX_PATH as its only hint,
+#   - the examples project (examples/cpp) configured with CMAKE_PREFIX_PATH as its only hint,
 #     built, every example run and its output compared with the expected one; one example built
 #     with pkg-config alone (PKG_CONFIG_PATH pointing into the prefix).
 # Usage: tests/install/check.sh [build dir]   (default: build)
@@ -64,7 +64,7 @@ if grep -nE '#include *[<"](nlohmann/|google/protobuf|CLI/|yaml-cpp/)|\.pb\.h' $
 fi
 simgrid_cflags=$(pkg-config --cflags simgrid)
 printf '%s\n' $headers | xargs -P "$jobs" -I{} sh -c \
-  'printf "#include <%s>\n" "$1" | g++ -std=c++20 -fsyntax-only -Wall -Werror -I"$2/include" $3 -x c++ - 2>"$4/$(echo "$1" | tr / _).err" ||
+  'printf "#include <%s>\n" "$1" | g++ -std=c++20 -fsyntax-only -Wall -Werror -I"$2/include" -I"$2/include/sgai" $3 -x c++ - 2>"$4/$(echo "$1" | tr / _).err" ||
    { echo "install check: $1 does not compile alone:" >&2; head -5 "$4/$(echo "$1" | tr / _).err" >&2; exit 255; }' \
   _ {} "$prefix" "$simgrid_cflags" "$work" || fail "a header does not compile alone"
 echo "$(printf '%s\n' $headers | wc -l) installed headers, each compiles alone"
@@ -83,7 +83,7 @@ ls "$work/empty/results/quickstart/"*.png >/dev/null 2>&1 || fail "sgai batch pl
 echo "sgai run and sgai batch plot from an empty folder: $(ls "$work/empty/results/quickstart" | wc -l) files"
 
 # the examples against the install alone
-examples=$root/docs/examples
+examples=$root/examples/cpp
 if [ -d "$examples" ]; then
   cmake -S "$examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$work/ex.log" 2>&1 || {
     tail -20 "$work/ex.log" >&2
@@ -125,7 +125,7 @@ message Node { uint64 id = 1; string name = 2; }
 PROTO
   cat >"$work/chakra_own/main.cpp" <<'CPP'
 #include "et_def.pb.h"
-#include <sgai/chakra/et_io.hpp>
+#include "chakra/et_io.hpp"
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <fcntl.h>

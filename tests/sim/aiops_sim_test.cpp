@@ -3,18 +3,18 @@
  * training cluster and the store's link, drift-triggered retraining against a fixed schedule, and
  * runs that repeat. Each run is a forked child (one SimGrid Engine per process). */
 #include "../unit/test_paths.hpp"
-#include "sgai/aiops/database.hpp"
-#include "sgai/aiops/distributions.hpp"
-#include "sgai/aiops/experiment.hpp"
-#include "sgai/aiops/model.hpp"
-#include "sgai/aiops/observations.hpp"
-#include "sgai/aiops/synth.hpp"
-#include "sgai/aiops_sim/simulator.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/sqlite.hpp"
-#include "sgai/sim/lone_flow.hpp"
-#include "sgai/sim/simulation.hpp"
+#include "core/aiops/database.hpp"
+#include "core/aiops/distributions.hpp"
+#include "core/aiops/experiment.hpp"
+#include "core/aiops/model.hpp"
+#include "core/aiops/observations.hpp"
+#include "core/aiops/synth.hpp"
+#include "plugins/aiops_sim/simulator.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/sqlite/sqlite.hpp"
+#include "plugins/sim/lone_flow.hpp"
+#include "plugins/sim/simulation.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>

@@ -1,8 +1,8 @@
 /* The workload manager in SimGrid: energy adds up, HDeepRM's learning scenario, Batsim's EASY
  * schedule of medium_late, walltime kills, rejections, communicating jobs. */
-#include "sgai/batch/manager.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "core/foundation/files.hpp"
+#include "generators/workload/batsim.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>

@@ -1,7 +1,7 @@
 /* Collectives on SimGrid against their alpha-beta formulas, with the CM02 model (no latency or
  * bandwidth factors, no cross traffic): ring, switch, several sizes and rank counts. */
-#include "sgai/replay/communicator.hpp"
-#include "sgai/replay/network.hpp"
+#include "plugins/communicator/communicator.hpp"
+#include "plugins/communicator/network.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/s4u/Actor.hpp>

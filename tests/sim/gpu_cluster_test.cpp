@@ -1,13 +1,13 @@
 /* The GPU-cluster manager in SimGrid: contention between training jobs on shared links against a
  * hand computation, advancing against simulating every iteration, energy against the plugin, the
  * Tiresias trace alone. */
-#include "sgai/batch/gpu_manager.hpp"
-#include "sgai/chakra/builder.hpp"
-#include "sgai/chakra/generate.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/workload/batsim.hpp"
-#include "sgai/workload/gpu_traces.hpp"
+#include "plugins/gpu_cluster/gpu_manager.hpp"
+#include "chakra/builder.hpp"
+#include "chakra/generate.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "generators/workload/batsim.hpp"
+#include "generators/workload/gpu_traces.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>

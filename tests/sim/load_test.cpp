@@ -1,7 +1,7 @@
 /* Every shipped platform loads in a SimGrid Engine, built from its JSON and, where SimGrid XML
  * can describe it, from the generated XML; host counts and speeds match the hierarchy. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/platform_sim/inspect.hpp"
+#include "core/foundation/error.hpp"
+#include "plugins/platform_sim/inspect.hpp"
 #include "sim_helpers.hpp"
 
 #include <gtest/gtest.h>

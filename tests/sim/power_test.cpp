@@ -1,9 +1,9 @@
 /* Machines switched off and on by the workload manager, as Batsim switches them (src/pstate.cpp):
  * hand-computed switching cases on medium_late's platform, and batsched's energy policies on
  * medium_late (energy adds up, the same work is done, less energy than EASY). */
-#include "sgai/batch/manager.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "core/foundation/files.hpp"
+#include "generators/workload/batsim.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>

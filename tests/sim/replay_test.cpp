@@ -1,13 +1,13 @@
 /* Trace replay end to end: ASTRA-sim's reference, the MLCommons trace with its Perfetto timeline,
  * energy against its formula and under a power cap, and traces that disagree or deadlock. */
 #include "../unit/dlrm_fixture.hpp"
-#include "sgai/chakra/builder.hpp"
-#include "sgai/chakra/et_io.hpp"
-#include "sgai/chakra/generate.hpp"
-#include "sgai/chakra/visualize.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/replay/gpu.hpp"
-#include "sgai/replay/run.hpp"
+#include "chakra/builder.hpp"
+#include "chakra/et_io.hpp"
+#include "chakra/generate.hpp"
+#include "chakra/visualize.hpp"
+#include "core/foundation/error.hpp"
+#include "plugins/gpu/gpu.hpp"
+#include "plugins/replay/run.hpp"
 #include "sim_helpers.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 /* The libtorch agents on the learning environment: the thesis' 5.4 scenario learned on 20 seeds by
  * actor-critic and REINFORCE with a baseline, the thesis' REINFORCE improving, models saved and
  * loaded, the same seed giving the same episodes' CSV. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/rl/train.hpp"
+#include "core/foundation/error.hpp"
+#include "core/rl_agents/train.hpp"
 #include "sim_helpers.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 /* HDeepRM's learning environment on the workload manager: the thesis' 5.4 scenario's rewards for
  * each action, the observation's layout, void and truncation, bad actions, two environments side
  * by side, the same episode for the same seed and actions. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/rl/environment.hpp"
+#include "core/foundation/error.hpp"
+#include "core/rl/environment.hpp"
 #include "sim_helpers.hpp"
 
 #include <gtest/gtest.h>

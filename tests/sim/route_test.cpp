@@ -1,6 +1,6 @@
 /* Routes cross the links the platform description says, identically whether the platform was
  * built through S4U or loaded from the generated XML. */
-#include "sgai/platform/network.hpp"
+#include "generators/platform/network.hpp"
 #include "sim_helpers.hpp"
 
 #include <gtest/gtest.h>

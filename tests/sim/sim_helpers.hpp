@@ -1,11 +1,11 @@
 /* Helpers for simulation tests: every TEST runs in its own process (one SimGrid Engine each). */
-#ifndef SGAI_TESTS_SIM_HELPERS_HPP
-#define SGAI_TESTS_SIM_HELPERS_HPP
+#ifndef SGAI_TESTS_SIM_SIM_HELPERS_HPP
+#define SGAI_TESTS_SIM_SIM_HELPERS_HPP
 
 #include "../unit/test_paths.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/platform/platform.hpp"
-#include "sgai/sim/simulation.hpp"
+#include "core/foundation/files.hpp"
+#include "generators/platform/platform.hpp"
+#include "plugins/sim/simulation.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

@@ -2,9 +2,9 @@
  * node: kernel times from the GPU model and P-states, streams in order, events across streams,
  * streams sharing a GPU, a collective on communication streams after the compute streams'
  * events, a failing item. */
-#include "sgai/replay/collective.hpp"
-#include "sgai/replay/gpu.hpp"
-#include "sgai/replay/stream.hpp"
+#include "plugins/communicator/collective.hpp"
+#include "plugins/gpu/gpu.hpp"
+#include "plugins/gpu/stream.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/s4u/Actor.hpp>

@@ -1,12 +1,12 @@
 /* The what-if graph on SimGrid (plugins/whatif): the same graph replayed by actors gives the walk's
  * iteration times (within 5%) and SimGrid's host energy gives the power model's energy. */
 #include "../unit/whatif_traces.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/whatif/analysis.hpp"
-#include "sgai/whatif/build.hpp"
-#include "sgai/whatif/optimize.hpp"
-#include "sgai/whatif/walk.hpp"
-#include "sgai/whatif_sim/sim_run.hpp"
+#include "core/foundation/error.hpp"
+#include "core/whatif/analysis.hpp"
+#include "core/whatif/build.hpp"
+#include "core/whatif/optimize.hpp"
+#include "core/whatif/walk.hpp"
+#include "plugins/whatif_sim/sim_run.hpp"
 
 #include <gtest/gtest.h>
 

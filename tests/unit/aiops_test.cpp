@@ -1,17 +1,17 @@
 /* AI-ops foundations: the distributions and their maximum-likelihood fits, the hour-of-week arrival
  * profile (with the held-back public trace of Alibaba's openb pods), the model file, observations in
  * CSV, and the SQLite wrapper on a real database file. */
-#include "sgai/aiops/arrivals.hpp"
-#include "sgai/aiops/database.hpp"
-#include "sgai/aiops/distributions.hpp"
-#include "sgai/aiops/drift.hpp"
-#include "sgai/aiops/experiment.hpp"
-#include "sgai/aiops/mixture.hpp"
-#include "sgai/aiops/model.hpp"
-#include "sgai/aiops/observations.hpp"
-#include "sgai/aiops/synth.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/sqlite.hpp"
+#include "core/aiops/arrivals.hpp"
+#include "core/aiops/database.hpp"
+#include "core/aiops/distributions.hpp"
+#include "core/aiops/drift.hpp"
+#include "core/aiops/experiment.hpp"
+#include "core/aiops/mixture.hpp"
+#include "core/aiops/model.hpp"
+#include "core/aiops/observations.hpp"
+#include "core/aiops/synth.hpp"
+#include "core/foundation/error.hpp"
+#include "core/sqlite/sqlite.hpp"
 
 #include <gtest/gtest.h>
 

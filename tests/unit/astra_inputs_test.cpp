@@ -1,7 +1,7 @@
 /* ASTRA-sim input files: the shared configurations read, and every bogus fixture in
  * tests/fixtures/astra rejected with its message (file, place, value, what was expected). */
-#include "sgai/foundation/error.hpp"
-#include "sgai/replay/astra_inputs.hpp"
+#include "core/foundation/error.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

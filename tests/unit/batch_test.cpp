@@ -1,6 +1,6 @@
 /* Job and resource selection policies, greedy scheduling, EASY and conservative backfilling on
  * hand-made platforms and queues (no Engine). */
-#include "sgai/batch/scheduler.hpp"
+#include "core/scheduling/scheduler.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
  * what was expected. Also the GPU catalogue (platforms/catalogues/accelerators.json): its figures, the
  * keys the PyTorch-trace what-if analysis reads (source, device_names, multiprocessors), their errors,
  * and find_gpu_by_device_name. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/platform/catalogue.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/platform/catalogue.hpp"
+#include "generators/platform/platform.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

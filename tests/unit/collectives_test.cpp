@@ -1,6 +1,6 @@
 /* Collective schedules (pure): every algorithm moves information where its collective needs it,
  * sends the bytes its formula counts, and rejects what it does not implement. */
-#include "sgai/replay/schedule.hpp"
+#include "core/collectives/schedule.hpp"
 
 #include <gtest/gtest.h>
 

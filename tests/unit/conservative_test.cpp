@@ -1,8 +1,8 @@
 /* Conservative backfilling with reservations kept between steps, as batsched keeps them: hand-computed
  * cases (each with its derivation), the kept schedule's profile, and random instances against a
  * naive model of batsched's loop. The tests drive Scheduler directly, with explicit times. */
-#include "sgai/batch/conservative.hpp"
-#include "sgai/batch/scheduler.hpp"
+#include "core/scheduling/conservative.hpp"
+#include "core/scheduling/scheduler.hpp"
 
 #include <gtest/gtest.h>
 

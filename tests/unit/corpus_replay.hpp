@@ -2,10 +2,10 @@
  * fuzz_command_test.cpp): every file of the folders goes through the target's check, which says
  * accepted or rejected; a throw (a crash caught as an exception, a broken property) fails the
  * test, naming the file. */
-#ifndef SGAI_TESTS_CORPUS_REPLAY_HPP
-#define SGAI_TESTS_CORPUS_REPLAY_HPP
+#ifndef SGAI_TESTS_UNIT_CORPUS_REPLAY_HPP
+#define SGAI_TESTS_UNIT_CORPUS_REPLAY_HPP
 
-#include "sgai/foundation/files.hpp"
+#include "core/foundation/files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 /* PARAM's 8-rank DLRM pair (PyTorch host execution traces + Kineto traces, tar.gz in
  * ../shared/data/pytorch-et/param), extracted once per test process, and its conversion. */
-#ifndef SGAI_TESTS_DLRM_FIXTURE_HPP
-#define SGAI_TESTS_DLRM_FIXTURE_HPP
+#ifndef SGAI_TESTS_UNIT_DLRM_FIXTURE_HPP
+#define SGAI_TESTS_UNIT_DLRM_FIXTURE_HPP
 
-#include "sgai/chakra/convert.hpp"
-#include "sgai/chakra/et_io.hpp"
+#include "chakra/convert.hpp"
+#include "chakra/et_io.hpp"
 #include "test_paths.hpp"
 
 #include <cstdlib>

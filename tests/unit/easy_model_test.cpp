@@ -4,7 +4,7 @@
  * allowed core whose node has the memory. Random platforms, queues, requested times (zero,
  * infinite and tiny ones included), memory, early and late ends, holds, policies: every step's
  * decisions must be the same. */
-#include "sgai/batch/scheduler.hpp"
+#include "core/scheduling/scheduler.hpp"
 
 #include <gtest/gtest.h>
 

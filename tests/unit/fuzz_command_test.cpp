@@ -8,7 +8,7 @@
 #include "../fuzz/cmd_run_check.hpp"
 #include "../fuzz/cmd_swf2json_check.hpp"
 #include "corpus_replay.hpp"
-#include "sgai/foundation/files.hpp"
+#include "core/foundation/files.hpp"
 
 #include <gtest/gtest.h>
 

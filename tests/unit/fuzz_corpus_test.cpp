@@ -19,7 +19,7 @@
 #include "../fuzz/swf_check.hpp"
 #include "../fuzz/synth_model_check.hpp"
 #include "corpus_replay.hpp"
-#include "sgai/foundation/files.hpp"
+#include "core/foundation/files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 /* GPU-cluster scheduling without SimGrid: placements, orders, 2D-LAS preemption, pins and types. */
-#include "sgai/batch/gpu_scheduler.hpp"
+#include "core/scheduling/gpu_scheduler.hpp"
 
 #include <gtest/gtest.h>
 

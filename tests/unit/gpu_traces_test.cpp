@@ -1,8 +1,8 @@
 /* Training profiles in workloads and the GPU-cluster trace converters (Tiresias, Gavel, Alibaba). */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/workload/batsim.hpp"
-#include "sgai/workload/gpu_traces.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "generators/workload/batsim.hpp"
+#include "generators/workload/gpu_traces.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/json.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

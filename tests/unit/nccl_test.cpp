@@ -1,7 +1,7 @@
-/* NCCL's tuning model (plugins/replay/nccl.cpp) against NCCL's published constants and the choices
+/* NCCL's tuning model (core/collectives/nccl.cpp) against NCCL's published constants and the choices
  * NCCL's logs report. */
-#include "sgai/replay/nccl.hpp"
-#include "sgai/replay/schedule.hpp"
+#include "core/collectives/nccl.hpp"
+#include "core/collectives/schedule.hpp"
 
 #include <gtest/gtest.h>
 

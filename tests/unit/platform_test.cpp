@@ -1,7 +1,7 @@
 /* Platform generation without an Engine: counts, speeds, wattages and names against the inputs. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/platform/network.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/platform/network.hpp"
+#include "generators/platform/platform.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 /* batsched's energy policies as decisions (no SimGrid): sleep_pstates, the options file, the ensured
  * sleep time, the liquid load horizon, the inertial shutdown's growing steps, the subpart sleeper. */
-#include "sgai/batch/power.hpp"
-#include "sgai/foundation/error.hpp"
+#include "core/scheduling/power.hpp"
+#include "core/foundation/error.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 /* The Slurm runner's reading of Slurm's outputs and its array task wrapper (plugins/sweep/slurm),
  * on outputs copied from slurm-wlm 22.05 and on the wrapper run by sh with Slurm's variables set. */
-#include "sgai/sweep/slurm.hpp"
+#include "core/sweep/slurm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 /* Copper's assistant (sweep/): hand-computed DOE main effects, restricted candidate lists, local
  * search, DBSCAN clusters and noise on a small grid, the SLA forecast and the suggestion; the
  * evaluation's landscapes (the batch one read from a campaign's runs) and simulated analysts. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/sweep/analyst.hpp"
-#include "sgai/sweep/assistant.hpp"
-#include "sgai/sweep/space.hpp"
-#include "sgai/sweep/strategy.hpp"
+#include "core/foundation/error.hpp"
+#include "core/sweep/analyst.hpp"
+#include "core/sweep/assistant.hpp"
+#include "core/sweep/space.hpp"
+#include "core/sweep/strategy.hpp"
 
 #include <gtest/gtest.h>
 

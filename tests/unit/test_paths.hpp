@@ -1,12 +1,12 @@
 /* Paths used by the tests. Tests run from the repository root (see cmake/sgai.cmake). */
-#ifndef SGAI_TESTS_PATHS_HPP
-#define SGAI_TESTS_PATHS_HPP
+#ifndef SGAI_TESTS_UNIT_TEST_PATHS_HPP
+#define SGAI_TESTS_UNIT_TEST_PATHS_HPP
 
 #define SGAI_REQUIRE_SHARED_DATA()                                                                                     \
   if (not ::sgai::test::have_shared_data())                                                                            \
   GTEST_SKIP() << "no ../shared/data beside the checkout"
 
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 
 #include <filesystem>
 #include <functional>

@@ -1,5 +1,5 @@
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/foundation/units.hpp"
+#include "core/foundation/numbers.hpp"
+#include "core/foundation/units.hpp"
 
 #include <gtest/gtest.h>
 

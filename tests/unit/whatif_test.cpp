@@ -2,15 +2,15 @@
  * primitives and every optimization on hand-built graphs (predicted times equal to the hand
  * computation), and the engine on the shared real traces (../shared/data): baselines, HTA's
  * critical path, Daydream's invariants, the V100 -> A100 pair, bad input. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/platform/catalogue.hpp"
-#include "sgai/platform/platform.hpp"
-#include "sgai/replay/kernel_model.hpp"
-#include "sgai/whatif/analysis.hpp"
-#include "sgai/whatif/build.hpp"
-#include "sgai/whatif/kineto.hpp"
-#include "sgai/whatif/optimize.hpp"
-#include "sgai/whatif/walk.hpp"
+#include "core/foundation/error.hpp"
+#include "generators/platform/catalogue.hpp"
+#include "generators/platform/platform.hpp"
+#include "core/kernels/kernel_model.hpp"
+#include "core/whatif/analysis.hpp"
+#include "core/whatif/build.hpp"
+#include "core/whatif/kineto.hpp"
+#include "core/whatif/optimize.hpp"
+#include "core/whatif/walk.hpp"
 #include "whatif_traces.hpp"
 
 #include <gtest/gtest.h>

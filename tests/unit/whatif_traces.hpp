@@ -1,7 +1,7 @@
 /* The shared Kineto traces the what-if tests take as baselines (GPU activity, every GPU event with
  * its launch), under ../shared/data. */
-#ifndef SGAI_TESTS_WHATIF_TRACES_HPP
-#define SGAI_TESTS_WHATIF_TRACES_HPP
+#ifndef SGAI_TESTS_UNIT_WHATIF_TRACES_HPP
+#define SGAI_TESTS_UNIT_WHATIF_TRACES_HPP
 
 #include <filesystem>
 #include <vector>

@@ -1,10 +1,10 @@
 /* SWF and Batsim workload readers, the SWF -> Batsim conversion and the statistics. */
 #include "../fuzz/workload_fields.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json.hpp"
-#include "sgai/workload/batsim.hpp"
-#include "sgai/workload/synthetic.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "generators/workload/batsim.hpp"
+#include "generators/workload/synthetic.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 /* Golden XML for small fixtures, and the limits of what SimGrid XML can describe. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/platform/legacy_xml.hpp"
-#include "sgai/platform/platform.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "generators/platform/legacy_xml.hpp"
+#include "generators/platform/platform.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

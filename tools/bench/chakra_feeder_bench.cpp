@@ -2,7 +2,7 @@
  * the Feeder as a simulator with CONCURRENCY nodes in flight would (issue while fewer are in
  * flight, complete the oldest); prints nodes per second and the peak resident memory.
  * Usage: chakra_feeder_bench TRACE.et [WINDOW] [CONCURRENCY] */
-#include "sgai/chakra/feeder.hpp"
+#include "chakra/feeder.hpp"
 
 #include <sys/resource.h>
 

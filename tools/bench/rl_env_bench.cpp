@@ -3,7 +3,7 @@
  * one-step episodes. Prints steps, wall seconds, CPU seconds of this process and its episodes'
  * children, and steps per second.
  * Usage: rl_env_bench PLATFORM WORKLOAD OBSERVATION EPISODES [ACTIONS_FILE|-] [SENSITIVITY] [MAX_CORES] */
-#include "sgai/rl/environment.hpp"
+#include "core/rl/environment.hpp"
 
 #include <chrono>
 #include <cstdio>

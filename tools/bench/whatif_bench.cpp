@@ -1,8 +1,8 @@
 /* What-if engine benchmark: reads a Kineto trace (or a folder of ranks), builds the dependency
  * graph, walks it; prints the wall time of each phase, the peak memory of the process and the
  * graph's size. Usage: whatif_bench TRACE [WALKS] (the walk is timed as the mean of WALKS runs). */
-#include "sgai/whatif/build.hpp"
-#include "sgai/whatif/walk.hpp"
+#include "core/whatif/build.hpp"
+#include "core/whatif/walk.hpp"
 
 #include <sys/resource.h>
 

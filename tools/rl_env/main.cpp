@@ -1,7 +1,7 @@
 /* sgai-rl-env: the learning environment's simulation server. The environment (plugins/rl/
  * environment.hpp: sgai-rl, the Python module) starts it with its pipes on file descriptors 3 and 4;
  * it is not meant to be run by hand. */
-#include "sgai/rl/server.hpp"
+#include "plugins/rl_server/server.hpp"
 
 #include <cstdio>
 #include <fcntl.h>

@@ -3,14 +3,14 @@
  * a JSON platform by an experiment (the replay component, so the platform's links, routes and
  * network model are those of `sgai run`); each collective's time gives a line in nccl-tests' own
  * columns. */
-#include "sgai/chakra/builder.hpp"
-#include "sgai/chakra/generate.hpp"
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/foundation/units.hpp"
-#include "sgai/platform/platform.hpp"
-#include "sgai/replay/replay.hpp"
+#include "chakra/builder.hpp"
+#include "chakra/generate.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/numbers.hpp"
+#include "core/foundation/units.hpp"
+#include "generators/platform/platform.hpp"
+#include "plugins/replay/replay.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"

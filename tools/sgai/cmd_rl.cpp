@@ -1,6 +1,6 @@
 /* sgai rl ...: forwarded to sgai-rl (beside this program), which links libtorch; sgai itself does
  * not, so that its other commands start quickly. */
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/process.hpp"
 

@@ -7,14 +7,14 @@
  *   status CAMPAIGN.json [--dir D]                 counts, the best run, the SLA forecast
  *   export CAMPAIGN.json [--dir D] --out RUNS.csv  one line per run
  * (evaluate: cmd_sweep_evaluate.cpp) */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/signals.hpp"
-#include "sgai/sweep/assistant.hpp"
-#include "sgai/sweep/campaign.hpp"
-#include "sgai/sweep/slurm.hpp"
-#include "sgai/sweep/store.hpp"
-#include "sgai/sweep/strategy.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/signals.hpp"
+#include "core/sweep/assistant.hpp"
+#include "core/sweep/campaign.hpp"
+#include "core/sweep/slurm.hpp"
+#include "core/sweep/store.hpp"
+#include "core/sweep/strategy.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"

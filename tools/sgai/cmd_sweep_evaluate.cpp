@@ -4,9 +4,9 @@
  * Figure 6), and the best quality within a maximum of runs with and without Copper's SLA suggestion
  * (--table sla, Figures 7-9). Means with bootstrap 95% intervals; deterministic given --seed,
  * whatever --threads. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/sweep/analyst.hpp"
-#include "sgai/sweep/strategy.hpp"
+#include "core/foundation/error.hpp"
+#include "core/sweep/analyst.hpp"
+#include "core/sweep/strategy.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 

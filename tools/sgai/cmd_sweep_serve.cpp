@@ -5,10 +5,10 @@
  *                                                                    127.0.0.1 only (cpp-httplib)
  * The page (tools/web/sweep.html) is compiled in; its API answers JSON: GET /api/state, POST
  * /api/suggest {"runs", "exploitation"}, POST /api/accept {"points": [...]}. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/sweep/assistant.hpp"
-#include "sgai/sweep/campaign.hpp"
-#include "sgai/sweep/store.hpp"
+#include "core/foundation/error.hpp"
+#include "core/sweep/assistant.hpp"
+#include "core/sweep/campaign.hpp"
+#include "core/sweep/store.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/sweep_common.hpp"

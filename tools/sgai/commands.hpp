@@ -1,7 +1,7 @@
 /* The subcommands of the sgai binary: each registers its options on the CLI11 app and returns
  * the function that runs it once the command line is parsed. */
-#ifndef SGAI_TOOLS_COMMANDS_HPP
-#define SGAI_TOOLS_COMMANDS_HPP
+#ifndef SGAI_TOOLS_SGAI_COMMANDS_HPP
+#define SGAI_TOOLS_SGAI_COMMANDS_HPP
 
 #include <CLI/CLI.hpp>
 

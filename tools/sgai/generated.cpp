@@ -1,6 +1,6 @@
 #include "tools/sgai/generated.hpp"
 
-#include "sgai/foundation/error.hpp"
+#include "core/foundation/error.hpp"
 
 #include <iostream>
 

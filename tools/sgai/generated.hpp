@@ -1,9 +1,9 @@
 /* Experiments that commands build from their options (sgai batch run, sgai replay --platform,
  * sgai collective bench): one way to run them and to name their errors after the options. */
-#ifndef SGAI_TOOLS_GENERATED_HPP
-#define SGAI_TOOLS_GENERATED_HPP
+#ifndef SGAI_TOOLS_SGAI_GENERATED_HPP
+#define SGAI_TOOLS_SGAI_GENERATED_HPP
 
-#include "sgai/experiment/experiment.hpp"
+#include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
 
 #include <filesystem>

@@ -1,9 +1,9 @@
 /* sgai: one binary, git-style subcommands. Exit status: 0 success, 2 usage error, 1 bad input or
  * failed run, 128 + the signal after SIGINT (130), SIGTERM (143) or SIGHUP (129); errors are one
  * line on stderr. SimGrid's --cfg=... and --log=... pass through. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/signals.hpp"
-#include "sgai/sim/simulation.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/signals.hpp"
+#include "plugins/sim/simulation.hpp"
 #include "sgai/version.hpp"
 #include "tools/sgai/commands.hpp"
 

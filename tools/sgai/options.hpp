@@ -1,10 +1,10 @@
 /* Command-line options that take numbers or paths: one check each, with the bound stated in --help
  * and a short message naming the option and the value. A value that is wrong on the command line
  * alone (not a number, out of bounds, empty) is a usage error: exit status 2. */
-#ifndef SGAI_TOOLS_OPTIONS_HPP
-#define SGAI_TOOLS_OPTIONS_HPP
+#ifndef SGAI_TOOLS_SGAI_OPTIONS_HPP
+#define SGAI_TOOLS_SGAI_OPTIONS_HPP
 
-#include "sgai/foundation/units.hpp"
+#include "core/foundation/units.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,7 +1,7 @@
 #include "tools/sgai/process.hpp"
 
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/signals.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/signals.hpp"
 
 #include <cerrno>
 #include <csignal>

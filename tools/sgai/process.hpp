@@ -1,6 +1,6 @@
 /* Running helper programs (python3 for plots, Graphviz's dot) without a shell. */
-#ifndef SGAI_TOOLS_PROCESS_HPP
-#define SGAI_TOOLS_PROCESS_HPP
+#ifndef SGAI_TOOLS_SGAI_PROCESS_HPP
+#define SGAI_TOOLS_SGAI_PROCESS_HPP
 
 #include <filesystem>
 #include <optional>

@@ -1,11 +1,11 @@
 /* Shared by the sweep commands (cmd_sweep.cpp, cmd_sweep_serve.cpp): where a campaign's folder and
  * database are, the clock, and what the SLA still allows. */
-#ifndef SGAI_TOOLS_SWEEP_COMMON_HPP
-#define SGAI_TOOLS_SWEEP_COMMON_HPP
+#ifndef SGAI_TOOLS_SGAI_SWEEP_COMMON_HPP
+#define SGAI_TOOLS_SGAI_SWEEP_COMMON_HPP
 
-#include "sgai/sweep/assistant.hpp"
-#include "sgai/sweep/campaign.hpp"
-#include "sgai/sweep/store.hpp"
+#include "core/sweep/assistant.hpp"
+#include "core/sweep/campaign.hpp"
+#include "core/sweep/store.hpp"
 
 #include <filesystem>
 #include <string>

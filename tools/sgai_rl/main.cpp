@@ -3,11 +3,11 @@
  * agent greedily, beside every fixed action and a random agent, on a workload; plot: losses,
  * rewards and action preferences as PNG. A program of its own because it links libtorch, which
  * takes half a second to load: sgai's other commands stay quick. Exit status as sgai's. */
-#include "sgai/foundation/error.hpp"
-#include "sgai/foundation/files.hpp"
-#include "sgai/foundation/json_writer.hpp"
-#include "sgai/foundation/numbers.hpp"
-#include "sgai/rl/train.hpp"
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json_writer.hpp"
+#include "core/foundation/numbers.hpp"
+#include "core/rl_agents/train.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 

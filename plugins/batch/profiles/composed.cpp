@@ -1,7 +1,7 @@
 /* Batsim's sequential composition: the profiles of `sequence` run one after the other, the whole
  * sequence `repeat` times, on the job's resources. Each part is started only when the previous one
  * is over, so a long composition (up to 1e9 parts, repeats expanded) costs nothing up front. */
-#include "sgai/batch/profiles/profile_run.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
 
 namespace sgai::batch {
 

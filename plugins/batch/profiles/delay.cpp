@@ -1,5 +1,5 @@
 /* Batsim's delay profile: the job holds its resources for a fixed time and computes nothing. */
-#include "sgai/batch/profiles/profile_run.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
 
 namespace sgai::batch {
 

@@ -4,7 +4,7 @@
  * n x n bytes matrix). Without
  * communication, one execution per host with a thread per core; with it, one parallel task over the
  * job's distinct hosts (SimGrid's ptask_L07 host model), flops and bytes summed per host. */
-#include "sgai/batch/profiles/profile_run.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
 
 #include <algorithm>
 

@@ -4,11 +4,11 @@
  * so a long composition costs nothing up front. Profile kinds are found by the profile type's name
  * in a registry (registry.cpp): a file per kind. Plain C++ (no SimGrid): the manager turns the
  * stages into S4U activities. */
-#ifndef SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
-#define SGAI_BATCH_PROFILES_PROFILE_RUN_HPP
+#ifndef SGAI_PLUGINS_BATCH_PROFILES_PROFILE_RUN_HPP
+#define SGAI_PLUGINS_BATCH_PROFILES_PROFILE_RUN_HPP
 
-#include "sgai/batch/resources.hpp"
-#include "sgai/workload/workload.hpp"
+#include "core/scheduling/resources.hpp"
+#include "generators/workload/workload.hpp"
 
 #include <cstdint>
 #include <memory>

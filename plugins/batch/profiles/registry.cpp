@@ -1,4 +1,4 @@
-#include "sgai/batch/profiles/profile_run.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -4,7 +4,7 @@
  * variant spreads the bytes evenly over the resources. The storage label names a storage host
  * (role=storage) of that name; when no host has it and the platform has exactly one storage host,
  * that one (as a Batsim scheduler mapping every label to the only storage would). */
-#include "sgai/batch/profiles/profile_run.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
  * sgai does not start, and Batsim's usage traces are replayed by its own executor, whose format sgai
  * has no reader for. A workload holding such a job is rejected before the run, naming the job, the
  * profile type and why (with the trace's path when the file is not even there). */
-#include "sgai/batch/profiles/profile_run.hpp"
+#include "plugins/batch/profiles/profile_run.hpp"
 
 #include <filesystem>
 #include <system_error>

@@ -1,0 +1,588 @@
+#include "core/scheduling/scheduler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace sgai::batch {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+std::optional<Backfill> backfill_from_string(const std::string& s)
+{
+  if (s == "none")
+    return Backfill::none;
+  if (s == "easy")
+    return Backfill::easy;
+  if (s == "conservative")
+    return Backfill::conservative;
+  return std::nullopt;
+}
+
+const char* to_string(Backfill b)
+{
+  switch (b) {
+  case Backfill::none:
+    return "none";
+  case Backfill::easy:
+    return "easy";
+  case Backfill::conservative:
+    return "conservative";
+  }
+  return "none";
+}
+
+// ----------------------------------------------------------------------------- AvailabilityProfile
+
+AvailabilityProfile::AvailabilityProfile(uint32_t cores, double now)
+{
+  slices_.push_back({now, kInf, CoreSet(cores, true), cores});
+}
+
+AvailabilityProfile::AvailabilityProfile(uint32_t cores, double now,
+                                         std::vector<std::pair<double, const std::vector<uint32_t>*>> busy)
+{
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  CoreSet available(cores, true);
+  uint32_t count = cores;
+  for (const auto& [end, list] : busy)
+    for (uint32_t c : *list) {
+      available.reset(c);
+      count--;
+    }
+  slices_.push_back({now, kInf, available, count});
+  for (const auto& [end, list] : busy) {
+    if (end == kInf)
+      break;
+    if (end > slices_.back().begin) {
+      slices_.back().end = end;
+      slices_.push_back({end, kInf, slices_.back().available, slices_.back().count});
+    }
+    for (uint32_t c : *list) {
+      slices_.back().available.set(c);
+      slices_.back().count++;
+    }
+  }
+}
+
+size_t AvailabilityProfile::split_at(double t)
+{
+  if (t == kInf)
+    return slices_.size();
+  // the slice containing t: the last one beginning at or before t
+  auto it  = std::upper_bound(slices_.begin(), slices_.end(), t, [](double v, const Slice& s) { return v < s.begin; });
+  size_t i = static_cast<size_t>(it - slices_.begin());
+  if (i == 0)
+    return 0;
+  Slice& s = slices_[i - 1];
+  if (s.begin == t)
+    return i - 1;
+  if (t < s.end) {
+    Slice tail{t, s.end, s.available, s.count};
+    s.end = t;
+    slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i), std::move(tail));
+    return i;
+  }
+  return slices_.size();
+}
+
+void AvailabilityProfile::occupy(const std::vector<uint32_t>& cores, double start, double end)
+{
+  start = std::max(start, slices_.front().begin);
+  if (not(end > start))
+    return;
+  size_t first = split_at(start);
+  size_t last  = split_at(end);
+  for (size_t i = first; i < last; i++)
+    for (uint32_t c : cores)
+      if (slices_[i].available.test(c)) {
+        slices_[i].available.reset(c);
+        slices_[i].count--;
+      }
+}
+
+std::optional<AvailabilityProfile::Fit> AvailabilityProfile::fit_from(size_t i, uint32_t cores, double duration) const
+{
+  if (slices_[i].count < cores)
+    return std::nullopt;
+  double window_end = slices_[i].begin + duration;
+  size_t j          = i + 1;
+  // Windows within the first slice need no intersection.
+  if (j == slices_.size() || not(slices_[j].begin < window_end))
+    return Fit{slices_[i].begin, slices_[i].available};
+  CoreSet candidates = slices_[i].available;
+  for (; j < slices_.size() && slices_[j].begin < window_end; j++) {
+    if (slices_[j].count < cores)
+      return std::nullopt;
+    candidates.intersect(slices_[j].available);
+    if (candidates.count() < cores)
+      return std::nullopt;
+  }
+  return Fit{slices_[i].begin, std::move(candidates)};
+}
+
+std::optional<AvailabilityProfile::Fit> AvailabilityProfile::first_fit(uint32_t cores, double duration) const
+{
+  for (size_t i = 0; i < slices_.size(); i++)
+    if (auto fit = fit_from(i, cores, duration))
+      return fit;
+  return std::nullopt;
+}
+
+std::optional<AvailabilityProfile::Fit> AvailabilityProfile::fit_now(uint32_t cores, double duration) const
+{
+  return fit_from(0, cores, duration);
+}
+
+// ------------------------------------------------------------------------------------------- JobQueue
+
+void JobQueue::remove(const std::vector<size_t>& sorted)
+{
+  if (sorted.empty())
+    return;
+  const size_t n = size(), first = sorted.front(), last = sorted.back();
+  if (last + 1 <= n - first) { // the jobs before `last` move right
+    size_t write = last, next = sorted.size();
+    for (size_t i = last + 1; i-- > 0;) {
+      if (next > 0 && sorted[next - 1] == i)
+        next--;
+      else {
+        buf_[head_ + write]      = std::move(buf_[head_ + i]);
+        widths_[head_ + write--] = widths_[head_ + i];
+      }
+    }
+    head_ += sorted.size();
+    if (head_ >= 1024 && head_ * 2 >= buf_.size()) { // give the space of removed jobs back, now and then
+      buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
+      widths_.erase(widths_.begin(), widths_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  } else { // the jobs after `first` move left
+    size_t write = first, next = 0;
+    for (size_t i = first; i < n; i++) {
+      if (next < sorted.size() && sorted[next] == i)
+        next++;
+      else {
+        buf_[head_ + write]      = std::move(buf_[head_ + i]);
+        widths_[head_ + write++] = widths_[head_ + i];
+      }
+    }
+    buf_.resize(head_ + write);
+    widths_.resize(head_ + write);
+  }
+}
+
+// ------------------------------------------------------------------------------------------ Scheduler
+
+Scheduler::Scheduler(ClusterState& state, const SchedulerConfig& config)
+    : state_(state)
+    , backfill_(config.backfill)
+    , job_policy_(make_job_policy(config.job_policy))
+    , resource_policy_(make_resource_policy(config.resource_policy))
+    , rng_(config.seed)
+    , schedule_(config.backfill == Backfill::conservative ? state.resources().core_count() : 0, -kInf)
+    , lowest_(make_resource_policy("first"))
+{
+}
+
+void Scheduler::set_policies(const std::string& job_policy, const std::string& resource_policy)
+{
+  job_policy_      = make_job_policy(job_policy);
+  resource_policy_ = make_resource_policy(resource_policy);
+}
+
+bool Scheduler::never_fits(const Demand& d) const
+{
+  const Resources& r = state_.resources();
+  if (d.cores > r.core_count())
+    return true;
+  if (d.mem_mb <= 0)
+    return false;
+  uint64_t capacity = 0;
+  for (const auto& n : r.nodes)
+    capacity += std::min<uint64_t>(n.cores, static_cast<uint64_t>(std::floor(n.memory_mb / d.mem_mb + 1e-9)));
+  return capacity < d.cores;
+}
+
+bool Scheduler::submit(const QueuedJob& job)
+{
+  if (never_fits(job.demand))
+    return false;
+  if (backfill_ == Backfill::conservative) {
+    if (not(job.requested_time_s > 0) || job.requested_time_s == kInf)
+      return false;
+    fresh_++;
+  }
+  queue_.push_back(job);
+  return true;
+}
+
+namespace {
+double requested_end(double start_s, double requested_time_s)
+{
+  return start_s + requested_time_s;
+}
+} // namespace
+
+void Scheduler::set_running(uint32_t job, Running r)
+{
+  if (auto it = running_.find(job); it != running_.end())
+    erase_running(it);
+  double end = requested_end(r.start_s, r.requested_time_s);
+  if (end != kInf)
+    requested_ends_.emplace(end, job);
+  running_.emplace(job, std::move(r));
+}
+
+void Scheduler::erase_running(std::map<uint32_t, Running>::iterator it)
+{
+  requested_ends_.erase({requested_end(it->second.start_s, it->second.requested_time_s), it->first});
+  running_.erase(it);
+}
+
+void Scheduler::release(uint32_t job)
+{
+  auto it = running_.find(job);
+  if (it == running_.end())
+    return;
+  for (uint32_t c : it->second.cores)
+    state_.release(c, it->second.demand);
+  erase_running(it);
+  if (backfill_ == Backfill::conservative) {
+    schedule_.remove(job);
+    ended_since_step_ = true;
+  }
+}
+
+void Scheduler::hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until)
+{
+  if (backfill_ == Backfill::conservative)
+    throw std::logic_error("holding cores is not supported with conservative backfilling");
+  Demand d{static_cast<uint32_t>(cores.size()), 0, 0};
+  for (uint32_t c : cores)
+    state_.take(c, key, d);
+  set_running(key, Running{cores, d, start, until - start});
+}
+
+void Scheduler::hold_until(uint32_t key, double until)
+{
+  Running r          = running_.at(key);
+  r.requested_time_s = until - r.start_s;
+  set_running(key, std::move(r));
+}
+
+void Scheduler::start(size_t queue_index, std::vector<uint32_t> cores, double now, std::vector<Decision>& out)
+{
+  const QueuedJob& q = queue_[queue_index];
+  set_running(q.job, Running{cores, q.demand, now, q.requested_time_s});
+  out.push_back({q.job, std::move(cores)});
+  queue_.remove({queue_index});
+}
+
+std::vector<Decision> Scheduler::step(double now)
+{
+  switch (backfill_) {
+  case Backfill::none:
+    return greedy_step(now);
+  case Backfill::easy:
+    return backfill_step(now);
+  case Backfill::conservative:
+    return conservative_step(now);
+  }
+  return {};
+}
+
+std::vector<Decision> Scheduler::greedy_step(double now)
+{
+  std::vector<Decision> out;
+  while (not queue_.empty()) {
+    size_t i   = job_policy_->pick(queue_.view(), rng_);
+    auto cores = resource_policy_->select(state_, queue_[i].job, queue_[i].demand, rng_);
+    if (cores.empty())
+      break;
+    start(i, std::move(cores), now, out);
+  }
+  return out;
+}
+
+/* EASY backfilling gives what an AvailabilityProfile of the running jobs, rebuilt at this step,
+ * would give (the walk below is that of the profile; the profile itself is never built):
+ * - Until the reservation is made, every core's availability is monotone: busy until its job's
+ *   end (never, for a job past its requested time or without one), free from then on. The first
+ *   fit of k cores is then the first instant at which k cores are free, whatever the duration,
+ *   and its candidates are the cores free at that instant; a fit now has the free cores.
+ * - The reservation (made once) holds its cores R over [s, s + d). A fit now of duration t then
+ *   has the cores available now, less R when the window reaches s (s < now + t).
+ * - A job started now holds its cores over [now, now + t); when that window is empty (t not
+ *   positive), the profile's occupy() marks nothing: those cores stay available in the profile
+ *   for the rest of the step although the cluster state has them (the resource policy, which
+ *   takes free cores only, never gives them again). `avail` keeps them, as the profile did.
+ * A job the resource policy cannot place on the candidates (memory) is skipped. */
+std::vector<Decision> Scheduler::backfill_step(double now)
+{
+  std::vector<Decision> out;
+  const bool arrival = job_policy_->arrival_order();
+  // nothing can start (a policy of another order ranks the queue at every step all the same: its
+  // random draws follow the steps)
+  if (queue_.empty() || (arrival && state_.free_cores() == 0))
+    return out;
+  const uint32_t n = state_.resources().core_count();
+  // (the sets are members: a step allocates nothing for them)
+  CoreSet& avail = bf_avail_; // the profile's first slice
+  avail.assign(n, state_.free_words());
+  uint32_t avail_count = state_.free_cores();
+  bool reserved        = false;
+  CoreSet& held        = bf_held_; // R, when the reservation holds cores
+  double held_from     = kInf;     // s
+  uint32_t held_avail  = 0;        // |R n avail|
+  std::vector<size_t> order;
+  if (not arrival) // the queue in the job policy's order: shortest first for EASY-SJF, and so on
+    order = job_policy_->rank(queue_.view(), rng_);
+  started_.clear();
+  const size_t count     = queue_.size();
+  const uint32_t* widths = queue_.widths();
+  for (size_t k = 0; k < count; k++) {
+    // Nothing more can start now: the later jobs' reservations would not change this step.
+    if (avail_count == 0)
+      break;
+    if (reserved && arrival) { // once reserved, only a job that fits now matters
+      while (k < count && widths[k] > avail_count)
+        k++;
+      if (k == count)
+        break;
+    }
+    const size_t i         = arrival ? k : order[k];
+    const QueuedJob& q     = queue_[i];
+    const uint32_t width   = q.demand.cores;
+    const double duration  = q.requested_time_s;
+    bool fits_now          = false;
+    CoreSet& candidates    = bf_candidates_;
+    const CoreSet* allowed = &avail;
+    if (not reserved) {
+      fits_now = avail_count >= width;
+    } else {
+      bool clash = held_avail > 0 && held_from < now + duration;
+      fits_now   = avail_count - (clash ? held_avail : 0) >= width;
+      if (fits_now && clash) {
+        candidates = avail;
+        candidates.subtract(held);
+        allowed = &candidates;
+      }
+    }
+    if (fits_now) {
+      auto cores = resource_policy_->select(state_, q.job, q.demand, rng_, allowed);
+      if (not cores.empty()) {
+        if (now + duration > now) { // (else the profile marked nothing)
+          for (uint32_t c : cores) {
+            if (avail.test(c)) {
+              avail.reset(c);
+              avail_count--;
+              if (held_avail > 0 && held.test(c))
+                held_avail--;
+            }
+          }
+        }
+        set_running(q.job, Running{cores, q.demand, now, duration});
+        out.push_back({q.job, std::move(cores)});
+        started_.push_back(i);
+        continue;
+      }
+      continue; // fits now but not in memory: no reservation for it
+    }
+    if (reserved)
+      continue;
+    // The first fit after now: the first running job's end at which `width` cores are free.
+    // (requested_ends_ holds the finite ends in order; a job past its requested end holds its cores for an
+    // unknown time, as one without a requested time)
+    uint64_t free_then = avail_count;
+    auto first_end     = requested_ends_.upper_bound({now, std::numeric_limits<uint32_t>::max()});
+    auto upto          = first_end;
+    for (; upto != requested_ends_.end() && free_then < width; ++upto)
+      free_then += running_.at(upto->second).cores.size();
+    if (free_then < width)
+      continue; // never enough cores (some are held for an unknown time): no reservation
+    const double start = std::prev(upto)->first;
+    while (upto != requested_ends_.end() && upto->first == start) // the same slice
+      ++upto;
+    CoreSet& then = bf_then_;
+    then          = avail;
+    for (auto e = first_end; e != upto; ++e)
+      for (uint32_t c : running_.at(e->second).cores)
+        then.set(c);
+    reserved = true;
+    if (start + duration > start) { // (else the profile's occupy() marked nothing)
+      held.assign_lowest(then, width);
+      held_from  = start;
+      held_avail = held.count_common(avail);
+    }
+  }
+  if (not started_.empty()) {
+    if (not arrival)
+      std::sort(started_.begin(), started_.end());
+    queue_.remove(started_);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------ conservative backfilling
+//
+// batsched's make_decisions (src/algo/conservative_bf.cpp) on a schedule kept between steps:
+// - nothing ended since the last step: only the jobs submitted since are placed, first-fit after
+//   the reservations already there, in arrival order;
+// - a job ended (its cores are free before its requested time): every waiting job in the job
+//   policy's order is taken out of the schedule and placed first-fit again, the jobs after it
+//   keeping their reservations meanwhile.
+// A job whose reservation begins now starts, on the reservation's cores.
+
+std::vector<uint32_t> Scheduler::take_lowest(const QueuedJob& q, std::vector<uint32_t> cores)
+{
+  if (q.demand.mem_mb > 0) {
+    // Memory is not part of the schedule: checked when a job starts (cores of a node are contiguous).
+    const Resources& r = state_.resources();
+    for (size_t i = 0; i < cores.size();) {
+      uint32_t node = r.cores[cores[i]].node;
+      size_t k      = i;
+      while (k < cores.size() && r.cores[cores[k]].node == node)
+        k++;
+      if (state_.node_free_memory_mb(node) + 1e-9 < q.demand.mem_mb * static_cast<double>(k - i)) {
+        CoreSet candidates = schedule_.last_candidates();
+        return lowest_->select(state_, q.job, q.demand, rng_, &candidates);
+      }
+      i = k;
+    }
+  }
+  for (uint32_t c : cores)
+    state_.take(c, q.job, q.demand);
+  return cores;
+}
+
+bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out)
+{
+  const QueuedJob& q    = queue_[queue_index];
+  const uint32_t width  = q.demand.cores;
+  const double duration = q.requested_time_s;
+  // A job already in the schedule is searched as if it were not: it moves only if it must.
+  const ReservationSchedule::Reservation* own = schedule_.find(q.job);
+
+  auto leave = [&] { // its previous reservation
+    if (own != nullptr) {
+      waiting_starts_.erase({own->start, q.job});
+      schedule_.remove(q.job);
+      own = nullptr;
+    }
+  };
+  // Most waiting jobs would land where they are: proven so without searching (see may_move). Not
+  // a job with memory: its reservation may be the fit after one its nodes lacked the memory for,
+  // not the first fit, and memory freed since is not in the schedule.
+  if (own != nullptr && own->start > now && q.demand.mem_mb <= 0 && not schedule_.may_move(*own)) {
+    schedule_.confirm(*own);
+    return false;
+  }
+  auto fit = schedule_.first_fit(width, duration, 0, own, q.demand.mem_mb > 0);
+  if (not fit) { // cores held by jobs past their requested time: placed again when a job ends
+    leave();
+    return false;
+  }
+  if (fit->start == now) {
+    std::vector<uint32_t> cores = take_lowest(q, std::move(fit->cores));
+    if (not cores.empty()) {
+      if (own != nullptr && own->start == now && own->cores == cores) {
+        waiting_starts_.erase({now, q.job});
+      } else {
+        leave();
+        schedule_.reserve(q.job, now, now + duration, cores);
+      }
+      ends_.emplace(now + duration, q.job);
+      set_running(q.job, Running{cores, q.demand, now, duration});
+      out.push_back({q.job, std::move(cores)});
+      return true;
+    }
+    // Not enough memory on those nodes now: the next fit after now.
+    leave();
+    fit = schedule_.first_fit(width, duration, 1);
+    if (not fit)
+      return false;
+  }
+  if (own != nullptr && own->start == fit->start && own->cores == fit->cores) {
+    schedule_.confirm(*own);
+    return false; // where it was
+  }
+  leave();
+  schedule_.reserve(q.job, fit->start, fit->start + duration, std::move(fit->cores));
+  waiting_starts_.emplace(fit->start, q.job);
+  return false;
+}
+
+std::vector<Decision> Scheduler::conservative_step(double now)
+{
+  std::vector<Decision> out;
+  schedule_.advance(now);
+  bool compress = std::exchange(ended_since_step_, false);
+  size_t fresh  = std::exchange(fresh_, 0);
+
+  // A job still running past its requested time (no walltime kill) holds its cores for an unknown
+  // time: every waiting job is placed again around it.
+  std::vector<uint32_t> overran;
+  while (not ends_.empty() && ends_.top().first <= now) {
+    auto [end, job] = ends_.top();
+    ends_.pop();
+    const auto* r = schedule_.find(job);
+    if (running_.count(job) != 0 && r != nullptr && r->end == end)
+      overran.push_back(job);
+  }
+  if (not overran.empty()) {
+    std::vector<uint32_t> running;
+    running.reserve(running_.size());
+    for (const auto& [job, r] : running_)
+      running.push_back(job);
+    schedule_.keep_only(running); // (every waiting job's reservation goes)
+    waiting_starts_.clear();
+    for (uint32_t job : overran) {
+      std::vector<uint32_t> cores = schedule_.find(job)->cores;
+      schedule_.remove(job);
+      schedule_.reserve(job, now, kInf, std::move(cores));
+    }
+    schedule_.forget_freed(); // (no waiting job keeps a reservation that a freed core could move)
+    compress = true;
+  }
+  // A reservation beginning at or before now belongs to a job that did not start: never so in
+  // batsched (reservations begin where others end, and every end is an event), but so here when
+  // the job it waited for ran past its requested time and nothing happened at that time. Its
+  // reservation, when it began before now, is taken out before the waiting jobs are placed again:
+  // left in, it would hold its cores from now on for less than its job needs, and a job placed
+  // before it in the policy's order could go after it, and it after that one, with nothing running
+  // to wake the manager. One beginning now is whole: it stays, as batsched keeps it.
+  if (not waiting_starts_.empty() && waiting_starts_.begin()->first <= now) {
+    while (not waiting_starts_.empty() && waiting_starts_.begin()->first < now) {
+      schedule_.remove(waiting_starts_.begin()->second);
+      waiting_starts_.erase(waiting_starts_.begin());
+    }
+    compress = true;
+  }
+  schedule_.look_at_freed();
+  if (queue_.empty())
+    return out;
+
+  started_.clear();
+  if (not compress) {
+    for (size_t i = queue_.size() - fresh; i < queue_.size(); i++)
+      if (place(i, now, out))
+        started_.push_back(i);
+  } else {
+    const uint64_t before = schedule_.openings_made();
+    for (size_t i : job_policy_->rank(queue_.view(), rng_))
+      if (place(i, now, out))
+        started_.push_back(i);
+    std::sort(started_.begin(), started_.end());
+    schedule_.forget_openings(before); // every waiting job was placed again or found unchanged since
+  }
+  if (not started_.empty())
+    queue_.remove(started_);
+  return out;
+}
+
+} // namespace sgai::batch
