@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-namespace sgai::replay {
+namespace sgai::collectives {
 
 namespace {
 
@@ -98,4 +98,4 @@ double alpha_beta_time(CollectiveType type, Algorithm algorithm, uint32_t ranks,
   return chunks * one_chunk(type, algorithm, ranks, bytes / chunks, alpha_s, bandwidth_Bps);
 }
 
-} // namespace sgai::replay
+} // namespace sgai::collectives

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace sgai::replay::nccl {
+namespace sgai::collectives::nccl {
 
 using chakra::CollectiveType;
 
@@ -341,4 +341,4 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
   return k;
 }
 
-} // namespace sgai::replay::nccl
+} // namespace sgai::collectives::nccl

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sgai::replay::nccl {
+namespace sgai::collectives::nccl {
 
 /** NCCL's algorithms sgai runs: ring; tree (across nodes: a chain through each node's GPUs under a
  *  double binary tree of nodes; in one node sgai's double binary tree); NVLS (in-switch reduction in
@@ -104,6 +104,6 @@ struct ProtocolCosts {
  *  the platform's paths between two GPUs of a node and of two nodes (already simulated). */
 ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double path_intra_s, double path_inter_s);
 
-} // namespace sgai::replay::nccl
+} // namespace sgai::collectives::nccl
 
 #endif

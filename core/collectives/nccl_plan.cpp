@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-namespace sgai::replay {
+namespace sgai::collectives {
 
 std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType type, uint64_t bytes,
                                   const std::vector<uint32_t>& given_node, std::optional<nccl::Algo> algo,
@@ -134,4 +134,4 @@ std::optional<nccl::System> nccl_system(const platform::Platform& p)
   return s;
 }
 
-} // namespace sgai::replay
+} // namespace sgai::collectives

@@ -19,7 +19,7 @@ namespace sgai::platform {
 struct Platform;
 }
 
-namespace sgai::replay {
+namespace sgai::collectives {
 
 /** A collective as NCCL runs it: its schedule, name and protocol costs. */
 struct NcclPlan {
@@ -46,6 +46,6 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
  *  architecture (NCCL's model then does not apply). */
 std::optional<nccl::System> nccl_system(const platform::Platform& p);
 
-} // namespace sgai::replay
+} // namespace sgai::collectives
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-namespace sgai::replay {
+namespace sgai::collectives {
 
 const char* to_string(Algorithm a)
 {
@@ -213,4 +213,4 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
   return out;
 }
 
-} // namespace sgai::replay
+} // namespace sgai::collectives

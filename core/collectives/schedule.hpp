@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sgai::replay {
+namespace sgai::collectives {
 
 using chakra::CollectiveType;
 
@@ -127,6 +127,6 @@ Schedule nccl_tree(CollectiveType type, uint32_t ranks, uint32_t ppn);
 Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn);
 } // namespace algorithms
 
-} // namespace sgai::replay
+} // namespace sgai::collectives
 
 #endif

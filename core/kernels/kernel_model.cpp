@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace sgai::replay {
+namespace sgai::kernels {
 
 double KernelTime::at(double f, double m) const
 {
@@ -51,4 +51,4 @@ double roofline_seconds(double ops, double bytes, double peak_flops, double mem_
   return t;
 }
 
-} // namespace sgai::replay
+} // namespace sgai::kernels

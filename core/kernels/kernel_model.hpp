@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace sgai::replay {
+namespace sgai::kernels {
 
 /** A kernel's time at P-state 0, in a compute part and a memory part (either may be 0). */
 struct KernelTime {
@@ -38,6 +38,6 @@ double capped_clock_fraction(double cap_w, double idle_w, double max_w);
  *  no faster than the memory bandwidth (when known and `roofline`). */
 double roofline_seconds(double ops, double bytes, double peak_flops, double mem_bw_Bps, bool roofline);
 
-} // namespace sgai::replay
+} // namespace sgai::kernels
 
 #endif

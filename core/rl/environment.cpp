@@ -1,9 +1,9 @@
 #include "core/rl/environment.hpp"
 
-#include "core/scheduling/policies.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/json.hpp"
 #include "core/rl/protocol.hpp"
+#include "core/scheduling/policies.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -91,8 +91,8 @@ namespace {
 /** Checks both names against the workload manager's policies (their messages list the known). */
 Action checked(const std::string& job, const std::string& resource)
 {
-  batch::make_job_policy(job);
-  batch::make_resource_policy(resource);
+  scheduling::make_job_policy(job);
+  scheduling::make_resource_policy(resource);
   return {job, resource};
 }
 

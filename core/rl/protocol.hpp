@@ -1,7 +1,7 @@
 /* What the learning environment (the client, core/rl/environment.hpp) and its simulation
  * server (sgai-rl-env, plugins/rl_server/server.hpp) say to each other over two pipes. The client sends the
  * options once, then commands: reset (a seed) and, during an episode, actions. The server answers
- * hello (sizes) or an error, then per episode observations and the end. Internal to plugins/rl. */
+ * hello (sizes) or an error, then per episode observations and the end. Internal to core/rl. */
 #ifndef SGAI_CORE_RL_PROTOCOL_HPP
 #define SGAI_CORE_RL_PROTOCOL_HPP
 

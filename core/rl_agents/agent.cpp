@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-namespace sgai::rl {
+namespace sgai::rl_agents {
 
 namespace {
 
@@ -290,4 +290,4 @@ std::unique_ptr<Agent> Agent::load(const std::filesystem::path& file, Descriptio
   return agent;
 }
 
-} // namespace sgai::rl
+} // namespace sgai::rl_agents

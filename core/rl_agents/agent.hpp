@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace sgai::rl {
+namespace sgai::rl_agents {
 
 enum class AgentKind { reinforce, reinforce_baseline, actor_critic };
 const std::vector<std::string>& agent_names();        ///< "reinforce", "reinforce-baseline", "actor-critic"
@@ -74,6 +74,6 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace sgai::rl
+} // namespace sgai::rl_agents
 
 #endif

@@ -4,22 +4,22 @@
 
 #include <random>
 
-namespace sgai::rl {
+namespace sgai::rl_agents {
 
-void train(Environment& env, Agent& agent, uint32_t episodes, uint64_t seed,
+void train(rl::Environment& env, Agent& agent, uint32_t episodes, uint64_t seed,
            const std::function<void(const EpisodeRecord&)>& each)
 {
-  train(std::vector<Environment*>{&env}, agent, episodes, seed, each);
+  train(std::vector<rl::Environment*>{&env}, agent, episodes, seed, each);
 }
 
-void train(const std::vector<Environment*>& envs, Agent& agent, uint32_t episodes, uint64_t seed,
+void train(const std::vector<rl::Environment*>& envs, Agent& agent, uint32_t episodes, uint64_t seed,
            const std::function<void(const EpisodeRecord&)>& each)
 {
   for (const auto* x : envs)
     if (x->observation_size() != envs.front()->observation_size() || x->action_count() != envs.front()->action_count())
       throw std::invalid_argument("the environments to train on differ in observation size or action count");
   for (uint32_t e = 0; e < episodes; e++) {
-    Environment& env = *envs[e % envs.size()];
+    rl::Environment& env = *envs[e % envs.size()];
     EpisodeRecord rec;
     rec.episode = e + 1;
     auto r      = env.reset(seed + e);
@@ -39,7 +39,7 @@ void train(const std::vector<Environment*>& envs, Agent& agent, uint32_t episode
   }
 }
 
-void write_episode_header(std::ostream& out, const std::vector<Action>& actions)
+void write_episode_header(std::ostream& out, const std::vector<rl::Action>& actions)
 {
   out << "episode,steps,reward_sum,last_reward,loss,policy_loss,value_loss,truncated,makespan_s,"
          "mean_bounded_slowdown,mean_waiting_s,energy_j";
@@ -64,7 +64,7 @@ void write_episode(std::ostream& out, const EpisodeRecord& r)
 namespace {
 
 template <typename Choose>
-Evaluation run_episode(Environment& env, uint64_t seed, std::string name, Choose choose)
+Evaluation run_episode(rl::Environment& env, uint64_t seed, std::string name, Choose choose)
 {
   Evaluation e;
   e.policy = std::move(name);
@@ -81,7 +81,7 @@ Evaluation run_episode(Environment& env, uint64_t seed, std::string name, Choose
 
 } // namespace
 
-std::vector<Evaluation> evaluate(Environment& env, Agent* agent, uint64_t seed)
+std::vector<Evaluation> evaluate(rl::Environment& env, Agent* agent, uint64_t seed)
 {
   std::vector<Evaluation> out;
   if (agent != nullptr)
@@ -106,4 +106,4 @@ void write_evaluations(std::ostream& out, const std::vector<Evaluation>& e)
         << format_number(x.info.mean_turnaround_s) << ',' << format_number(x.info.energy_j) << '\n';
 }
 
-} // namespace sgai::rl
+} // namespace sgai::rl_agents

@@ -5,7 +5,7 @@
 #include <cassert>
 #include <limits>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -465,4 +465,4 @@ CoreSet ReservationSchedule::free_at(double t) const
   return out;
 }
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling

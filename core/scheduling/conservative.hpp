@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 class ReservationSchedule {
 public:
@@ -154,6 +154,6 @@ private:
   void merge_with_previous(size_t i); ///< slices i-1 and i become one when no edge separates them
 };
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling
 
 #endif

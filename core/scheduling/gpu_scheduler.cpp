@@ -7,7 +7,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 GpuTopology GpuTopology::of(const platform::Platform& p)
 {
@@ -474,4 +474,4 @@ GpuScheduler::Decision GpuScheduler::step(double /*now*/)
   return d;
 }
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling

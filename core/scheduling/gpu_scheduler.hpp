@@ -16,7 +16,7 @@ namespace sgai::platform {
 struct Platform;
 }
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 /** The GPUs of a cluster: each one's node, each node's leaf (the switch above it: a fat tree's first
  *  level, else its cluster). GPUs are numbered in the platform's hierarchy order. */
@@ -131,6 +131,6 @@ private:
   uint64_t next_seq_   = 0;
 };
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling
 
 #endif

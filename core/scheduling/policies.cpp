@@ -5,7 +5,7 @@
 #include <queue>
 #include <stdexcept>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 // ------------------------------------------------------------------------------------------ CoreSet
 
@@ -451,4 +451,4 @@ std::unique_ptr<ResourcePolicy> make_resource_policy(const std::string& name)
                               ")");
 }
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling

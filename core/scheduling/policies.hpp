@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 /** A set of cores (bits), for masks and backfilling windows. */
 /** Bits set in a word (SWAR, inline: without -mpopcnt, std::popcount is a libgcc call). */
@@ -119,6 +119,6 @@ void register_resource_policy(PolicyInfo info, std::function<std::unique_ptr<Res
 std::unique_ptr<JobPolicy> make_job_policy(const std::string& name);
 std::unique_ptr<ResourcePolicy> make_resource_policy(const std::string& name);
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling
 
 #endif

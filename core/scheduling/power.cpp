@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 namespace {
 constexpr double kInf     = std::numeric_limits<double>::infinity();
@@ -692,4 +692,4 @@ PowerDecision PowerPolicy::stage(double now, const std::vector<WaitingJob>& queu
   return d;
 }
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 /** Batsim's machine states (machine_states.csv). */
 enum class MachineState : uint8_t { idle, computing, sleeping, switching_on, switching_off };
@@ -182,6 +182,6 @@ private:
   bool idle_wake(double now, const std::vector<WaitingJob>& queue, const std::vector<MachineView>& m, PowerDecision& d);
 };
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling
 
 #endif

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 ClusterState::ClusterState(const Resources& r)
     : r_(&r)
@@ -62,4 +62,4 @@ void ClusterState::release(uint32_t core, const Demand& d)
   free_words_[core >> 6] |= uint64_t{1} << (core & 63);
 }
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 inline constexpr uint32_t kNoJob = std::numeric_limits<uint32_t>::max();
 
@@ -91,6 +91,6 @@ private:
   std::vector<uint64_t> free_words_;
 };
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -585,4 +585,4 @@ std::vector<Decision> Scheduler::conservative_step(double now)
   return out;
 }
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-namespace sgai::batch {
+namespace sgai::scheduling {
 
 enum class Backfill { none, easy, conservative };
 std::optional<Backfill> backfill_from_string(const std::string& s);
@@ -181,6 +181,6 @@ private:
   std::vector<uint32_t> take_lowest(const QueuedJob& q, std::vector<uint32_t> cores);
 };
 
-} // namespace sgai::batch
+} // namespace sgai::scheduling
 
 #endif

@@ -1,7 +1,7 @@
 /* Daydream's kernel-granularity dependency graph (ATC'20, §4): tasks on execution threads (CPU
  * threads, GPU streams, communication channels), dependencies with a lag, a layer and a phase per
  * task, iterations as marker tasks. Pure code: built from a Kineto trace (build.hpp), transformed
- * by the primitives below, predicted by the walk (walk.hpp) or on SimGrid (plugins/whatif). */
+ * by the primitives below, predicted by the walk (walk.hpp) or on SimGrid (plugins/whatif_sim). */
 #ifndef SGAI_CORE_WHATIF_GRAPH_HPP
 #define SGAI_CORE_WHATIF_GRAPH_HPP
 

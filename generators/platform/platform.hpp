@@ -1,6 +1,6 @@
 /* Public entry points of the platform generator: read a JSON hierarchy (HDeepRM's format or
  * sgai's versioned extension), expand it, and write SimGrid XML, the resource hierarchy and a
- * deployment. The S4U builder (generators/platform/sim) builds the same platform in an Engine. */
+ * deployment. The S4U builder (plugins/platform_sim) builds the same platform in an Engine. */
 #ifndef SGAI_GENERATORS_PLATFORM_PLATFORM_HPP
 #define SGAI_GENERATORS_PLATFORM_PLATFORM_HPP
 

@@ -1,9 +1,9 @@
 #include "plugins/batch/deployment.hpp"
 
-#include "plugins/batch/manager.hpp"
 #include "core/foundation/error.hpp"
-#include "plugins/sim/deployment.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "plugins/sim/deployment.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -43,21 +43,21 @@ void workload_manager_actor(std::vector<std::string> args)
 {
   const std::string actor = simgrid::s4u::Actor::self()->get_name();
   try {
-    DeploymentArgs a(args, {"name", "workload", "submitters", "out", "backfill", "job_policy", "resource_policy",
-                            "max_resources", "seed"});
+    sim::DeploymentArgs a(args, {"name", "workload", "submitters", "out", "backfill", "job_policy", "resource_policy",
+                                 "max_resources", "seed"});
     const std::string name = a.text("name", "workload_manager");
     if (deployed().count(name) > 0)
       throw UsageError("a workload manager named " + quote(name) + " is deployed already (give each a name=)");
     ManagerConfig config;
-    auto backfill = backfill_from_string(a.text("backfill", "easy"));
+    auto backfill = scheduling::backfill_from_string(a.text("backfill", "easy"));
     if (not backfill)
       throw UsageError("backfill=" + quote(a.text("backfill", "")) + " is none of none, easy, conservative");
     config.scheduler.backfill        = *backfill;
     config.scheduler.job_policy      = a.text("job_policy", "first");
     config.scheduler.resource_policy = a.text("resource_policy", "first");
     try {
-      make_job_policy(config.scheduler.job_policy);
-      make_resource_policy(config.scheduler.resource_policy);
+      scheduling::make_job_policy(config.scheduler.job_policy);
+      scheduling::make_resource_policy(config.scheduler.resource_policy);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
@@ -88,9 +88,9 @@ void workload_manager_actor(std::vector<std::string> args)
       resources = resources_from_engine(config.max_resources);
     d->manager       = std::make_unique<WorkloadManager>(d->workload, std::move(resources), nullptr, config);
     deployed()[name] = d->manager.get(); // (before start: its first simcall lets submitters run)
-    before_deployment_stop([d]() { d->manager->stop(); });
+    sim::before_deployment_stop([d]() { d->manager->stop(); });
     d->manager->start();
-    at_deployment_end(actor, [d, name]() {
+    sim::at_deployment_end(actor, [d, name]() {
       deployed().erase(name);
       if (not d->manager->error().empty())
         throw RunError(d->manager->error());
@@ -98,10 +98,10 @@ void workload_manager_actor(std::vector<std::string> args)
         throw RunError("the workload manager " + quote(name) +
                        " did not finish: " + "a submitter did not end its submissions, or the simulation was stopped");
       for (auto& [path, what] : d->manager->write_outputs(d->out))
-        record_deployment_output(path, what);
+        sim::record_deployment_output(path, what);
     });
   } catch (const std::exception& e) {
-    fail_deployment(actor, e.what());
+    sim::fail_deployment(actor, e.what());
   }
 }
 
@@ -109,7 +109,7 @@ void job_submitter_actor(std::vector<std::string> args)
 {
   const std::string actor = simgrid::s4u::Actor::self()->get_name();
   try {
-    DeploymentArgs a(args, {"workload", "manager"});
+    sim::DeploymentArgs a(args, {"workload", "manager"});
     auto w = std::make_shared<const workload::Workload>(workload::read_workload(a.required("workload")));
     const std::string name   = a.text("manager", "workload_manager");
     WorkloadManager* manager = nullptr;
@@ -134,7 +134,7 @@ void job_submitter_actor(std::vector<std::string> args)
       find();
     manager->end_submissions();
   } catch (const std::exception& e) {
-    fail_deployment(actor, e.what());
+    sim::fail_deployment(actor, e.what());
   }
 }
 

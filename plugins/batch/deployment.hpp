@@ -35,8 +35,8 @@
  * and end with end_submissions() (manager.hpp); a submitter starts no earlier than its manager.
  *
  * An argument or input an actor cannot use stops the simulation (every actor killed) and is kept
- * as sgai::deployment_error() (sgai/sim/deployment.hpp): a program checks it after Engine::run
- * (sgai run exits 1 with it); the files written are sgai::deployment_outputs(). */
+ * as sgai::sim::deployment_error() (plugins/sim/deployment.hpp): a program checks it after Engine::run
+ * (sgai run exits 1 with it); the files written are sgai::sim::deployment_outputs(). */
 #ifndef SGAI_PLUGINS_BATCH_DEPLOYMENT_HPP
 #define SGAI_PLUGINS_BATCH_DEPLOYMENT_HPP
 

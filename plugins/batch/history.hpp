@@ -3,10 +3,10 @@
 #ifndef SGAI_PLUGINS_BATCH_HISTORY_HPP
 #define SGAI_PLUGINS_BATCH_HISTORY_HPP
 
-#include "plugins/batch/manager.hpp"
 #include "core/scheduling/resources.hpp"
 #include "generators/platform/model.hpp"
 #include "generators/workload/workload.hpp"
+#include "plugins/batch/manager.hpp"
 
 #include <array>
 #include <cstdint>
@@ -119,10 +119,11 @@ struct History {
 };
 
 std::vector<std::pair<std::string, double>> schedule_figures(const History& h, const workload::Workload& w,
-                                                             const Resources& r);
+                                                             const scheduling::Resources& r);
 /** Writes jobs.csv, schedule.json/.csv and the time series (h.series) into dir. */
 std::vector<std::pair<std::string, std::string>> write_history(History& h, const workload::Workload& w,
-                                                               const Resources& r, const std::filesystem::path& dir);
+                                                               const scheduling::Resources& r,
+                                                               const std::filesystem::path& dir);
 
 } // namespace sgai::batch
 

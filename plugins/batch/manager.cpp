@@ -1,10 +1,10 @@
 #include "plugins/batch/manager.hpp"
 
+#include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
 #include "plugins/batch/energy_ledger.hpp"
 #include "plugins/batch/history.hpp"
 #include "plugins/batch/profiles/profile_run.hpp"
-#include "core/foundation/error.hpp"
-#include "core/foundation/numbers.hpp"
 #include "plugins/platform_sim/inspect.hpp"
 #include "plugins/sim/energy.hpp"
 
@@ -43,7 +43,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 /** The scheduler's hold of a host's cores while it sleeps or switches: kHoldKey + host index. */
 constexpr uint32_t kHoldKey = 0x80000000U;
-static_assert(kNoJob >= kHoldKey, "a free core's owner is no job: owner < kHoldKey means a job runs there");
+static_assert(scheduling::kNoJob >= kHoldKey, "a free core's owner is no job: owner < kHoldKey means a job runs there");
 /** Owner::job of a switch's execution (Owner::index: the host). */
 constexpr uint32_t kPowerOwner = std::numeric_limits<uint32_t>::max();
 } // namespace
@@ -69,22 +69,22 @@ const char* to_string(FinalState s)
 
 // ------------------------------------------------------------------------------------------ Resources
 
-Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores)
+scheduling::Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores)
 {
-  Resources r;
+  scheduling::Resources r;
   for (const auto& h : p.hosts)
     r.host_names.push_back(h.name);
   for (uint32_t ni = 0; ni < p.nodes.size(); ni++) {
     const auto& nd = p.nodes[ni];
     if (nd.processor_count == 0)
       continue;
-    Node node;
+    scheduling::Node node;
     node.first_core      = r.core_count();
     node.first_processor = static_cast<uint32_t>(r.processors.size());
     node.memory_mb       = nd.memory_bytes > 0 ? nd.memory_bytes / 1e6 : kInf;
     for (uint32_t k = 0; k < nd.processor_count; k++) {
       const auto& pd = p.processors[nd.first_processor + k];
-      Processor pr;
+      scheduling::Processor pr;
       pr.node             = static_cast<uint32_t>(r.nodes.size());
       pr.first_core       = r.core_count();
       pr.flops_per_core   = pd.flops_per_core;
@@ -93,8 +93,8 @@ Resources resources_from_platform(const platform::Platform& p, uint32_t max_core
       for (uint32_t c = 0; c < pd.cores; c++) {
         if (max_cores && r.core_count() >= max_cores)
           break;
-        r.cores.push_back(Core{static_cast<uint32_t>(r.processors.size()), static_cast<uint32_t>(r.nodes.size()),
-                               pd.host_of_core(c)});
+        r.cores.push_back(scheduling::Core{static_cast<uint32_t>(r.processors.size()),
+                                           static_cast<uint32_t>(r.nodes.size()), pd.host_of_core(c)});
         pr.cores++;
       }
       if (pr.cores == 0)
@@ -110,9 +110,9 @@ Resources resources_from_platform(const platform::Platform& p, uint32_t max_core
   return r;
 }
 
-Resources resources_from_engine(uint32_t max_cores)
+scheduling::Resources resources_from_engine(uint32_t max_cores)
 {
-  Resources r;
+  scheduling::Resources r;
   for (sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts()) {
     if (not sim::runs_jobs(*h)) // Batsim's master and storage hosts, sgai's gateways
       continue;
@@ -120,22 +120,23 @@ Resources resources_from_engine(uint32_t max_cores)
       break;
     auto host = static_cast<uint32_t>(r.host_names.size());
     r.host_names.push_back(h->get_name());
-    Node node;
+    scheduling::Node node;
     node.first_core      = r.core_count();
     node.first_processor = static_cast<uint32_t>(r.processors.size());
     node.processors      = 1;
-    Processor pr;
+    scheduling::Processor pr;
     pr.node           = static_cast<uint32_t>(r.nodes.size());
     pr.first_core     = r.core_count();
     pr.flops_per_core = h->get_speed();
     double idle = 0, full = 0;
     const char* w = h->get_property("wattage_per_state");
-    if (w && platform::wattage_bounds(w, idle, full))
+    if (w && platform_sim::wattage_bounds(w, idle, full))
       pr.power_per_core_w = full / h->get_core_count();
     for (int c = 0; c < h->get_core_count(); c++) {
       if (max_cores && r.core_count() >= max_cores)
         break;
-      r.cores.push_back(Core{static_cast<uint32_t>(r.processors.size()), static_cast<uint32_t>(r.nodes.size()), host});
+      r.cores.push_back(
+          scheduling::Core{static_cast<uint32_t>(r.processors.size()), static_cast<uint32_t>(r.nodes.size()), host});
       pr.cores++;
     }
     node.cores = pr.cores;
@@ -162,7 +163,7 @@ Resources resources_from_engine(uint32_t max_cores)
  * allows (one per host, with a thread per core, or one parallel task). */
 class WorkloadManager::Impl {
 public:
-  Impl(const workload::Workload& w, Resources resources, const platform::Platform* platform,
+  Impl(const workload::Workload& w, scheduling::Resources resources, const platform::Platform* platform,
        const ManagerConfig& config)
       : own_(config.submitters > 0 ? w : workload::Workload{})
       , w_(config.submitters > 0 ? own_ : w)
@@ -179,7 +180,7 @@ public:
       throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
     if (w.jobs.size() >= kHoldKey)
       throw InputError(w.source, "", "more than 2^31 jobs");
-    if (cfg_.power && cfg_.scheduler.backfill != Backfill::easy)
+    if (cfg_.power && cfg_.scheduler.backfill != scheduling::Backfill::easy)
       throw InputError(cfg_.power_source, "",
                        std::string("the energy policy ") + cfg_.power->variant +
                            " runs with EASY backfilling, as batsched's does (--backfill easy), not with " +
@@ -195,7 +196,7 @@ public:
     host_processors_.resize(r_.host_names.size());
     processor_hosts_.resize(r_.processors.size());
     for (uint32_t c = 0; c < r_.core_count(); c++) {
-      const Core& core = r_.cores[c];
+      const scheduling::Core& core = r_.cores[c];
       host_cores_[core.host].push_back(c);
       auto& hp = host_processors_[core.host];
       if (hp.empty() || hp.back() != core.processor)
@@ -238,11 +239,11 @@ public:
   std::vector<std::shared_ptr<const workload::Workload>> sources_; ///< the workloads submitted from
   std::vector<uint32_t> source_offset_;                            ///< their profiles' first index in own_
   std::vector<uint32_t> arrived_;                                  ///< jobs submitted, not queued yet
-  Resources r_;
+  scheduling::Resources r_;
   const platform::Platform* platform_;
   ManagerConfig cfg_;
-  ClusterState state_;
-  Scheduler sched_;
+  scheduling::ClusterState state_;
+  scheduling::Scheduler sched_;
   History hist_;
   std::vector<double> job_energy_;
   std::unique_ptr<EnergyLedger> ledger_;
@@ -317,15 +318,15 @@ public:
 
   // machines' power states (the hosts that run jobs), switched by the energy policy or a script
   bool switching_ = false; ///< machines may be switched
-  std::vector<MachineState> mstate_;
-  std::vector<SleepPStates> sleep_ps_;
+  std::vector<scheduling::MachineState> mstate_;
+  std::vector<scheduling::SleepPStates> sleep_ps_;
   std::vector<int> compute_ps_; ///< the P-state a machine computes in (switched on into)
   std::vector<double> state_since_, wakable_at_, on_at_, switched_at_;
   std::array<uint32_t, 5> in_state_{};
   double ensured_sleep_      = 0;
   size_t switches_in_flight_ = 0;
   std::vector<uint32_t> power_done_; ///< hosts whose switch's execution ended, not handled yet
-  std::unique_ptr<PowerPolicy> power_;
+  std::unique_ptr<scheduling::PowerPolicy> power_;
   bool first_submitted_       = false;
   uint32_t cores_per_machine_ = 1;
   std::vector<uint32_t> host_machine_; ///< host index -> machine (index in used_hosts_)
@@ -368,10 +369,10 @@ public:
     host_pstate_.assign(hosts_.size(), 0);
     for (uint32_t h : used_hosts_)
       host_pstate_[h] = static_cast<int>(hosts_[h]->get_pstate());
-    mstate_.assign(hosts_.size(), MachineState::idle);
+    mstate_.assign(hosts_.size(), scheduling::MachineState::idle);
     state_since_.assign(hosts_.size(), sg4::Engine::get_clock());
-    in_state_[static_cast<size_t>(MachineState::idle)] = static_cast<uint32_t>(used_hosts_.size());
-    hist_.machine_count                                = static_cast<uint32_t>(used_hosts_.size());
+    in_state_[static_cast<size_t>(scheduling::MachineState::idle)] = static_cast<uint32_t>(used_hosts_.size());
+    hist_.machine_count                                            = static_cast<uint32_t>(used_hosts_.size());
     host_machine_.assign(hosts_.size(), 0);
     for (uint32_t k = 0; k < used_hosts_.size(); k++)
       host_machine_[used_hosts_[k]] = k;
@@ -386,7 +387,7 @@ public:
     switching_              = true;
     const std::string& file = cfg_.platform_file.empty() ? w_.source : cfg_.platform_file;
     const char* why         = cfg_.power ? "the energy policy switches machines off and on" : "switches are requested";
-    sleep_ps_.assign(hosts_.size(), SleepPStates{});
+    sleep_ps_.assign(hosts_.size(), scheduling::SleepPStates{});
     compute_ps_.assign(hosts_.size(), 0);
     wakable_at_.assign(hosts_.size(), 0);
     on_at_.assign(hosts_.size(), 0);
@@ -404,7 +405,7 @@ public:
         throw InputError(file, "host " + quote(host->get_name()),
                          std::string("no sleep_pstates property (Batsim's \"sleep:off:on\" P-states), and ") + why);
       try {
-        sleep_ps_[h] = parse_sleep_pstates(sp).front();
+        sleep_ps_[h] = scheduling::parse_sleep_pstates(sp).front();
       } catch (const std::invalid_argument& e) {
         throw InputError(file, "host " + quote(host->get_name()), std::string("sleep_pstates: ") + e.what());
       }
@@ -433,8 +434,8 @@ public:
       timed_.push({sw.t, seq_++, *it, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
     }
     if (cfg_.power) {
-      ensured_sleep_ = ensured_sleep_time(*cfg_.power);
-      power_         = std::make_unique<PowerPolicy>(*cfg_.power, static_cast<uint32_t>(used_hosts_.size()));
+      ensured_sleep_ = scheduling::ensured_sleep_time(*cfg_.power);
+      power_ = std::make_unique<scheduling::PowerPolicy>(*cfg_.power, static_cast<uint32_t>(used_hosts_.size()));
     }
   }
 
@@ -448,13 +449,13 @@ public:
 
   void record_span(uint32_t p, double now)
   {
-    const Processor& pr = r_.processors[p];
+    const scheduling::Processor& pr = r_.processors[p];
     hist_.series->span({p, over_since_[p], now, peak_demand_[p]}, pr.first_core, pr.mem_bw_gbps);
   }
 
-  void set_mstate(uint32_t h, MachineState s, double now)
+  void set_mstate(uint32_t h, scheduling::MachineState s, double now)
   {
-    MachineState old = mstate_[h];
+    scheduling::MachineState old = mstate_[h];
     if (old == s)
       return;
     hist_.time_in_state[static_cast<size_t>(old)] += now - state_since_[h];
@@ -467,7 +468,7 @@ public:
   /** An awake machine computes when a job holds one of its cores. */
   void update_mstate(uint32_t h, double now)
   {
-    if (mstate_[h] != MachineState::idle && mstate_[h] != MachineState::computing)
+    if (mstate_[h] != scheduling::MachineState::idle && mstate_[h] != scheduling::MachineState::computing)
       return;
     bool busy = false;
     for (uint32_t c : host_cores_[h])
@@ -475,7 +476,7 @@ public:
         busy = true;
         break;
       }
-    set_mstate(h, busy ? MachineState::computing : MachineState::idle, now);
+    set_mstate(h, busy ? scheduling::MachineState::computing : scheduling::MachineState::idle, now);
   }
 
   void set_host_pstate(uint32_t h, int ps, double now)
@@ -499,10 +500,10 @@ public:
 
   void switch_off(uint32_t h, double now)
   {
-    if (mstate_[h] != MachineState::idle)
+    if (mstate_[h] != scheduling::MachineState::idle)
       throw RunError("cannot switch host " + r_.host_names[h] + " off at " + format_number(now) + " s: it is " +
                      to_string(mstate_[h]) + " (only an idle machine can be switched off)");
-    set_mstate(h, MachineState::switching_off, now);
+    set_mstate(h, scheduling::MachineState::switching_off, now);
     switched_at_[h] = now;
     sched_.hold(kHoldKey + h, host_cores_[h], now, kInf);
     set_host_pstate(h, sleep_ps_[h].off, now);
@@ -512,10 +513,10 @@ public:
 
   void switch_on(uint32_t h, double now)
   {
-    if (mstate_[h] != MachineState::sleeping)
+    if (mstate_[h] != scheduling::MachineState::sleeping)
       throw RunError("cannot switch host " + r_.host_names[h] + " on at " + format_number(now) + " s: it is " +
                      to_string(mstate_[h]) + " (only a sleeping machine can be switched on)");
-    set_mstate(h, MachineState::switching_on, now);
+    set_mstate(h, scheduling::MachineState::switching_on, now);
     switched_at_[h] = now;
     set_host_pstate(h, sleep_ps_[h].on, now);
     on_at_[h] = now + 1 / hosts_[h]->get_speed();
@@ -531,18 +532,18 @@ public:
   void switch_done(uint32_t h, double now)
   {
     switches_in_flight_--;
-    if (mstate_[h] == MachineState::switching_off) {
+    if (mstate_[h] == scheduling::MachineState::switching_off) {
       set_host_pstate(h, sleep_ps_[h].sleep, now);
-      set_mstate(h, MachineState::sleeping, now);
+      set_mstate(h, scheduling::MachineState::sleeping, now);
       wakable_at_[h] = now + ensured_sleep_;
-    } else if (mstate_[h] == MachineState::switching_on) {
+    } else if (mstate_[h] == scheduling::MachineState::switching_on) {
       set_host_pstate(h, compute_ps_[h], now);
-      set_mstate(h, MachineState::idle, now);
+      set_mstate(h, scheduling::MachineState::idle, now);
       sched_.release(kHoldKey + h);
     }
   }
 
-  void apply(const PowerDecision& d, double now)
+  void apply(const scheduling::PowerDecision& d, double now)
   {
     for (uint32_t m : d.switch_off)
       switch_off(used_hosts_[m], now);
@@ -552,17 +553,17 @@ public:
   }
 
   /** What the energy policy sees: the waiting jobs in machines, each machine's state. */
-  std::vector<WaitingJob> waiting() const
+  std::vector<scheduling::WaitingJob> waiting() const
   {
-    std::vector<WaitingJob> q;
+    std::vector<scheduling::WaitingJob> q;
     for (const auto& j : sched_.queue())
       q.push_back({(j.demand.cores + cores_per_machine_ - 1) / cores_per_machine_, j.requested_time_s});
     return q;
   }
 
-  std::vector<MachineView> machines() const
+  std::vector<scheduling::MachineView> machines() const
   {
-    std::vector<MachineView> m(used_hosts_.size());
+    std::vector<scheduling::MachineView> m(used_hosts_.size());
     for (size_t k = 0; k < used_hosts_.size(); k++) {
       uint32_t h       = used_hosts_[k];
       m[k].state       = mstate_[h];
@@ -609,7 +610,7 @@ public:
       add(c);
     if (weights.empty())
       for (uint32_t p : host_processors_[h]) {
-        const Processor& pr = r_.processors[p];
+        const scheduling::Processor& pr = r_.processors[p];
         for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
           add(c);
       }
@@ -695,7 +696,8 @@ public:
       }
       if (interference_)
         for (uint32_t h : processor_hosts_[p]) {
-          if (switching_ && mstate_[h] != MachineState::idle && mstate_[h] != MachineState::computing)
+          if (switching_ && mstate_[h] != scheduling::MachineState::idle &&
+              mstate_[h] != scheduling::MachineState::computing)
             continue; // asleep or switching: its P-state is the switch's
           int want = desired_pstate(h);
           if (want != host_pstate_[h]) {
@@ -705,10 +707,10 @@ public:
           }
         }
       // speed in use on this processor, after the P-state changes
-      double flops        = 0;
-      const Processor& pr = r_.processors[p];
-      uint32_t last_host  = UINT32_MAX;
-      double speed        = 0;
+      double flops                    = 0;
+      const scheduling::Processor& pr = r_.processors[p];
+      uint32_t last_host              = UINT32_MAX;
+      double speed                    = 0;
       for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
         if (not state_.is_free(c) && state_.owner(c) < kHoldKey) { // (not a sleeping machine)
           if (uint32_t h = r_.cores[c].host; h != last_host) {     // (a processor's cores share a host but
@@ -724,14 +726,14 @@ public:
 
   // ------------------------------------------------------------------------------ job life cycle
 
-  Demand demand_of(uint32_t job) const
+  scheduling::Demand demand_of(uint32_t job) const
   {
     const auto& j = w_.jobs[job];
     const auto& p = w_.profile_of(j);
-    return Demand{j.resources, p.mem_mb.value_or(0), p.mem_bw_gbps.value_or(0)};
+    return scheduling::Demand{j.resources, p.mem_mb.value_or(0), p.mem_bw_gbps.value_or(0)};
   }
 
-  void launch(const Decision& d, double now)
+  void launch(const scheduling::Decision& d, double now)
   {
     JobRecord& rec = hist_.records[d.job];
     rec.state      = FinalState::running;
@@ -1159,7 +1161,8 @@ public:
       if (t.script != 0) {
         // a scripted switch a machine cannot take ends the run with that error (said, not thrown:
         // an exception unwinding an actor's stack is what sanitizers cannot follow)
-        MachineState need = t.script > 0 ? MachineState::sleeping : MachineState::idle;
+        scheduling::MachineState need =
+            t.script > 0 ? scheduling::MachineState::sleeping : scheduling::MachineState::idle;
         if (mstate_[t.job] != need) {
           error_ = "cannot switch host " + r_.host_names[t.job] + (t.script > 0 ? " on" : " off") + " at " +
                    format_number(now) + " s: it is " + to_string(mstate_[t.job]) + " (only " +
@@ -1202,7 +1205,7 @@ public:
     for (uint32_t job : arrived) {
       const auto& j      = w_.jobs[job];
       hist_.first_submit = std::min(hist_.first_submit, j.submit_s);
-      QueuedJob q;
+      scheduling::QueuedJob q;
       q.job              = job;
       q.submit_s         = j.submit_s;
       q.arrival          = arrivals_++;
@@ -1234,7 +1237,7 @@ public:
       // no submission is left to bring the decision back: it is asked again at this instant
       redecide_ = start_nothing && no_more_submissions();
     }
-    std::vector<Decision> decisions;
+    std::vector<scheduling::Decision> decisions;
     if (not start_nothing)
       decisions = sched_.step(now);
     if (not decisions.empty()) {
@@ -1444,8 +1447,8 @@ public:
 
 // ------------------------------------------------------------------------------------ public API
 
-WorkloadManager::WorkloadManager(const workload::Workload& w, Resources resources, const platform::Platform* platform,
-                                 const ManagerConfig& config)
+WorkloadManager::WorkloadManager(const workload::Workload& w, scheduling::Resources resources,
+                                 const platform::Platform* platform, const ManagerConfig& config)
     : impl_(std::make_unique<Impl>(w, std::move(resources), platform, config))
 {
 }
@@ -1479,7 +1482,7 @@ const workload::Workload& WorkloadManager::workload() const
   return impl_->w_;
 }
 
-const Resources& WorkloadManager::resources() const
+const scheduling::Resources& WorkloadManager::resources() const
 {
   return impl_->r_;
 }

@@ -39,12 +39,12 @@ struct JobRecord {
  *  at `now`, when jobs were submitted or ended and some wait (every event of an instant makes one
  *  point). Read-only views, valid during the call only. */
 struct DecisionPoint {
-  double now                         = 0;
-  const workload::Workload* workload = nullptr;
-  const Resources* resources         = nullptr;
-  const ClusterState* cluster        = nullptr; ///< who holds each core, free memory and bandwidth
-  const Scheduler* scheduler         = nullptr; ///< the waiting jobs (queue()), the running count
-  const std::vector<JobRecord>* jobs = nullptr; ///< every job's record (start times of those running)
+  double now                              = 0;
+  const workload::Workload* workload      = nullptr;
+  const scheduling::Resources* resources  = nullptr;
+  const scheduling::ClusterState* cluster = nullptr; ///< who holds each core, free memory and bandwidth
+  const scheduling::Scheduler* scheduler  = nullptr; ///< the waiting jobs (queue()), the running count
+  const std::vector<JobRecord>* jobs      = nullptr; ///< every job's record (start times of those running)
   /** The SimGrid host of each host index of `resources` (speeds, P-states, power). */
   const std::vector<simgrid::s4u::Host*>* hosts = nullptr;
   double flops_in_use                           = 0; ///< speed of the busy cores now (HDeepRM's makespan reward)
@@ -65,7 +65,7 @@ using DecisionHook = std::function<PolicyChoice(const DecisionPoint&)>;
 using DecidedHook = std::function<void(const DecisionPoint&)>;
 
 struct ManagerConfig {
-  SchedulerConfig scheduler;
+  scheduling::SchedulerConfig scheduler;
   /** P-states from memory-bandwidth interference (platforms built from JSON with the P-states
    *  named idle, active and membw_limited). */
   bool interference = true;
@@ -77,7 +77,7 @@ struct ManagerConfig {
   bool check_energy_series = false;
   /** An energy policy (batsched's energy variants: machines switched off and on); none when empty.
    *  Needs EASY backfilling, and hosts with wattage_per_state and sleep_pstates. */
-  std::optional<PowerOptions> power;
+  std::optional<scheduling::PowerOptions> power;
   /** Switches at given times, as a scheduler would request them (tests, scripted studies). */
   struct Switch {
     double t;
@@ -107,15 +107,15 @@ struct ManagerConfig {
 };
 
 /** Builds the resources of a platform expanded from JSON (cores, processors, nodes, hosts). */
-Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores = 0);
+scheduling::Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores = 0);
 /** Builds resources from the hosts of the loaded Engine (SimGrid XML): each compute host is a
  *  node of one processor with the host's cores; Batsim's master_host and sgai gateways are left out. */
-Resources resources_from_engine(uint32_t max_cores = 0);
+scheduling::Resources resources_from_engine(uint32_t max_cores = 0);
 
 class WorkloadManager {
 public:
   /** `platform` may be null (SimGrid XML platform: no interference, no P-state changes). */
-  WorkloadManager(const workload::Workload& w, Resources resources, const platform::Platform* platform,
+  WorkloadManager(const workload::Workload& w, scheduling::Resources resources, const platform::Platform* platform,
                   const ManagerConfig& config);
   ~WorkloadManager();
   WorkloadManager(const WorkloadManager&)            = delete;
@@ -146,7 +146,7 @@ public:
 
   /** The jobs as the outputs list them: the workload given, then the jobs submitted. */
   const workload::Workload& workload() const;
-  const Resources& resources() const;
+  const scheduling::Resources& resources() const;
   const std::vector<JobRecord>& jobs() const;
   /** Energy of hosts while no job used them or their processor. */
   double idle_energy_j() const;

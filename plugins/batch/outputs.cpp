@@ -29,7 +29,7 @@ std::string csv_field(const std::string& s)
 } // namespace
 
 std::vector<std::pair<std::string, double>> schedule_figures(const History& m, const workload::Workload& w,
-                                                             const Resources& res)
+                                                             const scheduling::Resources& res)
 {
   std::map<FinalState, double> by_state;
   double makespan_end = 0, wait_sum = 0, wait_max = 0, turn_sum = 0, turn_max = 0, slow_sum = 0, slow_max = 0;
@@ -90,12 +90,13 @@ std::vector<std::pair<std::string, double>> schedule_figures(const History& m, c
       {"nb_grouped_switches", static_cast<double>(m.grouped_switches)},
   };
   for (size_t k = 0; k < m.time_in_state.size(); k++)
-    f.emplace_back(std::string("time_") + to_string(static_cast<MachineState>(k)), m.time_in_state[k]);
+    f.emplace_back(std::string("time_") + to_string(static_cast<scheduling::MachineState>(k)), m.time_in_state[k]);
   return f;
 }
 
 std::vector<std::pair<std::string, std::string>> write_history(History& m, const workload::Workload& w,
-                                                               const Resources& res, const std::filesystem::path& dir)
+                                                               const scheduling::Resources& res,
+                                                               const std::filesystem::path& dir)
 {
   std::vector<std::pair<std::string, std::string>> out;
   ensure_directory(dir);
@@ -236,7 +237,7 @@ void SeriesWriter::flush_machine()
   if (not machine_pending_)
     return;
   const auto& s = machine_last_;
-  using S       = MachineState;
+  using S       = scheduling::MachineState;
   auto n        = [&s](S k) { return s.machines[static_cast<size_t>(k)]; };
   out(0) << format_plain(s.t) << "," << format_plain(s.flops_in_use) << "," << s.busy_cores << "," << s.free_cores
          << "," << s.queued << "," << s.running << "," << n(S::sleeping) << "," << n(S::switching_on) << ","

@@ -6,18 +6,18 @@
 #include <stdexcept>
 #include <string>
 
-namespace sgai::collectives {
+namespace sgai::communicator {
 
-Collective::Collective(CollectiveType type, std::vector<simgrid::s4u::Host*> hosts, double bytes, Algorithm algorithm,
-                       const CollectiveOptions& options, uint32_t root)
+Collective::Collective(chakra::CollectiveType type, std::vector<simgrid::s4u::Host*> hosts, double bytes,
+                       collectives::Algorithm algorithm, const CollectiveOptions& options, uint32_t root)
 {
   if (hosts.empty())
     throw std::invalid_argument("a collective needs at least one host");
   if (not(bytes >= 0))
     throw std::invalid_argument("a collective's bytes must be 0 or more");
   auto n        = static_cast<uint32_t>(hosts.size());
-  auto schedule = std::make_shared<const replay::Schedule>(replay::make_schedule(type, algorithm, n, root));
-  run_          = std::make_shared<replay::CollectiveRun>(schedule, std::move(hosts), bytes, options);
+  auto schedule = std::make_shared<const collectives::Schedule>(collectives::make_schedule(type, algorithm, n, root));
+  run_          = std::make_shared<communicator::CollectiveRun>(schedule, std::move(hosts), bytes, options);
 }
 
 void Collective::run(uint32_t rank)
@@ -32,8 +32,8 @@ uint32_t Collective::size() const
   return run_->schedule().ranks;
 }
 
-double run(CollectiveType type, const std::vector<simgrid::s4u::Host*>& hosts, double bytes, Algorithm algorithm,
-           const CollectiveOptions& options, uint32_t root)
+double run(chakra::CollectiveType type, const std::vector<simgrid::s4u::Host*>& hosts, double bytes,
+           collectives::Algorithm algorithm, const CollectiveOptions& options, uint32_t root)
 {
   auto c       = std::make_shared<Collective>(type, hosts, bytes, algorithm, options, root);
   double start = simgrid::s4u::Engine::get_clock();
@@ -45,10 +45,10 @@ double run(CollectiveType type, const std::vector<simgrid::s4u::Host*>& hosts, d
   return simgrid::s4u::Engine::get_clock() - start;
 }
 
-double all_reduce(const std::vector<simgrid::s4u::Host*>& hosts, double bytes, Algorithm algorithm,
+double all_reduce(const std::vector<simgrid::s4u::Host*>& hosts, double bytes, collectives::Algorithm algorithm,
                   const CollectiveOptions& options)
 {
-  return run(CollectiveType::all_reduce, hosts, bytes, algorithm, options);
+  return run(chakra::CollectiveType::all_reduce, hosts, bytes, algorithm, options);
 }
 
-} // namespace sgai::collectives
+} // namespace sgai::communicator

@@ -19,7 +19,7 @@
 #include <tuple>
 #include <unordered_map>
 
-namespace sgai::replay {
+namespace sgai::communicator {
 
 namespace s4u = simgrid::s4u;
 
@@ -38,8 +38,8 @@ struct CollectiveRun::Chunk {
   uint32_t ranks_done = 0;
 };
 
-CollectiveRun::CollectiveRun(std::shared_ptr<const Schedule> schedule, std::vector<s4u::Host*> hosts, double bytes,
-                             CollectiveOptions options)
+CollectiveRun::CollectiveRun(std::shared_ptr<const collectives::Schedule> schedule, std::vector<s4u::Host*> hosts,
+                             double bytes, CollectiveOptions options)
     : schedule_(std::move(schedule))
     , hosts_(std::move(hosts))
     , bytes_(bytes)
@@ -133,8 +133,8 @@ void wait_until(double t)
 double CollectiveRun::send_rate(uint32_t r, size_t k) const
 {
   // a protocol's packing bounds what the rank sends, shared by its transfers of the step
-  const nccl::ProtocolCosts* proto = options_.protocol;
-  const auto& sends                = schedule_->by_rank[r][k].sends;
+  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
+  const auto& sends                             = schedule_->by_rank[r][k].sends;
   if (proto == nullptr || proto->rank_rate_cap_Bps <= 0 || sends.empty())
     return -1;
   size_t shared = 0;
@@ -143,25 +143,25 @@ double CollectiveRun::send_rate(uint32_t r, size_t k) const
   return shared > 0 ? proto->rank_rate_cap_Bps * proto->wire_factor / static_cast<double>(shared) : -1;
 }
 
-bool CollectiveRun::rate_bound(uint32_t r, const Transfer& t) const
+bool CollectiveRun::rate_bound(uint32_t r, const collectives::Transfer& t) const
 {
-  const nccl::ProtocolCosts* proto = options_.protocol;
-  const bool nodes                 = proto->node.size() == schedule_->ranks;
+  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
+  const bool nodes                              = proto->node.size() == schedule_->ranks;
   return not(proto->cap_intra_only && nodes && proto->node[t.dst] != proto->node[r]);
 }
 
-uint64_t CollectiveRun::wire_bytes(const Transfer& t) const
+uint64_t CollectiveRun::wire_bytes(const collectives::Transfer& t) const
 {
   const double piece = bytes_ / options_.chunks;
   return static_cast<uint64_t>(
       std::llround(piece * t.fraction * (options_.protocol ? options_.protocol->wire_factor : 1.0)));
 }
 
-double CollectiveRun::handled_at(uint32_t r, const Transfer& t, double arrived, double posted_at) const
+double CollectiveRun::handled_at(uint32_t r, const collectives::Transfer& t, double arrived, double posted_at) const
 {
   // the crossing into memory (endpoint delay), then the reduction at local memory bandwidth
-  const nccl::ProtocolCosts* proto = options_.protocol;
-  double handled                   = arrived + options_.endpoint_delay_s;
+  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
+  double handled                                = arrived + options_.endpoint_delay_s;
   double reduce = t.reduce ? reduction_time(bytes_ / options_.chunks * t.fraction, options_.reduce_Bps) : 0;
   if (proto) {
     bool across = proto->node.size() == schedule_->ranks && proto->node[t.src] != proto->node[r];
@@ -186,8 +186,8 @@ bool CollectiveRun::waits_for_sends(size_t phase, size_t k) const
 
 void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
 {
-  const Schedule& s = *schedule_;
-  Chunk& ch         = chunk(c);
+  const collectives::Schedule& s = *schedule_;
+  Chunk& ch                      = chunk(c);
   std::vector<size_t> sent; // this rank's transfers of the current step
   auto wait_sent = [&]() {
     for (size_t i : sent)
@@ -197,7 +197,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       }
     sent.clear();
   };
-  const nccl::ProtocolCosts* proto = options_.protocol;
+  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
   if (phase == 0) {
     double start = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
     if (start > 0)
@@ -209,8 +209,8 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
     const auto& mine  = s.by_rank[r][k];
     const double rate = send_rate(r, k);
     for (uint32_t i : mine.sends) {
-      const Transfer& t = s.steps[k][i];
-      if (t.lane != Transfer::kEveryLane && t.lane != lane)
+      const collectives::Transfer& t = s.steps[k][i];
+      if (t.lane != collectives::Transfer::kEveryLane && t.lane != lane)
         continue;
       size_t index  = step_offset_[k] + i;
       Op& op        = ch.ops[index];
@@ -236,8 +236,8 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
     // collective's path, not executions on the GPU's host: compute kernels are not slowed by them.
     double ready = -1;
     for (uint32_t i : mine.recvs) {
-      const Transfer& t = s.steps[k][i];
-      if (t.lane != Transfer::kEveryLane && t.lane != lane)
+      const collectives::Transfer& t = s.steps[k][i];
+      if (t.lane != collectives::Transfer::kEveryLane && t.lane != lane)
         continue;
       Op& op = ch.ops[step_offset_[k] + i];
       if (not op.posted) {
@@ -275,9 +275,9 @@ bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
   // run_phase and run_rank's queues, with the clock of each (rank, chunk, phase) kept here: events
   // in time order (ties in the order they were made), a transfer's times noted when its sender
   // reaches it, a receiver that comes first waiting for that moment
-  const Schedule& s   = *schedule_;
-  const size_t phases = phase_first_.size() - 1;
-  started_at_         = start;
+  const collectives::Schedule& s = *schedule_;
+  const size_t phases            = phase_first_.size() - 1;
+  started_at_                    = start;
   ends_.assign(s.ranks, start);
   if (phases == 0)
     return true;
@@ -316,9 +316,9 @@ bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
   std::vector<Queues> queues(s.ranks);
   using Event = std::tuple<double, uint64_t, uint32_t>; // when, order, task
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-  uint64_t order                   = 0;
-  const nccl::ProtocolCosts* proto = options_.protocol;
-  const double phase_start         = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
+  uint64_t order                                = 0;
+  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
+  const double phase_start                      = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
   // each pair of ranks' path, looked up once, and the bytes it carried (links.csv), added at the end
   struct PairPath {
     double latency_s = 0, bandwidth_Bps = 0, bytes = 0;
@@ -391,8 +391,8 @@ bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
       if (not t.posted) {
         const double rate = send_rate(t.rank, k);
         for (uint32_t i : mine.sends) {
-          const Transfer& tr = s.steps[k][i];
-          if (tr.lane != Transfer::kEveryLane && tr.lane != lane)
+          const collectives::Transfer& tr = s.steps[k][i];
+          if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
             continue;
           size_t index     = step_offset_[k] + i;
           auto size        = static_cast<double>(wire_bytes(tr));
@@ -424,8 +424,8 @@ bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
         t.ready  = -1;
       }
       for (; t.recv < mine.recvs.size(); t.recv++) {
-        const Transfer& tr = s.steps[k][mine.recvs[t.recv]];
-        if (tr.lane != Transfer::kEveryLane && tr.lane != lane)
+        const collectives::Transfer& tr = s.steps[k][mine.recvs[t.recv]];
+        if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
           continue;
         size_t index = step_offset_[k] + mine.recvs[t.recv];
         if (ch.posted[index] < 0) { // its sender has not reached it: until it does
@@ -573,4 +573,4 @@ void CollectiveRun::run_rank(uint32_t r)
     h->join();
 }
 
-} // namespace sgai::replay
+} // namespace sgai::communicator

@@ -24,11 +24,11 @@
 #include <memory>
 #include <vector>
 
-namespace sgai::replay {
-
-namespace nccl {
+namespace sgai::collectives::nccl {
 struct ProtocolCosts;
 }
+
+namespace sgai::communicator {
 
 struct CollectiveOptions {
   uint32_t chunks   = 1; ///< pieces the message is cut into (ASTRA-sim's preferred-dataset-splits)
@@ -50,14 +50,14 @@ struct CollectiveOptions {
   /** Set: the collective runs with an NCCL protocol's costs (core/collectives/nccl.hpp): its base
    *  latency at the start, bytes on the wire per payload byte, a rate bound on each rank's sending,
    *  each received piece's step latency beyond its path's, and reductions fused with transfers. */
-  const nccl::ProtocolCosts* protocol = nullptr;
+  const collectives::nccl::ProtocolCosts* protocol = nullptr;
 };
 
 class CollectiveRun {
 public:
   /** `hosts[i]` runs group rank i. std::invalid_argument when the sizes disagree. */
-  CollectiveRun(std::shared_ptr<const Schedule> schedule, std::vector<simgrid::s4u::Host*> hosts, double bytes,
-                CollectiveOptions options);
+  CollectiveRun(std::shared_ptr<const collectives::Schedule> schedule, std::vector<simgrid::s4u::Host*> hosts,
+                double bytes, CollectiveOptions options);
   ~CollectiveRun();
   CollectiveRun(const CollectiveRun&)            = delete;
   CollectiveRun& operator=(const CollectiveRun&) = delete;
@@ -76,7 +76,7 @@ public:
    *  SimGrid. Call before any run_rank(). */
   bool work_out_alone(const class LoneFlows& flows);
 
-  const Schedule& schedule() const { return *schedule_; }
+  const collectives::Schedule& schedule() const { return *schedule_; }
   double bytes() const { return bytes_; }
 
   /** Time of one reduction of `bytes` at `reduce_Bps`: 3 bytes / bandwidth (0 when free). */
@@ -89,9 +89,9 @@ private:
   void run_phase(uint32_t r, uint32_t c, size_t phase);
   // what run_phase and evaluate_unshared share: one rule each
   double send_rate(uint32_t r, size_t k) const; ///< a protocol's bound on r's sends of step k (-1: none)
-  bool rate_bound(uint32_t r, const Transfer& t) const;
-  uint64_t wire_bytes(const Transfer& t) const;
-  double handled_at(uint32_t r, const Transfer& t, double arrived, double posted_at) const;
+  bool rate_bound(uint32_t r, const collectives::Transfer& t) const;
+  uint64_t wire_bytes(const collectives::Transfer& t) const;
+  double handled_at(uint32_t r, const collectives::Transfer& t, double arrived, double posted_at) const;
   bool waits_for_sends(size_t phase, size_t k) const;
   /** Every rank's end when all start at `start` (fills ends_; the bytes to options_.traffic), each
    *  transfer taking its congestion-unaware time, or with `lone` its lone-flow time; false (ends_
@@ -104,7 +104,7 @@ private:
   Chunk& chunk(uint32_t c);
   void release(uint32_t c);
 
-  std::shared_ptr<const Schedule> schedule_;
+  std::shared_ptr<const collectives::Schedule> schedule_;
   std::vector<simgrid::s4u::Host*> hosts_;
   double bytes_;
   CollectiveOptions options_;
@@ -115,6 +115,6 @@ private:
   std::vector<std::unique_ptr<Chunk>> chunks_;
 };
 
-} // namespace sgai::replay
+} // namespace sgai::communicator
 
 #endif

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace sgai::replay {
+namespace sgai::communicator {
 
 namespace s4u = simgrid::s4u;
 
@@ -282,4 +282,4 @@ double LinkTraffic::bytes(const s4u::Link* link) const
   return it == index_.end() ? 0 : bytes_[it->second];
 }
 
-} // namespace sgai::replay
+} // namespace sgai::communicator

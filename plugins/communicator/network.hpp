@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace sgai::replay {
+namespace sgai::communicator {
 
 struct Dimension {
   enum class Kind { ring, switch_, fully_connected };
@@ -139,6 +139,6 @@ private:
   std::vector<double> bytes_;
 };
 
-} // namespace sgai::replay
+} // namespace sgai::communicator
 
 #endif

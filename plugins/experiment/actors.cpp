@@ -5,7 +5,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-namespace sgai {
+namespace sgai::experiment {
 
 void register_actors(simgrid::s4u::Engine& engine)
 {
@@ -19,4 +19,4 @@ std::vector<std::string> actor_functions()
   return {"sgai_workload_manager", "sgai_collective", "sgai_trace_replay"};
 }
 
-} // namespace sgai
+} // namespace sgai::experiment

@@ -5,10 +5,10 @@
  *   e.load_platform("platform.xml");
  *   e.load_deployment("deployment.xml");
  *   e.run();
- *   if (not sgai::deployment_error().empty()) ...
+ *   if (not sgai::sim::deployment_error().empty()) ...
  *
- * Each module registers its own too (sgai_batch_register_actors(), sgai/batch/deployment.hpp;
- * sgai_replay_register_actors(), sgai/replay/deployment.hpp). The functions:
+ * Each module registers its own too (sgai_batch_register_actors(), plugins/batch/deployment.hpp;
+ * sgai_replay_register_actors(), plugins/replay/deployment.hpp). The functions:
  * "sgai_workload_manager" (the workload manager on a workload), "sgai_collective" (a collective
  * benchmark among hosts), "sgai_trace_replay" (a Chakra trace replayed on GPUs). `sgai run
  * PLATFORM DEPLOYMENT.xml` does the same. */
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace sgai {
+namespace sgai::experiment {
 
 /** Registers every sgai actor function on the Engine (names above) and turns on the plugins they
  *  read (SimGrid's host energy, sgai's GPU model): call it before loading the platform. */
@@ -30,6 +30,6 @@ void register_actors(simgrid::s4u::Engine& engine);
 /** The names register_actors registers. */
 std::vector<std::string> actor_functions();
 
-} // namespace sgai
+} // namespace sgai::experiment
 
 #endif

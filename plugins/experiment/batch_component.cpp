@@ -2,12 +2,12 @@
  * a resource policy, optional backfilling, memory-bandwidth interference and energy. It uses the
  * platform's first max_resources cores when given, else the first nb_res of a Batsim workload
  * (Batsim's machines are one-core hosts: workload::resources_made_for), else all. */
-#include "plugins/batch/history.hpp"
-#include "plugins/batch/manager.hpp"
-#include "plugins/experiment/component.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/units.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/batch/history.hpp"
+#include "plugins/batch/manager.hpp"
+#include "plugins/experiment/component.hpp"
 
 #include <xbt/log.h>
 
@@ -102,9 +102,9 @@ std::string policy_name(const json::Value& v, bool job)
   std::string name = v.string();
   try {
     if (job)
-      batch::make_job_policy(name);
+      scheduling::make_job_policy(name);
     else
-      batch::make_resource_policy(name);
+      scheduling::make_resource_policy(name);
   } catch (const std::invalid_argument& e) {
     v.fail(e.what());
   }
@@ -127,7 +127,7 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
   if (auto v = options.optional("resources"))
     config.scheduler.resource_policy = policy_name(*v, false);
   if (auto v = options.optional("backfill"))
-    config.scheduler.backfill = *batch::backfill_from_string(v->choice({"none", "easy", "conservative"}));
+    config.scheduler.backfill = *scheduling::backfill_from_string(v->choice({"none", "easy", "conservative"}));
   if (auto v = options.optional("interference"))
     config.interference = v->boolean();
   std::string max_file, max_place;
@@ -144,7 +144,7 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
   if (auto v = options.optional("energy_policy")) {
     // batsched's energy variant and its options file, read as it is
     auto o                  = v->object();
-    auto variant            = o.required("variant").choice(batch::power_variants());
+    auto variant            = o.required("variant").choice(scheduling::power_variants());
     auto fv                 = o.required("options");
     std::filesystem::path f = fv.string();
     if (f.is_relative())
@@ -152,7 +152,7 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     if (not std::filesystem::exists(f, ec))
       fv.fail("energy policy options " + fv.shown() + " not found (looked for " + f.string() + ")");
     config.power =
-        read_named_file(fv, ctx, "energy policy options", [&]() { return batch::read_power_options(f, variant); });
+        read_named_file(fv, ctx, "energy policy options", [&]() { return scheduling::read_power_options(f, variant); });
     config.power_source = f.string();
     o.finish({"variant", "options"});
   }

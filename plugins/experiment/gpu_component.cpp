@@ -1,11 +1,11 @@
 /* Component "gpu_cluster": training jobs (workload profiles of type training) scheduled on the
  * platform's GPUs by the GPU-cluster manager (plugins/gpu_cluster/gpu_manager.hpp): an order, a placement,
  * 2D-LAS preemption, advancing long jobs at their measured iteration time (docs/gpu-cluster.md). */
-#include "plugins/gpu_cluster/gpu_manager.hpp"
-#include "plugins/experiment/component.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/units.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/experiment/component.hpp"
+#include "plugins/gpu_cluster/gpu_manager.hpp"
 
 namespace sgai::experiment {
 
@@ -13,7 +13,7 @@ namespace {
 
 class GpuClusterComponent : public Component {
 public:
-  GpuClusterComponent(workload::Workload w, batch::GpuManagerConfig config, std::string where)
+  GpuClusterComponent(workload::Workload w, gpu_cluster::GpuManagerConfig config, std::string where)
       : workload_(std::move(w))
       , config_(std::move(config))
       , where_(std::move(where))
@@ -26,7 +26,7 @@ public:
       throw InputError(ctx.platform_file.string(), "",
                        "the GPU-cluster manager needs an sgai JSON platform with GPUs in its hierarchy: this one has "
                        "none");
-    manager_ = std::make_unique<batch::GpuManager>(workload_, *ctx.platform, config_);
+    manager_ = std::make_unique<gpu_cluster::GpuManager>(workload_, *ctx.platform, config_);
     manager_->calibrate();
     manager_->start();
     for (const auto& g : ctx.platform->gpus)
@@ -46,15 +46,15 @@ public:
 
 private:
   workload::Workload workload_;
-  batch::GpuManagerConfig config_;
+  gpu_cluster::GpuManagerConfig config_;
   std::string where_;
-  std::unique_ptr<batch::GpuManager> manager_;
+  std::unique_ptr<gpu_cluster::GpuManager> manager_;
   std::vector<std::string> hosts_;
 };
 
 std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunContext& ctx)
 {
-  batch::GpuManagerConfig config;
+  gpu_cluster::GpuManagerConfig config;
   auto wv                 = options.required("workload");
   std::filesystem::path p = wv.string();
   if (p.is_relative())
@@ -66,9 +66,9 @@ std::unique_ptr<Component> make_gpu_cluster(json::Object& options, const RunCont
   config.workload_file  = w.source;
   config.options_source = options.file();
   if (auto v = options.optional("order"))
-    batch::order_from_string(v->choice(batch::order_names()), config.scheduler.order);
+    scheduling::order_from_string(v->choice(scheduling::order_names()), config.scheduler.order);
   if (auto v = options.optional("placement"))
-    batch::placement_from_string(v->choice(batch::placement_names()), config.scheduler.placement);
+    scheduling::placement_from_string(v->choice(scheduling::placement_names()), config.scheduler.placement);
   if (auto v = options.optional("backfill"))
     config.scheduler.backfill = v->boolean();
   if (auto v = options.optional("las_threshold"))

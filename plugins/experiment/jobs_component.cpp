@@ -2,10 +2,10 @@
  * first served on the lowest-numbered free cores, each core as an S4U execution on its host.
  * A small, exact baseline for the quick-start experiment; the workload manager (issue 3) is the
  * full-featured scheduler. */
-#include "plugins/experiment/component.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/numbers.hpp"
+#include "plugins/experiment/component.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>

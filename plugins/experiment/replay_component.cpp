@@ -3,11 +3,11 @@
  * hosts named in "gpus". Optional ASTRA-sim system JSON (collective algorithms, chunks, local
  * memory bandwidth) and communicator groups. */
 #include "chakra/et_io.hpp"
-#include "plugins/experiment/component.hpp"
+#include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/numbers.hpp"
-#include "core/collectives/nccl_plan.hpp"
+#include "plugins/experiment/component.hpp"
 #include "plugins/replay/replay.hpp"
 
 #include <simgrid/s4u/Host.hpp>
@@ -68,7 +68,7 @@ public:
       options_.channel_block = ctx.platform->nodes[ctx.platform->gpus[0].node].gpu_count;
     // NCCL's algorithms and protocols on platforms whose GPUs name their architecture
     if (use_nccl_ && ctx.platform != nullptr)
-      options_.nccl = replay::nccl_system(*ctx.platform);
+      options_.nccl = collectives::nccl_system(*ctx.platform);
     std::map<std::string, uint32_t> node_of;
     if (ctx.platform != nullptr)
       for (const auto& h : ctx.platform->hosts)
@@ -238,11 +238,12 @@ std::unique_ptr<Component> make_replay(json::Object& options, const RunContext& 
     } else
       one(*v, std::nullopt);
   };
-  per_collective(
-      "algorithm", {"auto", "ring", "tree", "nvls", "nvls_tree"},
-      [&](chakra::CollectiveType t, const std::string& n) { replay::nccl::algo_from_string(n, ro.nccl_algorithm[t]); });
+  per_collective("algorithm", {"auto", "ring", "tree", "nvls", "nvls_tree"},
+                 [&](chakra::CollectiveType t, const std::string& n) {
+                   collectives::nccl::algo_from_string(n, ro.nccl_algorithm[t]);
+                 });
   per_collective("protocol", {"auto", "LL", "LL128", "Simple"}, [&](chakra::CollectiveType t, const std::string& n) {
-    replay::nccl::proto_from_string(n, ro.nccl_protocol[t]);
+    collectives::nccl::proto_from_string(n, ro.nccl_protocol[t]);
   });
   options.finish({"workloads", "system", "comm_groups", "gpus", "deps", "recorded_durations", "dims", "channels",
                   "channel_block", "nccl", "algorithm", "protocol", "step_by_step"});

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace sgai::replay {
+namespace sgai::gpu {
 
 namespace {
 
@@ -135,7 +135,7 @@ double GpuModel::memory_speed(unsigned long p) const
   return p < memory_speeds.size() && memory_speeds[p] > 0 ? memory_speeds[p] : 1;
 }
 
-} // namespace sgai::replay
+} // namespace sgai::gpu
 
 extern "C" void sgai_gpu_plugin_init(void)
 {
@@ -145,9 +145,9 @@ extern "C" void sgai_gpu_plugin_init(void)
   on = true;
   simgrid::s4u::Engine::on_platform_created_cb([]() {
     for (auto* host : simgrid::s4u::Engine::get_instance()->get_all_hosts())
-      if (sgai::replay::GpuModel::described(host)) {
-        sgai::replay::GpuModel::check_properties(host);
-        sgai::replay::GpuModel::of(host);
+      if (sgai::gpu::GpuModel::described(host)) {
+        sgai::gpu::GpuModel::check_properties(host);
+        sgai::gpu::GpuModel::of(host);
       }
   });
 }

@@ -38,7 +38,7 @@ void sgai_gpu_plugin_init(void);
 }
 #endif
 
-namespace sgai::replay {
+namespace sgai::gpu {
 
 struct GpuModel {
   std::string type;
@@ -67,6 +67,6 @@ struct GpuModel {
   static void check_properties(const simgrid::s4u::Host* host);
 };
 
-} // namespace sgai::replay
+} // namespace sgai::gpu
 
 #endif

@@ -20,7 +20,7 @@ namespace s4u = simgrid::s4u;
 
 namespace sgai::gpu {
 
-replay::KernelTime kernel_time(s4u::Host* gpu, const Kernel& k)
+kernels::KernelTime kernel_time(s4u::Host* gpu, const Kernel& k)
 {
   auto check = [&k](const char* what, double v) {
     if (not std::isfinite(v) || v < 0)
@@ -30,13 +30,13 @@ replay::KernelTime kernel_time(s4u::Host* gpu, const Kernel& k)
   check("ops", k.ops);
   check("bytes", k.bytes);
   check("measured_s", k.measured_s);
-  const auto& model = replay::GpuModel::of(gpu);
+  const auto& model = gpu::GpuModel::of(gpu);
   double peak       = model.peak(k.precision);
   if (peak <= 0)
     peak = gpu->get_pstate_speed(0) * gpu->get_core_count();
-  replay::KernelTime t;
+  kernels::KernelTime t;
   if (k.measured_s > 0) {
-    if (replay::classify_kernel(k.name, k.ops, k.bytes, peak, model.mem_bw_Bps) == replay::KernelBound::memory)
+    if (kernels::classify_kernel(k.name, k.ops, k.bytes, peak, model.mem_bw_Bps) == kernels::KernelBound::memory)
       t.memory_s = k.measured_s;
     else
       t.compute_s = k.measured_s;
@@ -49,10 +49,10 @@ replay::KernelTime kernel_time(s4u::Host* gpu, const Kernel& k)
 }
 
 namespace {
-double seconds_now(s4u::Host* gpu, const replay::KernelTime& t)
+double seconds_now(s4u::Host* gpu, const kernels::KernelTime& t)
 {
   unsigned long p = gpu->get_pstate();
-  return t.at(replay::GpuModel::compute_speed(gpu, p), replay::GpuModel::of(gpu).memory_speed(p));
+  return t.at(gpu::GpuModel::compute_speed(gpu, p), gpu::GpuModel::of(gpu).memory_speed(p));
 }
 } // namespace
 
@@ -61,7 +61,7 @@ double kernel_seconds(s4u::Host* gpu, const Kernel& k)
   return seconds_now(gpu, kernel_time(gpu, k));
 }
 
-void execute(s4u::Host* gpu, const replay::KernelTime& t)
+void execute(s4u::Host* gpu, const kernels::KernelTime& t)
 {
   double seconds = seconds_now(gpu, t);
   if (seconds <= 0)
@@ -202,7 +202,7 @@ Event Stream::enqueue(std::function<void()> work)
 
 Event Stream::launch(const Kernel& k)
 {
-  replay::KernelTime t = kernel_time(state_->gpu, k); // (std::invalid_argument now, to the caller)
+  kernels::KernelTime t = kernel_time(state_->gpu, k); // (std::invalid_argument now, to the caller)
   return enqueue([gpu = state_->gpu, t]() { execute(gpu, t); });
 }
 

@@ -31,7 +31,7 @@ namespace sgai::gpu {
 
 /** What a kernel does: `ops` operations in `precision` (empty: the GPU's default) and `bytes` of
  *  memory traffic; or, when `measured_s` > 0, its time measured at P-state 0, classed compute- or
- *  memory-bound by its name and intensity (replay::classify_kernel) so that P-states scale it. */
+ *  memory-bound by its name and intensity (kernels::classify_kernel) so that P-states scale it. */
 struct Kernel {
   std::string name;
   double ops   = 0;
@@ -59,13 +59,13 @@ struct Kernel {
 
 /** The kernel's time at P-state 0 on `gpu`, in a compute and a memory part. std::invalid_argument
  *  naming the kernel when a figure is negative or not finite. */
-replay::KernelTime kernel_time(simgrid::s4u::Host* gpu, const Kernel& k);
+kernels::KernelTime kernel_time(simgrid::s4u::Host* gpu, const Kernel& k);
 /** The kernel's time on `gpu` in the P-state the host is in now. */
 double kernel_seconds(simgrid::s4u::Host* gpu, const Kernel& k);
 /** Runs the kernel on `gpu` from the calling actor; returns when it has ended. */
 void execute(simgrid::s4u::Host* gpu, const Kernel& k);
 /** Runs work of these parts at P-state 0 on `gpu` in its current P-state (what the replay runs). */
-void execute(simgrid::s4u::Host* gpu, const replay::KernelTime& t);
+void execute(simgrid::s4u::Host* gpu, const kernels::KernelTime& t);
 
 /** The end of the work a stream had been given when the event was made (cudaEvent). Copies share
  *  the event. */

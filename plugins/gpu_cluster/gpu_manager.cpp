@@ -3,14 +3,14 @@
 #include "chakra/et_io.hpp"
 #include "chakra/generate.hpp"
 #include "chakra/training.hpp"
+#include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/numbers.hpp"
-#include "plugins/replay/astra_inputs.hpp"
 #include "plugins/communicator/communicator.hpp"
-#include "plugins/gpu/gpu.hpp"
-#include "core/collectives/nccl_plan.hpp"
 #include "plugins/communicator/network.hpp"
+#include "plugins/gpu/gpu.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 #include "plugins/replay/replay.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -38,12 +38,12 @@
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_gpu_manager, sgai, "sgai GPU-cluster manager (training jobs)");
 
-namespace sgai::batch {
+namespace sgai::gpu_cluster {
 
 namespace s4u = simgrid::s4u;
-using replay::CollectiveOptions;
-using replay::CollectiveRun;
-using replay::Schedule;
+using collectives::Schedule;
+using communicator::CollectiveOptions;
+using communicator::CollectiveRun;
 
 namespace {
 
@@ -57,7 +57,7 @@ constexpr double kMaxLayerFlops       = 1e18;
 double kernel_seconds(s4u::Host* host, double compute_s)
 {
   unsigned long p = host->get_pstate();
-  return replay::KernelTime{compute_s, 0}.at(replay::GpuModel::compute_speed(host, p), 1.0);
+  return kernels::KernelTime{compute_s, 0}.at(gpu::GpuModel::compute_speed(host, p), 1.0);
 }
 
 void run_kernel(s4u::Host* host, double compute_s)
@@ -86,10 +86,10 @@ public:
   const workload::Workload& w;
   const platform::Platform& plat;
   GpuManagerConfig cfg;
-  GpuScheduler sched;
-  std::vector<s4u::Host*> gpu_host;          ///< per GPU index
-  std::vector<unsigned long> default_pstate; ///< per GPU: its P-state outside jobs with their own
-  std::optional<replay::nccl::System> nccl;  ///< NCCL's view of the platform (none: sgai's ring)
+  scheduling::GpuScheduler sched;
+  std::vector<s4u::Host*> gpu_host;              ///< per GPU index
+  std::vector<unsigned long> default_pstate;     ///< per GPU: its P-state outside jobs with their own
+  std::optional<collectives::nccl::System> nccl; ///< NCCL's view of the platform (none: sgai's ring)
   std::vector<GpuJobRecord> rec;
   std::vector<int32_t> type_of_job;
   /** A job's all-reduce alone: its GPU count, gradient bytes and GPU type (-1: any). */
@@ -122,7 +122,7 @@ public:
       : w(wl)
       , plat(p)
       , cfg(std::move(c))
-      , sched(GpuTopology::of(p), cfg.scheduler)
+      , sched(scheduling::GpuTopology::of(p), cfg.scheduler)
   {
     const auto& topo = sched.topology();
     rec.resize(w.jobs.size());
@@ -191,7 +191,7 @@ public:
       sched.pin(static_cast<uint32_t>(j), sorted);
     }
     if (cfg.nccl)
-      nccl = replay::nccl_system(plat);
+      nccl = collectives::nccl_system(plat);
     for (const auto& g : plat.gpus) {
       auto* h = s4u::Host::by_name_or_null(plat.hosts[g.host].name);
       if (h == nullptr)
@@ -300,7 +300,7 @@ public:
 
   /** How the manager replays traced jobs: NCCL's collectives when it models them, the bytes each
    *  transfer puts on links counted in `traffic`, no per-collective records. */
-  replay::ReplayOptions replay_options(replay::LinkTraffic* traffic) const
+  replay::ReplayOptions replay_options(communicator::LinkTraffic* traffic) const
   {
     replay::ReplayOptions o;
     o.nccl             = nccl;
@@ -349,7 +349,7 @@ public:
     auto& s = schedules["ring/" + std::to_string(n)];
     if (not s)
       s = std::make_shared<const Schedule>(
-          replay::make_schedule(chakra::CollectiveType::all_reduce, replay::Algorithm::ring, n));
+          collectives::make_schedule(chakra::CollectiveType::all_reduce, collectives::Algorithm::ring, n));
     return s;
   }
 
@@ -366,7 +366,7 @@ public:
    *  architecture, else sgai's ring; what it puts on each path per iteration. */
   struct Collective {
     std::shared_ptr<const Schedule> schedule;
-    std::shared_ptr<replay::nccl::ProtocolCosts> costs;
+    std::shared_ptr<collectives::nccl::ProtocolCosts> costs;
     CollectiveOptions options;
     std::string algorithm;
     /** Per (sender, receiver) of the schedule: the route and its bytes per iteration. */
@@ -384,13 +384,13 @@ public:
       std::vector<uint32_t> node;
       for (uint32_t g : gpus)
         node.push_back(plat.gpus[g].node);
-      auto plan = replay::plan_nccl(*nccl, chakra::CollectiveType::all_reduce, static_cast<uint64_t>(bytes), node,
-                                    std::nullopt, std::nullopt, schedules, [&](uint32_t a, uint32_t b) {
-                                      std::vector<s4u::Link*> links;
-                                      double lat = 0;
-                                      hosts[a]->route_to(hosts[b], links, &lat);
-                                      return lat;
-                                    });
+      auto plan = collectives::plan_nccl(*nccl, chakra::CollectiveType::all_reduce, static_cast<uint64_t>(bytes), node,
+                                         std::nullopt, std::nullopt, schedules, [&](uint32_t a, uint32_t b) {
+                                           std::vector<s4u::Link*> links;
+                                           double lat = 0;
+                                           hosts[a]->route_to(hosts[b], links, &lat);
+                                           return lat;
+                                         });
       if (plan) {
         c.schedule  = plan->schedule;
         c.costs     = std::move(plan->costs);
@@ -410,8 +410,8 @@ public:
     std::map<std::pair<uint32_t, uint32_t>, double> per_pair;
     for (const auto& step : c.schedule->steps)
       for (const auto& t : step)
-        per_pair[{t.src, t.dst}] +=
-            bytes * t.fraction * wire / (t.lane == replay::Transfer::kEveryLane ? 1.0 : static_cast<double>(lanes));
+        per_pair[{t.src, t.dst}] += bytes * t.fraction * wire /
+                                    (t.lane == collectives::Transfer::kEveryLane ? 1.0 : static_cast<double>(lanes));
     for (const auto& [pair, b] : per_pair) {
       std::vector<s4u::Link*> route;
       hosts[pair.first]->route_to(hosts[pair.second], route, nullptr);
@@ -471,9 +471,9 @@ public:
     if (s4u::Engine::get_instance()->get_actor_count() > 0)
       throw RunError("the GPU-cluster manager calibrates its jobs before any other actor exists: "
                      "put its component first in the experiment");
-    GpuSchedulerConfig pc;
-    pc.placement = GpuPlacement::pack;
-    GpuScheduler empty(sched.topology(), pc);
+    scheduling::GpuSchedulerConfig pc;
+    pc.placement = scheduling::GpuPlacement::pack;
+    scheduling::GpuScheduler empty(sched.topology(), pc);
     std::vector<std::vector<uint32_t>> where, twhere;
     for (const auto& [n, bytes, type] : wanted)
       where.push_back(empty.place(n, type));
@@ -597,7 +597,7 @@ public:
     auto hosts = hosts_of(gpus);
     auto plan  = collective_for(gpus, bytes);
     CollectiveRun c(plan.schedule, hosts, bytes, plan.options);
-    replay::LoneFlows flows; // alone in the calibration: worked out at once when that is exact
+    communicator::LoneFlows flows; // alone in the calibration: worked out at once when that is exact
     c.work_out_alone(flows);
     auto done = s4u::Semaphore::create(0);
     for (uint32_t r = 0; r < n; r++)
@@ -648,13 +648,13 @@ public:
     bool stopping             = false;
     double start_s            = 0;
     std::vector<double> energy0;
-    std::vector<const s4u::Link*> links;                ///< sorted: the links its all-reduce crosses
-    std::shared_ptr<replay::nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.protocol)
+    std::vector<const s4u::Link*> links;                     ///< sorted: the links its all-reduce crosses
+    std::shared_ptr<collectives::nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.protocol)
     CollectiveOptions options;
     std::vector<std::pair<std::vector<s4u::Link*>, double>> paths; ///< routes and bytes per iteration
     // a job replaying Chakra traces: each iteration a job of its Replay, once all its ranks are there
     bool traced = false;
-    std::unique_ptr<replay::LinkTraffic> traffic; ///< the bytes its iterations put on each link
+    std::unique_ptr<communicator::LinkTraffic> traffic; ///< the bytes its iterations put on each link
     std::unique_ptr<replay::Replay> replay;
     std::vector<double> busy; ///< per rank: its compute time in the last iteration replayed
     uint64_t replayed = 0;    ///< iterations replayed in this run
@@ -706,7 +706,7 @@ public:
     r.last_completion = now + (rec[j].preemptions > 0 ? cfg.restart_s : 0);
     if (traced(j)) {
       r.traced          = true;
-      r.traffic         = std::make_unique<replay::LinkTraffic>();
+      r.traffic         = std::make_unique<communicator::LinkTraffic>();
       r.replay          = std::make_unique<replay::Replay>(replay_options(r.traffic.get()));
       r.links           = links_between(gpus);
       const auto& alone = alone_trace.at({job.profile, job.resources, type_of_job[j]});
@@ -1276,4 +1276,4 @@ std::vector<std::pair<std::string, double>> GpuManager::figures() const
           {"jobs_gpu_energy_j", energy}};
 }
 
-} // namespace sgai::batch
+} // namespace sgai::gpu_cluster

@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-namespace sgai::batch {
+namespace sgai::gpu_cluster {
 
 struct GpuManagerConfig {
-  GpuSchedulerConfig scheduler;
+  scheduling::GpuSchedulerConfig scheduler;
   /** Simulate every iteration (no advancing at a measured iteration time). */
   bool exact = false;
   /** Iterations simulated after each change before advancing (at least 1)... */
@@ -105,6 +105,6 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace sgai::batch
+} // namespace sgai::gpu_cluster
 
 #endif

@@ -17,21 +17,21 @@
 #include <set>
 #include <unordered_map>
 
-namespace sgai::platform {
+namespace sgai::platform_sim {
 
 namespace sg4 = simgrid::s4u;
 using simgrid::kernel::routing::NetPoint;
 
 namespace {
 
-sg4::Link::SharingPolicy simgrid_sharing(Sharing s)
+sg4::Link::SharingPolicy simgrid_sharing(platform::Sharing s)
 {
   switch (s) {
-  case Sharing::shared:
+  case platform::Sharing::shared:
     return sg4::Link::SharingPolicy::SHARED;
-  case Sharing::splitduplex:
+  case platform::Sharing::splitduplex:
     return sg4::Link::SharingPolicy::SPLITDUPLEX;
-  case Sharing::fatpipe:
+  case platform::Sharing::fatpipe:
     return sg4::Link::SharingPolicy::FATPIPE;
   }
   return sg4::Link::SharingPolicy::SHARED;
@@ -44,7 +44,7 @@ std::string wattage_range(double idle, double busy)
 
 class Builder {
 public:
-  explicit Builder(const Platform& p)
+  explicit Builder(const platform::Platform& p)
       : p_(p)
       , links_(p.links.size(), nullptr)
   {
@@ -64,14 +64,15 @@ public:
     for (uint32_t a = 0; a < zones.size(); a++)
       for (uint32_t b = 0; b < zones.size(); b++)
         if (a != b)
-          root->add_route(zones[a]->get_netpoint(), zones[b]->get_netpoint(), netpoint(cluster_gateway(p_, a)),
-                          netpoint(cluster_gateway(p_, b)), in_route(root, inter_cluster_hops(p_, a, b)), false);
+          root->add_route(zones[a]->get_netpoint(), zones[b]->get_netpoint(),
+                          netpoint(platform::cluster_gateway(p_, a)), netpoint(platform::cluster_gateway(p_, b)),
+                          in_route(root, platform::inter_cluster_hops(p_, a, b)), false);
     root->seal();
     return root;
   }
 
 private:
-  const Platform& p_;
+  const platform::Platform& p_;
   std::vector<sg4::Link*> links_;
   std::unordered_map<std::string, NetPoint*> netpoints_;
   std::set<std::string, std::less<>> own_link_names_; // SimGrid names of the links made here
@@ -83,9 +84,9 @@ private:
     auto i = static_cast<size_t>(index);
     if (links_[i])
       return links_[i];
-    const LinkDesc& l = p_.links[i];
-    sg4::Link* made   = nullptr;
-    if (l.sharing == Sharing::splitduplex) {
+    const platform::LinkDesc& l = p_.links[i];
+    sg4::Link* made             = nullptr;
+    if (l.sharing == platform::Sharing::splitduplex) {
       auto* sd = zone->create_split_duplex_link(l.name, l.bandwidth_Bps);
       sd->set_latency(l.latency_s);
       if (l.idle_w)
@@ -107,15 +108,15 @@ private:
     return made;
   }
 
-  sg4::LinkInRoute in_route(const Hop& hop) const
+  sg4::LinkInRoute in_route(const platform::Hop& hop) const
   {
     const sg4::Link* l = links_[static_cast<size_t>(hop.link)];
-    if (p_.links[static_cast<size_t>(hop.link)].sharing != Sharing::splitduplex)
+    if (p_.links[static_cast<size_t>(hop.link)].sharing != platform::Sharing::splitduplex)
       return sg4::LinkInRoute(l);
     return sg4::LinkInRoute(l, hop.up ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
   }
 
-  std::vector<sg4::LinkInRoute> in_route(sg4::NetZone* zone, const std::vector<Hop>& hops)
+  std::vector<sg4::LinkInRoute> in_route(sg4::NetZone* zone, const std::vector<platform::Hop>& hops)
   {
     std::vector<sg4::LinkInRoute> out;
     for (const auto& h : hops) {
@@ -125,15 +126,15 @@ private:
     return out;
   }
 
-  sg4::Host* host(sg4::NetZone* zone, const HostDesc& h)
+  sg4::Host* host(sg4::NetZone* zone, const platform::HostDesc& h)
   {
-    const HostClass& c = p_.class_of(h);
+    const platform::HostClass& c = p_.class_of(h);
     std::vector<double> speeds;
     for (const auto& s : c.pstates)
       speeds.push_back(s.speed_flops);
     sg4::Host* made = zone->create_host(h.name, speeds);
     made->set_core_count(c.cores);
-    made->set_property("wattage_per_state", wattage_text(c));
+    made->set_property("wattage_per_state", platform::wattage_text(c));
     made->set_property("wattage_off", format_number(c.off_w));
     for (const auto& [k, v] : c.properties)
       made->set_property(k, v);
@@ -153,7 +154,7 @@ private:
 
   /** A node's hosts behind its router: a full zone with explicit routes when it has GPUs, a star
    *  zone (same link sequences, linear size) for CPU hosts only. */
-  sg4::NetZone* node_zone(const NodeDesc& nd, const sg4::NetZone* parent)
+  sg4::NetZone* node_zone(const platform::NodeDesc& nd, const sg4::NetZone* parent)
   {
     const bool full = nd.gpu_count > 0;
     sg4::NetZone* z = full ? sg4::create_full_zone(nd.name) : sg4::create_star_zone(nd.name);
@@ -162,15 +163,15 @@ private:
     for (uint32_t i = 0; i < nd.host_count(); i++)
       host(z, p_.hosts[nd.first_cpu_host + i]);
     NetPoint* r = router(z, nd.router);
-    for (int32_t l : node_links(p_, nd))
+    for (int32_t l : platform::node_links(p_, nd))
       link(z, l);
     if (full) {
-      for (const auto& route : node_routes(p_, nd))
+      for (const auto& route : platform::node_routes(p_, nd))
         z->add_route(netpoint(route.src), netpoint(route.dst), nullptr, nullptr, in_route(z, route.hops), true);
     } else {
       for (uint32_t i = 0; i < nd.host_count(); i++)
         z->add_route(netpoint(p_.hosts[nd.first_cpu_host + i].name), nullptr, nullptr, nullptr,
-                     in_route(z, hops_to_router(p_, nd, i)), true);
+                     in_route(z, platform::hops_to_router(p_, nd, i)), true);
       z->add_route(r, nullptr, nullptr, nullptr, {}, true);
     }
     z->seal();
@@ -178,7 +179,7 @@ private:
   }
 
   /** The node's netpoint and gateway, as a cluster zone sees it. */
-  std::pair<NetPoint*, NetPoint*> node(const NodeDesc& nd, sg4::NetZone* cluster_zone)
+  std::pair<NetPoint*, NetPoint*> node(const platform::NodeDesc& nd, sg4::NetZone* cluster_zone)
   {
     if (nd.zoned) {
       sg4::NetZone* z = node_zone(nd, cluster_zone);
@@ -190,26 +191,26 @@ private:
 
   sg4::NetZone* cluster(uint32_t ci, const sg4::NetZone* parent)
   {
-    const ClusterDesc& c = p_.clusters[ci];
+    const platform::ClusterDesc& c = p_.clusters[ci];
     switch (c.topology.kind) {
-    case TopologyKind::flat:
+    case platform::TopologyKind::flat:
       return flat_cluster(c, parent);
-    case TopologyKind::full:
+    case platform::TopologyKind::full:
       return full_cluster(c, parent);
     default:
       return topology_cluster(c, parent);
     }
   }
 
-  sg4::NetZone* flat_cluster(const ClusterDesc& c, const sg4::NetZone* parent)
+  sg4::NetZone* flat_cluster(const platform::ClusterDesc& c, const sg4::NetZone* parent)
   {
     sg4::NetZone* z = sg4::create_star_zone(c.id);
     if (parent)
       z->set_parent(parent);
     const bool zoned = p_.nodes[c.first_node].zoned;
     for (uint32_t n = c.first_node; n < c.first_node + c.node_count; n++) {
-      const NodeDesc& nd = p_.nodes[n];
-      auto nic           = in_route(z, {{nd.nic_link, true}});
+      const platform::NodeDesc& nd = p_.nodes[n];
+      auto nic                     = in_route(z, {{nd.nic_link, true}});
       if (zoned) {
         auto [np, gw] = node(nd, z);
         z->add_route(np, nullptr, gw, nullptr, nic, true);
@@ -220,7 +221,7 @@ private:
         }
       }
     }
-    if (c.global_link != kNone && zoned) {
+    if (c.global_link != platform::kNone && zoned) {
       // Beside node zones, the gateway gets a zone of its own: SimGrid 3.32 drops the route inside
       // a node zone when the other end is a router placed directly in the star.
       sg4::NetZone* gz = sg4::create_full_zone(c.id + "-gwzone");
@@ -228,7 +229,7 @@ private:
       NetPoint* gw = router(gz, c.router);
       gz->seal();
       z->add_route(gz->get_netpoint(), nullptr, gw, nullptr, {}, true);
-    } else if (c.global_link != kNone) {
+    } else if (c.global_link != platform::kNone) {
       // The global link is on the gateway's own route, as in the XML star zone.
       NetPoint* gw = router(z, c.router);
       z->add_route(gw, nullptr, nullptr, nullptr, in_route(z, {{c.global_link, false}}), true);
@@ -237,7 +238,7 @@ private:
     return z;
   }
 
-  sg4::NetZone* full_cluster(const ClusterDesc& c, const sg4::NetZone* parent)
+  sg4::NetZone* full_cluster(const platform::ClusterDesc& c, const sg4::NetZone* parent)
   {
     sg4::NetZone* z = sg4::create_full_zone(c.id);
     if (parent)
@@ -250,17 +251,17 @@ private:
         auto route = in_route(z, {{c.pair_links[static_cast<size_t>(a) * c.node_count + b], true}});
         z->add_route(points[a].first, points[b].first, points[a].second, points[b].second, route, true);
       }
-    if (c.global_link != kNone)
+    if (c.global_link != platform::kNone)
       link(z, c.global_link);
     z->seal();
     return z;
   }
 
-  sg4::NetZone* topology_cluster(const ClusterDesc& c, const sg4::NetZone* parent)
+  sg4::NetZone* topology_cluster(const platform::ClusterDesc& c, const sg4::NetZone* parent)
   {
-    const Topology& t = c.topology;
-    const LinkSpec& l = t.kind == TopologyKind::fat_tree ? t.levels.front().link : t.link;
-    auto before_links = sg4::Engine::get_instance()->get_all_links();
+    const platform::Topology& t = c.topology;
+    const platform::LinkSpec& l = t.kind == platform::TopologyKind::fat_tree ? t.levels.front().link : t.link;
+    auto before_links           = sg4::Engine::get_instance()->get_all_links();
     std::set<const sg4::Link*> before(before_links.begin(), before_links.end());
 
     sg4::ClusterCallbacks callbacks(
@@ -269,14 +270,14 @@ private:
         });
     sg4::NetZone* z = nullptr;
     switch (t.kind) {
-    case TopologyKind::fat_tree: {
-      auto f = fat_tree_columns(t);
+    case platform::TopologyKind::fat_tree: {
+      auto f = platform::fat_tree_columns(t);
       z      = sg4::create_fatTree_zone(c.id, parent,
                                         sg4::FatTreeParams(static_cast<unsigned>(t.levels.size()), f.down, f.up, f.links),
                                         callbacks, l.bandwidth_Bps, l.latency_s, simgrid_sharing(t.sharing));
       break;
     }
-    case TopologyKind::torus: {
+    case platform::TopologyKind::torus: {
       std::vector<unsigned long> dims(t.dimensions.begin(), t.dimensions.end());
       z = sg4::create_torus_zone(c.id, parent, dims, callbacks, l.bandwidth_Bps, l.latency_s,
                                  simgrid_sharing(t.sharing));
@@ -291,7 +292,7 @@ private:
       break;
     }
     }
-    if (c.global_link != kNone)
+    if (c.global_link != platform::kNone)
       link(z, c.global_link);
     z->seal();
 
@@ -300,7 +301,7 @@ private:
     for (sg4::Link* lk : sg4::Engine::get_instance()->get_all_links())
       if (not before.count(lk) && not own_link_names_.count(lk->get_name()))
         created.push_back(lk);
-    if (t.kind == TopologyKind::fat_tree)
+    if (t.kind == platform::TopologyKind::fat_tree)
       adjust_fat_tree_levels(c, created);
     else if (t.link.idle_w)
       for (sg4::Link* lk : created)
@@ -311,7 +312,7 @@ private:
   /** SimGrid's fat tree gives every level the same links; set each level's own figures. Links are
    *  named link_from_<child>_<parent>_<n>; leaves are numbered 0..N-1, so a link whose child is a
    *  leaf is on level 1 and a link whose child is a level-k switch is on level k+1. */
-  void adjust_fat_tree_levels(const ClusterDesc& c, const std::vector<sg4::Link*>& created)
+  void adjust_fat_tree_levels(const platform::ClusterDesc& c, const std::vector<sg4::Link*>& created)
   {
     struct Parsed {
       sg4::Link* link;
@@ -333,7 +334,7 @@ private:
         auto it = level_of.find(pl.child);
         if (it != level_of.end() && it->second == lv - 1) {
           level_of.emplace(pl.parent, lv);
-          const LinkSpec& spec = levels[lv - 1].link;
+          const platform::LinkSpec& spec = levels[lv - 1].link;
           pl.link->set_bandwidth(spec.bandwidth_Bps);
           pl.link->set_latency(spec.latency_s);
           if (spec.idle_w)
@@ -345,9 +346,9 @@ private:
 
 } // namespace
 
-simgrid::s4u::NetZone* build(const Platform& p)
+simgrid::s4u::NetZone* build(const platform::Platform& p)
 {
   return Builder(p).run();
 }
 
-} // namespace sgai::platform
+} // namespace sgai::platform_sim

@@ -6,14 +6,14 @@
 
 #include <simgrid/forward.h>
 
-namespace sgai::platform {
+namespace sgai::platform_sim {
 
 /** Creates every zone, host, router and link of `p` in the current Engine and returns the root
  *  zone, sealed. The energy plugins must be initialised before (SimGrid attaches them to hosts
  *  and links at creation). Host and link names, speeds, P-states, wattage properties and the
  *  links of every route are those of the XML writer (write_xml). */
-simgrid::s4u::NetZone* build(const Platform& p);
+simgrid::s4u::NetZone* build(const platform::Platform& p);
 
-} // namespace sgai::platform
+} // namespace sgai::platform_sim
 
 #endif

@@ -12,7 +12,7 @@
 #include <limits>
 #include <sstream>
 
-namespace sgai::platform {
+namespace sgai::platform_sim {
 
 namespace sg4 = simgrid::s4u;
 
@@ -130,4 +130,4 @@ RouteSummary route_between(const std::string& src, const std::string& dst)
   return r;
 }
 
-} // namespace sgai::platform
+} // namespace sgai::platform_sim

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace sgai::platform {
+namespace sgai::platform_sim {
 
 struct EngineSummary {
   size_t zones                 = 0;
@@ -41,6 +41,6 @@ RouteSummary route_between(const std::string& src, const std::string& dst);
  *  (lowest idle, highest all-cores) watts; false when malformed. */
 bool wattage_bounds(const std::string& text, double& idle_w, double& max_w);
 
-} // namespace sgai::platform
+} // namespace sgai::platform_sim
 
 #endif

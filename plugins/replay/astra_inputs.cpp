@@ -124,7 +124,7 @@ void one_of(const json::Value& v, const std::vector<std::string>& allowed)
 
 } // namespace
 
-std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
+std::vector<communicator::Dimension> read_network_yaml(const std::filesystem::path& path)
 {
   const std::string file = path.string();
   const std::string text = read_text_file(path);
@@ -177,16 +177,16 @@ std::vector<Dimension> read_network_yaml(const std::filesystem::path& path)
     throw InputError(file, line_of(n),
                      std::string(key) + "[" + std::to_string(i) + "] " + quote(value) + " is not a number");
   };
-  std::vector<Dimension> out;
+  std::vector<communicator::Dimension> out;
   for (size_t i = 0; i < dims; i++) {
-    Dimension d;
+    communicator::Dimension d;
     auto kind = scalar_text(file, topology[i], "topology[" + std::to_string(i) + "]");
     if (kind == "Ring")
-      d.kind = Dimension::Kind::ring;
+      d.kind = communicator::Dimension::Kind::ring;
     else if (kind == "Switch")
-      d.kind = Dimension::Kind::switch_;
+      d.kind = communicator::Dimension::Kind::switch_;
     else if (kind == "FullyConnected")
-      d.kind = Dimension::Kind::fully_connected;
+      d.kind = communicator::Dimension::Kind::fully_connected;
     else
       throw InputError(file, line_of(topology[i]),
                        "topology[" + std::to_string(i) + "] " + quote(kind) + " is not Ring, Switch or FullyConnected");
@@ -225,11 +225,11 @@ SystemConfig read_system_json(const std::filesystem::path& path)
   auto doc = json::load(path);
   auto o   = doc.object();
   SystemConfig c;
-  const std::vector<std::pair<const char*, CollectiveType>> impl_keys = {
-      {"all-reduce-implementation", CollectiveType::all_reduce},
-      {"all-gather-implementation", CollectiveType::all_gather},
-      {"reduce-scatter-implementation", CollectiveType::reduce_scatter},
-      {"all-to-all-implementation", CollectiveType::all_to_all}};
+  const std::vector<std::pair<const char*, chakra::CollectiveType>> impl_keys = {
+      {"all-reduce-implementation", chakra::CollectiveType::all_reduce},
+      {"all-gather-implementation", chakra::CollectiveType::all_gather},
+      {"reduce-scatter-implementation", chakra::CollectiveType::reduce_scatter},
+      {"all-to-all-implementation", chakra::CollectiveType::all_to_all}};
   for (const auto& [key, type] : impl_keys)
     if (auto v = o.optional(key)) {
       auto items = v->array();
@@ -237,8 +237,8 @@ SystemConfig read_system_json(const std::filesystem::path& path)
         v->fail("expected a list of implementations, one per dimension");
       for (auto& item : items) {
         std::string name = item.string();
-        Algorithm a;
-        if (not algorithm_from_string(name, a))
+        collectives::Algorithm a;
+        if (not collectives::algorithm_from_string(name, a))
           item.fail("unknown implementation " + quote(name) +
                     " (known: ring, direct, halvingDoubling, doubleBinaryTree)");
         c.implementations[type].push_back(a);
@@ -262,11 +262,11 @@ SystemConfig read_system_json(const std::filesystem::path& path)
     one_of(*v, {"LIFO", "FIFO", "EXPLICIT"});
     c.ignored.emplace_back("scheduling-policy");
   }
-  c.all_reduce_composition = AllReduceComposition::baseline; // (ASTRA-sim's when the key is absent)
+  c.all_reduce_composition = collectives::AllReduceComposition::baseline; // (ASTRA-sim's when the key is absent)
   if (auto v = o.optional("collective-optimization")) {
     one_of(*v, {"baseline", "localBWAware"});
     if (v->string() == "localBWAware")
-      c.all_reduce_composition = AllReduceComposition::local_bw_aware;
+      c.all_reduce_composition = collectives::AllReduceComposition::local_bw_aware;
   }
   for (const char* key : {"boost-mode", "track-local-mem"})
     if (auto v = o.optional(key)) {

@@ -6,8 +6,8 @@
 #ifndef SGAI_PLUGINS_REPLAY_ASTRA_INPUTS_HPP
 #define SGAI_PLUGINS_REPLAY_ASTRA_INPUTS_HPP
 
-#include "plugins/communicator/network.hpp"
 #include "core/collectives/schedule.hpp"
+#include "plugins/communicator/network.hpp"
 
 #include <filesystem>
 #include <map>
@@ -28,11 +28,11 @@ constexpr double kMaxEndpointDelay_ns = 1e9; ///< endpoint-delay: 1 s
 constexpr double kMaxLocalMemBw_GBps  = 1e6; ///< local-mem-bw: 1 PB/s
 constexpr double kMaxPeakPerf_TFLOPs  = 1e6; ///< peak-perf: 1 EFLOP/s
 
-std::vector<Dimension> read_network_yaml(const std::filesystem::path& file);
+std::vector<communicator::Dimension> read_network_yaml(const std::filesystem::path& file);
 
 struct SystemConfig {
   /** Implementation per dimension of each collective (the *-implementation keys). */
-  std::map<CollectiveType, std::vector<Algorithm>> implementations;
+  std::map<chakra::CollectiveType, std::vector<collectives::Algorithm>> implementations;
   uint32_t chunks         = 1;     ///< preferred-dataset-splits
   uint32_t active_chunks  = 1;     ///< active-chunks-per-dimension
   double endpoint_delay_s = 0;     ///< endpoint-delay (ns in the file)
@@ -41,7 +41,7 @@ struct SystemConfig {
   bool roofline           = false; ///< roofline-enabled
   /** collective-optimization: localBWAware, or baseline (ASTRA-sim's when a system file leaves
    *  the key out); sgai's own replays without a system file use localBWAware. */
-  AllReduceComposition all_reduce_composition = AllReduceComposition::local_bw_aware;
+  collectives::AllReduceComposition all_reduce_composition = collectives::AllReduceComposition::local_bw_aware;
   std::vector<std::string> ignored; ///< keys read and accepted but not modelled
 };
 

@@ -52,8 +52,8 @@ void write_replay(const Replay& replay, const std::filesystem::path& out)
   write_collectives_csv(collectives, replay.collectives());
   write_file_atomically(out / "ranks.csv", ranks.str());
   write_file_atomically(out / "collectives.csv", collectives.str());
-  record_deployment_output((out / "ranks.csv").string(), "one line per rank (docs/replay.md)");
-  record_deployment_output((out / "collectives.csv").string(), "one line per collective (docs/replay.md)");
+  sim::record_deployment_output((out / "ranks.csv").string(), "one line per rank (docs/replay.md)");
+  sim::record_deployment_output((out / "collectives.csv").string(), "one line per collective (docs/replay.md)");
 }
 
 } // namespace
@@ -62,7 +62,7 @@ void collective_actor(std::vector<std::string> args)
 {
   const std::string actor = simgrid::s4u::Actor::self()->get_name();
   try {
-    DeploymentArgs a(args, {"hosts", "type", "bytes", "algorithm", "chunks", "repeat", "out"});
+    sim::DeploymentArgs a(args, {"hosts", "type", "bytes", "algorithm", "chunks", "repeat", "out"});
     auto hosts        = host_list(a.required("hosts"));
     std::string tname = a.text("type", "all_reduce");
     std::string upper = tname;
@@ -75,11 +75,11 @@ void collective_actor(std::vector<std::string> args)
     double bytes = a.bytes("bytes", -1);
     if (bytes < 0)
       throw UsageError("the argument bytes= is missing");
-    Algorithm algorithm = Algorithm::ring;
-    if (not algorithm_from_string(a.text("algorithm", "ring"), algorithm))
+    collectives::Algorithm algorithm = collectives::Algorithm::ring;
+    if (not collectives::algorithm_from_string(a.text("algorithm", "ring"), algorithm))
       throw UsageError("algorithm=" + quote(a.text("algorithm", "")) +
                        " is none of ring, direct, halving_doubling, double_binary_tree, doubleBinaryTree, nvls");
-    CollectiveOptions options;
+    communicator::CollectiveOptions options;
     options.chunks = static_cast<uint32_t>(a.whole("chunks", 1, 1 << 20));
     if (options.chunks == 0)
       throw UsageError("chunks must be 1 or more");
@@ -88,7 +88,7 @@ void collective_actor(std::vector<std::string> args)
     std::string csv           = "type,algorithm,ranks,bytes,start_s,end_s,time_s,bus_GBps\n";
     for (uint64_t i = 0; i < repeat; i++) {
       double start = simgrid::s4u::Engine::get_clock();
-      double t     = collectives::run(*type, hosts, bytes, algorithm, options);
+      double t     = communicator::run(*type, hosts, bytes, algorithm, options);
       auto n       = static_cast<uint32_t>(hosts.size());
       double bus   = t > 0 ? CollectiveRecord::bus_factor(*type, n) * bytes / t / 1e9 : 0;
       csv += tname + "," + to_string(algorithm) + "," + std::to_string(n) + "," + format_number(bytes) + "," +
@@ -98,9 +98,10 @@ void collective_actor(std::vector<std::string> args)
     if (out.has_parent_path())
       std::filesystem::create_directories(out.parent_path());
     write_file_atomically(out, csv);
-    record_deployment_output(out.string(), "one line per collective: type, algorithm, ranks, bytes, times, bus GB/s");
+    sim::record_deployment_output(out.string(),
+                                  "one line per collective: type, algorithm, ranks, bytes, times, bus GB/s");
   } catch (const std::exception& e) {
-    fail_deployment(actor, e.what());
+    sim::fail_deployment(actor, e.what());
   }
 }
 
@@ -108,7 +109,7 @@ void trace_replay_actor(std::vector<std::string> args)
 {
   const std::string actor = simgrid::s4u::Actor::self()->get_name();
   try {
-    DeploymentArgs a(args, {"trace", "hosts", "system", "out"});
+    sim::DeploymentArgs a(args, {"trace", "hosts", "system", "out"});
     JobSpec job;
     job.name  = a.required("trace");
     job.files = chakra::workload_files(job.name);
@@ -122,9 +123,9 @@ void trace_replay_actor(std::vector<std::string> args)
     std::shared_ptr<Replay> replay = std::make_shared<Replay>(options);
     replay->add_job(std::move(job));
     std::filesystem::path out = a.text("out", "results/" + actor);
-    at_deployment_end(actor, [replay, out]() { write_replay(*replay, out); });
+    sim::at_deployment_end(actor, [replay, out]() { write_replay(*replay, out); });
   } catch (const std::exception& e) {
-    fail_deployment(actor, e.what());
+    sim::fail_deployment(actor, e.what());
   }
 }
 

@@ -19,7 +19,7 @@
  * folder of them or a prefix), hosts (required, as many as ranks), system (an ASTRA-sim system
  * JSON; default: one chunk, no endpoint delay), out (results/<actor>: ranks.csv and
  * collectives.csv, written when the simulation ends). Errors as the workload manager's
- * (sgai/batch/deployment.hpp): sgai::deployment_error(). */
+ * (plugins/batch/deployment.hpp): sgai::sim::deployment_error(). */
 #ifndef SGAI_PLUGINS_REPLAY_DEPLOYMENT_HPP
 #define SGAI_PLUGINS_REPLAY_DEPLOYMENT_HPP
 

@@ -1,8 +1,8 @@
 #include "plugins/replay/replay.hpp"
 #include "plugins/gpu/stream.hpp"
 
-#include "plugins/gpu/gpu.hpp"
 #include "core/collectives/nccl_plan.hpp"
+#include "plugins/gpu/gpu.hpp"
 
 #include "chakra/feeder.hpp"
 #include "core/foundation/error.hpp"
@@ -31,19 +31,19 @@ namespace s4u = simgrid::s4u;
 using chakra::Node;
 using chakra::NodeType;
 
-double CollectiveRecord::bus_factor(CollectiveType t, uint32_t n)
+double CollectiveRecord::bus_factor(chakra::CollectiveType t, uint32_t n)
 {
   if (n <= 1)
     return 1;
   double f = static_cast<double>(n - 1) / n;
   switch (t) {
-  case CollectiveType::all_reduce:
+  case chakra::CollectiveType::all_reduce:
     return 2 * f;
-  case CollectiveType::all_gather: // comm_size is one rank's part: n x f of the gathered bytes
+  case chakra::CollectiveType::all_gather: // comm_size is one rank's part: n x f of the gathered bytes
     return n * f;
-  case CollectiveType::reduce_scatter:
-  case CollectiveType::reduce_scatter_block:
-  case CollectiveType::all_to_all:
+  case chakra::CollectiveType::reduce_scatter:
+  case chakra::CollectiveType::reduce_scatter_block:
+  case chakra::CollectiveType::all_to_all:
     return f;
   default:
     return 1;
@@ -61,15 +61,15 @@ struct Job;
 
 /** One collective of a group: the k-th each member issues. */
 struct Instance {
-  CollectiveType type = CollectiveType::all_reduce;
-  uint64_t bytes      = 0;
-  uint32_t first_rank = 0;
-  uint64_t first_node = 0;
+  chakra::CollectiveType type = chakra::CollectiveType::all_reduce;
+  uint64_t bytes              = 0;
+  uint32_t first_rank         = 0;
+  uint64_t first_node         = 0;
   uint32_t arrived = 0, finished = 0;
   std::vector<s4u::Actor*> waiting;
   std::vector<uint32_t> waiting_ranks;
-  std::unique_ptr<nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.nccl), used by run
-  std::unique_ptr<CollectiveRun> run;
+  std::unique_ptr<collectives::nccl::ProtocolCosts> costs; ///< NCCL's protocol (options.nccl), used by run
+  std::unique_ptr<communicator::CollectiveRun> run;
   double start = 0;
 };
 
@@ -154,9 +154,9 @@ struct Replay::Impl {
   std::vector<std::unique_ptr<Job>> jobs;
   std::vector<RankResult> results;
   std::vector<CollectiveRecord> records;
-  std::map<std::string, std::shared_ptr<const Schedule>> schedules;
-  UnsharedPaths unshared_paths;          ///< transfer times when the network shares nothing (congestion-unaware)
-  std::unique_ptr<LoneFlows> lone_flows; ///< congestion-aware collectives alone on the network
+  std::map<std::string, std::shared_ptr<const collectives::Schedule>> schedules;
+  communicator::UnsharedPaths unshared_paths; ///< transfer times when the network shares nothing (congestion-unaware)
+  std::unique_ptr<communicator::LoneFlows> lone_flows; ///< congestion-aware collectives alone on the network
   uint64_t worked_out_alone = 0;
   std::string error; ///< the first error: file, place (rank, node) and message apart
   std::string error_file, error_place, error_message;
@@ -355,7 +355,7 @@ struct Replay::Impl {
   /** Runs a kernel whose parts at P-state 0 are `t` on `host`, in the host's current P-state:
    *  max(compute / f, memory / m) (GpuModel's P-state model), as an execution of that many seconds
    *  at the state's speed (so the energy plugin charges the state's power for it). */
-  static void execute_kernel(s4u::Host* host, const KernelTime& t) { sgai::gpu::execute(host, t); }
+  static void execute_kernel(s4u::Host* host, const kernels::KernelTime& t) { sgai::gpu::execute(host, t); }
 
   /** Memory bandwidth of a GPU: the options', the system's local-mem-bw, else its model's. */
   double mem_bw(s4u::Host* gpu) const
@@ -364,24 +364,24 @@ struct Replay::Impl {
       return options.gpu_mem_bw_Bps;
     if (options.system.local_mem_bw_Bps > 0)
       return options.system.local_mem_bw_Bps;
-    return GpuModel::of(gpu).mem_bw_Bps;
+    return gpu::GpuModel::of(gpu).mem_bw_Bps;
   }
 
   /** A compute node's time on `host` at P-state 0, in a compute and a memory part: its recorded
    *  duration (on a GPU, classed compute- or memory-bound: classify_kernel), or num_ops at peak (the
    *  GPU's model, or the host's speed for a CPU) and, with the roofline, tensor_size at the memory
    *  bandwidth (the kernel takes the longer of the two). */
-  KernelTime compute_time(const Node& n, s4u::Host* host, bool gpu) const
+  kernels::KernelTime compute_time(const Node& n, s4u::Host* host, bool gpu) const
   {
     double ops   = n.num_ops().value_or(0);
     double bytes = static_cast<double>(std::max<int64_t>(0, n.int_attr("tensor_size").value_or(0)));
     double peak  = not gpu                      ? host->get_pstate_speed(0) * host->get_core_count()
                    : options.gpu_peak_flops > 0 ? options.gpu_peak_flops
-                                                : GpuModel::of(host).peak();
-    KernelTime t;
+                                                : gpu::GpuModel::of(host).peak();
+    kernels::KernelTime t;
     if (options.recorded_durations && n.duration_micros > 0) {
       double d = n.duration_micros * 1e-6;
-      if (gpu && classify_kernel(n.name, ops, bytes, peak, mem_bw(host)) == KernelBound::memory)
+      if (gpu && kernels::classify_kernel(n.name, ops, bytes, peak, mem_bw(host)) == kernels::KernelBound::memory)
         t.memory_s = d;
       else
         t.compute_s = d;
@@ -395,13 +395,14 @@ struct Replay::Impl {
 
   /** `involved`: ASTRA-sim's involved_dim of a collective of the default group, the dimensions it
    *  runs along (empty: all). */
-  std::shared_ptr<const Schedule> schedule_for(CollectiveType type, uint32_t n, bool world, std::string& algorithm_name,
-                                               const std::vector<bool>& involved = {})
+  std::shared_ptr<const collectives::Schedule> schedule_for(chakra::CollectiveType type, uint32_t n, bool world,
+                                                            std::string& algorithm_name,
+                                                            const std::vector<bool>& involved = {})
   {
-    auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
-                    : type == CollectiveType::barrier            ? CollectiveType::all_reduce
-                                                                 : type;
-    std::vector<Algorithm> algorithms;
+    auto key_type = type == chakra::CollectiveType::reduce_scatter_block ? chakra::CollectiveType::reduce_scatter
+                    : type == chakra::CollectiveType::barrier            ? chakra::CollectiveType::all_reduce
+                                                                         : type;
+    std::vector<collectives::Algorithm> algorithms;
     if (auto it = options.system.implementations.find(key_type); it != options.system.implementations.end())
       algorithms = it->second;
     uint64_t product = 1;
@@ -409,14 +410,15 @@ struct Replay::Impl {
       product *= d;
     bool multidim = world && options.dims.size() > 1 && product == n && algorithms.size() == options.dims.size();
     if (not multidim) {
-      Algorithm a = algorithms.empty() ? Algorithm::ring : algorithms[0];
-      algorithms  = {a};
+      collectives::Algorithm a = algorithms.empty() ? collectives::Algorithm::ring : algorithms[0];
+      algorithms               = {a};
     }
     algorithm_name.clear();
     for (size_t i = 0; i < algorithms.size(); i++)
       algorithm_name += (i ? "+" : "") + std::string(to_string(algorithms[i]));
-    const bool channels = not multidim && world && algorithms[0] == Algorithm::ring && options.channels > 1 &&
-                          options.channel_block > 1 && n > options.channel_block && n % options.channel_block == 0;
+    const bool channels = not multidim && world && algorithms[0] == collectives::Algorithm::ring &&
+                          options.channels > 1 && options.channel_block > 1 && n > options.channel_block &&
+                          n % options.channel_block == 0;
     if (channels)
       algorithm_name += " x" + std::to_string(options.channels);
     std::string dims_in;
@@ -430,17 +432,18 @@ struct Replay::Impl {
     auto& cached = schedules[key];
     if (not cached) {
       if (channels) {
-        Schedule s  = algorithms::ring_channels(type, n, options.channels, options.channel_block);
+        collectives::Schedule s =
+            collectives::algorithms::ring_channels(type, n, options.channels, options.channel_block);
         s.type      = type;
-        s.algorithm = Algorithm::ring;
+        s.algorithm = collectives::Algorithm::ring;
         s.ranks     = n;
         s.index();
-        cached = std::make_shared<const Schedule>(std::move(s));
+        cached = std::make_shared<const collectives::Schedule>(std::move(s));
       } else if (multidim)
-        cached = std::make_shared<const Schedule>(
-            make_multidim_schedule(type, options.dims, algorithms, 0, options.system.all_reduce_composition, involved));
+        cached = std::make_shared<const collectives::Schedule>(collectives::make_multidim_schedule(
+            type, options.dims, algorithms, 0, options.system.all_reduce_composition, involved));
       else
-        cached = std::make_shared<const Schedule>(make_schedule(type, algorithms[0], n));
+        cached = std::make_shared<const collectives::Schedule>(collectives::make_schedule(type, algorithms[0], n));
     }
     return cached;
   }
@@ -449,15 +452,15 @@ struct Replay::Impl {
    *  the model does not apply to it (no NCCL system, an implementation NCCL does not have, an
    *  all-to-all, a multi-dimensional layout). A forced algorithm or protocol that the collective
    *  cannot use is an error naming the node. */
-  std::optional<NcclPlan> nccl_plan(const Rank& r, const Node& n, CollectiveType type, uint64_t bytes,
-                                    const std::vector<uint32_t>& members, bool world)
+  std::optional<collectives::NcclPlan> nccl_plan(const Rank& r, const Node& n, chakra::CollectiveType type,
+                                                 uint64_t bytes, const std::vector<uint32_t>& members, bool world)
   {
     if (not options.nccl || (world && options.dims.size() > 1))
       return std::nullopt;
-    const auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
-                          : type == CollectiveType::barrier            ? CollectiveType::all_reduce
-                                                                       : type;
-    std::optional<nccl::Algo> algo;
+    const auto key_type = type == chakra::CollectiveType::reduce_scatter_block ? chakra::CollectiveType::reduce_scatter
+                          : type == chakra::CollectiveType::barrier            ? chakra::CollectiveType::all_reduce
+                                                                               : type;
+    std::optional<collectives::nccl::Algo> algo;
     if (auto it = options.nccl_algorithm.find(key_type); it != options.nccl_algorithm.end())
       algo = it->second;
     else if (auto im = options.system.implementations.find(key_type); im != options.system.implementations.end()) {
@@ -465,20 +468,20 @@ struct Replay::Impl {
       if (im->second.size() != 1)
         return std::nullopt;
       switch (im->second[0]) {
-      case Algorithm::ring:
-        algo = nccl::Algo::ring;
+      case collectives::Algorithm::ring:
+        algo = collectives::nccl::Algo::ring;
         break;
-      case Algorithm::double_binary_tree:
-        algo = nccl::Algo::tree;
+      case collectives::Algorithm::double_binary_tree:
+        algo = collectives::nccl::Algo::tree;
         break;
-      case Algorithm::nvls:
-        algo = nccl::Algo::nvls;
+      case collectives::Algorithm::nvls:
+        algo = collectives::nccl::Algo::nvls;
         break;
       default:
         return std::nullopt;
       }
     }
-    std::optional<nccl::Proto> proto;
+    std::optional<collectives::nccl::Proto> proto;
     if (auto it = options.nccl_protocol.find(key_type); it != options.nccl_protocol.end())
       proto = it->second;
     const Job& job = *r.job;
@@ -486,9 +489,10 @@ struct Replay::Impl {
     for (uint32_t m : members)
       node.push_back(job.spec.nodes.empty() ? 0 : job.spec.nodes[m]);
     try {
-      return plan_nccl(*options.nccl, type, bytes, node, algo, proto, schedules, [&](uint32_t a, uint32_t b) {
-        return unshared_paths.latency(job.ranks[members[a]]->gpu, job.ranks[members[b]]->gpu);
-      });
+      return collectives::plan_nccl(
+          *options.nccl, type, bytes, node, algo, proto, schedules, [&](uint32_t a, uint32_t b) {
+            return unshared_paths.latency(job.ranks[members[a]]->gpu, job.ranks[members[b]]->gpu);
+          });
     } catch (const std::invalid_argument& e) {
       fail(r, &n, e.what());
     }
@@ -575,7 +579,7 @@ struct Replay::Impl {
       r.waiting_in.clear();
     } else {
       std::string algorithm;
-      std::shared_ptr<const Schedule> schedule;
+      std::shared_ptr<const collectives::Schedule> schedule;
       uint32_t lanes = 1;
       if (auto plan = nccl_plan(r, n, *type, *bytes, *members, members == &job.world)) {
         schedule  = plan->schedule;
@@ -593,7 +597,7 @@ struct Replay::Impl {
       std::vector<s4u::Host*> hosts;
       for (uint32_t m : *members)
         hosts.push_back(job.ranks[m]->gpu);
-      CollectiveOptions co;
+      communicator::CollectiveOptions co;
       co.chunks           = options.system.chunks * lanes; // NCCL's channels each run their own chunks
       co.channels         = options.system.active_chunks * lanes;
       co.reduce_Bps       = options.system.local_mem_bw_Bps;
@@ -601,11 +605,11 @@ struct Replay::Impl {
       co.unshared         = options.congestion_aware ? nullptr : &unshared_paths;
       co.traffic          = options.traffic;
       co.protocol         = in->costs.get();
-      in->run             = std::make_unique<CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
-      in->start           = s4u::Engine::get_clock();
+      in->run   = std::make_unique<communicator::CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
+      in->start = s4u::Engine::get_clock();
       if (options.congestion_aware && members == &job.world && network_alone(job)) {
         if (not lone_flows)
-          lone_flows = std::make_unique<LoneFlows>();
+          lone_flows = std::make_unique<communicator::LoneFlows>();
         worked_out_alone += in->run->work_out_alone(*lone_flows) ? 1 : 0;
       }
       CollectiveRecord rec;
@@ -725,7 +729,7 @@ struct Replay::Impl {
     case NodeType::mem_load:
     case NodeType::mem_store:
       if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw(r.gpu) > 0)
-        execute_kernel(r.gpu, KernelTime{0, static_cast<double>(*bytes) / mem_bw(r.gpu)});
+        execute_kernel(r.gpu, kernels::KernelTime{0, static_cast<double>(*bytes) / mem_bw(r.gpu)});
       break;
     case NodeType::comm_coll:
       collective(r, n);

@@ -10,9 +10,9 @@
 #ifndef SGAI_PLUGINS_REPLAY_REPLAY_HPP
 #define SGAI_PLUGINS_REPLAY_REPLAY_HPP
 
-#include "plugins/replay/astra_inputs.hpp"
-#include "plugins/communicator/communicator.hpp"
 #include "core/collectives/nccl.hpp"
+#include "plugins/communicator/communicator.hpp"
+#include "plugins/replay/astra_inputs.hpp"
 
 #include <simgrid/forward.h>
 
@@ -60,13 +60,13 @@ struct ReplayOptions {
    *  run one channel per GPU of a node, over the nodes' rails. Collectives the system file gives an
    *  implementation for keep it (ring, double_binary_tree and nvls still get NCCL's protocol);
    *  all-to-all and multi-dimensional layouts run as without it. */
-  std::optional<nccl::System> nccl;
+  std::optional<collectives::nccl::System> nccl;
   /** Per collective type, NCCL's algorithm ("ring", "tree", "nvls") or protocol ("LL", "LL128",
    *  "Simple") to use instead of the tuning model's choice (a user's NCCL_ALGO / NCCL_PROTO). */
-  std::map<CollectiveType, nccl::Algo> nccl_algorithm;
-  std::map<CollectiveType, nccl::Proto> nccl_protocol;
+  std::map<chakra::CollectiveType, collectives::nccl::Algo> nccl_algorithm;
+  std::map<chakra::CollectiveType, collectives::nccl::Proto> nccl_protocol;
   /** Set: the bytes every transfer puts on its route's links are counted here (links.csv). */
-  class LinkTraffic* traffic = nullptr;
+  class communicator::LinkTraffic* traffic = nullptr;
   /** The feeder waits for control parents (true) or data parents only (false); unset: data only
    *  for traces converted from PyTorch (chakra::pytorch_converted), all otherwise. */
   std::optional<bool> control_deps;
@@ -108,8 +108,8 @@ struct RankResult {
 
 struct CollectiveRecord {
   std::string job, group;
-  CollectiveType type = CollectiveType::all_reduce;
-  uint64_t bytes      = 0;
+  chakra::CollectiveType type = chakra::CollectiveType::all_reduce;
+  uint64_t bytes              = 0;
   std::string algorithm;
   std::string protocol; ///< NCCL's protocol it ran with (empty: no protocol model)
   uint32_t ranks = 0;
@@ -117,7 +117,7 @@ struct CollectiveRecord {
   /** NCCL's bus bandwidth factor on comm_size: 2(n-1)/n for all-reduce, (n-1)/n for
    *  reduce-scatter and all-to-all, n-1 for all-gather (whose comm_size is one rank's part:
    *  (n-1)/n of the n parts gathered), 1 otherwise. */
-  static double bus_factor(CollectiveType t, uint32_t n);
+  static double bus_factor(chakra::CollectiveType t, uint32_t n);
 };
 
 /** ranks.csv and collectives.csv, the same for `sgai replay` and experiment replays (times in ns,

@@ -94,7 +94,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     jobs.push_back(chakra::workload_files(w));
     ranks += jobs.back().size();
   }
-  const uint32_t npus = npu_count(dims);
+  const uint32_t npus = communicator::npu_count(dims);
   std::string shape;
   for (const auto& d : dims)
     shape += (shape.empty() ? "" : " x ") + std::to_string(d.npus);
@@ -124,7 +124,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
       throw InputError("command line", "--gpu-idle-w",
                        "the power caps of P-states 1 and 2 (5/7 and 3/7 of --gpu-busy-w: " + format_number(w) +
                            " W) must lie above the idle power (" + format_number(o.gpu_idle_w) + " W)");
-    caps.emplace_back(w > o.gpu_idle_w ? capped_clock_fraction(w, o.gpu_idle_w, o.gpu_busy_w) : 1.0, w);
+    caps.emplace_back(w > o.gpu_idle_w ? kernels::capped_clock_fraction(w, o.gpu_idle_w, o.gpu_busy_w) : 1.0, w);
   }
 
   auto mapping = npu_mapping(o, jobs, npus); // checked before anything runs
@@ -145,7 +145,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   // ends (a fifth of a replay's time): only when some link draws power
   so.link_energy = o.link_idle_w > 0 || o.link_busy_w > 0;
   sim::Simulation simulation(so);
-  NpuOptions npu;
+  communicator::NpuOptions npu;
   npu.speed_flops = (o.peak_tflops > 0 ? o.peak_tflops * 1e12 : (system.peak_flops > 0 ? system.peak_flops : 1e15));
   npu.idle_w      = o.gpu_idle_w;
   npu.busy_w      = o.gpu_busy_w;
@@ -154,11 +154,11 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   npu.lower_pstates = caps;
   npu.link_idle_w   = o.link_idle_w;
   npu.link_busy_w   = o.link_busy_w;
-  auto network      = build_npu_network("", dims, npu);
+  auto network      = communicator::build_npu_network("", dims, npu);
   const auto& hosts = network.npus;
   for (auto* h : hosts)
     h->set_pstate(static_cast<int>(o.pstate));
-  LinkTraffic traffic; // links.csv
+  communicator::LinkTraffic traffic; // links.csv
 
   ReplayOptions ro;
   ro.system         = system;

@@ -1,11 +1,11 @@
 #include "plugins/rl_server/server.hpp"
 
-#include "plugins/batch/manager.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/json.hpp"
 #include "core/rl/protocol.hpp"
-#include "plugins/sim/simulation.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
+#include "plugins/sim/simulation.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
@@ -20,12 +20,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace sgai::rl {
+namespace sgai::rl_server {
 
 namespace {
 
-using protocol::Kind;
-using protocol::Message;
+using rl::protocol::Kind;
+using rl::protocol::Message;
 
 /** The q-quantile (numpy's linear interpolation) of `v`, whose order it changes; O(n), no sort. */
 double quantile(std::vector<double>& v, double q)
@@ -42,11 +42,11 @@ double quantile(std::vector<double>& v, double q)
 
 struct Server {
   int in = -1, out = -1;
-  EnvironmentOptions o;
+  rl::EnvironmentOptions o;
   std::unique_ptr<sim::Simulation> sim;
   std::optional<platform::Platform> plat;
   workload::Workload w;
-  batch::Resources res;
+  scheduling::Resources res;
   size_t obs_size = 0;
   /** The queue's upper limits (HDeepRM's job_limits, else the workload's largest requests):
    *  requested time, cores, memory, memory bandwidth. */
@@ -71,9 +71,9 @@ struct Server {
     if (res.cores.empty())
       throw InputError(o.platform.string(), "", "no host here can run jobs: the environment has no core to use");
     obs_size = 21;
-    if (o.observation != ObservationKind::minimal)
+    if (o.observation != rl::ObservationKind::minimal)
       obs_size += res.nodes.size() + res.processors.size();
-    if (o.observation == ObservationKind::normal)
+    if (o.observation == rl::ObservationKind::normal)
       obs_size += 3 * res.cores.size();
     // the queue's limits: HDeepRM's job_limits, else the largest request of the workload
     for (const auto& j : w.jobs) {
@@ -101,7 +101,7 @@ struct Server {
     std::vector<double> obs;
     obs.reserve(obs_size);
     const auto& cl = *p.cluster;
-    if (o.observation != ObservationKind::minimal) {
+    if (o.observation != rl::ObservationKind::minimal) {
       for (size_t n = 0; n < res.nodes.size(); n++) {
         const auto& node = res.nodes[n];
         obs.push_back(std::isfinite(node.memory_mb) && node.memory_mb > 0
@@ -115,7 +115,7 @@ struct Server {
                           : 1.0);
       }
     }
-    if (o.observation == ObservationKind::normal) {
+    if (o.observation == rl::ObservationKind::normal) {
       for (size_t c = 0; c < res.cores.size(); c++) {
         auto core = static_cast<uint32_t>(c);
         if (cl.is_free(core) || cl.owner(core) >= p.jobs->size()) {
@@ -174,7 +174,7 @@ struct Server {
   {
     const auto& cl = *p.cluster;
     switch (o.reward) {
-    case RewardKind::slowdown: {
+    case rl::RewardKind::slowdown: {
       double sum = 0;
       for (const auto& q : p.scheduler->queue())
         if (std::isfinite(q.requested_time_s) && q.requested_time_s > 0)
@@ -191,7 +191,7 @@ struct Server {
       }
       return -sum;
     }
-    case RewardKind::completion: {
+    case rl::RewardKind::completion: {
       // active jobs: submitted, not ended
       uint32_t submitted = 0;
       for (const auto& j : w.jobs)
@@ -199,11 +199,11 @@ struct Server {
           submitted++;
       return -static_cast<double>(submitted - std::min(submitted, p.done));
     }
-    case RewardKind::utilization:
+    case rl::RewardKind::utilization:
       return static_cast<double>(res.core_count() - cl.free_cores());
-    case RewardKind::makespan:
+    case rl::RewardKind::makespan:
       return p.flops_in_use / 1e9;
-    case RewardKind::energy: {
+    case rl::RewardKind::energy: {
       double watts = 0;
       for (auto* h : *p.hosts)
         watts += sg_host_get_current_consumption(h);
@@ -222,28 +222,28 @@ struct Server {
     double void_at = -1;
     std::vector<double> obs;
     auto fail = [&](const std::exception& e) {
-      protocol::error_message(e).send(out);
+      rl::protocol::error_message(e).send(out);
       ::_exit(1);
     };
     try {
       batch::ManagerConfig cfg;
       cfg.scheduler.seed     = episode_seed;
-      cfg.scheduler.backfill = batch::Backfill::none;
+      cfg.scheduler.backfill = scheduling::Backfill::none;
       cfg.interference       = o.interference;
       cfg.max_resources      = o.max_resources;
       cfg.platform_file      = o.platform.string();
       cfg.decide             = [&](const batch::DecisionPoint& p) -> batch::PolicyChoice {
         obs = observe(p);
-        Message m;
+        rl::protocol::Message m;
         m.kind    = Kind::observation;
         m.numbers = {p.now, pending, static_cast<double>(p.done), static_cast<double>(w.jobs.size())};
         m.numbers.insert(m.numbers.end(), obs.begin(), obs.end());
         if (not m.send(out))
           ::_exit(0); // the parent is gone
         uint32_t a = 0;
-        if (not protocol::receive_bytes(in, &a, sizeof a) || a >= o.actions.size())
+        if (not rl::protocol::receive_bytes(in, &a, sizeof a) || a >= o.actions.size())
           ::_exit(0); // the client is gone, or stops the episode (kStop)
-        const Action& act = o.actions[a];
+        const rl::Action& act = o.actions[a];
         if (act.is_void()) {
           voids   = p.now == void_at ? voids + 1 : 1;
           void_at = p.now;
@@ -288,7 +288,7 @@ struct Server {
       for (const auto& [k, v] : m.figures())
         if (k == "energy_j")
           energy = v;
-      Message d;
+      rl::protocol::Message d;
       d.kind    = Kind::done;
       double nn = std::max<double>(1, n);
       d.numbers = {simgrid::s4u::Engine::get_clock(),
@@ -315,14 +315,14 @@ int serve(int in, int out)
   Server s;
   s.in  = in;
   s.out = out;
-  Message m;
+  rl::protocol::Message m;
   if (not m.receive(in))
     return 1;
   try {
-    s.o = protocol::decode(m);
+    s.o = rl::protocol::decode(m);
     s.load();
   } catch (const std::exception& e) {
-    protocol::error_message(e).send(out);
+    rl::protocol::error_message(e).send(out);
     return 1;
   }
   Message hello;
@@ -332,17 +332,17 @@ int serve(int in, int out)
     return 1;
   while (true) {
     uint32_t command = 0;
-    if (not protocol::receive_bytes(in, &command, sizeof command))
+    if (not rl::protocol::receive_bytes(in, &command, sizeof command))
       return 0; // the client is gone
-    if (command != protocol::kReset)
+    if (command != rl::protocol::kReset)
       continue; // (an episode's stop that came after its end)
     uint64_t seed = 0;
-    if (not protocol::receive_bytes(in, &seed, sizeof seed))
+    if (not rl::protocol::receive_bytes(in, &seed, sizeof seed))
       return 0;
     std::fflush(nullptr);
     pid_t pid = ::fork();
     if (pid < 0) {
-      protocol::error_message(RunError("cannot fork the episode's simulation")).send(out);
+      rl::protocol::error_message(RunError("cannot fork the episode's simulation")).send(out);
       continue;
     }
     if (pid == 0)
@@ -352,4 +352,4 @@ int serve(int in, int out)
   }
 }
 
-} // namespace sgai::rl
+} // namespace sgai::rl_server

@@ -6,12 +6,12 @@
 #ifndef SGAI_PLUGINS_RL_SERVER_SERVER_HPP
 #define SGAI_PLUGINS_RL_SERVER_SERVER_HPP
 
-namespace sgai::rl {
+namespace sgai::rl_server {
 
 /** Serves the client on file descriptors `in` and `out` until it closes `in`; returns the exit
  *  status (0, or 1 when the options could not be loaded: the error was sent). */
 int serve(int in, int out);
 
-} // namespace sgai::rl
+} // namespace sgai::rl_server
 
 #endif

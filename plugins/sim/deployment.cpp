@@ -14,7 +14,7 @@
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_deployment, sgai, "sgai's actors started by deployment files");
 
-namespace sgai {
+namespace sgai::sim {
 
 namespace {
 std::string first_error;
@@ -142,4 +142,4 @@ double DeploymentArgs::bytes(const std::string& key, double fallback) const
   return v;
 }
 
-} // namespace sgai
+} // namespace sgai::sim

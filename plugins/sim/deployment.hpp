@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace sgai {
+namespace sgai::sim {
 
 /** The first error a deployed sgai actor met ("actor NAME: message"); empty when none did. The
  *  simulation was stopped when it happened. */
@@ -48,6 +48,6 @@ private:
   std::map<std::string, std::string> values_;
 };
 
-} // namespace sgai
+} // namespace sgai::sim
 
 #endif

@@ -552,7 +552,7 @@ void Simulation::build_platform(const platform::Platform& p)
     if (not user_sets("network/crosstraffic"))
       simgrid::config::set_value<bool>("network/crosstraffic", false);
   }
-  platform::build(p);
+  platform_sim::build(p);
 }
 
 std::string Simulation::network_model() const

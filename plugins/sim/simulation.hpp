@@ -60,7 +60,7 @@ public:
    *  not SimGrid's default LV08, whose factors were fitted to TCP over Ethernet. */
   void build_platform(const platform::Platform& p);
   /** Loads a SimGrid deployment file (after the platform, with the functions it names registered:
-   *  sgai::register_actors). InputError naming the file when SimGrid cannot load it (an unknown
+   *  sgai::experiment::register_actors). InputError naming the file when SimGrid cannot load it (an unknown
    *  host or function included, which SimGrid itself aborts on). */
   void load_deployment(const std::filesystem::path& file);
   /** The network model the platform runs under (SimGrid's network/model). */

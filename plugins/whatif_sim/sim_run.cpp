@@ -1,9 +1,9 @@
 #include "plugins/whatif_sim/sim_run.hpp"
 
+#include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "plugins/communicator/communicator.hpp"
-#include "core/collectives/nccl_plan.hpp"
 #include "plugins/communicator/network.hpp"
 #include "plugins/sim/simulation.hpp"
 
@@ -54,12 +54,12 @@ struct Run {
 struct Collectives {
   std::vector<s4u::Host*> hosts;
   std::vector<uint32_t> nodes;
-  std::optional<replay::nccl::System> system;
-  replay::UnsharedPaths paths;
-  replay::ScheduleCache cache;
+  std::optional<collectives::nccl::System> system;
+  communicator::UnsharedPaths paths;
+  collectives::ScheduleCache cache;
   struct Entry {
-    std::unique_ptr<replay::CollectiveRun> run;
-    std::unique_ptr<replay::nccl::ProtocolCosts> costs;
+    std::unique_ptr<communicator::CollectiveRun> run;
+    std::unique_ptr<collectives::nccl::ProtocolCosts> costs;
   };
   std::map<uint32_t, std::unique_ptr<Entry>> runs;
   uint64_t started = 0;
@@ -79,7 +79,7 @@ struct Collectives {
 
   /** The collective of task `u`, or null when it does not run over the network (no size, a type the
    *  network does not run). */
-  replay::CollectiveRun* get(const Graph& g, uint32_t u)
+  communicator::CollectiveRun* get(const Graph& g, uint32_t u)
   {
     auto it = runs.find(u);
     if (it != runs.end())
@@ -91,11 +91,11 @@ struct Collectives {
     if (not type)
       return nullptr;
     auto e = std::make_unique<Entry>();
-    std::shared_ptr<const replay::Schedule> schedule;
+    std::shared_ptr<const collectives::Schedule> schedule;
     uint32_t lanes = 1;
     if (system) {
-      auto plan = replay::plan_nccl(*system, *type, t.bytes, nodes, std::nullopt, std::nullopt, cache,
-                                    [this](uint32_t a, uint32_t b) { return paths.latency(hosts[a], hosts[b]); });
+      auto plan = collectives::plan_nccl(*system, *type, t.bytes, nodes, std::nullopt, std::nullopt, cache,
+                                         [this](uint32_t a, uint32_t b) { return paths.latency(hosts[a], hosts[b]); });
       if (plan) {
         schedule = plan->schedule;
         e->costs = std::move(plan->costs);
@@ -103,13 +103,13 @@ struct Collectives {
       }
     }
     if (not schedule)
-      schedule = std::make_shared<const replay::Schedule>(
-          replay::make_schedule(*type, replay::Algorithm::ring, uint32_t(hosts.size())));
-    replay::CollectiveOptions co;
+      schedule = std::make_shared<const collectives::Schedule>(
+          collectives::make_schedule(*type, collectives::Algorithm::ring, uint32_t(hosts.size())));
+    communicator::CollectiveOptions co;
     co.chunks   = lanes;
     co.channels = lanes;
     co.protocol = e->costs.get();
-    e->run      = std::make_unique<replay::CollectiveRun>(schedule, hosts, double(t.bytes), co);
+    e->run      = std::make_unique<communicator::CollectiveRun>(schedule, hosts, double(t.bytes), co);
     ++started;
     return runs.emplace(u, std::move(e)).first->second->run.get();
   }
@@ -129,8 +129,8 @@ void run_thread(Run& r, size_t thread)
     double now    = s4u::Engine::get_clock();
     if (r.ready[u] > now)
       s4u::this_actor::sleep_until(r.ready[u]);
-    double start                        = s4u::Engine::get_clock();
-    replay::CollectiveRun* over_network = t.kind == TaskKind::comm && r.coll ? r.coll->get(g, u) : nullptr;
+    double start                              = s4u::Engine::get_clock();
+    communicator::CollectiveRun* over_network = t.kind == TaskKind::comm && r.coll ? r.coll->get(g, u) : nullptr;
     if (over_network) {
       over_network->run_rank(r.replica);
     } else if (r.kernels_only && t.kind != TaskKind::kernel && t.dur_ns > 0) {
@@ -416,7 +416,7 @@ PlatformResult run_on_platform(const Graph& g, const PlatformOptions& o)
     coll.nodes.push_back(gd.node);
   }
   if (o.nccl)
-    coll.system = replay::nccl_system(*platform);
+    coll.system = collectives::nccl_system(*platform);
   WalkResult w = walk(g);
   std::vector<std::unique_ptr<Run>> runs;
   for (uint32_t k = 0; k < o.ranks; ++k) {

@@ -6,11 +6,11 @@
 #ifndef SGAI_TESTS_FUZZ_AIOPS_CHECK_HPP
 #define SGAI_TESTS_FUZZ_AIOPS_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/aiops/experiment.hpp"
 #include "core/aiops/model.hpp"
 #include "core/aiops/synth.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 
 #include <cmath>
 #include <map>

@@ -4,9 +4,9 @@
 #ifndef SGAI_TESTS_FUZZ_ASTRA_GROUPS_CHECK_HPP
 #define SGAI_TESTS_FUZZ_ASTRA_GROUPS_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "chakra/synth.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "plugins/replay/astra_inputs.hpp"
 
 #include <set>

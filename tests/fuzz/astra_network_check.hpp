@@ -4,8 +4,8 @@
 #ifndef SGAI_TESTS_FUZZ_ASTRA_NETWORK_CHECK_HPP
 #define SGAI_TESTS_FUZZ_ASTRA_NETWORK_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "plugins/replay/astra_inputs.hpp"
 
 #include <cmath>
@@ -16,7 +16,7 @@ namespace sgai::test {
 /** True when accepted, false when rejected with an InputError; throws on a bug. */
 inline bool check_astra_network_bytes(const std::string& bytes)
 {
-  std::vector<replay::Dimension> dims;
+  std::vector<communicator::Dimension> dims;
   try {
     dims = replay::read_network_yaml(write_input("fuzz.yml", bytes));
   } catch (const InputError&) {
@@ -28,7 +28,7 @@ inline bool check_astra_network_bytes(const std::string& bytes)
     if (d.npus < 1 || not(d.bandwidth_Bps > 0) || not std::isfinite(d.bandwidth_Bps) || not(d.latency_s >= 0) ||
         not std::isfinite(d.latency_s))
       throw FuzzBug(std::string("a dimension was accepted with NPUs, bandwidth or latency out of range (") +
-                    replay::to_string(d.kind) + ")");
+                    communicator::to_string(d.kind) + ")");
   return true;
 }
 

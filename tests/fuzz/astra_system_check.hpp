@@ -4,8 +4,8 @@
 #ifndef SGAI_TESTS_FUZZ_ASTRA_SYSTEM_CHECK_HPP
 #define SGAI_TESTS_FUZZ_ASTRA_SYSTEM_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "plugins/replay/astra_inputs.hpp"
 
 #include <cmath>

@@ -4,8 +4,8 @@
 #ifndef SGAI_TESTS_FUZZ_BATSIM_CHECK_HPP
 #define SGAI_TESTS_FUZZ_BATSIM_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "generators/workload/batsim.hpp"
 #include "workload_fields.hpp"
 #include "workload_roundtrip.hpp"

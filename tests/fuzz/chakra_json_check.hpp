@@ -5,10 +5,10 @@
 #ifndef SGAI_TESTS_FUZZ_CHAKRA_JSON_CHECK_HPP
 #define SGAI_TESTS_FUZZ_CHAKRA_JSON_CHECK_HPP
 
-#include "chakra_et_check.hpp"
-#include "fuzz_input.hpp"
 #include "chakra/et_json.hpp"
+#include "chakra_et_check.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 
 #include <string>
 

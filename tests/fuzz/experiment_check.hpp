@@ -8,9 +8,9 @@
 #define SGAI_TESTS_FUZZ_EXPERIMENT_CHECK_HPP
 
 #include "command_check.hpp"
+#include "core/foundation/error.hpp"
 #include "fuzz_input.hpp"
 #include "plugins/experiment/experiment.hpp"
-#include "core/foundation/error.hpp"
 
 #include <string>
 

@@ -6,8 +6,8 @@
 #ifndef SGAI_TESTS_FUZZ_GPU_TRACE_CHECK_HPP
 #define SGAI_TESTS_FUZZ_GPU_TRACE_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "generators/workload/gpu_traces.hpp"
 #include "workload_roundtrip.hpp"
 

@@ -6,13 +6,13 @@
 #ifndef SGAI_TESTS_FUZZ_KINETO_CHECK_HPP
 #define SGAI_TESTS_FUZZ_KINETO_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
 #include "core/whatif/analysis.hpp"
 #include "core/whatif/build.hpp"
 #include "core/whatif/kineto.hpp"
 #include "core/whatif/optimize.hpp"
 #include "core/whatif/walk.hpp"
+#include "fuzz_input.hpp"
 
 #include <string>
 

@@ -6,8 +6,8 @@
 #ifndef SGAI_TESTS_FUZZ_PLATFORM_XML_CHECK_HPP
 #define SGAI_TESTS_FUZZ_PLATFORM_XML_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "generators/platform/legacy_xml.hpp"
 #include "plugins/sim/simulation.hpp"
 

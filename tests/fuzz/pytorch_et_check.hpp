@@ -5,11 +5,11 @@
 #ifndef SGAI_TESTS_FUZZ_PYTORCH_ET_CHECK_HPP
 #define SGAI_TESTS_FUZZ_PYTORCH_ET_CHECK_HPP
 
-#include "chakra_et_check.hpp"
-#include "fuzz_input.hpp"
 #include "chakra/convert.hpp"
 #include "chakra/et_io.hpp"
+#include "chakra_et_check.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 
 #include <string>
 

@@ -4,9 +4,9 @@
 #ifndef SGAI_TESTS_FUZZ_REPLAY_LOG_CHECK_HPP
 #define SGAI_TESTS_FUZZ_REPLAY_LOG_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "chakra/visualize.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 
 #include <nlohmann/json.hpp>
 

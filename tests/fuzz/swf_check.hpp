@@ -5,8 +5,8 @@
 #ifndef SGAI_TESTS_FUZZ_SWF_CHECK_HPP
 #define SGAI_TESTS_FUZZ_SWF_CHECK_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "generators/workload/batsim.hpp"
 #include "generators/workload/swf.hpp"
 #include "workload_roundtrip.hpp"

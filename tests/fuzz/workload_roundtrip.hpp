@@ -2,8 +2,8 @@
 #ifndef SGAI_TESTS_FUZZ_WORKLOAD_ROUNDTRIP_HPP
 #define SGAI_TESTS_FUZZ_WORKLOAD_ROUNDTRIP_HPP
 
-#include "fuzz_input.hpp"
 #include "core/foundation/error.hpp"
+#include "fuzz_input.hpp"
 #include "generators/workload/batsim.hpp"
 
 #include <sstream>

@@ -1,4 +1,4 @@
-/* The AI-ops simulator (plugins/aiops): the analytic transfer time against SimGrid's own lone
+/* The AI-ops simulator (plugins/aiops_sim): the analytic transfer time against SimGrid's own lone
  * communications, the two transfer modes against each other, an arrival peak saturating the
  * training cluster and the store's link, drift-triggered retraining against a fixed schedule, and
  * runs that repeat. Each run is a forked child (one SimGrid Engine per process). */
@@ -9,10 +9,10 @@
 #include "core/aiops/model.hpp"
 #include "core/aiops/observations.hpp"
 #include "core/aiops/synth.hpp"
-#include "plugins/aiops_sim/simulator.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/sqlite/sqlite.hpp"
+#include "plugins/aiops_sim/simulator.hpp"
 #include "plugins/sim/lone_flow.hpp"
 #include "plugins/sim/simulation.hpp"
 

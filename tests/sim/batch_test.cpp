@@ -1,8 +1,8 @@
 /* The workload manager in SimGrid: energy adds up, HDeepRM's learning scenario, Batsim's EASY
  * schedule of medium_late, walltime kills, rejections, communicating jobs. */
-#include "plugins/batch/manager.hpp"
 #include "core/foundation/files.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -63,7 +63,7 @@ std::unique_ptr<Run> run(const std::string& platform, const std::string& workloa
 }
 
 batch::ManagerConfig config(const std::string& jobs, const std::string& resources,
-                            batch::Backfill b = batch::Backfill::none)
+                            scheduling::Backfill b = scheduling::Backfill::none)
 {
   batch::ManagerConfig c;
   c.scheduler.job_policy      = jobs;
@@ -124,7 +124,7 @@ TEST(EnergyInvariant, HoldsOnSimGridXml)
   SGAI_REQUIRE_SHARED_DATA();
   auto r =
       run("../shared/data/batsim/medium_late/platform.xml", "../shared/data/batsim/medium_late/medium_late.json", [] {
-        auto c                = config("first", "first", batch::Backfill::easy);
+        auto c                = config("first", "first", scheduling::Backfill::easy);
         c.max_resources       = 32;
         c.check_energy_series = true;
         return c;
@@ -192,7 +192,7 @@ TEST_P(LearningScenario, ADecisionHookChoosesThePair)
 TEST(BatsimEquivalence, EasyBackfillingOnMediumLate)
 {
   SGAI_REQUIRE_SHARED_DATA();
-  auto cfg          = config("first", "first", batch::Backfill::easy);
+  auto cfg          = config("first", "first", scheduling::Backfill::easy);
   cfg.max_resources = 32; // Batsim ran it on 32 machines
   auto r =
       run("../shared/data/batsim/medium_late/platform.xml", "../shared/data/batsim/medium_late/medium_late.json", cfg);
@@ -276,7 +276,7 @@ TEST(EnergyInvariant, AHostDoneBeforeItsJobIsNoEventAndIdlesForTheJob)
                 "nap": { "type": "delay", "delay": 1 } } }
 )";
   }
-  auto cfg                = config("first", "first", batch::Backfill::easy);
+  auto cfg                = config("first", "first", scheduling::Backfill::easy);
   cfg.check_energy_series = true;
   cfg.series              = 2; // the energy series, checked against a reading of every host
   std::vector<double> points;
@@ -319,7 +319,7 @@ TEST(Submitters, SubmittedJobsAreScheduledAsTheWorkload)
   sim::SimulationOptions o;
   sim::Simulation sim(o);
   sim.load_platform("../shared/data/batsim/medium_late/platform.xml", {});
-  auto cfg          = config("first", "first", batch::Backfill::easy);
+  auto cfg          = config("first", "first", scheduling::Backfill::easy);
   cfg.max_resources = 32;
   cfg.submitters    = 2;
   workload::Workload none;

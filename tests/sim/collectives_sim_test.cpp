@@ -12,7 +12,8 @@
 #include <functional>
 #include <map>
 
-using namespace sgai::replay;
+using namespace sgai::communicator;
+using namespace sgai::collectives;
 using sgai::chakra::CollectiveType;
 namespace s4u = simgrid::s4u;
 

@@ -1,9 +1,9 @@
 /* The experiment runner end to end, in process: the quick-start experiment and its outputs. */
 #include "../unit/test_paths.hpp"
 #include "chakra/generate.hpp"
-#include "plugins/experiment/experiment.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
+#include "plugins/experiment/experiment.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 /* The GPU-cluster manager in SimGrid: contention between training jobs on shared links against a
  * hand computation, advancing against simulating every iteration, energy against the plugin, the
  * Tiresias trace alone. */
-#include "plugins/gpu_cluster/gpu_manager.hpp"
 #include "chakra/builder.hpp"
 #include "chakra/generate.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "generators/workload/batsim.hpp"
 #include "generators/workload/gpu_traces.hpp"
+#include "plugins/gpu_cluster/gpu_manager.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -36,10 +36,11 @@ struct Run {
   std::unique_ptr<sim::Simulation> sim;
   std::optional<platform::Platform> platform;
   workload::Workload workload;
-  std::unique_ptr<batch::GpuManager> manager;
+  std::unique_ptr<gpu_cluster::GpuManager> manager;
 };
 
-std::unique_ptr<Run> run(const std::string& platform, const std::string& workload_json, batch::GpuManagerConfig cfg)
+std::unique_ptr<Run> run(const std::string& platform, const std::string& workload_json,
+                         gpu_cluster::GpuManagerConfig cfg)
 {
   auto r  = std::make_unique<Run>();
   auto wf = test::temp_dir() / "gpu-workload.json";
@@ -49,7 +50,7 @@ std::unique_ptr<Run> run(const std::string& platform, const std::string& workloa
   o.simgrid_args = test::pure_cm02();
   r->sim         = std::make_unique<sim::Simulation>(o);
   r->platform    = r->sim->load_platform(platform);
-  r->manager     = std::make_unique<batch::GpuManager>(r->workload, *r->platform, cfg);
+  r->manager     = std::make_unique<gpu_cluster::GpuManager>(r->workload, *r->platform, cfg);
   r->manager->calibrate();
   r->manager->start();
   r->sim->run();
@@ -108,7 +109,7 @@ std::vector<double> in_child(size_t count, const std::function<std::vector<doubl
   return got;
 }
 
-double mix_iteration(const batch::GpuJobRecord& r)
+double mix_iteration(const gpu_cluster::GpuJobRecord& r)
 {
   return (r.end_s - r.start_s) / static_cast<double>(r.iterations);
 }
@@ -117,7 +118,7 @@ double mix_iteration(const batch::GpuJobRecord& r)
 
 TEST(GpuContention, JobsInTheirOwnLeavesIterateAsAlone)
 {
-  batch::GpuManagerConfig cfg;
+  gpu_cluster::GpuManagerConfig cfg;
   cfg.exact  = true;
   cfg.nccl   = false; // sgai's ring, one chunk: the hand computation's
   cfg.pinned = {{"a", gpus_of_nodes({0, 1})}, {"b", gpus_of_nodes({8, 9})}}; // leaves 0 and 1
@@ -133,7 +134,7 @@ TEST(GpuContention, JobsAcrossTheSameTwoLeavesShareTheUplinks)
 {
   const double bytes = 1 << 30, compute = 0.01;
   const uint32_t n = 16;
-  batch::GpuManagerConfig cfg;
+  gpu_cluster::GpuManagerConfig cfg;
   cfg.exact  = true;
   cfg.nccl   = false; // sgai's ring, one chunk: the hand computation's
   cfg.pinned = {{"a", gpus_of_nodes({0, 8})}, {"b", gpus_of_nodes({1, 9})}}; // each over leaves 0 and 1
@@ -214,7 +215,7 @@ TEST(GpuContention, AdvancingAgreesWithSimulatingEveryIteration)
   std::vector<double> end[2];
   uint64_t simulated[2] = {0, 0}, total = 0;
   for (int exact = 0; exact < 2; exact++) {
-    batch::GpuManagerConfig cfg;
+    gpu_cluster::GpuManagerConfig cfg;
     cfg.exact  = exact == 1;
     cfg.pinned = pinned;
     cfg.nccl   = false;
@@ -268,8 +269,8 @@ TEST(GpuEnergy, EachJobsEnergyIsItsKernelsAndTheRestIsIdle)
     s << (i ? "," : "") << R"("p)" << i << R"(": {"type": "training", "model": "m", "iterations": )" << 100 + 17 * i
       << R"(, "compute_time": )" << 0.05 + 0.01 * (i % 5) << R"(, "gradient_bytes": 2e8})";
   s << "}}";
-  batch::GpuManagerConfig cfg;
-  cfg.scheduler.order               = batch::GpuOrder::las;
+  gpu_cluster::GpuManagerConfig cfg;
+  cfg.scheduler.order               = scheduling::GpuOrder::las;
   cfg.scheduler.las_threshold_gpu_s = 20;
   cfg.restart_s                     = 0.5;
   auto r                            = run("platforms/hgx-h100.json", s.str(), cfg);
@@ -306,7 +307,7 @@ TEST(GpuTiresias, EachJobAloneTakesItsTraceDuration)
   auto w = workload::tiresias_to_workload(test::shared_data("ml-clusters/tiresias/simulator/60_job.csv").string());
   std::ostringstream text;
   workload::write_batsim(w, text);
-  batch::GpuManagerConfig cfg;
+  gpu_cluster::GpuManagerConfig cfg;
   auto r     = run("platforms/tiresias-p100.json", text.str(), cfg);
   double jct = 0;
   for (size_t i = 0; i < w.jobs.size(); i++) {
@@ -362,7 +363,7 @@ TEST(GpuPstates, AJobsCapStretchesItsKernelsByTheClockFraction)
       << R"(": {"type": "training", "model": "m", "iterations": 50, "compute_time": 0.1)"
       << (i < 3 ? R"(, "pstate": )" + std::to_string(i) : std::string()) << "}";
   s << "}}";
-  batch::GpuManagerConfig cfg;
+  gpu_cluster::GpuManagerConfig cfg;
   cfg.pstate = 1;
   auto r     = run("platforms/hgx-h100.json", s.str(), cfg);
   auto* gpu0 = sg4::Host::by_name("hgx-n0-gpu0");
@@ -426,7 +427,7 @@ TEST(GpuTraceJobs, ATraceOfTheSyntheticIterationRunsAsTheSyntheticJob)
                                {"id": "synthetic", "subtime": 0, "res": 16, "profile": "s"}],
     "profiles": {"t": {"type": "training", "model": "m", "iterations": 5, "traces": "ets/ar16"},
                  "s": {"type": "training", "model": "m", "iterations": 5, "compute_time": 0.01, "gradient_bytes": 1073741824}}})";
-  batch::GpuManagerConfig cfg;
+  gpu_cluster::GpuManagerConfig cfg;
   cfg.exact  = true;
   cfg.nccl   = false;
   cfg.pinned = {{"trace", gpus_of_nodes({0, 8})}, {"synthetic", gpus_of_nodes({1, 9})}};
@@ -486,7 +487,7 @@ TEST(GpuTraceJobs, GeneratedIterationsAdvanceAsTheyReplay)
   std::vector<double> end[3];
   uint64_t simulated[3] = {0, 0, 0};
   for (int c = 0; c < 3; c++) { // advancing, exact, g0 alone (exact)
-    batch::GpuManagerConfig cfg;
+    gpu_cluster::GpuManagerConfig cfg;
     cfg.exact  = c > 0;
     cfg.pinned = pinned;
     if (c == 2)
@@ -537,7 +538,7 @@ TEST(GpuTraceJobs, RanksMustMatchTheJobsGpus)
     workload::Workload one = w;
     one.jobs               = {w.jobs[i]};
     try {
-      batch::GpuManager m(one, *plat, {});
+      gpu_cluster::GpuManager m(one, *plat, {});
       FAIL() << "no error for job " << i;
     } catch (const InputError& e) {
       EXPECT_EQ(e.place(), i == 0 ? "job 'gen'" : "job 'ets'");
@@ -568,7 +569,7 @@ TEST(GpuTraceJobs, ADeadlockedTraceIsAnErrorNamingItsRanks)
   write_file_atomically(wf, R"({"jobs": [{"id": "s", "subtime": 0, "res": 2, "profile": "t"}],
     "profiles": {"t": {"type": "training", "model": "m", "iterations": 3, "traces": "ets/stuck"}}})");
   auto w = workload::read_workload(wf);
-  batch::GpuManager m(w, *plat, {});
+  gpu_cluster::GpuManager m(w, *plat, {});
   try {
     m.calibrate();
     FAIL() << "no error";

@@ -64,7 +64,7 @@ TEST_P(LoadPlatform, HostsAndSpeedMatchTheHierarchy)
   } else {
     s.build_platform(p);
   }
-  auto summary = platform::summarize_engine();
+  auto summary = platform_sim::summarize_engine();
   EXPECT_EQ(summary.hosts - summary.gateway_hosts, p.hosts.size());
   EXPECT_NEAR(summary.peak_flops, p.total_flops(), p.total_flops() * 1e-12);
   EXPECT_EQ(summary.hosts_without_wattage, 0U);

@@ -1,9 +1,9 @@
 /* Machines switched off and on by the workload manager, as Batsim switches them (src/pstate.cpp):
  * hand-computed switching cases on medium_late's platform, and batsched's energy policies on
  * medium_late (energy adds up, the same work is done, less energy than EASY). */
-#include "plugins/batch/manager.hpp"
 #include "core/foundation/files.hpp"
 #include "generators/workload/batsim.hpp"
+#include "plugins/batch/manager.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -42,7 +42,7 @@ std::unique_ptr<PowerRun> run(const std::filesystem::path& workload, batch::Mana
   auto platform          = r->sim->load_platform(kPlatform);
   cfg.max_resources      = machines;
   cfg.platform_file      = kPlatform;
-  cfg.scheduler.backfill = batch::Backfill::easy;
+  cfg.scheduler.backfill = scheduling::Backfill::easy;
   r->manager =
       std::make_unique<batch::WorkloadManager>(r->workload, batch::resources_from_engine(machines), nullptr, cfg);
   r->manager->start();
@@ -134,7 +134,7 @@ TEST_P(EnergyPolicies, MediumLate)
   SGAI_REQUIRE_SHARED_DATA();
   auto [variant, file] = GetParam();
   batch::ManagerConfig cfg;
-  cfg.power        = batch::read_power_options(file, variant);
+  cfg.power        = scheduling::read_power_options(file, variant);
   cfg.power_source = file;
   auto r           = run("../shared/data/batsim/medium_late/medium_late.json", cfg, 32);
   const auto& m    = *r->manager;

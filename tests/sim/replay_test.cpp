@@ -17,6 +17,10 @@
 #include <sstream>
 
 using namespace sgai::replay;
+using namespace sgai::kernels;
+using namespace sgai::gpu;
+using namespace sgai::communicator;
+using namespace sgai::collectives;
 using sgai::chakra::CollectiveType;
 using sgai::chakra::TraceBuilder;
 

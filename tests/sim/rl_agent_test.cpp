@@ -28,9 +28,9 @@ rl::EnvironmentOptions thesis_5_4()
   return o;
 }
 
-rl::AgentOptions agent_for(const rl::Environment& env, rl::AgentKind kind, uint64_t seed)
+rl_agents::AgentOptions agent_for(const rl::Environment& env, rl_agents::AgentKind kind, uint64_t seed)
 {
-  rl::AgentOptions a;
+  rl_agents::AgentOptions a;
   a.kind          = kind;
   a.observations  = env.observation_size();
   a.actions       = env.action_count();
@@ -48,14 +48,15 @@ TEST(RlAgents, TheThesisScenarioIsLearned)
   SGAI_REQUIRE_SHARED_DATA();
   // 5.4: 350 one-step episodes; the two high_mem_bw actions (1 and 4) give 8.4, the others 6.6 or 6
   rl::Environment env(thesis_5_4());
-  for (auto kind : {rl::AgentKind::actor_critic, rl::AgentKind::reinforce_baseline, rl::AgentKind::reinforce}) {
+  for (auto kind : {rl_agents::AgentKind::actor_critic, rl_agents::AgentKind::reinforce_baseline,
+                    rl_agents::AgentKind::reinforce}) {
     int learned  = 0;
     double early = 0, late = 0; // 8.4 rewards in episodes 1-50 and 301-350, over the seeds
     std::ostringstream per_seed;
     for (uint64_t seed = 1; seed <= 20; seed++) {
-      rl::Agent agent(agent_for(env, kind, seed));
+      rl_agents::Agent agent(agent_for(env, kind, seed));
       std::vector<double> last;
-      rl::train(env, agent, 350, seed * 1000, [&](const rl::EpisodeRecord& r) {
+      rl_agents::train(env, agent, 350, seed * 1000, [&](const rl_agents::EpisodeRecord& r) {
         ASSERT_EQ(r.update.steps, 1U);
         double x = r.last_reward;
         ASSERT_TRUE(std::fabs(x - 6) < 1e-9 || std::fabs(x - 6.6) < 1e-9 || std::fabs(x - 8.4) < 1e-9) << x;
@@ -71,13 +72,13 @@ TEST(RlAgents, TheThesisScenarioIsLearned)
       learned += best >= 0.9 ? 1 : 0;
       per_seed << " " << seed << ":" << std::round(best * 1000) / 1000;
     }
-    std::cout << rl::agent_names()[static_cast<size_t>(kind)] << ": " << learned
+    std::cout << rl_agents::agent_names()[static_cast<size_t>(kind)] << ": " << learned
               << " of 20 seeds at >= 0.9 on high_mem_bw; 8.4 rewards in episodes 1-50: " << early
               << ", 301-350: " << late << "; per seed:" << per_seed.str() << "\n";
-    if (kind == rl::AgentKind::reinforce)
+    if (kind == rl_agents::AgentKind::reinforce)
       EXPECT_GT(late, early); // the thesis' REINFORCE improves, though it may lock onto another action
     else
-      EXPECT_GE(learned, 18) << rl::agent_names()[static_cast<size_t>(kind)];
+      EXPECT_GE(learned, 18) << rl_agents::agent_names()[static_cast<size_t>(kind)];
   }
 }
 
@@ -85,26 +86,26 @@ TEST(RlAgents, AModelSavedAndLoadedDecidesAlike)
 {
   SGAI_REQUIRE_SHARED_DATA();
   rl::Environment env(thesis_5_4());
-  rl::Agent agent(agent_for(env, rl::AgentKind::actor_critic, 3));
-  rl::train(env, agent, 30, 1, nullptr);
+  rl_agents::Agent agent(agent_for(env, rl_agents::AgentKind::actor_critic, 3));
+  rl_agents::train(env, agent, 30, 1, nullptr);
   auto file = test::temp_dir() / "model.pt";
-  rl::Agent::Description d;
+  rl_agents::Agent::Description d;
   for (const auto& a : env.options().actions)
     d.actions.push_back(a.name());
   d.settings = {"observation=minimal", "reward=makespan"};
   agent.save(file, d);
-  rl::Agent::Description back;
-  auto loaded = rl::Agent::load(file, back);
+  rl_agents::Agent::Description back;
+  auto loaded = rl_agents::Agent::load(file, back);
   EXPECT_EQ(back.actions, d.actions);
   EXPECT_EQ(back.settings, d.settings);
   EXPECT_EQ(loaded->options().observations, env.observation_size());
-  EXPECT_EQ(loaded->options().kind, rl::AgentKind::actor_critic);
+  EXPECT_EQ(loaded->options().kind, rl_agents::AgentKind::actor_critic);
   std::vector<double> obs(env.observation_size(), 0.5);
   EXPECT_EQ(loaded->preferences(obs), agent.preferences(obs));
   auto junk = test::temp_dir() / "junk.pt";
   std::ofstream(junk) << "not a model";
   try {
-    rl::Agent::load(junk, back);
+    rl_agents::Agent::load(junk, back);
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), junk.string());
@@ -125,10 +126,10 @@ TEST(RlAgents, TheSameSeedGivesTheSameEpisodes)
   rl::Environment env(o);
   std::string csv[2];
   for (int t = 0; t < 2; t++) {
-    rl::Agent agent(agent_for(env, rl::AgentKind::reinforce, 5));
+    rl_agents::Agent agent(agent_for(env, rl_agents::AgentKind::reinforce, 5));
     std::ostringstream out;
-    rl::write_episode_header(out, env.options().actions);
-    rl::train(env, agent, 3, 9, [&](const rl::EpisodeRecord& r) { rl::write_episode(out, r); });
+    rl_agents::write_episode_header(out, env.options().actions);
+    rl_agents::train(env, agent, 3, 9, [&](const rl_agents::EpisodeRecord& r) { rl_agents::write_episode(out, r); });
     csv[t] = out.str();
   }
   EXPECT_EQ(csv[0], csv[1]);

@@ -1,4 +1,4 @@
-/* GPU kernels and streams for users' actors (sgai/replay/stream.hpp) on the generated HGX H100
+/* GPU kernels and streams for users' actors (plugins/gpu/stream.hpp) on the generated HGX H100
  * node: kernel times from the GPU model and P-states, streams in order, events across streams,
  * streams sharing a GPU, a collective on communication streams after the compute streams'
  * events, a failing item. */
@@ -19,9 +19,9 @@
 
 namespace s4u = simgrid::s4u;
 using sgai::gpu::Event;
+using sgai::gpu::GpuModel;
 using sgai::gpu::Kernel;
 using sgai::gpu::Stream;
-using sgai::replay::GpuModel;
 
 namespace {
 
@@ -139,12 +139,12 @@ TEST(GpuStreams, ACollectiveOnCommunicationStreamsAfterTheKernels)
     double peak  = GpuModel::of(g[0]).peak();
     double bytes = 1e9;
     // alone first: the all-reduce's own time
-    double alone = sgai::collectives::all_reduce(g, bytes);
+    double alone = sgai::communicator::all_reduce(g, bytes);
     ASSERT_GT(alone, 0);
     // each rank: a kernel of (r + 1) ms on its compute stream, then its part of the all-reduce on
     // its communication stream once that kernel has ended: the last kernel (8 ms) holds everyone
     auto all_reduce =
-        std::make_shared<sgai::collectives::Collective>(sgai::collectives::CollectiveType::all_reduce, g, bytes);
+        std::make_shared<sgai::communicator::Collective>(sgai::collectives::CollectiveType::all_reduce, g, bytes);
     std::vector<std::unique_ptr<Stream>> compute, comm;
     double t0 = now();
     for (uint32_t r = 0; r < 8; r++) {

@@ -1,4 +1,4 @@
-/* The what-if graph on SimGrid (plugins/whatif): the same graph replayed by actors gives the walk's
+/* The what-if graph on SimGrid (plugins/whatif_sim): the same graph replayed by actors gives the walk's
  * iteration times (within 5%) and SimGrid's host energy gives the power model's energy. */
 #include "../unit/whatif_traces.hpp"
 #include "core/foundation/error.hpp"

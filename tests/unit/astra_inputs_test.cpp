@@ -10,6 +10,8 @@
 #include <functional>
 
 using namespace sgai::replay;
+using namespace sgai::collectives;
+using namespace sgai::communicator;
 using sgai::test::error_of;
 
 TEST(AstraInputs, SharedConfigurationsRead)

@@ -9,7 +9,7 @@
 #include <limits>
 #include <set>
 
-using namespace sgai::batch;
+using namespace sgai::scheduling;
 
 namespace {
 

@@ -1,6 +1,5 @@
 /* Chakra ET reading and writing: real traces round-trip byte for byte, attributes of every
  * encoding, and every kind of bad input gives its error. */
-#include "dlrm_fixture.hpp"
 #include "chakra/builder.hpp"
 #include "chakra/convert.hpp"
 #include "chakra/et_io.hpp"
@@ -13,6 +12,7 @@
 #include "chakra/visualize.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
+#include "dlrm_fixture.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>

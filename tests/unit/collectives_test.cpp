@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-using namespace sgai::replay;
+using namespace sgai::collectives;
 using sgai::chakra::CollectiveType;
 
 namespace {

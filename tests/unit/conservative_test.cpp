@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-using namespace sgai::batch;
+using namespace sgai::scheduling;
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <map>
 #include <random>
 
-using namespace sgai::batch;
+using namespace sgai::scheduling;
 
 namespace {
 

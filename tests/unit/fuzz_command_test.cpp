@@ -7,8 +7,8 @@
 #include "../fuzz/cmd_replay_check.hpp"
 #include "../fuzz/cmd_run_check.hpp"
 #include "../fuzz/cmd_swf2json_check.hpp"
-#include "corpus_replay.hpp"
 #include "core/foundation/files.hpp"
+#include "corpus_replay.hpp"
 
 #include <gtest/gtest.h>
 

@@ -18,8 +18,8 @@
 #include "../fuzz/replay_log_check.hpp"
 #include "../fuzz/swf_check.hpp"
 #include "../fuzz/synth_model_check.hpp"
-#include "corpus_replay.hpp"
 #include "core/foundation/files.hpp"
+#include "corpus_replay.hpp"
 
 #include <gtest/gtest.h>
 

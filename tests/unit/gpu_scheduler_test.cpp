@@ -5,7 +5,7 @@
 
 #include <set>
 
-using namespace sgai::batch;
+using namespace sgai::scheduling;
 
 namespace {
 

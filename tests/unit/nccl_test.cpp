@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-using namespace sgai::replay;
+using namespace sgai::collectives;
 using sgai::chakra::CollectiveType;
 
 namespace {

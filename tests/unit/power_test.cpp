@@ -1,14 +1,14 @@
 /* batsched's energy policies as decisions (no SimGrid): sleep_pstates, the options file, the ensured
  * sleep time, the liquid load horizon, the inertial shutdown's growing steps, the subpart sleeper. */
-#include "core/scheduling/power.hpp"
 #include "core/foundation/error.hpp"
+#include "core/scheduling/power.hpp"
 #include "test_paths.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-using namespace sgai::batch;
+using namespace sgai::scheduling;
 
 namespace {
 

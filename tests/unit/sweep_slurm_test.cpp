@@ -1,4 +1,4 @@
-/* The Slurm runner's reading of Slurm's outputs and its array task wrapper (plugins/sweep/slurm),
+/* The Slurm runner's reading of Slurm's outputs and its array task wrapper (core/sweep/slurm),
  * on outputs copied from slurm-wlm 22.05 and on the wrapper run by sh with Slurm's variables set. */
 #include "core/sweep/slurm.hpp"
 

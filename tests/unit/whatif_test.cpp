@@ -3,14 +3,14 @@
  * computation), and the engine on the shared real traces (../shared/data): baselines, HTA's
  * critical path, Daydream's invariants, the V100 -> A100 pair, bad input. */
 #include "core/foundation/error.hpp"
-#include "generators/platform/catalogue.hpp"
-#include "generators/platform/platform.hpp"
 #include "core/kernels/kernel_model.hpp"
 #include "core/whatif/analysis.hpp"
 #include "core/whatif/build.hpp"
 #include "core/whatif/kineto.hpp"
 #include "core/whatif/optimize.hpp"
 #include "core/whatif/walk.hpp"
+#include "generators/platform/catalogue.hpp"
+#include "generators/platform/platform.hpp"
 #include "whatif_traces.hpp"
 
 #include <gtest/gtest.h>
@@ -360,7 +360,7 @@ TEST(WhatIfOptimizations, PowerCapScalesByThePStateModelAndEnergyIsTheIntegralOf
   c.power_cap_w   = 150;
   apply_optimizations(f.g, {"power-cap"}, c);
   const double fr = std::cbrt((150.0 - 40.0) / (300.0 - 40.0)); // the shared model, written out
-  EXPECT_DOUBLE_EQ(fr, sgai::replay::capped_clock_fraction(150, 40, 300));
+  EXPECT_DOUBLE_EQ(fr, sgai::kernels::capped_clock_fraction(150, 40, 300));
   int64_t k1 = std::llround(120'000 / fr);
   EXPECT_EQ(f.g.tasks[f.k1].dur_ns, k1);     // compute-bound: ×1/f
   EXPECT_EQ(f.g.tasks[f.k2].dur_ns, 60'000); // memory-bound: ×1/m, m = 1
@@ -871,13 +871,13 @@ TEST(WhatIfTraces, PowerCapOnARealTraceFollowsThePStateModel)
   c.power_cap_w    = 200;
   Graph capped     = g;
   apply_optimizations(capped, {"power-cap"}, c);
-  const double f = sgai::replay::capped_clock_fraction(200, 40, 300);
+  const double f = sgai::kernels::capped_clock_fraction(200, 40, 300);
   size_t checked = 0;
   for (uint32_t i = 0; i < g.tasks.size(); ++i) {
     const Task& t = g.tasks[i];
     if (t.kind != TaskKind::kernel)
       continue;
-    bool memory = sgai::replay::classify_kernel(g.name_of(i), 0, 0, 0, 0) == sgai::replay::KernelBound::memory;
+    bool memory = sgai::kernels::classify_kernel(g.name_of(i), 0, 0, 0, 0) == sgai::kernels::KernelBound::memory;
     EXPECT_EQ(capped.tasks[i].dur_ns, std::llround(double(t.dur_ns) / (memory ? 1.0 : f))) << g.name_of(i);
     ++checked;
   }

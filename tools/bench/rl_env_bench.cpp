@@ -1,4 +1,4 @@
-/* Benchmark of the learning environment (plugins/rl): a uniformly random agent over the first N
+/* Benchmark of the learning environment (core/rl): a uniformly random agent over the first N
  * actions of the thesis' 37 (36: no void) for whole episodes, or the thesis' 5.4 scenario for many
  * one-step episodes. Prints steps, wall seconds, CPU seconds of this process and its episodes'
  * children, and steps per second.

@@ -1,4 +1,4 @@
-/* sgai-rl-env: the learning environment's simulation server. The environment (plugins/rl/
+/* sgai-rl-env: the learning environment's simulation server. The environment (core/rl/
  * environment.hpp: sgai-rl, the Python module) starts it with its pipes on file descriptors 3 and 4;
  * it is not meant to be run by hand. */
 #include "plugins/rl_server/server.hpp"
@@ -14,5 +14,5 @@ int main()
                          "module start it (it reads on file descriptor 3 and writes on 4)\n");
     return 2;
   }
-  return sgai::rl::serve(3, 4);
+  return sgai::rl_server::serve(3, 4);
 }

@@ -1,11 +1,11 @@
+#include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
 #include "core/scheduling/gpu_scheduler.hpp"
-#include "plugins/batch/history.hpp"
 #include "core/scheduling/policies.hpp"
 #include "core/scheduling/power.hpp"
 #include "core/scheduling/scheduler.hpp"
+#include "plugins/batch/history.hpp"
 #include "plugins/experiment/experiment.hpp"
-#include "core/foundation/error.hpp"
-#include "core/foundation/json.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"
@@ -46,16 +46,16 @@ std::string absolute(const std::string& p)
 void check_policies(const BatchArgs& a)
 {
   try {
-    batch::make_job_policy(a.jobs);
+    scheduling::make_job_policy(a.jobs);
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", "--jobs", e.what());
   }
   try {
-    batch::make_resource_policy(a.resources);
+    scheduling::make_resource_policy(a.resources);
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", "--resources", e.what());
   }
-  if (not batch::backfill_from_string(a.backfill))
+  if (not scheduling::backfill_from_string(a.backfill))
     throw InputError("command line", "--backfill",
                      "unknown backfilling " + quote(a.backfill) + " (known: none, easy, conservative)");
 }
@@ -130,15 +130,16 @@ struct GpuArgs {
  *  (exit 1), reported with the known ones. */
 int batch_gpu(const GpuArgs& a, const Globals& globals)
 {
-  batch::GpuOrder order;
-  batch::GpuPlacement placement;
-  if (not batch::order_from_string(a.order, order))
+  scheduling::GpuOrder order;
+  scheduling::GpuPlacement placement;
+  if (not scheduling::order_from_string(a.order, order))
     throw InputError("command line", "--order",
-                     "unknown order " + quote(a.order) + " (known: " + json::list_names(batch::order_names()) + ")");
-  if (not batch::placement_from_string(a.placement, placement))
+                     "unknown order " + quote(a.order) + " (known: " + json::list_names(scheduling::order_names()) +
+                         ")");
+  if (not scheduling::placement_from_string(a.placement, placement))
     throw InputError("command line", "--placement",
                      "unknown placement " + quote(a.placement) +
-                         " (known: " + json::list_names(batch::placement_names()) + ")");
+                         " (known: " + json::list_names(scheduling::placement_names()) + ")");
   nlohmann::ordered_json e;
   e["sgai_experiment"]           = 1;
   e["name"]                      = "gpu-cluster";
@@ -175,7 +176,7 @@ int batch_plot(const std::string& dir)
   return run_plot_script("batch_plot.py", dir);
 }
 
-std::string names(const std::vector<batch::PolicyInfo>& infos)
+std::string names(const std::vector<scheduling::PolicyInfo>& infos)
 {
   std::string out;
   for (const auto& i : infos)
@@ -196,8 +197,9 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     cmd->add_option("--granularity", a->granularity, "core, processor or node (JSON platforms)")
         ->check(CLI::IsMember({"core", "processor", "node"}));
     add_path(cmd, "--workload", a->workload, "Workload: Batsim JSON or SWF (.swf, .swf.gz)")->required();
-    cmd->add_option("--jobs", a->jobs, "Job selection policy: " + names(batch::job_policies()));
-    cmd->add_option("--resources", a->resources, "Resource selection policy: " + names(batch::resource_policies()));
+    cmd->add_option("--jobs", a->jobs, "Job selection policy: " + names(scheduling::job_policies()));
+    cmd->add_option("--resources", a->resources,
+                    "Resource selection policy: " + names(scheduling::resource_policies()));
     cmd->add_option("--backfill", a->backfill, "none, easy or conservative (first-arrived queue)");
     add_path(cmd, "--out", a->out, "Output folder")->required();
     add_seed(cmd, a->seed, "Seed of the random policies");
@@ -207,7 +209,7 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     cmd->add_option("--energy-policy", a->energy_policy,
                     "Switch machines off and on as batsched's energy variant does: energy_bf_monitoring_inertial or "
                     "energy_bf_subpart_sleeper (needs --backfill easy and hosts with sleep_pstates)")
-        ->check(CLI::IsMember(batch::power_variants()));
+        ->check(CLI::IsMember(scheduling::power_variants()));
     cmd->add_option(
         "--energy-options", a->energy_options,
         "batsched's options file of the energy variant (JSON: monitoring_period, power_*, time_switch_*, ...)");

@@ -109,7 +109,7 @@ int inspect(const PlatformArgs& a, const Globals& globals, const std::vector<std
   so.simgrid_args = globals.simgrid_args;
   sim::Simulation simulation(so);
   auto p = simulation.load_platform(a.file, load_options(a));
-  auto s = platform::summarize_engine();
+  auto s = platform_sim::summarize_engine();
   std::cout << "Platform " << a.file << "\n";
   if (p)
     std::cout << "  hierarchy: " << p->clusters.size() << " clusters, " << p->nodes.size() << " nodes, "
@@ -129,7 +129,7 @@ int inspect(const PlatformArgs& a, const Globals& globals, const std::vector<std
     std::cout << " (" << s.hosts_without_wattage << " hosts without wattage_per_state)";
   std::cout << "\n";
   if (route.size() == 2) {
-    auto r = platform::route_between(route[0], route[1]);
+    auto r = platform_sim::route_between(route[0], route[1]);
     std::cout << "  route " << route[0] << " -> " << route[1] << ": " << r.hops.size() << " links, latency "
               << format_number(r.latency_s) << " s, bottleneck " << si(r.bottleneck_Bps, "B/s") << "\n";
     for (const auto& h : r.hops)

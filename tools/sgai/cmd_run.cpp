@@ -1,8 +1,8 @@
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
 #include "plugins/batch/deployment.hpp"
 #include "plugins/experiment/actors.hpp"
 #include "plugins/experiment/experiment.hpp"
-#include "core/foundation/error.hpp"
-#include "core/foundation/files.hpp"
 #include "plugins/sim/simulation.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
@@ -26,14 +26,14 @@ int run_deployment(const std::string& platform, const std::string& deployment, c
   sim::SimulationOptions so;
   so.simgrid_args = globals.simgrid_args;
   sim::Simulation simulation(so);
-  register_actors(simulation.engine()); // before the platform: the GPU plugin checks its hosts
+  experiment::register_actors(simulation.engine()); // before the platform: the GPU plugin checks its hosts
   simulation.load_platform(platform);
   simulation.load_deployment(deployment);
   double end = simulation.run();
-  if (not deployment_error().empty())
-    throw RunError(deployment_error());
+  if (not sim::deployment_error().empty())
+    throw RunError(sim::deployment_error());
   std::cout << "Simulated " << end << " s (" << platform << ", " << deployment << ").\n";
-  for (const auto& [path, what] : deployment_outputs())
+  for (const auto& [path, what] : sim::deployment_outputs())
     std::cout << "  " << path << "  (" << what << ")\n";
   return 0;
 }

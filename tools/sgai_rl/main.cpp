@@ -101,34 +101,34 @@ int train(const TrainArgs& a)
                            " values, the first workload's " + std::to_string(env.observation_size()));
     all.push_back(others.back().get());
   }
-  rl::AgentOptions ao;
-  ao.kind          = rl::agent_from_string(a.agent);
+  rl_agents::AgentOptions ao;
+  ao.kind          = rl_agents::agent_from_string(a.agent);
   ao.observations  = env.observation_size();
   ao.actions       = env.action_count();
   ao.hidden        = static_cast<uint32_t>(a.hidden);
   ao.learning_rate = a.lr;
   ao.gamma         = a.gamma;
   ao.seed          = static_cast<uint64_t>(a.seed);
-  rl::Agent agent(ao);
+  rl_agents::Agent agent(ao);
   StagingDir stage(a.out);
   {
     AtomicFile f(stage.path() / "episodes.csv");
-    rl::write_episode_header(f.stream(), o.actions);
+    rl_agents::write_episode_header(f.stream(), o.actions);
     double last = 0;
-    rl::train(all, agent, static_cast<uint32_t>(a.episodes), static_cast<uint64_t>(a.seed),
-              [&](const rl::EpisodeRecord& r) {
-                rl::write_episode(f.stream(), r);
-                last = r.update.reward_sum;
-                if (r.episode % 50 == 0 || r.episode == a.episodes)
-                  std::cout << "episode " << r.episode << ": " << r.update.steps << " steps, reward "
-                            << format_number(r.update.reward_sum) << ", loss " << format_number(r.update.loss)
-                            << ", mean bounded slowdown " << format_number(r.info.mean_bounded_slowdown)
-                            << ", makespan " << format_number(r.info.makespan_s) << " s\n";
-              });
+    rl_agents::train(all, agent, static_cast<uint32_t>(a.episodes), static_cast<uint64_t>(a.seed),
+                     [&](const rl_agents::EpisodeRecord& r) {
+                       rl_agents::write_episode(f.stream(), r);
+                       last = r.update.reward_sum;
+                       if (r.episode % 50 == 0 || r.episode == a.episodes)
+                         std::cout << "episode " << r.episode << ": " << r.update.steps << " steps, reward "
+                                   << format_number(r.update.reward_sum) << ", loss " << format_number(r.update.loss)
+                                   << ", mean bounded slowdown " << format_number(r.info.mean_bounded_slowdown)
+                                   << ", makespan " << format_number(r.info.makespan_s) << " s\n";
+                     });
     (void)last;
     f.commit();
   }
-  rl::Agent::Description d;
+  rl_agents::Agent::Description d;
   for (const auto& x : o.actions)
     d.actions.push_back(action_text(x));
   d.settings = {"observation=" + a.env.observation, "reward=" + a.env.reward,
@@ -172,7 +172,7 @@ struct EvalArgs {
   int64_t seed = 1;
 };
 
-std::string setting(const rl::Agent::Description& d, const std::string& key, const std::string& model)
+std::string setting(const rl_agents::Agent::Description& d, const std::string& key, const std::string& model)
 {
   for (const auto& s : d.settings)
     if (s.rfind(key + "=", 0) == 0)
@@ -183,8 +183,8 @@ std::string setting(const rl::Agent::Description& d, const std::string& key, con
 int evaluate(const EvalArgs& a)
 {
   check_output_dir(a.out);
-  rl::Agent::Description d;
-  auto agent      = rl::Agent::load(a.model, d);
+  rl_agents::Agent::Description d;
+  auto agent      = rl_agents::Agent::load(a.model, d);
   EnvArgs e       = a.env;
   e.observation   = setting(d, "observation", a.model);
   e.reward        = setting(d, "reward", a.model);
@@ -205,11 +205,11 @@ int evaluate(const EvalArgs& a)
                          ": " + std::to_string(std::abs(have - want)) + (have > want ? " more" : " fewer") +
                          " (evaluate it on a platform of the same size)");
   }
-  auto results = rl::evaluate(env, agent.get(), static_cast<uint64_t>(a.seed));
+  auto results = rl_agents::evaluate(env, agent.get(), static_cast<uint64_t>(a.seed));
   StagingDir stage(a.out);
   {
     AtomicFile f(stage.path() / "evaluation.csv");
-    rl::write_evaluations(f.stream(), results);
+    rl_agents::write_evaluations(f.stream(), results);
     f.commit();
   }
   stage.publish();
@@ -243,7 +243,7 @@ int main(int argc, char** argv)
   auto* tr = app.add_subcommand("train", "Train an agent over episodes of a workload on a platform");
   add_env_options(tr, t.env, false);
   tr->add_option("--agent", t.agent, "reinforce (the thesis'), reinforce-baseline or actor-critic (default)")
-      ->check(CLI::IsMember(rl::agent_names()));
+      ->check(CLI::IsMember(rl_agents::agent_names()));
   cli::add_count(tr, "--episodes", t.episodes, "Episodes to train", 1, 100000000)->required();
   tr->add_option("--and-workload", t.more,
                  "A further workload (repeatable): episode e runs on workload e mod their count (parts of a log)");

@@ -11,7 +11,7 @@
  * between two trees at once, is double_binary_tree.cpp. */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 namespace {
 
@@ -82,4 +82,4 @@ Schedule astra_double_binary_tree(CollectiveType /*type*/, uint32_t n, uint32_t 
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

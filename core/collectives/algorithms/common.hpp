@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 /** Reduce-scatter-block behaves as reduce-scatter, barrier as a zero-byte all-reduce. */
 inline CollectiveType canonical(CollectiveType t)
@@ -30,11 +30,11 @@ inline CollectiveType canonical(CollectiveType t)
  *  Its mirror (r -> n-1-r) is the double binary tree's second tree. */
 std::vector<int64_t> nccl_btree_parents(uint32_t n);
 
-inline std::vector<Transfer>& new_step(Schedule& s)
+inline std::vector<collectives::Transfer>& new_step(collectives::Schedule& s)
 {
   return s.steps.emplace_back();
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms
 
 #endif

@@ -6,7 +6,7 @@
  *   broadcast (reduce): the root sends S to (receives S from) every rank at once. */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 Schedule direct(CollectiveType type, uint32_t n, uint32_t root)
 {
@@ -52,4 +52,4 @@ Schedule direct(CollectiveType type, uint32_t n, uint32_t root)
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

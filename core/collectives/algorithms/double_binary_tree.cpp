@@ -7,7 +7,7 @@
  * D more (nodes of depth j send to their children). */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 namespace {
 
@@ -75,4 +75,4 @@ Schedule double_binary_tree(CollectiveType type, uint32_t n, uint32_t /*root*/)
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

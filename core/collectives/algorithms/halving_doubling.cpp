@@ -9,7 +9,7 @@
  *   broadcast (reduce): a binomial tree, k steps of S. */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 Schedule halving_doubling(CollectiveType type, uint32_t n, uint32_t root)
 {
@@ -65,4 +65,4 @@ Schedule halving_doubling(CollectiveType type, uint32_t n, uint32_t root)
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

@@ -17,7 +17,7 @@
  * each, up reduced, then down). */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 namespace {
 
@@ -33,7 +33,7 @@ void check(CollectiveType type, uint32_t ranks, uint32_t ppn, const char* name, 
 
 /** Up (reduced) and down transfers of `fraction` between the ranks `local` of every node, over
  *  tree t of the double binary tree of nodes. */
-void tree_of_nodes(std::vector<Transfer>& step, uint32_t nodes, uint32_t ppn, uint32_t local, int t,
+void tree_of_nodes(std::vector<collectives::Transfer>& step, uint32_t nodes, uint32_t ppn, uint32_t local, int t,
                    const std::vector<int64_t>& parents, double fraction)
 {
   auto node_of = [&](uint32_t i) { return t == 0 ? i : nodes - 1 - i; };
@@ -88,4 +88,4 @@ Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

@@ -7,7 +7,7 @@
  * to each of the n - 1 others (the switch's own fabric does not block). */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 Schedule nvls(CollectiveType type, uint32_t n)
 {
@@ -22,4 +22,4 @@ Schedule nvls(CollectiveType type, uint32_t n)
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

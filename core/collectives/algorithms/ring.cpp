@@ -5,7 +5,7 @@
  *   broadcast, reduce: a chain from (to) the root, S per step. */
 #include "core/collectives/algorithms/common.hpp"
 
-namespace sgai::replay::algorithms {
+namespace sgai::collectives::algorithms {
 
 Schedule ring(CollectiveType type, uint32_t n, uint32_t root)
 {
@@ -92,4 +92,4 @@ Schedule ring_channels(CollectiveType type, uint32_t n, uint32_t channels, uint3
   return s;
 }
 
-} // namespace sgai::replay::algorithms
+} // namespace sgai::collectives::algorithms

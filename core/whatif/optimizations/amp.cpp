@@ -4,10 +4,10 @@
  * Kernels already in half precision, copies, sets, collectives and the weight-update phase stay
  * (autocast keeps inputs, master weights, gradients and the optimizer in FP32). Without catalogue
  * figures for the GPU, compute-bound kernels take the cap. */
-#include "generators/platform/catalogue.hpp"
 #include "core/kernels/kernel_model.hpp"
 #include "core/whatif/optimizations/common.hpp"
 #include "core/whatif/optimizations/list.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <algorithm>
 
@@ -25,7 +25,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     std::string precision = kernel_precision(n, ctx.precision);
     if (precision == "fp16" || precision == "bf16")
       continue;
-    if (replay::classify_kernel(n, 0, 0, 0, 0) == replay::KernelBound::memory) {
+    if (kernels::classify_kernel(n, 0, 0, 0, 0) == kernels::KernelBound::memory) {
       g.shrink(u, 2);
     } else {
       double gain = cap;

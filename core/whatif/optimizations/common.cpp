@@ -1,9 +1,9 @@
 #include "core/whatif/optimizations/common.hpp"
 
-#include "generators/platform/catalogue.hpp"
-#include "core/kernels/kernel_model.hpp"
 #include "core/collectives/schedule.hpp"
+#include "core/kernels/kernel_model.hpp"
 #include "core/whatif/build.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <algorithm>
 #include <map>
@@ -29,7 +29,9 @@ double ring_ns(const char* type, double ranks, double bytes, double bandwidth_Bp
     return 0;
   // the library takes an all-gather's size per rank (Chakra's comm_size), the others' whole buffer
   double size = c == chakra::CollectiveType::all_gather ? bytes / ranks : bytes;
-  return replay::alpha_beta_time(c, replay::Algorithm::ring, uint32_t(ranks), size, latency_s, bandwidth_Bps) * 1e9;
+  return collectives::alpha_beta_time(c, collectives::Algorithm::ring, uint32_t(ranks), size, latency_s,
+                                      bandwidth_Bps) *
+         1e9;
 }
 
 double collective_ranks(const Graph& g, uint32_t task, const WhatIfContext& ctx)
@@ -51,7 +53,8 @@ std::vector<LayerRun> layer_runs(const Graph& g, int32_t rank, int32_t step, Pha
     LayerRun& r = by_layer[t.layer];
     r.layer     = t.layer;
     r.gpu.push_back(i);
-    if (t.kind == TaskKind::kernel && replay::classify_kernel(g.name_of(i), 0, 0, 0, 0) == replay::KernelBound::memory)
+    if (t.kind == TaskKind::kernel &&
+        kernels::classify_kernel(g.name_of(i), 0, 0, 0, 0) == kernels::KernelBound::memory)
       r.memory_bound_ns += t.dur_ns;
   }
   std::vector<LayerRun> out;
@@ -60,7 +63,7 @@ std::vector<LayerRun> layer_runs(const Graph& g, int32_t rank, int32_t step, Pha
               [&g](uint32_t a, uint32_t b) { return g.tasks[a].start_ns < g.tasks[b].start_ns; });
     for (uint32_t u : r.gpu)
       if (g.tasks[u].kind == TaskKind::kernel &&
-          replay::classify_kernel(g.name_of(u), 0, 0, 0, 0) == replay::KernelBound::memory)
+          kernels::classify_kernel(g.name_of(u), 0, 0, 0, 0) == kernels::KernelBound::memory)
         r.last_memory_bound_ns = g.tasks[u].dur_ns;
     out.push_back(std::move(r));
   }

@@ -7,9 +7,9 @@
  * passes over the gradient, default 2) runs on the stream that produced the gradient before the
  * transfer; decompression (one pass adding every rank's sparse values) before whoever waited for
  * the all-reduce; both at the GPU's memory bandwidth (the catalogue), as element-wise kernels. */
-#include "generators/platform/catalogue.hpp"
 #include "core/whatif/optimizations/common.hpp"
 #include "core/whatif/optimizations/list.hpp"
+#include "generators/platform/catalogue.hpp"
 
 namespace sgai::whatif::optimizations_list {
 

@@ -22,7 +22,7 @@ int64_t median_memory_kernel(const Graph& g, const LayerRun& r)
   std::vector<int64_t> d;
   for (uint32_t u : r.gpu)
     if (g.tasks[u].kind == TaskKind::kernel &&
-        replay::classify_kernel(g.name_of(u), 0, 0, 0, 0) == replay::KernelBound::memory)
+        kernels::classify_kernel(g.name_of(u), 0, 0, 0, 0) == kernels::KernelBound::memory)
       d.push_back(g.tasks[u].dur_ns);
   if (d.empty())
     return 0;

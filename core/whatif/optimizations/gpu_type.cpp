@@ -10,10 +10,10 @@
  *   - memory-bound kernels, device copies and sets: × memory bandwidth(source) / (target);
  *   - host copies (PCIe) and collectives: unchanged.
  * The power figures for energy become the target's. */
-#include "generators/platform/catalogue.hpp"
 #include "core/kernels/kernel_model.hpp"
 #include "core/whatif/optimizations/common.hpp"
 #include "core/whatif/optimizations/list.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <algorithm>
 
@@ -55,7 +55,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
       if (n.find("DtoD") == std::string::npos)
         continue; // host <-> device: PCIe
       speedup = memory_speedup;
-    } else if (t.kind == TaskKind::memset || replay::classify_kernel(n, 0, 0, 0, 0) == replay::KernelBound::memory) {
+    } else if (t.kind == TaskKind::memset || kernels::classify_kernel(n, 0, 0, 0, 0) == kernels::KernelBound::memory) {
       speedup = memory_speedup;
     } else {
       std::string p_from = kernel_precision(n, ctx.precision);

@@ -4,9 +4,9 @@
  * speed f and memory fraction m then); memory bandwidth m = 1 otherwise. Compute-bound kernels take
  * ×1/f, memory-bound kernels, device copies and sets ×1/m; host copies and collectives stay. The
  * energy figures count the cap as the busy power. */
-#include "generators/platform/catalogue.hpp"
 #include "core/kernels/kernel_model.hpp"
 #include "core/whatif/optimizations/list.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -33,7 +33,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     }
   if (not listed) {
     try {
-      f = replay::capped_clock_fraction(cap, gpu->idle_w, gpu->max_w);
+      f = kernels::capped_clock_fraction(cap, gpu->idle_w, gpu->max_w);
     } catch (const std::invalid_argument&) {
       not_applicable(g, "power-cap",
                      "a cap of " + std::to_string(cap) + " W is outside (" + std::to_string(gpu->idle_w) + ", " +
@@ -45,7 +45,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     const std::string& n = g.name_of(u);
     if (t.kind == TaskKind::memcpy && n.find("DtoD") == std::string::npos)
       continue;
-    bool memory = t.kind != TaskKind::kernel || replay::classify_kernel(n, 0, 0, 0, 0) == replay::KernelBound::memory;
+    bool memory = t.kind != TaskKind::kernel || kernels::classify_kernel(n, 0, 0, 0, 0) == kernels::KernelBound::memory;
     g.scale(u, 1.0 / (memory ? m : f));
     ++note.tasks_changed;
   }

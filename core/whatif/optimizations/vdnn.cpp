@@ -11,9 +11,9 @@
  * a batch norm): its time at the GPU's memory bandwidth (the catalogue) moves the output twice (read
  * and write), so half of that; a layer without one is not offloaded; vdnn.bytes sets the bytes per
  * layer instead. Copies run at vdnn.pcie GB/s (default 12: PCIe 3.0 x16 as measured). */
-#include "generators/platform/catalogue.hpp"
 #include "core/whatif/optimizations/common.hpp"
 #include "core/whatif/optimizations/list.hpp"
+#include "generators/platform/catalogue.hpp"
 
 #include <map>
 

@@ -1,11 +1,11 @@
 /* A user's own S4U actor running all-reduces among the 8 GPUs of a generated HGX H100 node:
  * the platform built from sgai's JSON hierarchy into the running Engine, SimGrid's energy
- * plugin and sgai's GPU plugin on, then sgai::collectives::all_reduce from one actor.
+ * plugin and sgai's GPU plugin on, then sgai::communicator::all_reduce from one actor.
  *   allreduce_hgx PLATFORM.json */
 #include <sgai/generators/platform/platform.hpp>
-#include <sgai/plugins/platform_sim/builder.hpp>
 #include <sgai/plugins/communicator/collective.hpp>
 #include <sgai/plugins/gpu/gpu.hpp>
+#include <sgai/plugins/platform_sim/builder.hpp>
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -36,22 +36,22 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
-  sgai::platform::build(platform);
+  sgai::platform_sim::build(platform);
   std::vector<simgrid::s4u::Host*> gpus;
   for (const auto& gpu : platform.gpus)
     gpus.push_back(simgrid::s4u::Host::by_name(platform.hosts[gpu.host].name));
   std::printf("%zu GPUs (%s), %.0f TFLOP/s each in %s\n", gpus.size(), platform.gpus.front().type.c_str(),
-              sgai::replay::GpuModel::of(gpus.front()).peak() / 1e12,
-              sgai::replay::GpuModel::of(gpus.front()).precision.c_str());
+              sgai::gpu::GpuModel::of(gpus.front()).peak() / 1e12,
+              sgai::gpu::GpuModel::of(gpus.front()).precision.c_str());
 
   simgrid::s4u::Actor::create("driver", gpus.front(), [&gpus]() {
     using sgai::collectives::Algorithm;
     for (double bytes : {1e6, 64e6, 1e9})
       for (Algorithm a : {Algorithm::ring, Algorithm::double_binary_tree}) {
-        double t   = sgai::collectives::all_reduce(gpus, bytes, a);
+        double t   = sgai::communicator::all_reduce(gpus, bytes, a);
         double bus = 2.0 * (gpus.size() - 1) / gpus.size() * bytes / t; // NCCL's bus bandwidth
         std::printf("all-reduce %10.0f bytes %-18s %12.6f ms  bus bandwidth %7.2f GB/s\n", bytes,
-                    sgai::replay::to_string(a), t * 1e3, bus / 1e9);
+                    sgai::collectives::to_string(a), t * 1e3, bus / 1e9);
       }
   });
   engine.run();

@@ -16,9 +16,9 @@ namespace {
 
 /** "longest_first": the waiting job with the longest requested time goes first (ties: the earliest
  *  arrived). */
-class LongestFirst : public sgai::batch::JobPolicy {
+class LongestFirst : public sgai::scheduling::JobPolicy {
 public:
-  size_t pick(std::span<const sgai::batch::QueuedJob> queue, std::mt19937_64& /*rng*/) const override
+  size_t pick(std::span<const sgai::scheduling::QueuedJob> queue, std::mt19937_64& /*rng*/) const override
   {
     size_t best = 0;
     for (size_t i = 1; i < queue.size(); i++)
@@ -37,14 +37,14 @@ int main(int argc, char** argv)
     std::cerr << "usage: " << argv[0] << " PLATFORM.xml DEPLOYMENT.xml\n";
     return 2;
   }
-  sgai::batch::register_job_policy({"longest_first", "longest requested time first"},
-                                   [] { return std::make_unique<LongestFirst>(); });
-  sgai::register_actors(engine); // before the platform: it turns SimGrid's host energy plugin on
+  sgai::scheduling::register_job_policy({"longest_first", "longest requested time first"},
+                                        [] { return std::make_unique<LongestFirst>(); });
+  sgai::experiment::register_actors(engine); // before the platform: it turns SimGrid's host energy plugin on
   engine.load_platform(argv[1]);
   engine.load_deployment(argv[2]);
   engine.run();
-  if (not sgai::deployment_error().empty()) {
-    std::cerr << "error: " << sgai::deployment_error() << "\n";
+  if (not sgai::sim::deployment_error().empty()) {
+    std::cerr << "error: " << sgai::sim::deployment_error() << "\n";
     return 1;
   }
   std::cout << "simulated " << simgrid::s4u::Engine::get_clock() << " s\n";

@@ -51,7 +51,7 @@ private:
 };
 
 std::string cannot_run(const sgai::workload::Workload& /*w*/, const sgai::workload::Profile& p, uint32_t /*resources*/,
-                       const sgai::batch::Resources& /*r*/)
+                       const sgai::scheduling::Resources& /*r*/)
 {
   try {
     if (p.custom_number("cpu") < 0 || p.custom_number("checkpoint") < 0 || p.custom_number("phases") < 1)
@@ -84,12 +84,12 @@ int main(int argc, char** argv)
     return 2;
   }
   sgai::batch::register_profile_kind("checkpointed", {nullptr, &cannot_run, &communicates, &start});
-  sgai::register_actors(engine);
+  sgai::experiment::register_actors(engine);
   engine.load_platform(argv[1]);
   engine.load_deployment(argv[2]);
   engine.run();
-  if (not sgai::deployment_error().empty()) {
-    std::cerr << "error: " << sgai::deployment_error() << "\n";
+  if (not sgai::sim::deployment_error().empty()) {
+    std::cerr << "error: " << sgai::sim::deployment_error() << "\n";
     return 1;
   }
   std::cout << "simulated " << simgrid::s4u::Engine::get_clock() << " s\n";

@@ -5,10 +5,10 @@
  * all-reduces after the whole backward pass shows what the overlap saves.
  *   gpu_streams PLATFORM.json */
 #include <sgai/generators/platform/platform.hpp>
-#include <sgai/plugins/platform_sim/builder.hpp>
 #include <sgai/plugins/communicator/collective.hpp>
 #include <sgai/plugins/gpu/gpu.hpp>
 #include <sgai/plugins/gpu/stream.hpp>
+#include <sgai/plugins/platform_sim/builder.hpp>
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Actor.hpp>
@@ -35,10 +35,10 @@ double step(const std::vector<simgrid::s4u::Host*>& gpus, bool overlap)
   using sgai::gpu::Kernel;
   using sgai::gpu::Stream;
   const auto n = static_cast<uint32_t>(gpus.size());
-  std::vector<std::shared_ptr<sgai::collectives::Collective>> buckets;
+  std::vector<std::shared_ptr<sgai::communicator::Collective>> buckets;
   for (int b = 0; b < kBuckets; b++)
-    buckets.push_back(std::make_shared<sgai::collectives::Collective>(sgai::collectives::CollectiveType::all_reduce,
-                                                                      gpus, kBucketBytes));
+    buckets.push_back(std::make_shared<sgai::communicator::Collective>(sgai::collectives::CollectiveType::all_reduce,
+                                                                       gpus, kBucketBytes));
   std::vector<std::unique_ptr<Stream>> compute, comm;
   double start = simgrid::s4u::Engine::get_clock();
   for (uint32_t r = 0; r < n; r++) {
@@ -83,7 +83,7 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
-  sgai::platform::build(platform);
+  sgai::platform_sim::build(platform);
   std::vector<simgrid::s4u::Host*> gpus;
   for (const auto& gpu : platform.gpus)
     gpus.push_back(simgrid::s4u::Host::by_name(platform.hosts[gpu.host].name));
@@ -95,7 +95,7 @@ int main(int argc, char** argv)
                 sgai::gpu::kernel_seconds(
                     g, sgai::gpu::Kernel("multi_tensor_apply_adam", 0, kBuckets * kBucketBytes * kOptimizerRead)) *
                     1e3,
-                sgai::collectives::all_reduce(gpus, kBucketBytes) * 1e3);
+                sgai::communicator::all_reduce(gpus, kBucketBytes) * 1e3);
     double serial     = step(gpus, false);
     double overlapped = step(gpus, true);
     std::printf("step, all-reduces after the backward pass: %.6f ms\n", serial * 1e3);

@@ -57,7 +57,7 @@ void interactive_user(std::vector<std::string> args)
     if (manager != nullptr)
       manager->end_submissions(); // the manager ends once every submitter has ended
   } catch (const std::exception& e) {
-    sgai::fail_deployment("interactive_user", e.what()); // stops the simulation, kept as deployment_error()
+    sgai::sim::fail_deployment("interactive_user", e.what()); // stops the simulation, kept as deployment_error()
   }
 }
 
@@ -70,13 +70,13 @@ int main(int argc, char** argv)
     std::cerr << "usage: " << argv[0] << " PLATFORM.xml DEPLOYMENT.xml\n";
     return 2;
   }
-  sgai::register_actors(engine); // before the platform: it turns SimGrid's host energy plugin on
+  sgai::experiment::register_actors(engine); // before the platform: it turns SimGrid's host energy plugin on
   engine.register_function("interactive_user", &interactive_user);
   engine.load_platform(argv[1]);
   engine.load_deployment(argv[2]);
   engine.run();
-  if (not sgai::deployment_error().empty()) {
-    std::cerr << "error: " << sgai::deployment_error() << "\n";
+  if (not sgai::sim::deployment_error().empty()) {
+    std::cerr << "error: " << sgai::sim::deployment_error() << "\n";
     return 1;
   }
   std::cout << "simulated " << simgrid::s4u::Engine::get_clock() << " s\n";

@@ -4,8 +4,8 @@
  *   trace_replay PLATFORM.json TRACE_PREFIX */
 #include <sgai/chakra/et_io.hpp>
 #include <sgai/generators/platform/platform.hpp>
-#include <sgai/plugins/platform_sim/builder.hpp>
 #include <sgai/plugins/gpu/gpu.hpp>
+#include <sgai/plugins/platform_sim/builder.hpp>
 #include <sgai/plugins/replay/replay.hpp>
 
 #include <simgrid/plugins/energy.h>
@@ -29,7 +29,7 @@ int main(int argc, char** argv)
   sgai_gpu_plugin_init();
   try {
     auto platform = sgai::platform::generate(argv[1]);
-    sgai::platform::build(platform);
+    sgai::platform_sim::build(platform);
 
     sgai::replay::JobSpec job;
     job.name  = "gpt";

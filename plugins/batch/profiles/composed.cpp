@@ -48,7 +48,7 @@ const ProfileKind& composed_kind()
 {
   static const ProfileKind k{
       workload::to_string(workload::ProfileType::composed),
-      [](const workload::Workload& w, const workload::Profile& p, uint32_t n, const Resources& r) {
+      [](const workload::Workload& w, const workload::Profile& p, uint32_t n, const scheduling::Resources& r) {
         for (uint32_t q : p.sequence) {
           auto why = cannot_run(w, w.profiles[q], n, r);
           if (not why.empty())

@@ -32,7 +32,9 @@ const ProfileKind& delay_kind()
 {
   static const ProfileKind k{
       workload::to_string(workload::ProfileType::delay),
-      [](const workload::Workload&, const workload::Profile&, uint32_t, const Resources&) { return std::string(); },
+      [](const workload::Workload&, const workload::Profile&, uint32_t, const scheduling::Resources&) {
+        return std::string();
+      },
       [](const workload::Workload&, const workload::Profile&, uint32_t) { return false; },
       [](const workload::Workload&, const workload::Profile& p, const Placement&) -> std::unique_ptr<ProfileRun> {
         return std::make_unique<DelayRun>(p.delay_s);

@@ -52,7 +52,7 @@ std::unique_ptr<ProfileRun> homogeneous(double cpu, double com, const Placement&
   return one_stage(std::move(st));
 }
 
-std::string runs_anywhere(const workload::Workload&, const workload::Profile&, uint32_t, const Resources&)
+std::string runs_anywhere(const workload::Workload&, const workload::Profile&, uint32_t, const scheduling::Resources&)
 {
   return {};
 }
@@ -121,7 +121,7 @@ const ProfileKind& parallel_kind()
 {
   static const ProfileKind k{
       workload::to_string(workload::ProfileType::parallel),
-      [](const workload::Workload&, const workload::Profile& p, uint32_t r, const Resources&) {
+      [](const workload::Workload&, const workload::Profile& p, uint32_t r, const scheduling::Resources&) {
         if (p.cpu_vector.size() == r)
           return std::string();
         return "profile " + p.name + " describes " + std::to_string(p.cpu_vector.size()) +

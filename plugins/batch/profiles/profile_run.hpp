@@ -36,7 +36,7 @@ struct Stage {
  *  resource i runs on core_hosts[i]). */
 struct Placement {
   std::vector<uint32_t> core_hosts;
-  const Resources* resources = nullptr; ///< host names and storage hosts
+  const scheduling::Resources* resources = nullptr; ///< host names and storage hosts
 };
 
 class ProfileRun {
@@ -50,7 +50,7 @@ struct ProfileKind {
   const char* name; ///< workload::to_string of the profile type
   /** Why a job with this profile cannot run on `resources` cores of `r` (empty: it can). */
   std::string (*cannot_run)(const workload::Workload& w, const workload::Profile& p, uint32_t resources,
-                            const Resources& r);
+                            const scheduling::Resources& r);
   /** Whether the job's executions are parallel tasks with communication (host/model:ptask_L07). */
   bool (*communicates)(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
   std::unique_ptr<ProfileRun> (*start)(const workload::Workload& w, const workload::Profile& p, const Placement& where);
@@ -69,9 +69,10 @@ const ProfileKind* find_profile_kind(const workload::Profile& p);
 void register_profile_kind(const std::string& name, ProfileKind kind);
 
 /** Why a job cannot run on `r` (its profile has no kind, or the kind refuses it); empty when it can. */
-std::string cannot_run(const workload::Workload& w, const workload::Job& j, const Resources& r);
+std::string cannot_run(const workload::Workload& w, const workload::Job& j, const scheduling::Resources& r);
 /** Why a profile cannot run on `resources` cores of `r` (composed profiles ask each part). */
-std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources, const Resources& r);
+std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources,
+                       const scheduling::Resources& r);
 /** Whether the job's executions communicate (they need SimGrid's ptask_L07 host model). */
 bool communicates(const workload::Workload& w, const workload::Profile& p, uint32_t resources);
 /** The stages of a profile placed on hosts (the profile must have a kind). */

@@ -55,7 +55,8 @@ const ProfileKind* find_profile_kind(workload::ProfileType type)
   return nullptr;
 }
 
-std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources, const Resources& r)
+std::string cannot_run(const workload::Workload& w, const workload::Profile& p, uint32_t resources,
+                       const scheduling::Resources& r)
 {
   const auto* k = find_profile_kind(p);
   if (k == nullptr)
@@ -64,7 +65,7 @@ std::string cannot_run(const workload::Workload& w, const workload::Profile& p, 
   return k->cannot_run(w, p, resources, r);
 }
 
-std::string cannot_run(const workload::Workload& w, const workload::Job& j, const Resources& r)
+std::string cannot_run(const workload::Workload& w, const workload::Job& j, const scheduling::Resources& r)
 {
   return cannot_run(w, w.profile_of(j), j.resources, r);
 }

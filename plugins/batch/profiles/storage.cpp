@@ -13,7 +13,7 @@ namespace sgai::batch {
 namespace {
 
 /** The storage host of a label, or none. */
-std::optional<uint32_t> storage_of(const std::string& label, const Resources& r)
+std::optional<uint32_t> storage_of(const std::string& label, const scheduling::Resources& r)
 {
   for (uint32_t h : r.storage_hosts)
     if (r.host_names[h] == label)
@@ -23,7 +23,7 @@ std::optional<uint32_t> storage_of(const std::string& label, const Resources& r)
   return std::nullopt;
 }
 
-std::string storage_names(const Resources& r)
+std::string storage_names(const scheduling::Resources& r)
 {
   std::string out;
   for (uint32_t h : r.storage_hosts)
@@ -37,7 +37,7 @@ const ProfileKind& storage_kind()
 {
   static const ProfileKind k{
       workload::to_string(workload::ProfileType::parallel_homogeneous_pfs),
-      [](const workload::Workload&, const workload::Profile& p, uint32_t, const Resources& r) {
+      [](const workload::Workload&, const workload::Profile& p, uint32_t, const scheduling::Resources& r) {
         if (storage_of(p.storage, r))
           return std::string();
         if (r.storage_hosts.empty())

@@ -35,29 +35,31 @@ bool silent(const workload::Workload&, const workload::Profile&, uint32_t)
 
 const ProfileKind& smpi_kind()
 {
-  static const ProfileKind k{workload::to_string(workload::ProfileType::smpi),
-                             [](const workload::Workload&, const workload::Profile& p, uint32_t, const Resources&) {
-                               return "profile '" + p.name +
-                                      "' (type smpi) replays an SMPI trace, which needs SimGrid's SMPI runtime (MPI "
-                                      "ranks as actors); sgai's workload "
-                                      "manager does not run SMPI" +
-                                      missing(p);
-                             },
-                             silent, never};
+  static const ProfileKind k{
+      workload::to_string(workload::ProfileType::smpi),
+      [](const workload::Workload&, const workload::Profile& p, uint32_t, const scheduling::Resources&) {
+        return "profile '" + p.name +
+               "' (type smpi) replays an SMPI trace, which needs SimGrid's SMPI runtime (MPI "
+               "ranks as actors); sgai's workload "
+               "manager does not run SMPI" +
+               missing(p);
+      },
+      silent, never};
   return k;
 }
 
 const ProfileKind& usage_trace_kind()
 {
-  static const ProfileKind k{workload::to_string(workload::ProfileType::usage_trace),
-                             [](const workload::Workload&, const workload::Profile& p, uint32_t, const Resources&) {
-                               return "profile '" + p.name +
-                                      "' (type usage_trace) replays a Batsim usage trace (FractionalComputation), "
-                                      "which sgai's workload manager does not "
-                                      "replay" +
-                                      missing(p);
-                             },
-                             silent, never};
+  static const ProfileKind k{
+      workload::to_string(workload::ProfileType::usage_trace),
+      [](const workload::Workload&, const workload::Profile& p, uint32_t, const scheduling::Resources&) {
+        return "profile '" + p.name +
+               "' (type usage_trace) replays a Batsim usage trace (FractionalComputation), "
+               "which sgai's workload manager does not "
+               "replay" +
+               missing(p);
+      },
+      silent, never};
   return k;
 }
 
