@@ -18,6 +18,7 @@
 # Left out of the comparison, because they hold wall-clock readings (two captures with the same
 # binary differ there and nowhere else):
 #   - CSV columns named in WALLCLOCK_COLUMNS (the campaign's wall_s: each run's wall time)
+#   - the wall time sgai replay prints ("Replayed N nodes of R ranks in 0.02 s: simulated ...")
 #   - the campaign database (campaign.sqlite: its rows carry run times and stamps), compared through
 #     `sgai sweep export` (campaign_runs.csv) and `sgai sweep status` instead
 # Everything else is compared byte for byte.
@@ -83,6 +84,7 @@ out = csv.writer(sys.stdout, lineterminator="\n")
 for r in rows:
     out.writerow([r[i] for i in keep if i < len(r)])
 ' "$1" "$WALLCLOCK_COLUMNS" ;;
+  *.stdout) sed -E 's/^(Replayed .* ranks) in [0-9.]+ s: /\1 in (wall time) s: /' "$1" ;;
   *) cat "$1" ;;
   esac
 }

@@ -1,5 +1,6 @@
 #include "plugins/rl_server/server.hpp"
 
+#include "core/foundation/child.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/json.hpp"
 #include "core/rl/protocol.hpp"
@@ -339,15 +340,17 @@ int serve(int in, int out)
     uint64_t seed = 0;
     if (not rl::protocol::receive_bytes(in, &seed, sizeof seed))
       return 0;
-    std::fflush(nullptr);
-    pid_t pid = ::fork();
-    if (pid < 0) {
-      rl::protocol::error_message(RunError("cannot fork the episode's simulation")).send(out);
-      continue;
-    }
-    if (pid == 0)
-      s.run_episode(seed);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    ChildOptions child; // the episode talks to the client itself; its end is all that is awaited
+    child.what = "the episode's simulation";
+    try {
+      run_in_child(
+          [&s, seed]() {
+            s.run_episode(seed);
+            return std::string();
+          },
+          child);
+    } catch (const RunError& e) {
+      rl::protocol::error_message(e).send(out);
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "plugins/sim/simulation.hpp"
 
+#include "core/foundation/child.hpp"
+
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/signals.hpp"
@@ -125,56 +127,32 @@ void check_cfg_forms(const SimulationOptions& o)
   }
 }
 
-/** Runs `body` in a forked child with its standard output and error captured: SimGrid reports a
- *  bad option by aborting the process, so options are tried there first. Returns the child's
- *  output; `ok` says whether it exited 0. */
-template <class F>
-std::string in_child(F body, bool& ok)
+/** Runs `body` in a forked child with its standard output and error captured (SimGrid reports a
+ *  bad option by aborting the process, so options are tried there first). Returns the child's
+ *  output, followed by an "sgai-exception: " line with its exception's text when it threw; `ok`
+ *  says whether it exited 0. No output when no child could be made. */
+std::string in_child(const std::function<void()>& body, bool& ok)
 {
-  int fds[2];
   ok = false;
-  if (::pipe(fds) != 0)
+  ChildOptions options;
+  options.capture_output = true;
+  options.default_abort  = true;
+  options.what           = "a SimGrid check";
+  ChildResult r;
+  try {
+    r = run_in_child(
+        [&body]() {
+          body();
+          return std::string();
+        },
+        options);
+  } catch (const RunError&) {
     return "";
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return "";
   }
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    struct sigaction sa {};
-    sa.sa_handler = SIG_DFL;
-    sigaction(SIGABRT, &sa, nullptr);
-    int code = 3;
-    try {
-      code = body();
-    } catch (const std::exception& e) {
-      std::fflush(nullptr); // whatever SimGrid printed first stays first
-      std::fprintf(stderr, "\nsgai-exception: %s\n", e.what());
-    }
-    std::fflush(nullptr);
-    ::_exit(code);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = ::read(fds[0], buffer, sizeof buffer)) != 0)
-    if (n > 0)
-      out.append(buffer, static_cast<size_t>(n));
-    else if (errno != EINTR)
-      break;
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return out;
+  ok = r.exited_ok();
+  if (r.threw())
+    r.output += "\nsgai-exception: " + r.error_what() + "\n";
+  return r.output;
 }
 
 /** SimGrid's words without its decoration: the text of CRITICAL lines (and the lines of a
@@ -231,7 +209,6 @@ void check_cfg_in_child(const SimulationOptions& o)
         argv.push_back(nullptr);
         int argc = static_cast<int>(args.size());
         simgrid::s4u::Engine e(&argc, argv.data());
-        return 0;
       },
       ok);
   if (ok)
@@ -387,7 +364,6 @@ void print_simgrid_options()
         int argc         = 1;
         simgrid::s4u::Engine e(&argc, argv);
         simgrid::config::help();
-        return 0;
       },
       ok);
   std::cout << words;
@@ -513,12 +489,7 @@ void Simulation::load_checked(const std::string& file, const std::string& text, 
                               const std::function<void()>& load)
 {
   bool loads = false;
-  auto words = in_child(
-      [&]() {
-        load();
-        return 0;
-      },
-      loads);
+  auto words = in_child(load, loads);
   if (not loads && not words.empty()) { // (no words: the child could not run; load here)
     auto message = simgrid_message(words);
     throw InputError(file, option_place(message, text),

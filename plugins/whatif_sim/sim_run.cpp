@@ -1,6 +1,7 @@
 #include "plugins/whatif_sim/sim_run.hpp"
 
 #include "core/collectives/nccl_plan.hpp"
+#include "core/foundation/child.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "plugins/communicator/communicator.hpp"
@@ -10,9 +11,6 @@
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -232,87 +230,51 @@ void conclude(Run& r)
   r.result.walk.finish = finish;
 }
 
-void append(std::string& buf, const void* data, size_t size)
-{
-  buf.append(static_cast<const char*>(data), size);
-}
-
 void write_walk(std::string& buf, const WalkResult& w)
 {
   uint64_t n = w.start.size();
-  append(buf, &n, sizeof n);
-  append(buf, w.start.data(), n * sizeof(int64_t));
-  append(buf, w.end.data(), n * sizeof(int64_t));
-  append(buf, w.arrival.data(), n * sizeof(int64_t));
-  append(buf, &w.origin, sizeof w.origin);
-  append(buf, &w.finish, sizeof w.finish);
-  append(buf, &w.last, sizeof w.last);
+  append_bytes(buf, &n, sizeof n);
+  append_bytes(buf, w.start.data(), n * sizeof(int64_t));
+  append_bytes(buf, w.end.data(), n * sizeof(int64_t));
+  append_bytes(buf, w.arrival.data(), n * sizeof(int64_t));
+  append_bytes(buf, &w.origin, sizeof w.origin);
+  append_bytes(buf, &w.finish, sizeof w.finish);
+  append_bytes(buf, &w.last, sizeof w.last);
 }
 
-bool read_walk(int fd, WalkResult& w)
+bool read_walk(ByteReader& in, WalkResult& w)
 {
   uint64_t n = 0;
-  if (not read_fd(fd, &n, sizeof n) || n > (uint64_t(1) << 32))
+  if (not in.read(&n, sizeof n) || n > (uint64_t(1) << 32))
     return false;
   w.start.resize(n);
   w.end.resize(n);
   w.arrival.resize(n);
   w.binding.assign(n, kNone);
-  return read_fd(fd, w.start.data(), n * sizeof(int64_t)) && read_fd(fd, w.end.data(), n * sizeof(int64_t)) &&
-         read_fd(fd, w.arrival.data(), n * sizeof(int64_t)) && read_fd(fd, &w.origin, sizeof w.origin) &&
-         read_fd(fd, &w.finish, sizeof w.finish) && read_fd(fd, &w.last, sizeof w.last);
+  return in.read(w.start.data(), n * sizeof(int64_t)) && in.read(w.end.data(), n * sizeof(int64_t)) &&
+         in.read(w.arrival.data(), n * sizeof(int64_t)) && in.read(&w.origin, sizeof w.origin) &&
+         in.read(&w.finish, sizeof w.finish) && in.read(&w.last, sizeof w.last);
 }
 
-/** Runs `produce` in a forked child: what it appends to its buffer comes back through a pipe, read
- *  by `read` in the parent. An exception in the child comes back as a RunError with its message. */
+/** Runs `produce` in a forked child: what it appends to its buffer comes back and is read by `read`
+ *  in the parent. An exception in the child comes back as a RunError with its message. */
 template <typename Produce, typename Read>
 void in_child(Produce produce, Read read)
 {
-  int fds[2];
-  if (pipe(fds) != 0)
-    throw RunError("cannot create a pipe for the SimGrid run");
-  pid_t pid = fork();
-  if (pid < 0)
-    throw RunError("cannot fork for the SimGrid run");
-  if (pid == 0) {
-    close(fds[0]);
-    int status = 0;
-    std::string buf;
-    uint8_t flag = 1;
-    try {
-      produce(buf);
-    } catch (const std::exception& e) {
-      buf          = e.what();
-      flag         = 0;
-      uint64_t len = buf.size();
-      buf.insert(0, reinterpret_cast<const char*>(&len), sizeof len);
-      status = 2;
-    }
-    if (not write_fd(fds[1], &flag, 1) || not write_fd(fds[1], buf.data(), buf.size()))
-      status = 3;
-    close(fds[1]);
-    _exit(status);
-  }
-  close(fds[1]);
-  uint8_t ok = 0;
-  std::string error;
-  bool good = false;
-  if (read_fd(fds[0], &ok, 1)) {
-    if (ok == 1)
-      good = read(fds[0]);
-    else {
-      uint64_t len = 0;
-      if (read_fd(fds[0], &len, sizeof len) && len < (1u << 20)) {
-        error.resize(len);
-        read_fd(fds[0], error.data(), len);
-      }
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (not good || not WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw RunError(error.empty() ? "the SimGrid run of the what-if graph failed" : error);
+  ChildOptions options;
+  options.what  = "the SimGrid run";
+  ChildResult r = run_in_child(
+      [&produce]() {
+        std::string buf;
+        produce(buf);
+        return buf;
+      },
+      options);
+  if (r.threw())
+    throw RunError(r.error_what());
+  ByteReader in(r.data);
+  if (not r.exited_ok() || not read(in))
+    throw RunError("the SimGrid run of the what-if graph failed");
 }
 
 } // namespace
@@ -379,9 +341,9 @@ SimResult run_on_simgrid_forked(const Graph& graph)
       [&graph](std::string& buf) {
         auto results = run_on_simgrid({&graph});
         write_walk(buf, results.front().walk);
-        append(buf, &results.front().gpu_energy_j, sizeof(double));
+        append_bytes(buf, &results.front().gpu_energy_j, sizeof(double));
       },
-      [&r](int fd) { return read_walk(fd, r.walk) && read_fd(fd, &r.gpu_energy_j, sizeof(double)); });
+      [&r](ByteReader& in) { return read_walk(in, r.walk) && in.read(&r.gpu_energy_j, sizeof(double)); });
   return r;
 }
 
@@ -451,21 +413,21 @@ PlatformResult run_on_platform_forked(const Graph& graph, const PlatformOptions&
       [&](std::string& buf) {
         PlatformResult p = run_on_platform(graph, options);
         uint64_t n       = p.ranks.size();
-        append(buf, &n, sizeof n);
+        append_bytes(buf, &n, sizeof n);
         for (const WalkResult& w : p.ranks)
           write_walk(buf, w);
-        append(buf, &p.gpu_energy_j, sizeof(double));
-        append(buf, &p.collectives, sizeof(uint64_t));
+        append_bytes(buf, &p.gpu_energy_j, sizeof(double));
+        append_bytes(buf, &p.collectives, sizeof(uint64_t));
       },
-      [&r](int fd) {
+      [&r](ByteReader& in) {
         uint64_t n = 0;
-        if (not read_fd(fd, &n, sizeof n) || n > 1'000'000)
+        if (not in.read(&n, sizeof n) || n > 1'000'000)
           return false;
         r.ranks.resize(n);
         for (WalkResult& w : r.ranks)
-          if (not read_walk(fd, w))
+          if (not read_walk(in, w))
             return false;
-        return read_fd(fd, &r.gpu_energy_j, sizeof(double)) && read_fd(fd, &r.collectives, sizeof(uint64_t));
+        return in.read(&r.gpu_energy_j, sizeof(double)) && in.read(&r.collectives, sizeof(uint64_t));
       });
   return r;
 }
