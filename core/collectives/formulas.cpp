@@ -14,7 +14,7 @@ double one_chunk(CollectiveType type, Algorithm algorithm, uint32_t n, double s,
   const double N = n;
   if (n <= 1)
     return 0;
-  type = algorithms::canonical(type);
+  type = canonical(type);
   switch (algorithm) {
   case Algorithm::ring:
     switch (type) {

@@ -12,9 +12,7 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
                                   std::optional<nccl::Proto> proto, ScheduleCache& cache,
                                   const std::function<double(uint32_t, uint32_t)>& latency)
 {
-  const auto key_type = type == CollectiveType::reduce_scatter_block ? CollectiveType::reduce_scatter
-                        : type == CollectiveType::barrier            ? CollectiveType::all_reduce
-                                                                     : type;
+  const auto key_type = canonical(type);
   const auto nr       = static_cast<uint32_t>(given_node.size());
   // the members' nodes, numbered in order of appearance
   std::vector<uint32_t> node(nr, 0);
@@ -132,6 +130,20 @@ std::optional<nccl::System> nccl_system(const platform::Platform& p)
     s.intel_cpu = p.processors[node.first_processor].type.find("EPYC") == std::string::npos;
   nccl::default_channels(s);
   return s;
+}
+
+NcclPlan plan_collective(const nccl::System* system, CollectiveType type, uint64_t bytes,
+                         const std::vector<uint32_t>& node, std::optional<nccl::Algo> algo,
+                         std::optional<nccl::Proto> proto, ScheduleCache& cache,
+                         const std::function<double(uint32_t, uint32_t)>& latency,
+                         const std::function<std::shared_ptr<const Schedule>(std::string& name)>& fallback)
+{
+  if (system)
+    if (auto plan = plan_nccl(*system, type, bytes, node, algo, proto, cache, latency))
+      return std::move(*plan);
+  NcclPlan plan;
+  plan.schedule = fallback(plan.algorithm);
+  return plan;
 }
 
 } // namespace sgai::collectives

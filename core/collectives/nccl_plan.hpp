@@ -42,6 +42,16 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
                                   std::optional<nccl::Proto> proto, ScheduleCache& cache,
                                   const std::function<double(uint32_t, uint32_t)>& latency);
 
+/** The planning step every runner of collectives takes (the trace replay, the GPU-cluster manager,
+ *  what-if on a platform): NCCL's plan (plan_nccl) when `system` is given and NCCL's model applies
+ *  to the collective, else the schedule `fallback` gives, under the name it sets, on one lane.
+ *  std::invalid_argument from plan_nccl or `fallback` passes through. */
+NcclPlan plan_collective(const nccl::System* system, CollectiveType type, uint64_t bytes,
+                         const std::vector<uint32_t>& node, std::optional<nccl::Algo> algo,
+                         std::optional<nccl::Proto> proto, ScheduleCache& cache,
+                         const std::function<double(uint32_t, uint32_t)>& latency,
+                         const std::function<std::shared_ptr<const Schedule>(std::string& name)>& fallback);
+
 /** What NCCL would detect on a platform, from its first GPU's node: none when the GPU type names no
  *  architecture (NCCL's model then does not apply). */
 std::optional<nccl::System> nccl_system(const platform::Platform& p);

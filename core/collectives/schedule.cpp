@@ -171,7 +171,7 @@ Schedule make_multidim_schedule(CollectiveType type, const std::vector<uint32_t>
   std::vector<double> buffer(D, 1.0); // buffer of dimension i's phase, as a fraction of the whole
   for (size_t i = 1; i < D; i++)
     buffer[i] = buffer[i - 1] / size[i - 1];
-  switch (algorithms::canonical(type)) {
+  switch (canonical(type)) {
   case CollectiveType::all_reduce:
     if (composition == AllReduceComposition::baseline) {
       for (size_t i = 0; i < D; i++)

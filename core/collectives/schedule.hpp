@@ -20,6 +20,17 @@ namespace sgai::collectives {
 
 using chakra::CollectiveType;
 
+/** The type a collective runs as, and is keyed by in algorithm tables and NCCL's model:
+ *  reduce-scatter-block as reduce-scatter, a barrier as a zero-byte all-reduce. */
+inline CollectiveType canonical(CollectiveType t)
+{
+  if (t == CollectiveType::reduce_scatter_block)
+    return CollectiveType::reduce_scatter;
+  if (t == CollectiveType::barrier)
+    return CollectiveType::all_reduce;
+  return t;
+}
+
 /** double_binary_tree is NCCL's (the buffer split between two trees at once); astra_tree is what
  *  ASTRA-sim's doubleBinaryTree does (an all-reduce of each chunk on one tree, chunks alternating
  *  between two trees; algorithms/astra_tree.cpp). */

@@ -573,4 +573,12 @@ void CollectiveRun::run_rank(uint32_t r)
     h->join();
 }
 
+CollectiveOptions options_for(const collectives::NcclPlan& plan, CollectiveOptions base)
+{
+  base.chunks *= plan.lanes;
+  base.channels *= plan.lanes;
+  base.protocol = plan.costs.get();
+  return base;
+}
+
 } // namespace sgai::communicator

@@ -17,16 +17,13 @@
 #ifndef SGAI_PLUGINS_COMMUNICATOR_COMMUNICATOR_HPP
 #define SGAI_PLUGINS_COMMUNICATOR_COMMUNICATOR_HPP
 
+#include "core/collectives/nccl_plan.hpp"
 #include "core/collectives/schedule.hpp"
 
 #include <simgrid/forward.h>
 
 #include <memory>
 #include <vector>
-
-namespace sgai::collectives::nccl {
-struct ProtocolCosts;
-}
 
 namespace sgai::communicator {
 
@@ -52,6 +49,11 @@ struct CollectiveOptions {
    *  each received piece's step latency beyond its path's, and reductions fused with transfers. */
   const collectives::nccl::ProtocolCosts* protocol = nullptr;
 };
+
+/** `base` with a plan's lanes and protocol: NCCL's channels each run their own chunks (chunks and
+ *  chunks in flight multiplied by the plan's lanes) under its protocol's costs (owned by the plan,
+ *  or by whoever takes them from it: they must outlive the run). */
+CollectiveOptions options_for(const collectives::NcclPlan& plan, CollectiveOptions base = {});
 
 class CollectiveRun {
 public:

@@ -355,34 +355,30 @@ public:
   Collective collective_for(const std::vector<uint32_t>& gpus, double bytes)
   {
     Collective c;
-    auto hosts     = hosts_of(gpus);
-    auto n         = static_cast<uint32_t>(gpus.size());
-    uint32_t lanes = 1;
-    if (nccl) {
-      std::vector<uint32_t> node;
+    auto hosts = hosts_of(gpus);
+    auto n     = static_cast<uint32_t>(gpus.size());
+    std::vector<uint32_t> node;
+    if (nccl)
       for (uint32_t g : gpus)
         node.push_back(plat.gpus[g].node);
-      auto plan = collectives::plan_nccl(*nccl, chakra::CollectiveType::all_reduce, static_cast<uint64_t>(bytes), node,
-                                         std::nullopt, std::nullopt, schedules, [&](uint32_t a, uint32_t b) {
-                                           std::vector<s4u::Link*> links;
-                                           double lat = 0;
-                                           hosts[a]->route_to(hosts[b], links, &lat);
-                                           return lat;
-                                         });
-      if (plan) {
-        c.schedule  = plan->schedule;
-        c.costs     = std::move(plan->costs);
-        c.algorithm = plan->algorithm;
-        lanes       = plan->lanes;
-      }
-    }
-    if (not c.schedule) {
-      c.schedule  = ring(n);
-      c.algorithm = "ring";
-    }
-    c.options.chunks   = lanes; // NCCL's channels each run their own chunk
-    c.options.channels = lanes;
-    c.options.protocol = c.costs.get();
+    auto plan = collectives::plan_collective(
+        nccl ? &*nccl : nullptr, chakra::CollectiveType::all_reduce, static_cast<uint64_t>(bytes), node, std::nullopt,
+        std::nullopt, schedules,
+        [&](uint32_t a, uint32_t b) {
+          std::vector<s4u::Link*> links;
+          double lat = 0;
+          hosts[a]->route_to(hosts[b], links, &lat);
+          return lat;
+        },
+        [&](std::string& name) {
+          name = "ring";
+          return ring(n);
+        });
+    const uint32_t lanes = plan.lanes;
+    c.options            = communicator::options_for(plan);
+    c.schedule           = plan.schedule;
+    c.costs              = std::move(plan.costs);
+    c.algorithm          = plan.algorithm;
     // the bytes each transfer puts on its route per iteration (lane-bound transfers carry one chunk)
     const double wire = c.costs ? c.costs->wire_factor : 1.0;
     std::map<std::pair<uint32_t, uint32_t>, double> per_pair;

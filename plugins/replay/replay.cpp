@@ -31,25 +31,6 @@ namespace s4u = simgrid::s4u;
 using chakra::Node;
 using chakra::NodeType;
 
-double CollectiveRecord::bus_factor(chakra::CollectiveType t, uint32_t n)
-{
-  if (n <= 1)
-    return 1;
-  double f = static_cast<double>(n - 1) / n;
-  switch (t) {
-  case chakra::CollectiveType::all_reduce:
-    return 2 * f;
-  case chakra::CollectiveType::all_gather: // comm_size is one rank's part: n x f of the gathered bytes
-    return n * f;
-  case chakra::CollectiveType::reduce_scatter:
-  case chakra::CollectiveType::reduce_scatter_block:
-  case chakra::CollectiveType::all_to_all:
-    return f;
-  default:
-    return 1;
-  }
-}
-
 namespace {
 
 enum Stream { compute = 0, comm = 1, cpu = 2 };
@@ -399,9 +380,7 @@ struct Replay::Impl {
                                                             std::string& algorithm_name,
                                                             const std::vector<bool>& involved = {})
   {
-    auto key_type = type == chakra::CollectiveType::reduce_scatter_block ? chakra::CollectiveType::reduce_scatter
-                    : type == chakra::CollectiveType::barrier            ? chakra::CollectiveType::all_reduce
-                                                                         : type;
+    auto key_type = collectives::canonical(type);
     std::vector<collectives::Algorithm> algorithms;
     if (auto it = options.system.implementations.find(key_type); it != options.system.implementations.end())
       algorithms = it->second;
@@ -448,25 +427,21 @@ struct Replay::Impl {
     return cached;
   }
 
-  /** NCCL's plan for a collective of `bytes` (comm_size) over `members` of the job, or none when
-   *  the model does not apply to it (no NCCL system, an implementation NCCL does not have, an
-   *  all-to-all, a multi-dimensional layout). A forced algorithm or protocol that the collective
-   *  cannot use is an error naming the node. */
-  std::optional<collectives::NcclPlan> nccl_plan(const Rank& r, const Node& n, chakra::CollectiveType type,
-                                                 uint64_t bytes, const std::vector<uint32_t>& members, bool world)
+  /** Whether NCCL's model plans a collective of `type` (an NCCL system, not a multi-dimensional
+   *  layout, no implementation of the system file that NCCL does not have), and the algorithm and
+   *  protocol forced on it (the user's, else the system file's implementation). */
+  bool nccl_applies(chakra::CollectiveType type, bool world, std::optional<collectives::nccl::Algo>& algo,
+                    std::optional<collectives::nccl::Proto>& proto) const
   {
     if (not options.nccl || (world && options.dims.size() > 1))
-      return std::nullopt;
-    const auto key_type = type == chakra::CollectiveType::reduce_scatter_block ? chakra::CollectiveType::reduce_scatter
-                          : type == chakra::CollectiveType::barrier            ? chakra::CollectiveType::all_reduce
-                                                                               : type;
-    std::optional<collectives::nccl::Algo> algo;
+      return false;
+    const auto key_type = collectives::canonical(type);
     if (auto it = options.nccl_algorithm.find(key_type); it != options.nccl_algorithm.end())
       algo = it->second;
     else if (auto im = options.system.implementations.find(key_type); im != options.system.implementations.end()) {
       // the system file's implementation: NCCL's protocol for the algorithms NCCL has
       if (im->second.size() != 1)
-        return std::nullopt;
+        return false;
       switch (im->second[0]) {
       case collectives::Algorithm::ring:
         algo = collectives::nccl::Algo::ring;
@@ -478,24 +453,37 @@ struct Replay::Impl {
         algo = collectives::nccl::Algo::nvls;
         break;
       default:
-        return std::nullopt;
+        return false;
       }
     }
-    std::optional<collectives::nccl::Proto> proto;
     if (auto it = options.nccl_protocol.find(key_type); it != options.nccl_protocol.end())
       proto = it->second;
-    const Job& job = *r.job;
+    return true;
+  }
+
+  /** The plan of a collective of `bytes` (comm_size) over `members` of the job in `group`
+   *  (collectives::plan_collective): NCCL's where its model applies, else the system file's schedule
+   *  (schedule_for). std::invalid_argument when the algorithm or protocol forced on it cannot run it. */
+  collectives::NcclPlan plan_for(const Rank& r, const Node& n, chakra::CollectiveType type, uint64_t bytes,
+                                 const std::vector<uint32_t>& members, bool world, const std::string& group)
+  {
+    std::optional<collectives::nccl::Algo> algo;
+    std::optional<collectives::nccl::Proto> proto;
+    const bool nccl = nccl_applies(type, world, algo, proto);
+    const Job& job  = *r.job;
     std::vector<uint32_t> node;
-    for (uint32_t m : members)
-      node.push_back(job.spec.nodes.empty() ? 0 : job.spec.nodes[m]);
-    try {
-      return collectives::plan_nccl(
-          *options.nccl, type, bytes, node, algo, proto, schedules, [&](uint32_t a, uint32_t b) {
-            return unshared_paths.latency(job.ranks[members[a]]->gpu, job.ranks[members[b]]->gpu);
-          });
-    } catch (const std::invalid_argument& e) {
-      fail(r, &n, e.what());
-    }
+    if (nccl)
+      for (uint32_t m : members)
+        node.push_back(job.spec.nodes.empty() ? 0 : job.spec.nodes[m]);
+    return collectives::plan_collective(
+        nccl ? &*options.nccl : nullptr, type, bytes, node, algo, proto, schedules,
+        [&](uint32_t a, uint32_t b) {
+          return unshared_paths.latency(job.ranks[members[a]]->gpu, job.ranks[members[b]]->gpu);
+        },
+        [&](std::string& name) {
+          return schedule_for(type, static_cast<uint32_t>(members.size()), world, name,
+                              group == "world" ? involved_dims(r, n) : std::vector<bool>{});
+        });
   }
 
   /** ASTRA-sim's involved_dim (a bool list) of a collective node: the network dimensions it runs
@@ -578,33 +566,26 @@ struct Replay::Impl {
       s4u::this_actor::suspend();
       r.waiting_in.clear();
     } else {
-      std::string algorithm;
-      std::shared_ptr<const collectives::Schedule> schedule;
-      uint32_t lanes = 1;
-      if (auto plan = nccl_plan(r, n, *type, *bytes, *members, members == &job.world)) {
-        schedule  = plan->schedule;
-        algorithm = plan->algorithm;
-        in->costs = std::move(plan->costs);
-        lanes     = plan->lanes;
-      } else {
-        try {
-          schedule = schedule_for(*type, static_cast<uint32_t>(members->size()), members == &job.world, algorithm,
-                                  group == "world" ? involved_dims(r, n) : std::vector<bool>{});
-        } catch (const std::invalid_argument& e) {
-          fail(r, &n, e.what());
-        }
+      collectives::NcclPlan plan;
+      try {
+        plan = plan_for(r, n, *type, *bytes, *members, members == &job.world, group);
+      } catch (const std::invalid_argument& e) {
+        fail(r, &n, e.what());
       }
       std::vector<s4u::Host*> hosts;
       for (uint32_t m : *members)
         hosts.push_back(job.ranks[m]->gpu);
-      communicator::CollectiveOptions co;
-      co.chunks           = options.system.chunks * lanes; // NCCL's channels each run their own chunks
-      co.channels         = options.system.active_chunks * lanes;
-      co.reduce_Bps       = options.system.local_mem_bw_Bps;
-      co.endpoint_delay_s = options.system.endpoint_delay_s;
-      co.unshared         = options.congestion_aware ? nullptr : &unshared_paths;
-      co.traffic          = options.traffic;
-      co.protocol         = in->costs.get();
+      communicator::CollectiveOptions base;
+      base.chunks           = options.system.chunks; // NCCL's channels each run their own chunks
+      base.channels         = options.system.active_chunks;
+      base.reduce_Bps       = options.system.local_mem_bw_Bps;
+      base.endpoint_delay_s = options.system.endpoint_delay_s;
+      base.unshared         = options.congestion_aware ? nullptr : &unshared_paths;
+      base.traffic          = options.traffic;
+      auto co               = communicator::options_for(plan, base);
+      auto schedule         = plan.schedule;
+      const auto algorithm  = plan.algorithm;
+      in->costs             = std::move(plan.costs);
       in->run   = std::make_unique<communicator::CollectiveRun>(schedule, hosts, static_cast<double>(*bytes), co);
       in->start = s4u::Engine::get_clock();
       if (options.congestion_aware && members == &job.world && network_alone(job)) {

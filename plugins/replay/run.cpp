@@ -20,6 +20,25 @@
 
 namespace sgai::replay {
 
+double CollectiveRecord::bus_factor(chakra::CollectiveType t, uint32_t n)
+{
+  if (n <= 1)
+    return 1;
+  double f = static_cast<double>(n - 1) / n;
+  switch (t) {
+  case chakra::CollectiveType::all_reduce:
+    return 2 * f;
+  case chakra::CollectiveType::all_gather: // comm_size is one rank's part: n x f of the gathered bytes
+    return n * f;
+  case chakra::CollectiveType::reduce_scatter:
+  case chakra::CollectiveType::reduce_scatter_block:
+  case chakra::CollectiveType::all_to_all:
+    return f;
+  default:
+    return 1;
+  }
+}
+
 /** Each workload's NPUs: `--npus` lists ("0-7", "0,2,4", "0-3 8-11") or consecutive NPUs. */
 std::vector<std::vector<uint32_t>>
 npu_mapping(const AstraRunOptions& o, const std::vector<std::vector<std::filesystem::path>>& jobs, uint32_t npus)

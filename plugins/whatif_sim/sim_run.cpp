@@ -88,26 +88,18 @@ struct Collectives {
     auto type = type_of(g.collectives[size_t(t.collective)].type);
     if (not type)
       return nullptr;
-    auto e = std::make_unique<Entry>();
-    std::shared_ptr<const collectives::Schedule> schedule;
-    uint32_t lanes = 1;
-    if (system) {
-      auto plan = collectives::plan_nccl(*system, *type, t.bytes, nodes, std::nullopt, std::nullopt, cache,
-                                         [this](uint32_t a, uint32_t b) { return paths.latency(hosts[a], hosts[b]); });
-      if (plan) {
-        schedule = plan->schedule;
-        e->costs = std::move(plan->costs);
-        lanes    = plan->lanes;
-      }
-    }
-    if (not schedule)
-      schedule = std::make_shared<const collectives::Schedule>(
-          collectives::make_schedule(*type, collectives::Algorithm::ring, uint32_t(hosts.size())));
-    communicator::CollectiveOptions co;
-    co.chunks   = lanes;
-    co.channels = lanes;
-    co.protocol = e->costs.get();
-    e->run      = std::make_unique<communicator::CollectiveRun>(schedule, hosts, double(t.bytes), co);
+    auto e    = std::make_unique<Entry>();
+    auto plan = collectives::plan_collective(
+        system ? &*system : nullptr, *type, t.bytes, nodes, std::nullopt, std::nullopt, cache,
+        [this](uint32_t a, uint32_t b) { return paths.latency(hosts[a], hosts[b]); },
+        [&](std::string&) {
+          return std::make_shared<const collectives::Schedule>(
+              collectives::make_schedule(*type, collectives::Algorithm::ring, uint32_t(hosts.size())));
+        });
+    auto schedule = plan.schedule;
+    auto co       = communicator::options_for(plan);
+    e->costs      = std::move(plan.costs);
+    e->run        = std::make_unique<communicator::CollectiveRun>(schedule, hosts, double(t.bytes), co);
     ++started;
     return runs.emplace(u, std::move(e)).first->second->run.get();
   }

@@ -10,16 +10,6 @@
 
 namespace sgai::collectives::algorithms {
 
-/** Reduce-scatter-block behaves as reduce-scatter, barrier as a zero-byte all-reduce. */
-inline CollectiveType canonical(CollectiveType t)
-{
-  if (t == CollectiveType::reduce_scatter_block)
-    return CollectiveType::reduce_scatter;
-  if (t == CollectiveType::barrier)
-    return CollectiveType::all_reduce;
-  return t;
-}
-
 [[noreturn]] inline void unsupported(CollectiveType t, const char* algorithm, const char* supported)
 {
   throw std::invalid_argument(std::string(algorithm) + " has no " + chakra::to_string(t) + " (it implements " +
