@@ -1,7 +1,6 @@
 /* What sgai's Slurm runner reads from and gives to Slurm (docs/sweep.md): the array task's wrapper
  * script, and the outputs of `scontrol show config`, `sbatch --parsable`, `squeue` and
- * `scontrol -o show job`. Pure text handling; the runner (tools/sgai/cmd_sweep.cpp) runs the
- * commands. */
+ * `scontrol -o show job`. Pure text handling; the runner (slurm_runner.hpp) runs the commands. */
 #ifndef SGAI_CORE_SWEEP_SLURM_HPP
 #define SGAI_CORE_SWEEP_SLURM_HPP
 

@@ -8,10 +8,11 @@
 #include "core/foundation/error.hpp"
 #include "core/sweep/assistant.hpp"
 #include "core/sweep/campaign.hpp"
+#include "core/sweep/folder.hpp"
+#include "core/sweep/runs.hpp"
 #include "core/sweep/store.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
-#include "tools/sgai/sweep_common.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>

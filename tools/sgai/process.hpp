@@ -1,11 +1,11 @@
-/* Running helper programs (python3 for plots, Graphviz's dot) without a shell. */
+/* Running helper programs (python3 for plots, Graphviz's dot) without a shell (the campaign
+ * runners' child processes: core/sweep/process.hpp). */
 #ifndef SGAI_TOOLS_SGAI_PROCESS_HPP
 #define SGAI_TOOLS_SGAI_PROCESS_HPP
 
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace sgai::cli {
@@ -13,23 +13,6 @@ namespace sgai::cli {
 /** Runs argv[0] (searched in PATH) with its arguments and waits: its exit status, or nothing when
  *  it could not start or did not exit normally. */
 std::optional<int> run_process(const std::vector<std::string>& argv);
-
-/** Runs argv[0] (searched in PATH) and waits: its exit status (nothing when it could not start or
- *  did not exit normally) and what it wrote on its standard output and error. */
-struct Captured {
-  std::optional<int> status;
-  std::string output;
-};
-Captured capture_process(const std::vector<std::string>& argv);
-
-/** Starts argv[0] without waiting: its standard output and error go to `log` (created, replaced).
- *  The child is signalled and waited for when this process is interrupted (signals.hpp). Its pid,
- *  or nothing when it could not start. */
-std::optional<int> spawn_process(const std::vector<std::string>& argv, const std::string& log);
-
-/** Waits for one child started by spawn_process: (pid, exit status), the status -1 when a signal
- *  ended it; (-1, -1) when there is none. */
-std::pair<int, int> wait_any_child();
 
 /** sgai's data: the shipped experiments (deploy/), platforms, workloads and plotting scripts
  *  (tools/plot), laid out as in the source tree. SGAI_HOME names it (a source tree will do);
