@@ -539,186 +539,225 @@ int synth(const SynthArgs& a)
   return 0;
 }
 
+/** Adds "chakra jsonize ET --out JSON". */
+void add_jsonize(CLI::App* chakra, Action& action)
+{
+  auto a    = std::make_shared<ConvertArgs>();
+  auto* cmd = chakra->add_subcommand("jsonize", "ET -> JSON (exact: dejsonize gives the same bytes back)");
+  add_path(cmd, "et", a->in, "Chakra ET file")->required();
+  add_path(cmd, "--out", a->out, "JSON file to write")->required();
+  cmd->callback([a, &action]() {
+    action = [a]() {
+      check_output_file(a->out, {a->in});
+      uint64_t n = chakra::jsonize_file(a->in, a->out);
+      std::cout << "Wrote " << a->out << " (" << n << " nodes)\n";
+      return 0;
+    };
+  });
+}
+
+/** Adds "chakra dejsonize JSON --out ET". */
+void add_dejsonize(CLI::App* chakra, Action& action)
+{
+  auto a    = std::make_shared<ConvertArgs>();
+  auto* cmd = chakra->add_subcommand("dejsonize", "JSON (as written by jsonize) -> ET");
+  add_path(cmd, "json", a->in, "JSON file")->required();
+  add_path(cmd, "--out", a->out, "Chakra ET file to write")->required();
+  cmd->callback([a, &action]() {
+    action = [a]() {
+      check_output_file(a->out, {a->in});
+      uint64_t n = chakra::dejsonize_file(a->in, a->out);
+      std::cout << "Wrote " << a->out << " (" << n << " nodes)\n";
+      return 0;
+    };
+  });
+}
+
+/** Adds "chakra stats INPUT... [--json F] [--replay-log F] [--window N] [--deps D]". */
+void add_stats(CLI::App* chakra, Action& action)
+{
+  auto a = std::make_shared<StatsArgs>();
+  auto* cmd =
+      chakra->add_subcommand("stats", "Node counts, collectives and bytes, compute operations, critical path of ETs");
+  cmd->add_option("inputs", a->inputs, "ET files, folders of ETs, or workload prefixes (dir/name for dir/name.N.et)")
+      ->required();
+  add_path(cmd, "--json", a->json, "Also write the figures as JSON");
+  add_path(cmd, "--replay-log", a->replay_log,
+           "Also write the replay log (issue and callback of every node, unlimited resources) for timeline");
+  add_count(cmd, "--window", a->window, "Nodes the feeder reads ahead (default 65536)", 1, max_window);
+  cmd->add_option("--deps", a->deps,
+                  "Dependencies to follow: auto (default: data for traces converted from PyTorch by Chakra, all "
+                  "otherwise), all (data and control) or data (Chakra's own feeder)")
+      ->check(CLI::IsMember({"auto", "all", "data"}));
+  cmd->callback([a, &action]() { action = [a]() { return stats(*a); }; });
+}
+
+/** Adds "chakra visualize ET --out FILE" and its filters. */
+void add_visualize(CLI::App* chakra, Action& action)
+{
+  auto a    = std::make_shared<VisualizeArgs>();
+  auto* cmd = chakra->add_subcommand("visualize", "Graphviz drawing of an ET's dependency graph (dot, svg, pdf, png)");
+  add_path(cmd, "et", a->et, "Chakra ET file")->required();
+  add_path(cmd, "--out", a->out, "Output file (.dot, .svg, .pdf or .png)")->required();
+  cmd->add_option("--format", a->format, "dot, svg, pdf or png (default: from the file name)")
+      ->check(CLI::IsMember({"dot", "svg", "pdf", "png"}));
+  add_count(cmd, "--max-nodes", a->max_nodes, "Draw at most this many nodes (default 500)", 1, max_drawn);
+  cmd->add_option("--type", a->types, "Only nodes of this type (repeatable): COMP_NODE, COMM_COLL_NODE, ...")
+      ->check(CLI::Validator(
+          [](std::string& t) -> std::string {
+            return chakra::node_type_from_string(t)
+                       ? ""
+                       : "unknown node type " + quote(t) +
+                             " (INVALID_NODE, METADATA_NODE, MEM_LOAD_NODE, MEM_STORE_NODE, COMP_NODE, "
+                             "COMM_SEND_NODE, COMM_RECV_NODE, COMM_COLL_NODE, ...)";
+          },
+          "", ""));
+  cmd->add_option("--name", a->name, "Only nodes whose name contains this text");
+  cmd->add_option("--ids", a->ids, "Only ids in FIRST:LAST (either may be empty; FIRST <= LAST)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return id_range(text) ? ""
+                                  : "bad id range " + quote(text) +
+                                        ": expected FIRST:LAST, node ids with FIRST <= LAST (either may be empty)";
+          },
+          "", ""));
+  cmd->add_flag("--no-control", a->no_control, "Do not draw control dependencies");
+  cmd->callback([a, &action]() { action = [a]() { return visualize(*a); }; });
+}
+
+/** Adds "chakra convert ET [--kineto K] --out ET". */
+void add_convert(CLI::App* chakra, Action& action)
+{
+  auto a    = std::make_shared<ConvertPytorchArgs>();
+  auto* cmd = chakra->add_subcommand(
+      "convert", "PyTorch execution trace (+ the rank's Kineto trace for GPU kernels) -> Chakra ET");
+  add_path(cmd, "et", a->et, "PyTorch host execution trace JSON (.json or .json.gz)")->required();
+  add_path(cmd, "--kineto", a->kineto, "The same rank's Kineto (PyTorch profiler) trace JSON");
+  add_path(cmd, "--out", a->out, "Chakra ET file to write (prefix.RANK.et)")->required();
+  cmd->callback([a, &action]() { action = [a]() { return convert(*a); }; });
+}
+
+/** Adds "chakra timeline LOG --out JSON". */
+void add_timeline(CLI::App* chakra, Action& action)
+{
+  auto log  = std::make_shared<std::string>();
+  auto out  = std::make_shared<std::string>();
+  auto* cmd = chakra->add_subcommand("timeline", "Replay log -> Chrome trace JSON (Perfetto, chrome://tracing)");
+  add_path(cmd, "log", *log, "Replay log (CSV: rank,node_id,event,time_us,type,name)")->required();
+  add_path(cmd, "--out", *out, "Chrome trace JSON to write")->required();
+  cmd->callback([log, out, &action]() { action = [log, out]() { return timeline(*log, *out); }; });
+}
+
+/** Adds "chakra generate microbenchmark" to `gen`. */
+void add_generate_microbenchmark(CLI::App* gen, Action& action)
+{
+  auto a    = std::make_shared<GenerateArgs>();
+  a->kind   = "microbenchmark";
+  auto* cmd = gen->add_subcommand("microbenchmark", "One collective per rank, as ASTRA-sim's microbenchmarks");
+  cmd->add_option("--collective", a->collective, "all_reduce, all_gather, reduce_scatter, all_to_all, ...")
+      ->check(CLI::Validator(
+          [](std::string& c) -> std::string {
+            std::string known;
+            for (const auto& n : collective_names)
+              known += (known.empty() ? "" : ", ") + n;
+            return collective_of(c) ? "" : "unknown collective " + quote(c) + " (known: " + known + ")";
+          },
+          "", ""));
+  add_count(cmd, "--ranks", a->ranks, "Number of ranks (NPUs; one ET file each)", 1, max_ranks);
+  add_quantity(cmd, "--size", a->size, "Bytes per collective (default 1MiB)", units::Quantity::size, 1,
+               max_message_bytes, message_bounds, true);
+  add_count(cmd, "--count", a->count, "Collectives per rank, each after the one before (default 1)", 1, 1000000);
+  add_path(cmd, "--out", a->out, "Output folder")->required();
+  add_prefix(cmd, a->prefix, "File prefix (default: the collective's name)");
+  cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
+}
+
+/** Adds "chakra generate training" to `gen`. */
+void add_generate_training(CLI::App* gen, Action& action)
+{
+  auto a    = std::make_shared<TrainingArgs>();
+  auto* cmd = gen->add_subcommand("training", "One training iteration of a GPT-style model under DP, TP and PP");
+  add_count(cmd, "--layers", a->layers, "Transformer layers (default 24)", 1, 4096);
+  add_count(cmd, "--hidden", a->hidden, "Hidden size (default 2048)", 1, 65536);
+  add_count(cmd, "--seq", a->sequence, "Sequence length (default 2048)", 1, 1 << 20);
+  add_count(cmd, "--batch", a->batch, "Global batch in sequences (default 8)", 1, 65536);
+  cmd->add_option("--bytes", a->bytes, "Bytes per element: 1, 2, 4, 8 or 16 (default 2: fp16, bf16)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            for (const char* size : {"1", "2", "4", "8", "16"})
+              if (text == size)
+                return "";
+            return quote(text.size() > 40 ? text.substr(0, 40) + "..." : text) +
+                   " is not an element size: expected 1, 2, 4, 8 or 16 bytes";
+          },
+          "", ""));
+  add_count(cmd, "--dp", a->dp, "Data-parallel replicas (DP x TP x PP at most 65,536 ranks)", 1, max_ranks);
+  add_count(cmd, "--tp", a->tp, "Tensor-parallel shards", 1, max_ranks);
+  add_count(cmd, "--pp", a->pp, "Pipeline stages (at most --layers)", 1, max_ranks);
+  add_count(cmd, "--microbatches", a->microbatches,
+            "Microbatches per iteration (all ranks together at most 2,000,000 trace nodes)", 1, 65536);
+  add_quantity(cmd, "--bucket", a->bucket, "Gradient bucket size (default 25MiB)", units::Quantity::size, 1,
+               max_message_bytes, message_bounds, true);
+  add_path(cmd, "--out", a->out, "Output folder")->required();
+  add_prefix(cmd, a->prefix, "File prefix (default training)");
+  cmd->callback([a, &action]() { action = [a]() { return generate_training(*a); }; });
+}
+
+/** Adds "chakra generate dag" to `gen`. */
+void add_generate_dag(CLI::App* gen, Action& action)
+{
+  auto a    = std::make_shared<GenerateArgs>();
+  a->kind   = "dag";
+  auto* cmd = gen->add_subcommand("dag", "A layered random DAG of compute nodes (benchmarks), streamed to disk");
+  add_count(cmd, "--nodes", a->nodes, "Number of nodes (about 60 bytes each on disk; default 1000)", 1, max_dag_nodes);
+  add_count(cmd, "--width", a->width, "Parents are among the previous WIDTH nodes (default 64)", 1, max_dag_width);
+  add_seed(cmd, a->seed, "Seed");
+  add_path(cmd, "--out", a->out, "Output ET file")->required();
+  cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
+}
+
+/** Adds "chakra generate microbenchmark|training|dag". */
+void add_generate(CLI::App* chakra, Action& action)
+{
+  auto* gen = chakra->add_subcommand("generate",
+                                     "Synthetic traces: collective microbenchmarks, training iterations, random DAGs");
+  add_generate_microbenchmark(gen, action);
+  add_generate_training(gen, action);
+  add_generate_dag(gen, action);
+}
+
+/** Adds "chakra synth [INPUT...] [--model M] --out DIR" and its options. */
+void add_synth(CLI::App* chakra, Action& action)
+{
+  auto a    = std::make_shared<SynthArgs>();
+  auto* cmd = chakra->add_subcommand(
+      "synth", "Fit collective types, order, counts and message sizes to real ETs; sample traces of any rank count");
+  cmd->add_option("inputs", a->inputs, "ET files, folders or workload prefixes to fit");
+  add_path(cmd, "--model", a->model, "Sample from a model written before (PREFIX.model.json) instead of fitting");
+  add_count(cmd, "--ranks", a->ranks, "Ranks to generate (default 8; all at most 2,000,000 trace nodes)", 1, max_ranks);
+  add_count(cmd, "--group-size", a->group_size,
+            "Ranks per communicator group, dividing --ranks (default: all ranks in one)", 0, max_ranks);
+  add_count(cmd, "--max-components", a->max_components, "Most Gaussian components per size distribution (default 4)", 1,
+            16);
+  add_count(cmd, "--order", a->order, "1: collective types follow the fitted transitions; 0: independent draws", 0, 1);
+  add_seed(cmd, a->seed, "Seed (default 1)");
+  add_path(cmd, "--out", a->out, "Output folder")->required();
+  add_prefix(cmd, a->prefix, "File prefix (default synth)");
+  cmd->callback([a, &action]() { action = [a]() { return synth(*a); }; });
+}
 } // namespace
 
 void add_chakra_commands(CLI::App& app, Action& action)
 {
   auto* chakra = app.add_subcommand("chakra", "Chakra execution traces: convert, inspect, generate");
-  {
-    auto a    = std::make_shared<ConvertArgs>();
-    auto* cmd = chakra->add_subcommand("jsonize", "ET -> JSON (exact: dejsonize gives the same bytes back)");
-    add_path(cmd, "et", a->in, "Chakra ET file")->required();
-    add_path(cmd, "--out", a->out, "JSON file to write")->required();
-    cmd->callback([a, &action]() {
-      action = [a]() {
-        check_output_file(a->out, {a->in});
-        uint64_t n = chakra::jsonize_file(a->in, a->out);
-        std::cout << "Wrote " << a->out << " (" << n << " nodes)\n";
-        return 0;
-      };
-    });
-  }
-  {
-    auto a    = std::make_shared<ConvertArgs>();
-    auto* cmd = chakra->add_subcommand("dejsonize", "JSON (as written by jsonize) -> ET");
-    add_path(cmd, "json", a->in, "JSON file")->required();
-    add_path(cmd, "--out", a->out, "Chakra ET file to write")->required();
-    cmd->callback([a, &action]() {
-      action = [a]() {
-        check_output_file(a->out, {a->in});
-        uint64_t n = chakra::dejsonize_file(a->in, a->out);
-        std::cout << "Wrote " << a->out << " (" << n << " nodes)\n";
-        return 0;
-      };
-    });
-  }
-  {
-    auto a = std::make_shared<StatsArgs>();
-    auto* cmd =
-        chakra->add_subcommand("stats", "Node counts, collectives and bytes, compute operations, critical path of ETs");
-    cmd->add_option("inputs", a->inputs, "ET files, folders of ETs, or workload prefixes (dir/name for dir/name.N.et)")
-        ->required();
-    add_path(cmd, "--json", a->json, "Also write the figures as JSON");
-    add_path(cmd, "--replay-log", a->replay_log,
-             "Also write the replay log (issue and callback of every node, unlimited resources) for timeline");
-    add_count(cmd, "--window", a->window, "Nodes the feeder reads ahead (default 65536)", 1, max_window);
-    cmd->add_option("--deps", a->deps,
-                    "Dependencies to follow: auto (default: data for traces converted from PyTorch by Chakra, all "
-                    "otherwise), all (data and control) or data (Chakra's own feeder)")
-        ->check(CLI::IsMember({"auto", "all", "data"}));
-    cmd->callback([a, &action]() { action = [a]() { return stats(*a); }; });
-  }
-  {
-    auto a = std::make_shared<VisualizeArgs>();
-    auto* cmd =
-        chakra->add_subcommand("visualize", "Graphviz drawing of an ET's dependency graph (dot, svg, pdf, png)");
-    add_path(cmd, "et", a->et, "Chakra ET file")->required();
-    add_path(cmd, "--out", a->out, "Output file (.dot, .svg, .pdf or .png)")->required();
-    cmd->add_option("--format", a->format, "dot, svg, pdf or png (default: from the file name)")
-        ->check(CLI::IsMember({"dot", "svg", "pdf", "png"}));
-    add_count(cmd, "--max-nodes", a->max_nodes, "Draw at most this many nodes (default 500)", 1, max_drawn);
-    cmd->add_option("--type", a->types, "Only nodes of this type (repeatable): COMP_NODE, COMM_COLL_NODE, ...")
-        ->check(CLI::Validator(
-            [](std::string& t) -> std::string {
-              return chakra::node_type_from_string(t)
-                         ? ""
-                         : "unknown node type " + quote(t) +
-                               " (INVALID_NODE, METADATA_NODE, MEM_LOAD_NODE, MEM_STORE_NODE, COMP_NODE, "
-                               "COMM_SEND_NODE, COMM_RECV_NODE, COMM_COLL_NODE, ...)";
-            },
-            "", ""));
-    cmd->add_option("--name", a->name, "Only nodes whose name contains this text");
-    cmd->add_option("--ids", a->ids, "Only ids in FIRST:LAST (either may be empty; FIRST <= LAST)")
-        ->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-              return id_range(text) ? ""
-                                    : "bad id range " + quote(text) +
-                                          ": expected FIRST:LAST, node ids with FIRST <= LAST (either may be empty)";
-            },
-            "", ""));
-    cmd->add_flag("--no-control", a->no_control, "Do not draw control dependencies");
-    cmd->callback([a, &action]() { action = [a]() { return visualize(*a); }; });
-  }
-  {
-    auto a    = std::make_shared<ConvertPytorchArgs>();
-    auto* cmd = chakra->add_subcommand(
-        "convert", "PyTorch execution trace (+ the rank's Kineto trace for GPU kernels) -> Chakra ET");
-    add_path(cmd, "et", a->et, "PyTorch host execution trace JSON (.json or .json.gz)")->required();
-    add_path(cmd, "--kineto", a->kineto, "The same rank's Kineto (PyTorch profiler) trace JSON");
-    add_path(cmd, "--out", a->out, "Chakra ET file to write (prefix.RANK.et)")->required();
-    cmd->callback([a, &action]() { action = [a]() { return convert(*a); }; });
-  }
-  {
-    auto log  = std::make_shared<std::string>();
-    auto out  = std::make_shared<std::string>();
-    auto* cmd = chakra->add_subcommand("timeline", "Replay log -> Chrome trace JSON (Perfetto, chrome://tracing)");
-    add_path(cmd, "log", *log, "Replay log (CSV: rank,node_id,event,time_us,type,name)")->required();
-    add_path(cmd, "--out", *out, "Chrome trace JSON to write")->required();
-    cmd->callback([log, out, &action]() { action = [log, out]() { return timeline(*log, *out); }; });
-  }
-  {
-    auto* gen = chakra->add_subcommand(
-        "generate", "Synthetic traces: collective microbenchmarks, training iterations, random DAGs");
-    {
-      auto a    = std::make_shared<GenerateArgs>();
-      a->kind   = "microbenchmark";
-      auto* cmd = gen->add_subcommand("microbenchmark", "One collective per rank, as ASTRA-sim's microbenchmarks");
-      cmd->add_option("--collective", a->collective, "all_reduce, all_gather, reduce_scatter, all_to_all, ...")
-          ->check(CLI::Validator(
-              [](std::string& c) -> std::string {
-                std::string known;
-                for (const auto& n : collective_names)
-                  known += (known.empty() ? "" : ", ") + n;
-                return collective_of(c) ? "" : "unknown collective " + quote(c) + " (known: " + known + ")";
-              },
-              "", ""));
-      add_count(cmd, "--ranks", a->ranks, "Number of ranks (NPUs; one ET file each)", 1, max_ranks);
-      add_quantity(cmd, "--size", a->size, "Bytes per collective (default 1MiB)", units::Quantity::size, 1,
-                   max_message_bytes, message_bounds, true);
-      add_count(cmd, "--count", a->count, "Collectives per rank, each after the one before (default 1)", 1, 1000000);
-      add_path(cmd, "--out", a->out, "Output folder")->required();
-      add_prefix(cmd, a->prefix, "File prefix (default: the collective's name)");
-      cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
-    }
-    {
-      auto a    = std::make_shared<TrainingArgs>();
-      auto* cmd = gen->add_subcommand("training", "One training iteration of a GPT-style model under DP, TP and PP");
-      add_count(cmd, "--layers", a->layers, "Transformer layers (default 24)", 1, 4096);
-      add_count(cmd, "--hidden", a->hidden, "Hidden size (default 2048)", 1, 65536);
-      add_count(cmd, "--seq", a->sequence, "Sequence length (default 2048)", 1, 1 << 20);
-      add_count(cmd, "--batch", a->batch, "Global batch in sequences (default 8)", 1, 65536);
-      cmd->add_option("--bytes", a->bytes, "Bytes per element: 1, 2, 4, 8 or 16 (default 2: fp16, bf16)")
-          ->check(CLI::Validator(
-              [](std::string& text) -> std::string {
-                for (const char* size : {"1", "2", "4", "8", "16"})
-                  if (text == size)
-                    return "";
-                return quote(text.size() > 40 ? text.substr(0, 40) + "..." : text) +
-                       " is not an element size: expected 1, 2, 4, 8 or 16 bytes";
-              },
-              "", ""));
-      add_count(cmd, "--dp", a->dp, "Data-parallel replicas (DP x TP x PP at most 65,536 ranks)", 1, max_ranks);
-      add_count(cmd, "--tp", a->tp, "Tensor-parallel shards", 1, max_ranks);
-      add_count(cmd, "--pp", a->pp, "Pipeline stages (at most --layers)", 1, max_ranks);
-      add_count(cmd, "--microbatches", a->microbatches,
-                "Microbatches per iteration (all ranks together at most 2,000,000 trace nodes)", 1, 65536);
-      add_quantity(cmd, "--bucket", a->bucket, "Gradient bucket size (default 25MiB)", units::Quantity::size, 1,
-                   max_message_bytes, message_bounds, true);
-      add_path(cmd, "--out", a->out, "Output folder")->required();
-      add_prefix(cmd, a->prefix, "File prefix (default training)");
-      cmd->callback([a, &action]() { action = [a]() { return generate_training(*a); }; });
-    }
-    {
-      auto a    = std::make_shared<GenerateArgs>();
-      a->kind   = "dag";
-      auto* cmd = gen->add_subcommand("dag", "A layered random DAG of compute nodes (benchmarks), streamed to disk");
-      add_count(cmd, "--nodes", a->nodes, "Number of nodes (about 60 bytes each on disk; default 1000)", 1,
-                max_dag_nodes);
-      add_count(cmd, "--width", a->width, "Parents are among the previous WIDTH nodes (default 64)", 1, max_dag_width);
-      add_seed(cmd, a->seed, "Seed");
-      add_path(cmd, "--out", a->out, "Output ET file")->required();
-      cmd->callback([a, &action]() { action = [a]() { return generate(*a); }; });
-    }
-  }
-  {
-    auto a    = std::make_shared<SynthArgs>();
-    auto* cmd = chakra->add_subcommand(
-        "synth", "Fit collective types, order, counts and message sizes to real ETs; sample traces of any rank count");
-    cmd->add_option("inputs", a->inputs, "ET files, folders or workload prefixes to fit");
-    add_path(cmd, "--model", a->model, "Sample from a model written before (PREFIX.model.json) instead of fitting");
-    add_count(cmd, "--ranks", a->ranks, "Ranks to generate (default 8; all at most 2,000,000 trace nodes)", 1,
-              max_ranks);
-    add_count(cmd, "--group-size", a->group_size,
-              "Ranks per communicator group, dividing --ranks (default: all ranks in one)", 0, max_ranks);
-    add_count(cmd, "--max-components", a->max_components, "Most Gaussian components per size distribution (default 4)",
-              1, 16);
-    add_count(cmd, "--order", a->order, "1: collective types follow the fitted transitions; 0: independent draws", 0,
-              1);
-    add_seed(cmd, a->seed, "Seed (default 1)");
-    add_path(cmd, "--out", a->out, "Output folder")->required();
-    add_prefix(cmd, a->prefix, "File prefix (default synth)");
-    cmd->callback([a, &action]() { action = [a]() { return synth(*a); }; });
-  }
+  add_jsonize(chakra, action);
+  add_dejsonize(chakra, action);
+  add_stats(chakra, action);
+  add_visualize(chakra, action);
+  add_convert(chakra, action);
+  add_timeline(chakra, action);
+  add_generate(chakra, action);
+  add_synth(chakra, action);
 }
 
 } // namespace sgai::cli
