@@ -1,6 +1,6 @@
 #include "tools/sgai/generated.hpp"
 
-#include "core/foundation/error.hpp"
+#include "plugins/experiment/generated.hpp"
 
 #include <iostream>
 
@@ -10,20 +10,7 @@ experiment::Result run_generated_experiment(const std::string& text, const std::
                                             const std::filesystem::path& out, const Globals& globals,
                                             const std::vector<std::pair<std::string, std::string>>& by_place)
 {
-  experiment::Overrides o;
-  o.output       = out;
-  o.simgrid_args = globals.simgrid_args;
-  o.generated    = true;
-  try {
-    return experiment::run_experiment_text(text, source, ".", o);
-  } catch (const InputError& err) {
-    if (err.file() != source)
-      throw;
-    for (const auto& [place, option] : by_place)
-      if (err.place().rfind(place, 0) == 0)
-        throw InputError("command line", option, err.message());
-    throw;
-  }
+  return experiment::run_generated_experiment(text, source, out, globals.simgrid_args, by_place);
 }
 
 void print_outputs(const experiment::Result& result)

@@ -15,7 +15,8 @@ namespace sgai::cli {
 
 /** Runs the experiment `text` (JSON) into `out` with the command line's SimGrid options. Its places
  *  are JSON pointers of `source`; an error at one that `by_place` lists ("at /platform/file" ->
- *  "--platform") is reported against the command-line option instead. */
+ *  "--platform") is reported against the command-line option instead
+ *  (experiment::run_generated_experiment). */
 experiment::Result run_generated_experiment(const std::string& text, const std::string& source,
                                             const std::filesystem::path& out, const Globals& globals,
                                             const std::vector<std::pair<std::string, std::string>>& by_place);
