@@ -2,6 +2,7 @@
  * a resource policy, optional backfilling, memory-bandwidth interference and energy. It uses the
  * platform's first max_resources cores when given, else the first nb_res of a Batsim workload
  * (Batsim's machines are one-core hosts: workload::resources_made_for), else all. */
+#include "plugins/experiment/batch_component.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/units.hpp"
 #include "generators/workload/batsim.hpp"
@@ -40,6 +41,7 @@ public:
   void setup(RunContext& ctx) override
   {
     config_.scheduler.seed = ctx.seed;
+    config_.platform_file  = ctx.platform_file.string();
     auto resources = ctx.platform ? batch::resources_from_platform(*ctx.platform, 0) : batch::resources_from_engine(0);
     if (resources.cores.empty())
       throw InputError(ctx.platform_file.string(), "",
@@ -177,13 +179,18 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
       v->fail(e.what());
     }
   }
-  config.platform_file = ctx.platform_file.string();
   options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period",
                   "energy_policy", "switches", "series"});
   return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 
 } // namespace
+
+std::unique_ptr<Component> make_batch_component(BatchSetup setup)
+{
+  return std::make_unique<BatchComponent>(std::move(setup.workload), setup.config, std::move(setup.max_resources_file),
+                                          std::move(setup.max_resources_place));
+}
 
 void register_batch_component(ComponentRegistry& registry)
 {

@@ -23,23 +23,6 @@ namespace sgai::experiment {
 
 namespace {
 
-struct ComponentEntry {
-  std::string type;
-  std::string name; ///< key in the summary; the subfolder of its outputs when there are several
-  std::unique_ptr<Component> component;
-};
-
-struct Experiment {
-  std::string name;
-  std::string description;
-  uint64_t seed = 1;
-  std::filesystem::path output;
-  std::filesystem::path platform_file;
-  platform::LoadOptions platform_options;
-  std::vector<std::string> simgrid_args;
-  bool link_energy = true;
-};
-
 const nlohmann::json& empty_options()
 {
   static const nlohmann::json empty = nlohmann::json::object();
@@ -52,9 +35,9 @@ std::filesystem::path resolve_path(const std::filesystem::path& base, const std:
   return path.is_relative() ? (base / path).lexically_normal() : path;
 }
 
-Experiment parse_header(json::Object& o, const std::filesystem::path& base)
+Spec parse_header(json::Object& o, const std::filesystem::path& base)
 {
-  Experiment e;
+  Spec e;
   auto ver = o.required("sgai_experiment");
   if (ver.integer() != 1)
     ver.fail("unsupported experiment version " + ver.shown() + " (this sgai reads version 1)");
@@ -135,34 +118,65 @@ namespace {
 
 /** The experiment read and its components configured: everything checked before anything runs. */
 struct Configured {
-  Experiment e;
-  std::vector<ComponentEntry> components;
+  Spec e;
+  std::vector<SpecComponent> components;
   RunContext ctx;
   bool output_in_file = false; ///< the file names its output folder
 };
 
-Configured configure(const std::string& text, const std::string& file, const std::filesystem::path& base,
-                     const Overrides& overrides)
+/** `e` with the overrides applied, and the context its components see. */
+RunContext apply_overrides(Spec& e, const Overrides& overrides)
 {
-  auto doc     = json::parse(text, file);
-  auto o       = doc.object();
-  Experiment e = parse_header(o, base);
   if (overrides.output)
     e.output = *overrides.output;
   if (overrides.seed)
     e.seed = *overrides.seed;
   for (const auto& a : overrides.simgrid_args)
     e.simgrid_args.push_back(a);
-
   RunContext ctx;
   ctx.output_dir    = e.output;
-  ctx.base_dir      = base;
+  ctx.base_dir      = e.base_dir;
   ctx.seed          = e.seed;
   ctx.platform_file = e.platform_file;
   ctx.cite_places   = not overrides.generated;
+  return ctx;
+}
+
+/** Unnamed components are named after their type, numbered when the type repeats (batch-1,
+ *  batch-2); InputError at `file` when such a name is taken. */
+void name_components(std::vector<SpecComponent>& components, const std::string& file)
+{
+  for (size_t i = 0; i < components.size(); i++) {
+    auto& c = components[i];
+    if (not c.name.empty())
+      continue;
+    size_t of_type = 0, index = 0;
+    for (size_t j = 0; j < components.size(); j++)
+      if (components[j].type == c.type) {
+        of_type++;
+        if (j <= i)
+          index = of_type;
+      }
+    c.name = of_type == 1 ? c.type : c.type + "-" + std::to_string(index);
+    for (size_t j = 0; j < components.size(); j++)
+      if (j != i && components[j].name == c.name)
+        throw InputError(file, "at /components/" + std::to_string(i),
+                         "the component name " + quote(c.name) + " is taken by component " + std::to_string(j) +
+                             ": name this one");
+  }
+}
+
+Configured configure(const std::string& text, const std::string& file, const std::filesystem::path& base,
+                     const Overrides& overrides)
+{
+  auto doc       = json::parse(text, file);
+  auto o         = doc.object();
+  Spec e         = parse_header(o, base);
+  e.base_dir     = base;
+  RunContext ctx = apply_overrides(e, overrides);
 
   // Components are configured before anything runs: a bad option fails without output.
-  std::vector<ComponentEntry> components;
+  std::vector<SpecComponent> components;
   auto list = o.required("components");
   for (auto& item : list.array()) {
     auto co   = item.object();
@@ -187,28 +201,14 @@ Configured configure(const std::string& text, const std::string& file, const std
   }
   if (components.empty())
     list.fail("an experiment needs at least one component");
-  // Unnamed components are named after their type, numbered when the type repeats (batch-1, batch-2).
-  for (size_t i = 0; i < components.size(); i++) {
-    auto& c = components[i];
-    if (not c.name.empty())
-      continue;
-    size_t of_type = 0, index = 0;
-    for (size_t j = 0; j < components.size(); j++)
-      if (components[j].type == c.type) {
-        of_type++;
-        if (j <= i)
-          index = of_type;
-      }
-    c.name = of_type == 1 ? c.type : c.type + "-" + std::to_string(index);
-    for (size_t j = 0; j < components.size(); j++)
-      if (j != i && components[j].name == c.name)
-        throw InputError(file, "at /components/" + std::to_string(i),
-                         "the component name " + quote(c.name) + " is taken by component " + std::to_string(j) +
-                             ": name this one");
-  }
+  name_components(components, file);
   o.finish({"sgai_experiment", "name", "description", "seed", "output", "platform", "simgrid", "components"});
   return {std::move(e), std::move(components), std::move(ctx), o.has("output")};
 }
+
+/** Runs a configured experiment; `file` labels it, `text` is recorded as its input (empty: null). */
+Result run_configured(Configured configured, const std::string& file, const std::string& text,
+                      const Overrides& overrides);
 
 } // namespace
 
@@ -220,8 +220,41 @@ void check_experiment_text(const std::string& text, const std::string& name, con
 Result run_experiment_text(const std::string& text, const std::string& file, const std::filesystem::path& base,
                            const Overrides& overrides)
 {
-  auto configured  = configure(text, file, base, overrides);
-  Experiment& e    = configured.e;
+  return run_configured(configure(text, file, base, overrides), file, text, overrides);
+}
+
+Result run_experiment(Spec spec, std::vector<SpecComponent> components, const Overrides& overrides)
+{
+  const std::string file = spec.source;
+  check_plain_name(spec.name, file, "name");
+  if (spec.platform_file.is_relative())
+    spec.platform_file = (spec.base_dir / spec.platform_file).lexically_normal();
+  for (auto& c : spec.platform_options.catalogues)
+    if (c.is_relative())
+      c = (spec.base_dir / c).lexically_normal();
+  bool output_given = not spec.output.empty();
+  if (not output_given)
+    spec.output = std::filesystem::path("results") / spec.name;
+  RunContext ctx = apply_overrides(spec, overrides);
+  if (components.empty())
+    throw InputError(file, "components", "an experiment needs at least one component");
+  for (size_t i = 0; i < components.size(); i++)
+    for (size_t j = 0; j < i; j++)
+      if (not components[i].name.empty() && components[j].name == components[i].name)
+        throw InputError(file, "components",
+                         "two components are named " + quote(components[i].name) +
+                             ": their outputs would overwrite each other");
+  name_components(components, file);
+  std::string input = spec.input;
+  return run_configured({std::move(spec), std::move(components), std::move(ctx), output_given}, file, input, overrides);
+}
+
+namespace {
+
+Result run_configured(Configured configured, const std::string& file, const std::string& text,
+                      const Overrides& overrides)
+{
+  Spec& e          = configured.e;
   auto& components = configured.components;
   RunContext& ctx  = configured.ctx;
 
@@ -331,7 +364,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   config["platform"]        = e.platform_file.string();
   config["simgrid_args"]    = e.simgrid_args;
   config["network_model"]   = simulation.network_model();
-  config["input"]           = nlohmann::json::parse(text);
+  config["input"]           = text.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(text);
   write_file_atomically(out / "config.json", config.dump(2) + "\n");
   result.outputs.push_back({(out / "config.json").string(), "the full configuration and seed"});
 
@@ -346,5 +379,7 @@ Result run_experiment_text(const std::string& text, const std::string& file, con
   staging.publish();
   return result;
 }
+
+} // namespace
 
 } // namespace sgai::experiment

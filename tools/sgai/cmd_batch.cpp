@@ -4,7 +4,10 @@
 #include "core/scheduling/policies.hpp"
 #include "core/scheduling/power.hpp"
 #include "core/scheduling/scheduler.hpp"
+#include "generators/platform/spec.hpp"
+#include "generators/workload/batsim.hpp"
 #include "plugins/batch/history.hpp"
+#include "plugins/experiment/batch_component.hpp"
 #include "plugins/experiment/experiment.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/generated.hpp"
@@ -62,9 +65,10 @@ void check_policies(const BatchArgs& a)
 
 constexpr const char* kSource = "sgai batch run";
 
-int batch_run(const BatchArgs& a, const Globals& globals)
+/** The experiment as JSON, recorded in config.json as its input: what an experiment file saying
+ *  the same would hold. UsageError when --energy-policy and --energy-options come apart. */
+std::string record_of(const BatchArgs& a)
 {
-  check_policies(a);
   nlohmann::ordered_json e;
   e["sgai_experiment"]            = 1;
   e["name"]                       = "batch";
@@ -92,17 +96,62 @@ int batch_run(const BatchArgs& a, const Globals& globals)
     options["energy_policy"] = {{"variant", a.energy_policy}, {"options", absolute(a.energy_options)}};
   }
   e["components"] = nlohmann::ordered_json::array({{{"type", "batch"}, {"options", options}}});
-  // the experiment built from the options names its places as JSON pointers: name the options
-  auto result = run_generated_experiment(e.dump(2), kSource, a.out, globals,
-                                         {{"at /platform/file", "--platform"},
-                                          {"at /platform/catalogues", "--types"},
-                                          {"at /platform/granularity", "--granularity"},
-                                          {"at /components/0/options/workload", "--workload"},
-                                          {"at /components/0/options/max_resources", "--max-resources"},
-                                          {"at /components/0/options/energy_policy/variant", "--energy-policy"},
-                                          {"at /components/0/options/series", "--series"},
-                                          {"at /components/0/options/energy_policy/options", "--energy-options"},
-                                          {"at /seed", "--seed"}});
+  return e.dump(2);
+}
+
+/** The file `path` (absolute) that `option` names as `what`: InputError at the option when it does
+ *  not exist, worded as the experiment reader words it (the name shown up to 60 characters). */
+std::filesystem::path existing(const std::string& path, const std::string& option, const std::string& what)
+{
+  std::error_code ec;
+  if (not std::filesystem::exists(path, ec))
+    throw InputError("command line", option,
+                     what + " " + quote(path.size() > 60 ? path.substr(0, 57) + "..." : path) +
+                         " not found (looked for " + path + ")");
+  return path;
+}
+
+/** The batch component on the options: its workload read, its energy policy's options read. */
+experiment::BatchSetup batch_setup(const BatchArgs& a)
+{
+  experiment::BatchSetup s;
+  s.workload = workload::read_workload(existing(absolute(a.workload), "--workload", "workload file"));
+  s.config.scheduler.job_policy      = a.jobs;
+  s.config.scheduler.resource_policy = a.resources;
+  s.config.scheduler.backfill        = *scheduling::backfill_from_string(a.backfill);
+  s.config.interference              = not a.no_interference;
+  s.config.max_resources             = static_cast<uint32_t>(a.max_resources);
+  s.max_resources_file               = "command line";
+  s.max_resources_place              = "--max-resources";
+  if (not a.energy_policy.empty()) {
+    auto f                = existing(absolute(a.energy_options), "--energy-options", "energy policy options");
+    s.config.power        = scheduling::read_power_options(f, a.energy_policy);
+    s.config.power_source = f.string();
+  }
+  s.config.series = batch::parse_series(a.series);
+  return s;
+}
+
+int batch_run(const BatchArgs& a, const Globals& globals)
+{
+  check_policies(a);
+  experiment::Spec spec;
+  spec.input         = record_of(a);
+  spec.name          = "batch";
+  spec.seed          = static_cast<uint64_t>(a.seed);
+  spec.source        = kSource;
+  spec.platform_file = existing(absolute(a.platform), "--platform", "platform file");
+  for (const auto& t : a.types)
+    spec.platform_options.catalogues.push_back(absolute(t));
+  if (not a.granularity.empty())
+    spec.platform_options.granularity = platform::granularity_from_string(a.granularity);
+  std::vector<experiment::SpecComponent> components;
+  components.push_back({"batch", "", experiment::make_batch_component(batch_setup(a))});
+  experiment::Overrides o;
+  o.output       = a.out;
+  o.simgrid_args = globals.simgrid_args;
+  o.generated    = true;
+  auto result    = experiment::run_experiment(std::move(spec), std::move(components), o);
   std::cout << "Simulated " << result.simulated_time_s << " s. ";
   print_outputs(result);
   if (not result.energy_note.empty())
