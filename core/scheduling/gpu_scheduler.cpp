@@ -214,6 +214,218 @@ double GpuScheduler::next_demotion(double now) const
   return t;
 }
 
+namespace {
+
+/** A placement of one job's GPUs (GpuScheduler::place_on): the GPUs it may take, per node and per
+ *  leaf, and those it takes. */
+class Placement {
+public:
+  Placement(const GpuTopology& topo, const std::vector<int64_t>& owner, uint32_t n, int32_t type)
+      : topo_(topo)
+      , owner_(owner)
+      , n_(n)
+      , type_(type)
+      , nodes_(static_cast<uint32_t>(topo.gpus_of_node.size()))
+      , avail_(nodes_, 0)
+  {
+    for (uint32_t g = 0; g < topo_.gpu_count(); g++)
+      if (usable(g)) {
+        avail_[topo_.node_of[g]]++;
+        usable_count_++;
+      }
+  }
+
+  /** Whether the GPUs the job may take are enough. */
+  bool possible() const { return n_ <= usable_count_; }
+  void group_by_leaf();
+  void first();
+  void pack();
+  void topology();
+  void spread();
+  /** The GPUs taken, in ring order: by node, then GPU. */
+  std::vector<uint32_t> ring()
+  {
+    std::sort(out_.begin(), out_.end());
+    return std::move(out_);
+  }
+
+private:
+  /** Whether the job may take a GPU: free, of its type. */
+  bool usable(uint32_t g) const
+  {
+    return owner_[g] < 0 && (type_ < 0 || topo_.type_of[g] == static_cast<uint32_t>(type_));
+  }
+  void take_from(uint32_t node, uint32_t k);
+  std::vector<uint32_t> by_free(const std::vector<uint32_t>& among) const;
+  int64_t best_node(const std::vector<uint32_t>& among) const;
+  void pack_in(const std::vector<uint32_t>& among);
+  uint32_t nodes_needed(const std::vector<uint32_t>& sorted) const;
+  uint32_t leaf_free(uint32_t l) const;
+
+  const GpuTopology& topo_;
+  const std::vector<int64_t>& owner_;
+  const uint32_t n_;
+  const int32_t type_;
+  const uint32_t nodes_;
+  std::vector<uint32_t> avail_; // per node: the GPUs this job may take
+  uint32_t usable_count_ = 0;
+  uint32_t leaves_       = 0;
+  std::vector<std::vector<uint32_t>> leaf_nodes_;
+  std::vector<uint32_t> out_;
+};
+
+/** The nodes of each leaf. */
+void Placement::group_by_leaf()
+{
+  for (uint32_t l : topo_.leaf_of_node)
+    leaves_ = std::max(leaves_, l + 1);
+  leaf_nodes_.resize(leaves_);
+  for (uint32_t x = 0; x < nodes_; x++)
+    leaf_nodes_[topo_.leaf_of_node[x]].push_back(x);
+}
+
+/** Takes `k` of a node's free GPUs, in order. */
+void Placement::take_from(uint32_t node, uint32_t k)
+{
+  for (uint32_t g = 0; g < topo_.gpu_count() && k > 0; g++)
+    if (topo_.node_of[g] == node && usable(g)) {
+      out_.push_back(g);
+      k--;
+    }
+}
+
+/** The nodes of `among` (all when empty) by free GPUs, most first (lowest index on ties). */
+std::vector<uint32_t> Placement::by_free(const std::vector<uint32_t>& among) const
+{
+  std::vector<uint32_t> v = among;
+  if (v.empty()) {
+    v.resize(nodes_);
+    std::iota(v.begin(), v.end(), 0);
+  }
+  v.erase(std::remove_if(v.begin(), v.end(), [&](uint32_t x) { return avail_[x] == 0; }), v.end());
+  std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return avail_[a] > avail_[b]; });
+  return v;
+}
+
+/** One node that holds them all: the one with the fewest free GPUs that does (best fit); -1 if none. */
+int64_t Placement::best_node(const std::vector<uint32_t>& among) const
+{
+  int64_t best = -1;
+  for (uint32_t x : among)
+    if (avail_[x] >= n_ && (best < 0 || avail_[x] < avail_[static_cast<uint32_t>(best)]))
+      best = x;
+  return best;
+}
+
+/** Fewest nodes among `among`: the best single node, else the nodes with the most free first. */
+void Placement::pack_in(const std::vector<uint32_t>& among)
+{
+  auto sorted = by_free(among);
+  if (int64_t b = best_node(sorted); b >= 0) {
+    take_from(static_cast<uint32_t>(b), n_);
+    return;
+  }
+  uint32_t left = n_;
+  for (uint32_t x : sorted) {
+    if (left == 0)
+      break;
+    uint32_t k = std::min(left, avail_[x]);
+    take_from(x, k);
+    left -= k;
+  }
+}
+
+/** The nodes needed at least, taking the fullest first (UINT32_MAX when they are not enough). */
+uint32_t Placement::nodes_needed(const std::vector<uint32_t>& sorted) const
+{
+  uint32_t left = n_, count = 0;
+  for (uint32_t x : sorted) {
+    if (left == 0)
+      break;
+    left -= std::min(left, avail_[x]);
+    count++;
+  }
+  return left == 0 ? count : UINT32_MAX;
+}
+
+/** The GPUs the job may take in a leaf. */
+uint32_t Placement::leaf_free(uint32_t l) const
+{
+  uint32_t f = 0;
+  for (uint32_t x : leaf_nodes_[l])
+    f += avail_[x];
+  return f;
+}
+
+/** The first usable GPUs, in order. */
+void Placement::first()
+{
+  for (uint32_t g = 0; g < topo_.gpu_count() && out_.size() < n_; g++)
+    if (usable(g))
+      out_.push_back(g);
+}
+
+/** Fewest nodes first; among the leaves that can hold the job on that many nodes, the one with the
+ *  fewest free GPUs; else across leaves. */
+void Placement::pack()
+{
+  uint32_t k   = nodes_needed(by_free({}));
+  int64_t best = -1;
+  for (uint32_t l = 0; l < leaves_; l++)
+    if (nodes_needed(by_free(leaf_nodes_[l])) == k &&
+        (best < 0 || leaf_free(l) < leaf_free(static_cast<uint32_t>(best))))
+      best = l;
+  pack_in(best >= 0 ? leaf_nodes_[static_cast<uint32_t>(best)] : std::vector<uint32_t>{});
+}
+
+/** Inside one leaf if any can hold it (the fullest that can: best fit), packed on its nodes; else
+ *  the leaves with the most free GPUs first, each packed. */
+void Placement::topology()
+{
+  int64_t best = -1;
+  for (uint32_t l = 0; l < leaves_; l++)
+    if (leaf_free(l) >= n_ && (best < 0 || leaf_free(l) < leaf_free(static_cast<uint32_t>(best))))
+      best = l;
+  if (best >= 0) {
+    pack_in(leaf_nodes_[static_cast<uint32_t>(best)]);
+    return;
+  }
+  std::vector<uint32_t> order(leaves_);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return leaf_free(a) > leaf_free(b); });
+  uint32_t left = n_;
+  for (uint32_t l : order)
+    for (uint32_t x : by_free(leaf_nodes_[l])) {
+      if (left == 0)
+        break;
+      uint32_t k = std::min(left, avail_[x]);
+      take_from(x, k);
+      left -= k;
+    }
+}
+
+/** One GPU per node in turn, the nodes with the most free GPUs first. */
+void Placement::spread()
+{
+  auto sorted                = by_free({});
+  std::vector<uint32_t> used = avail_;
+  while (out_.size() < n_)
+    for (uint32_t x : sorted) {
+      if (out_.size() == n_)
+        break;
+      if (used[x] == 0)
+        continue;
+      for (uint32_t g = 0; g < topo_.gpu_count(); g++)
+        if (topo_.node_of[g] == x && usable(g) && std::find(out_.begin(), out_.end(), g) == out_.end()) {
+          out_.push_back(g);
+          used[x]--;
+          break;
+        }
+    }
+}
+
+} // namespace
+
 std::vector<uint32_t> GpuScheduler::place(uint32_t n, int32_t type) const
 {
   return place_on(owner_, n, type);
@@ -224,153 +436,27 @@ std::vector<uint32_t> GpuScheduler::place_on(const std::vector<int64_t>& owner, 
   std::vector<uint32_t> out;
   if (n == 0)
     return out;
-  const auto nodes = static_cast<uint32_t>(topo_.gpus_of_node.size());
   // the GPUs it may take: free, of its type
-  auto usable = [&](uint32_t g) {
-    return owner[g] < 0 && (type < 0 || topo_.type_of[g] == static_cast<uint32_t>(type));
-  };
-  std::vector<uint32_t> avail(nodes, 0); // per node: the GPUs this job may take
-  uint32_t usable_count = 0;
-  for (uint32_t g = 0; g < topo_.gpu_count(); g++)
-    if (usable(g)) {
-      avail[topo_.node_of[g]]++;
-      usable_count++;
-    }
-  if (n > usable_count)
+  Placement p(topo_, owner, n, type);
+  if (not p.possible())
     return out;
-  // the free GPUs of each node, in order
-  auto take_from = [&](uint32_t node, uint32_t k) {
-    for (uint32_t g = 0; g < topo_.gpu_count() && k > 0; g++)
-      if (topo_.node_of[g] == node && usable(g)) {
-        out.push_back(g);
-        k--;
-      }
-  };
-  // nodes of `among` (all when empty) by free GPUs, most first (lowest index on ties)
-  auto by_free = [&](const std::vector<uint32_t>& among) {
-    std::vector<uint32_t> v = among;
-    if (v.empty()) {
-      v.resize(nodes);
-      std::iota(v.begin(), v.end(), 0);
-    }
-    v.erase(std::remove_if(v.begin(), v.end(), [&](uint32_t x) { return avail[x] == 0; }), v.end());
-    std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return avail[a] > avail[b]; });
-    return v;
-  };
-  // one node that holds them all: the one with the fewest free GPUs that does (best fit)
-  auto best_node = [&](const std::vector<uint32_t>& among) -> int64_t {
-    int64_t best = -1;
-    for (uint32_t x : among)
-      if (avail[x] >= n && (best < 0 || avail[x] < avail[static_cast<uint32_t>(best)]))
-        best = x;
-    return best;
-  };
-  // fewest nodes among `among`: the best single node, else the nodes with the most free first
-  auto pack_in = [&](const std::vector<uint32_t>& among) {
-    auto sorted = by_free(among);
-    if (int64_t b = best_node(sorted); b >= 0) {
-      take_from(static_cast<uint32_t>(b), n);
-      return;
-    }
-    uint32_t left = n;
-    for (uint32_t x : sorted) {
-      if (left == 0)
-        break;
-      uint32_t k = std::min(left, avail[x]);
-      take_from(x, k);
-      left -= k;
-    }
-  };
-  // nodes needed at least, taking the fullest first
-  auto nodes_needed = [&](const std::vector<uint32_t>& sorted) {
-    uint32_t left = n, count = 0;
-    for (uint32_t x : sorted) {
-      if (left == 0)
-        break;
-      left -= std::min(left, avail[x]);
-      count++;
-    }
-    return left == 0 ? count : UINT32_MAX;
-  };
-  uint32_t leaves = 0;
-  for (uint32_t l : topo_.leaf_of_node)
-    leaves = std::max(leaves, l + 1);
-  std::vector<std::vector<uint32_t>> leaf_nodes(leaves);
-  for (uint32_t x = 0; x < nodes; x++)
-    leaf_nodes[topo_.leaf_of_node[x]].push_back(x);
-  auto leaf_free = [&](uint32_t l) {
-    uint32_t f = 0;
-    for (uint32_t x : leaf_nodes[l])
-      f += avail[x];
-    return f;
-  };
-
+  p.group_by_leaf();
   switch (config_.placement) {
   case GpuPlacement::first:
-    for (uint32_t g = 0; g < topo_.gpu_count() && out.size() < n; g++)
-      if (usable(g))
-        out.push_back(g);
+    p.first();
     break;
-  case GpuPlacement::pack: {
-    // fewest nodes first; among the leaves that can hold the job on that many nodes, the one
-    // with the fewest free GPUs; else across leaves
-    uint32_t k   = nodes_needed(by_free({}));
-    int64_t best = -1;
-    for (uint32_t l = 0; l < leaves; l++)
-      if (nodes_needed(by_free(leaf_nodes[l])) == k &&
-          (best < 0 || leaf_free(l) < leaf_free(static_cast<uint32_t>(best))))
-        best = l;
-    pack_in(best >= 0 ? leaf_nodes[static_cast<uint32_t>(best)] : std::vector<uint32_t>{});
+  case GpuPlacement::pack:
+    p.pack();
     break;
-  }
-  case GpuPlacement::topology: {
-    // inside one leaf if any can hold it (the fullest that can: best fit), packed on its nodes;
-    // else the leaves with the most free GPUs first, each packed
-    int64_t best = -1;
-    for (uint32_t l = 0; l < leaves; l++)
-      if (leaf_free(l) >= n && (best < 0 || leaf_free(l) < leaf_free(static_cast<uint32_t>(best))))
-        best = l;
-    if (best >= 0) {
-      pack_in(leaf_nodes[static_cast<uint32_t>(best)]);
-      break;
-    }
-    std::vector<uint32_t> order(leaves);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return leaf_free(a) > leaf_free(b); });
-    uint32_t left = n;
-    for (uint32_t l : order)
-      for (uint32_t x : by_free(leaf_nodes[l])) {
-        if (left == 0)
-          break;
-        uint32_t k = std::min(left, avail[x]);
-        take_from(x, k);
-        left -= k;
-      }
+  case GpuPlacement::topology:
+    p.topology();
     break;
-  }
-  case GpuPlacement::spread: {
-    // one GPU per node in turn, the nodes with the most free GPUs first
-    auto sorted                = by_free({});
-    std::vector<uint32_t> used = avail;
-    while (out.size() < n)
-      for (uint32_t x : sorted) {
-        if (out.size() == n)
-          break;
-        if (used[x] == 0)
-          continue;
-        for (uint32_t g = 0; g < topo_.gpu_count(); g++)
-          if (topo_.node_of[g] == x && usable(g) && std::find(out.begin(), out.end(), g) == out.end()) {
-            out.push_back(g);
-            used[x]--;
-            break;
-          }
-      }
+  case GpuPlacement::spread:
+    p.spread();
     break;
-  }
   }
   // ring order: by node, then GPU
-  std::sort(out.begin(), out.end());
-  return out;
+  return p.ring();
 }
 
 GpuScheduler::Decision GpuScheduler::step(double /*now*/)
