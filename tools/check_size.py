@@ -109,8 +109,13 @@ def main():
     list_all = None
     if args[:1] == ["--all"]:
         list_all = int(args[1])
-    files = subprocess.run(["git", "ls-files", "*.cpp", "*.hpp"], capture_output=True, text=True,
-                           check=True).stdout.split()
+    git = subprocess.run(["git", "ls-files", "*.cpp", "*.hpp"], capture_output=True, text=True)
+    if git.returncode == 0:
+        files = git.stdout.split()
+    else:  # not a git checkout (an unpacked source tree): every .cpp and .hpp outside build folders
+        files = [os.path.relpath(os.path.join(d, f)) for d, dirs, names in os.walk(".")
+                 for f in names if f.endswith((".cpp", ".hpp"))]
+        files = [f for f in files if not f.startswith(("build", ".git"))]
     files = [f for f in files if os.path.exists(f) and not f.startswith(("tests/", "examples/"))]
     over = []
     rows = []

@@ -14,10 +14,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
-#include <queue>
 #include <stdexcept>
-#include <tuple>
-#include <unordered_map>
 
 namespace sgai::communicator {
 
@@ -108,17 +105,17 @@ void CollectiveRun::release(uint32_t c)
     chunks_[c].reset();
 }
 
-namespace {
-
 /** Where a wait for `t` from `now` leaves the clock. SimGrid's clock resolves 1 ns (surf/precision):
  *  a wait shorter than half of it is rounding noise and skipped, one a little shorter than 1 ns (a
  *  1 ns endpoint delay after floating-point sums) lasts 1 ns, below which SimGrid warns and ignores
  *  the sleep. */
-double after_wait(double now, double t)
+double CollectiveRun::after_wait(double now, double t)
 {
   double d = t - now;
   return d >= 0.5e-9 ? now + std::max(d, 1e-9) : now;
 }
+
+namespace {
 
 /** Sleeps until `t`, as after_wait() says. */
 void wait_until(double t)
@@ -268,223 +265,6 @@ bool CollectiveRun::work_out_alone(const LoneFlows& flows)
     throw std::logic_error("work_out_alone() is for a congestion-aware collective before it runs");
   alone_ = evaluate_unshared(s4u::Engine::get_clock(), &flows);
   return alone_;
-}
-
-bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
-{
-  // run_phase and run_rank's queues, with the clock of each (rank, chunk, phase) kept here: events
-  // in time order (ties in the order they were made), a transfer's times noted when its sender
-  // reaches it, a receiver that comes first waiting for that moment
-  const collectives::Schedule& s = *schedule_;
-  const size_t phases            = phase_first_.size() - 1;
-  started_at_                    = start;
-  ends_.assign(s.ranks, start);
-  if (phases == 0)
-    return true;
-  const size_t per_chunk = s.transfer_count();
-  struct ChunkTimes {
-    std::vector<double> posted, arrives, not_before; ///< per transfer (posted < 0: not yet)
-    std::vector<int32_t> waiter;                     ///< the task waiting for it, or -1
-    uint32_t ranks_done = 0;
-  };
-  std::vector<std::unique_ptr<ChunkTimes>> times(options_.chunks);
-  auto chunk_times = [&](uint32_t c) -> ChunkTimes& {
-    if (not times[c]) {
-      times[c] = std::make_unique<ChunkTimes>();
-      times[c]->posted.assign(per_chunk, -1);
-      times[c]->arrives.assign(per_chunk, 0);
-      times[c]->not_before.assign(per_chunk, 0);
-      times[c]->waiter.assign(per_chunk, -1);
-    }
-    return *times[c];
-  };
-  struct Task {
-    uint32_t rank = 0, chunk = 0;
-    size_t phase = 0, step = 0;
-    double now   = 0;
-    bool posted  = false; ///< its sends of the current step are out
-    size_t recv  = 0;     ///< next receive of the current step to look at
-    double ready = -1;
-    std::vector<size_t> sent; ///< sends not yet waited for
-  };
-  std::vector<Task> tasks;
-  struct Queues {
-    std::vector<std::deque<std::pair<uint32_t, size_t>>> waiting; ///< per dimension: (chunk, phase)
-    std::vector<uint32_t> running;
-    uint32_t chunks_left = 0;
-  };
-  std::vector<Queues> queues(s.ranks);
-  using Event = std::tuple<double, uint64_t, uint32_t>; // when, order, task
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-  uint64_t order                                = 0;
-  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
-  const double phase_start                      = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
-  // each pair of ranks' path, looked up once, and the bytes it carried (links.csv), added at the end
-  struct PairPath {
-    double latency_s = 0, bandwidth_Bps = 0, bytes = 0;
-    const LoneFlows::Path* lone = nullptr;
-  };
-  std::unordered_map<uint64_t, PairPath> pairs;
-  bool shared    = false; // with lone flows: a link would carry two transfers at once, or a path is not exact
-  auto pair_path = [&](uint32_t src, uint32_t dst) -> PairPath& {
-    auto [it, fresh] = pairs.try_emplace((static_cast<uint64_t>(src) << 32) | dst);
-    if (fresh && lone != nullptr) {
-      it->second.lone = &lone->path(hosts_[src], hosts_[dst]);
-      shared          = shared || not it->second.lone->exact;
-    } else if (fresh)
-      std::tie(it->second.latency_s, it->second.bandwidth_Bps) =
-          options_.unshared->latency_and_bandwidth(hosts_[src], hosts_[dst]);
-    return it->second;
-  };
-  std::vector<double> busy_until; // with lone flows: per link, when its last transfer so far arrives
-
-  auto start_task = [&](uint32_t r, uint32_t c, size_t phase, double now) {
-    if (phase == 0 && phase_start > 0)
-      now += phase_start;
-    Task t;
-    t.rank  = r;
-    t.chunk = c;
-    t.phase = phase;
-    t.step  = phase_first_[phase];
-    t.now   = now;
-    tasks.push_back(std::move(t));
-    events.emplace(now, order++, static_cast<uint32_t>(tasks.size() - 1));
-  };
-  auto dispatch = [&](uint32_t r, double now) {
-    Queues& q = queues[r];
-    for (uint32_t d = 0; d < dims_; d++)
-      while (q.running[d] < options_.channels && not q.waiting[d].empty()) {
-        auto [c, phase] = q.waiting[d].front();
-        q.waiting[d].pop_front();
-        q.running[d]++;
-        start_task(r, c, phase, now);
-      }
-  };
-  auto phase_over = [&](uint32_t id) {
-    const uint32_t r = tasks[id].rank, c = tasks[id].chunk;
-    const size_t phase = tasks[id].phase;
-    const double now   = tasks[id].now;
-    Queues& q          = queues[r];
-    q.running[phase_dim_[phase]]--;
-    if (phase + 1 < phases) {
-      q.waiting[phase_dim_[phase + 1]].push_back({c, phase + 1});
-    } else {
-      if (--q.chunks_left == 0)
-        ends_[r] = now;
-      if (++chunk_times(c).ranks_done == s.ranks)
-        times[c].reset();
-    }
-    dispatch(r, now);
-  };
-  // runs a task until it waits (for a time or for a transfer) or its phase is over
-  auto advance = [&](uint32_t id) {
-    while (true) {
-      Task& t        = tasks[id];
-      const size_t k = t.step;
-      if (k == phase_first_[t.phase + 1]) {
-        phase_over(id); // (may add tasks: t is not used after)
-        return;
-      }
-      const auto& mine = s.by_rank[t.rank][k];
-      ChunkTimes& ch   = chunk_times(t.chunk);
-      const auto lane  = static_cast<uint16_t>(t.chunk % s.lanes);
-      if (not t.posted) {
-        const double rate = send_rate(t.rank, k);
-        for (uint32_t i : mine.sends) {
-          const collectives::Transfer& tr = s.steps[k][i];
-          if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
-            continue;
-          size_t index     = step_offset_[k] + i;
-          auto size        = static_cast<double>(wire_bytes(tr));
-          PairPath& path   = pair_path(t.rank, tr.dst);
-          ch.posted[index] = t.now;
-          if (path.lone == nullptr)
-            ch.arrives[index] = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
-          else {
-            // transfers are posted in time order: one overlaps another on a link when it starts
-            // before the last one there has arrived
-            ch.arrives[index] = t.now + lone->seconds(*path.lone, size);
-            for (uint32_t l : path.lone->links) {
-              if (l >= busy_until.size())
-                busy_until.resize(l + 1, 0.0);
-              shared        = shared || t.now < busy_until[l];
-              busy_until[l] = std::max(busy_until[l], ch.arrives[index]);
-            }
-          }
-          ch.not_before[index] = rate > 0 && rate_bound(t.rank, tr) ? t.now + size / rate : 0;
-          path.bytes += size;
-          t.sent.push_back(index);
-          if (ch.waiter[index] >= 0) {
-            events.emplace(t.now, order++, static_cast<uint32_t>(ch.waiter[index]));
-            ch.waiter[index] = -1;
-          }
-        }
-        t.posted = true;
-        t.recv   = 0;
-        t.ready  = -1;
-      }
-      for (; t.recv < mine.recvs.size(); t.recv++) {
-        const collectives::Transfer& tr = s.steps[k][mine.recvs[t.recv]];
-        if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
-          continue;
-        size_t index = step_offset_[k] + mine.recvs[t.recv];
-        if (ch.posted[index] < 0) { // its sender has not reached it: until it does
-          ch.waiter[index] = static_cast<int32_t>(id);
-          return;
-        }
-        t.now          = std::max(t.now, ch.posted[index]);
-        double arrived = std::max(ch.arrives[index], ch.not_before[index]);
-        t.ready        = std::max(t.ready, handled_at(t.rank, tr, arrived, ch.posted[index]));
-      }
-      double now = after_wait(t.now, t.ready);
-      if (waits_for_sends(t.phase, k)) {
-        double last = -1;
-        for (size_t i : t.sent)
-          last = std::max(last, ch.arrives[i]);
-        now = after_wait(now, last);
-        t.sent.clear();
-      }
-      t.posted = false;
-      t.step++;
-      if (now > t.now) {
-        t.now = now;
-        events.emplace(now, order++, id);
-        return;
-      }
-    }
-  };
-
-  for (uint32_t r = 0; r < s.ranks; r++) {
-    Queues& q = queues[r];
-    q.waiting.resize(dims_);
-    q.running.assign(dims_, 0);
-    q.chunks_left = options_.chunks;
-    for (uint32_t c = 0; c < options_.chunks; c++)
-      q.waiting[phase_dim_[0]].push_back({c, 0});
-    dispatch(r, start);
-  }
-  while (not events.empty() && not shared) {
-    uint32_t id = std::get<2>(events.top());
-    events.pop();
-    advance(id);
-  }
-  // alone: every rank must end at the same instant (one ending first could send into its last transfers)
-  if (shared || (lone != nullptr && std::any_of(ends_.begin(), ends_.end(), [&](double e) { return e != ends_[0]; }))) {
-    ends_.clear();
-    return false;
-  }
-  for (const Queues& q : queues)
-    if (q.chunks_left > 0)
-      throw std::logic_error("a collective's schedule leaves a rank waiting for a transfer never sent");
-  if (options_.traffic) {
-    std::vector<std::pair<uint64_t, double>> carried; // (in a fixed order: the sums do not depend on the hash)
-    for (const auto& [key, path] : pairs)
-      carried.emplace_back(key, path.bytes);
-    std::sort(carried.begin(), carried.end());
-    for (const auto& [key, bytes] : carried)
-      options_.traffic->add(hosts_[key >> 32], hosts_[key & 0xFFFFFFFFu], bytes);
-  }
-  return true;
 }
 
 void CollectiveRun::run_rank(uint32_t r)

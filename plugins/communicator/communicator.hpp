@@ -100,6 +100,9 @@ private:
    *  left empty, no traffic counted) when, with `lone`, a link would carry two transfers at once, a
    *  path is not exact or the ranks do not all end together. */
   bool evaluate_unshared(double start, const LoneFlows* lone = nullptr);
+  class Evaluation; ///< evaluate_unshared's events, queues and clocks (unshared.cpp)
+  /** Where a wait for `t` from `now` leaves the clock (SimGrid's 1 ns resolution). */
+  static double after_wait(double now, double t);
   std::vector<double> ends_;  ///< worked out at once: each rank's end, once evaluated
   double started_at_ = -1;    ///< worked out at once: when the ranks started
   bool alone_        = false; ///< work_out_alone() succeeded

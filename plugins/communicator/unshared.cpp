@@ -1,0 +1,296 @@
+/* A collective worked out at once (CollectiveRun::evaluate_unshared): run_phase's steps and
+ * run_rank's queues replayed without SimGrid, with the clock of each (rank, chunk, phase) kept here.
+ * Events run in time order (ties in the order they were made); a transfer's times are noted when
+ * its sender reaches it, and a receiver that comes first waits for that moment. Each transfer takes
+ * its congestion-unaware time (UnsharedPaths), or its lone-flow time (LoneFlows) when the collective
+ * has the network to itself. */
+#include "core/collectives/nccl.hpp"
+#include "plugins/communicator/communicator.hpp"
+#include "plugins/communicator/network.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+namespace sgai::communicator {
+
+class CollectiveRun::Evaluation {
+public:
+  Evaluation(CollectiveRun& run, double start, const LoneFlows* lone);
+  /** Runs every event; fills run.ends_ (the bytes to the traffic), or clears it and returns false
+   *  when, with lone flows, the collective does not have the network to itself. */
+  bool run();
+
+private:
+  struct ChunkTimes {
+    std::vector<double> posted, arrives, not_before; ///< per transfer (posted < 0: not yet)
+    std::vector<int32_t> waiter;                     ///< the task waiting for it, or -1
+    uint32_t ranks_done = 0;
+  };
+  /** One (rank, chunk, phase) under way. */
+  struct Task {
+    uint32_t rank = 0, chunk = 0;
+    size_t phase = 0, step = 0;
+    double now   = 0;
+    bool posted  = false; ///< its sends of the current step are out
+    size_t recv  = 0;     ///< next receive of the current step to look at
+    double ready = -1;
+    std::vector<size_t> sent; ///< sends not yet waited for
+  };
+  /** A rank's queues, as run_rank's. */
+  struct Queues {
+    std::vector<std::deque<std::pair<uint32_t, size_t>>> waiting; ///< per dimension: (chunk, phase)
+    std::vector<uint32_t> running;
+    uint32_t chunks_left = 0;
+  };
+  /** A pair of ranks' path, looked up once, and the bytes it carried (links.csv, added at the end). */
+  struct PairPath {
+    double latency_s = 0, bandwidth_Bps = 0, bytes = 0;
+    const LoneFlows::Path* lone = nullptr;
+  };
+  using Event = std::tuple<double, uint64_t, uint32_t>; // when, order, task
+
+  CollectiveRun& run_;
+  const collectives::Schedule& s_;
+  const LoneFlows* lone_;
+  const size_t phases_;
+  const size_t per_chunk_;
+  const double phase_start_; ///< the first phase's start after the rank's
+  std::vector<std::unique_ptr<ChunkTimes>> times_;
+  std::vector<Task> tasks_;
+  std::vector<Queues> queues_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  uint64_t order_ = 0;
+  std::unordered_map<uint64_t, PairPath> pairs_;
+  bool shared_ = false; ///< with lone flows: a link would carry two transfers at once, or a path is not exact
+  std::vector<double> busy_until_; ///< with lone flows: per link, when its last transfer so far arrives
+
+  ChunkTimes& chunk_times(uint32_t c);
+  PairPath& pair_path(uint32_t src, uint32_t dst);
+  void start_task(uint32_t r, uint32_t c, size_t phase, double now);
+  void dispatch(uint32_t r, double now);
+  void phase_over(uint32_t id);
+  void advance(uint32_t id);
+  void post_sends(Task& t, size_t k, ChunkTimes& ch, uint16_t lane);
+  void count_traffic();
+};
+
+CollectiveRun::Evaluation::Evaluation(CollectiveRun& run, double start, const LoneFlows* lone)
+    : run_(run)
+    , s_(*run.schedule_)
+    , lone_(lone)
+    , phases_(run.phase_first_.size() - 1)
+    , per_chunk_(s_.transfer_count())
+    , phase_start_(run.options_.endpoint_delay_s + (run.options_.protocol ? run.options_.protocol->start_s : 0))
+    , times_(run.options_.chunks)
+    , queues_(s_.ranks)
+{
+  for (uint32_t r = 0; r < s_.ranks; r++) {
+    Queues& q = queues_[r];
+    q.waiting.resize(run_.dims_);
+    q.running.assign(run_.dims_, 0);
+    q.chunks_left = run_.options_.chunks;
+    for (uint32_t c = 0; c < run_.options_.chunks; c++)
+      q.waiting[run_.phase_dim_[0]].push_back({c, 0});
+    dispatch(r, start);
+  }
+}
+
+bool CollectiveRun::Evaluation::run()
+{
+  while (not events_.empty() && not shared_) {
+    uint32_t id = std::get<2>(events_.top());
+    events_.pop();
+    advance(id);
+  }
+  // alone: every rank must end at the same instant (one ending first could send into its last transfers)
+  auto& ends = run_.ends_;
+  if (shared_ || (lone_ != nullptr && std::any_of(ends.begin(), ends.end(), [&](double e) { return e != ends[0]; }))) {
+    ends.clear();
+    return false;
+  }
+  for (const Queues& q : queues_)
+    if (q.chunks_left > 0)
+      throw std::logic_error("a collective's schedule leaves a rank waiting for a transfer never sent");
+  count_traffic();
+  return true;
+}
+
+CollectiveRun::Evaluation::ChunkTimes& CollectiveRun::Evaluation::chunk_times(uint32_t c)
+{
+  if (not times_[c]) {
+    times_[c] = std::make_unique<ChunkTimes>();
+    times_[c]->posted.assign(per_chunk_, -1);
+    times_[c]->arrives.assign(per_chunk_, 0);
+    times_[c]->not_before.assign(per_chunk_, 0);
+    times_[c]->waiter.assign(per_chunk_, -1);
+  }
+  return *times_[c];
+}
+
+CollectiveRun::Evaluation::PairPath& CollectiveRun::Evaluation::pair_path(uint32_t src, uint32_t dst)
+{
+  auto [it, fresh] = pairs_.try_emplace((static_cast<uint64_t>(src) << 32) | dst);
+  if (fresh && lone_ != nullptr) {
+    it->second.lone = &lone_->path(run_.hosts_[src], run_.hosts_[dst]);
+    shared_         = shared_ || not it->second.lone->exact;
+  } else if (fresh)
+    std::tie(it->second.latency_s, it->second.bandwidth_Bps) =
+        run_.options_.unshared->latency_and_bandwidth(run_.hosts_[src], run_.hosts_[dst]);
+  return it->second;
+}
+
+void CollectiveRun::Evaluation::start_task(uint32_t r, uint32_t c, size_t phase, double now)
+{
+  if (phase == 0 && phase_start_ > 0)
+    now += phase_start_;
+  Task t;
+  t.rank  = r;
+  t.chunk = c;
+  t.phase = phase;
+  t.step  = run_.phase_first_[phase];
+  t.now   = now;
+  tasks_.push_back(std::move(t));
+  events_.emplace(now, order_++, static_cast<uint32_t>(tasks_.size() - 1));
+}
+
+void CollectiveRun::Evaluation::dispatch(uint32_t r, double now)
+{
+  Queues& q = queues_[r];
+  for (uint32_t d = 0; d < run_.dims_; d++)
+    while (q.running[d] < run_.options_.channels && not q.waiting[d].empty()) {
+      auto [c, phase] = q.waiting[d].front();
+      q.waiting[d].pop_front();
+      q.running[d]++;
+      start_task(r, c, phase, now);
+    }
+}
+
+void CollectiveRun::Evaluation::phase_over(uint32_t id)
+{
+  const uint32_t r = tasks_[id].rank, c = tasks_[id].chunk;
+  const size_t phase = tasks_[id].phase;
+  const double now   = tasks_[id].now;
+  Queues& q          = queues_[r];
+  q.running[run_.phase_dim_[phase]]--;
+  if (phase + 1 < phases_) {
+    q.waiting[run_.phase_dim_[phase + 1]].push_back({c, phase + 1});
+  } else {
+    if (--q.chunks_left == 0)
+      run_.ends_[r] = now;
+    if (++chunk_times(c).ranks_done == s_.ranks)
+      times_[c].reset();
+  }
+  dispatch(r, now);
+}
+
+void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, uint16_t lane)
+{
+  const auto& mine  = s_.by_rank[t.rank][k];
+  const double rate = run_.send_rate(t.rank, k);
+  for (uint32_t i : mine.sends) {
+    const collectives::Transfer& tr = s_.steps[k][i];
+    if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
+      continue;
+    size_t index     = run_.step_offset_[k] + i;
+    auto size        = static_cast<double>(run_.wire_bytes(tr));
+    PairPath& path   = pair_path(t.rank, tr.dst);
+    ch.posted[index] = t.now;
+    if (path.lone == nullptr)
+      ch.arrives[index] = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
+    else {
+      // transfers are posted in time order: one overlaps another on a link when it starts
+      // before the last one there has arrived
+      ch.arrives[index] = t.now + lone_->seconds(*path.lone, size);
+      for (uint32_t l : path.lone->links) {
+        if (l >= busy_until_.size())
+          busy_until_.resize(l + 1, 0.0);
+        shared_        = shared_ || t.now < busy_until_[l];
+        busy_until_[l] = std::max(busy_until_[l], ch.arrives[index]);
+      }
+    }
+    ch.not_before[index] = rate > 0 && run_.rate_bound(t.rank, tr) ? t.now + size / rate : 0;
+    path.bytes += size;
+    t.sent.push_back(index);
+    if (ch.waiter[index] >= 0) {
+      events_.emplace(t.now, order_++, static_cast<uint32_t>(ch.waiter[index]));
+      ch.waiter[index] = -1;
+    }
+  }
+  t.posted = true;
+  t.recv   = 0;
+  t.ready  = -1;
+}
+
+/** Runs a task until it waits (for a time or for a transfer) or its phase is over. */
+void CollectiveRun::Evaluation::advance(uint32_t id)
+{
+  while (true) {
+    Task& t        = tasks_[id];
+    const size_t k = t.step;
+    if (k == run_.phase_first_[t.phase + 1]) {
+      phase_over(id); // (may add tasks: t is not used after)
+      return;
+    }
+    const auto& mine = s_.by_rank[t.rank][k];
+    ChunkTimes& ch   = chunk_times(t.chunk);
+    const auto lane  = static_cast<uint16_t>(t.chunk % s_.lanes);
+    if (not t.posted)
+      post_sends(t, k, ch, lane);
+    for (; t.recv < mine.recvs.size(); t.recv++) {
+      const collectives::Transfer& tr = s_.steps[k][mine.recvs[t.recv]];
+      if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
+        continue;
+      size_t index = run_.step_offset_[k] + mine.recvs[t.recv];
+      if (ch.posted[index] < 0) { // its sender has not reached it: until it does
+        ch.waiter[index] = static_cast<int32_t>(id);
+        return;
+      }
+      t.now          = std::max(t.now, ch.posted[index]);
+      double arrived = std::max(ch.arrives[index], ch.not_before[index]);
+      t.ready        = std::max(t.ready, run_.handled_at(t.rank, tr, arrived, ch.posted[index]));
+    }
+    double now = after_wait(t.now, t.ready);
+    if (run_.waits_for_sends(t.phase, k)) {
+      double last = -1;
+      for (size_t i : t.sent)
+        last = std::max(last, ch.arrives[i]);
+      now = after_wait(now, last);
+      t.sent.clear();
+    }
+    t.posted = false;
+    t.step++;
+    if (now > t.now) {
+      t.now = now;
+      events_.emplace(now, order_++, id);
+      return;
+    }
+  }
+}
+
+void CollectiveRun::Evaluation::count_traffic()
+{
+  if (not run_.options_.traffic)
+    return;
+  std::vector<std::pair<uint64_t, double>> carried; // (in a fixed order: the sums do not depend on the hash)
+  for (const auto& [key, path] : pairs_)
+    carried.emplace_back(key, path.bytes);
+  std::sort(carried.begin(), carried.end());
+  for (const auto& [key, bytes] : carried)
+    run_.options_.traffic->add(run_.hosts_[key >> 32], run_.hosts_[key & 0xFFFFFFFFu], bytes);
+}
+
+bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
+{
+  started_at_ = start;
+  ends_.assign(schedule_->ranks, start);
+  if (phase_first_.size() == 1) // no phases
+    return true;
+  return Evaluation(*this, start, lone).run();
+}
+
+} // namespace sgai::communicator
