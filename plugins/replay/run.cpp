@@ -95,47 +95,59 @@ npu_mapping(const AstraRunOptions& o, const std::vector<std::vector<std::filesys
   return out;
 }
 
-AstraRunResult run_astra(const AstraRunOptions& o)
-{
-  auto wall0 = std::chrono::steady_clock::now();
-  if (o.workloads.empty())
-    throw InputError("command line", "--workload", "at least one workload is needed");
-  if (not o.out.empty()) // before any work (StagingDir refuses an empty one)
-    check_output_dir(o.out);
-  auto dims   = read_network_yaml(o.network);
-  auto system = read_system_json(o.system);
+namespace {
+
+/** run_astra's inputs, read and checked before anything runs. */
+struct AstraInputs {
+  std::vector<communicator::Dimension> dims;
+  SystemConfig system;
   std::map<std::string, std::vector<uint32_t>> groups;
+  std::vector<std::vector<std::filesystem::path>> jobs; ///< each workload's rank files
+  uint64_t ranks = 0;                                   ///< of all the workloads
+  uint32_t npus  = 0;
+};
+
+AstraInputs read_inputs(const AstraRunOptions& o)
+{
+  AstraInputs in;
+  in.dims   = read_network_yaml(o.network);
+  in.system = read_system_json(o.system);
   if (not o.comm_groups.empty())
-    groups = read_comm_groups(o.comm_groups);
-  std::vector<std::vector<std::filesystem::path>> jobs;
-  uint64_t ranks = 0;
+    in.groups = read_comm_groups(o.comm_groups);
   for (const auto& w : o.workloads) {
-    jobs.push_back(chakra::workload_files(w));
-    ranks += jobs.back().size();
+    in.jobs.push_back(chakra::workload_files(w));
+    in.ranks += in.jobs.back().size();
   }
-  const uint32_t npus = communicator::npu_count(dims);
+  in.npus = communicator::npu_count(in.dims);
   std::string shape;
-  for (const auto& d : dims)
+  for (const auto& d : in.dims)
     shape += (shape.empty() ? "" : " x ") + std::to_string(d.npus);
-  if (jobs.size() == 1 && o.npus.empty() && ranks != npus)
+  if (in.jobs.size() == 1 && o.npus.empty() && in.ranks != in.npus)
     throw InputError(o.network.string(), "npus_count",
-                     "the dimensions (" + shape + ") make " + std::to_string(npus) + " NPUs but the workload " +
-                         quote(o.workloads[0]) + " has " + std::to_string(ranks) + " ranks");
-  if (ranks > npus)
+                     "the dimensions (" + shape + ") make " + std::to_string(in.npus) + " NPUs but the workload " +
+                         quote(o.workloads[0]) + " has " + std::to_string(in.ranks) + " ranks");
+  if (in.ranks > in.npus)
     throw InputError(o.network.string(), "npus_count",
-                     "the dimensions (" + shape + ") make " + std::to_string(npus) + " NPUs but the " +
-                         std::to_string(jobs.size()) + " workloads have " + std::to_string(ranks) + " ranks together");
-  if (not groups.empty() && jobs.size() > 1)
+                     "the dimensions (" + shape + ") make " + std::to_string(in.npus) + " NPUs but the " +
+                         std::to_string(in.jobs.size()) + " workloads have " + std::to_string(in.ranks) +
+                         " ranks together");
+  if (not in.groups.empty() && in.jobs.size() > 1)
     throw InputError(o.comm_groups.string(), "", "communicator groups apply to a single workload");
-  for (const auto& [id, members] : groups) // named here by the groups file, before anything runs
+  for (const auto& [id, members] : in.groups) // named here by the groups file, before anything runs
     for (uint32_t m : members)
-      if (m >= ranks)
+      if (m >= in.ranks)
         throw InputError(o.comm_groups.string(), "group " + quote(id),
-                         "rank " + std::to_string(m) + " does not exist (the job has " + std::to_string(ranks) +
+                         "rank " + std::to_string(m) + " does not exist (the job has " + std::to_string(in.ranks) +
                              " ranks)");
+  return in;
+}
+
+/** The NPU's lower P-states (compute clock fraction, busy watts): the H100's power caps, 500 W and
+ *  300 W of its 700 W, scaled to the NPU's busy power. */
+std::vector<std::pair<double, double>> power_caps(const AstraRunOptions& o)
+{
   if (o.pstate > 2)
     throw InputError("command line", "--pstate", "the NPUs have P-states 0, 1 and 2, not " + std::to_string(o.pstate));
-  // the H100's power caps, 500 W and 300 W of its 700 W, scaled to the NPU's busy power
   std::vector<std::pair<double, double>> caps;
   for (double cap : {500.0, 300.0}) {
     double w = o.gpu_busy_w * cap / 700.0;
@@ -145,6 +157,89 @@ AstraRunResult run_astra(const AstraRunOptions& o)
                            " W) must lie above the idle power (" + format_number(o.gpu_idle_w) + " W)");
     caps.emplace_back(w > o.gpu_idle_w ? kernels::capped_clock_fraction(w, o.gpu_idle_w, o.gpu_busy_w) : 1.0, w);
   }
+  return caps;
+}
+
+/** links.csv: each link's bytes, busy time and energy over a run of `makespan_s`. */
+void write_links_csv(const std::filesystem::path& file, const communicator::LinkTraffic& traffic,
+                     const sim::EnergyReport& energy, double makespan_s)
+{
+  // split-duplex links are accounted per direction (their _UP and _DOWN halves)
+  std::map<std::string, double> link_energy;
+  for (const auto& l : energy.links)
+    link_energy[l.name] = l.joules;
+  AtomicFile f(file);
+  // busy_s: the time the link would take to carry its bytes at full bandwidth
+  f.stream() << "link,bandwidth_Bps,bytes,busy_s,utilization,joules\n";
+  const double T = makespan_s;
+  for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links()) {
+    if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX)
+      continue; // its halves carry the traffic
+    double bw = l->get_bandwidth(), bytes = traffic.bytes(l), busy = bw > 0 ? bytes / bw : 0;
+    f.stream() << l->get_name() << ',' << format_number(bw) << ',' << format_number(bytes) << ',' << format_number(busy)
+               << ',' << format_fixed(T > 0 ? busy / T : 0, 6) << ','
+               << format_number(link_energy.count(l->get_name()) ? link_energy[l->get_name()] : 0) << '\n';
+  }
+  f.commit();
+}
+
+void write_energy_csv(const std::filesystem::path& file, const sim::EnergyReport& energy)
+{
+  AtomicFile f(file);
+  f.stream() << "kind,name,joules\n";
+  for (const auto& h : energy.hosts)
+    f.stream() << "host," << h.name << ',' << format_number(h.joules) << '\n';
+  for (const auto& l : energy.links)
+    f.stream() << "link," << l.name << ',' << format_number(l.joules) << '\n';
+  f.commit();
+}
+
+void write_summary_json(const std::filesystem::path& file, const AstraRunOptions& o, const AstraRunResult& result,
+                        const AstraInputs& in, const Replay& replay, double npu_flops)
+{
+  AtomicFile f(file);
+  json::Writer w(f.stream());
+  w.begin_object();
+  w.field("makespan_ns", result.makespan_s * 1e9).field("nodes", result.nodes);
+  w.field("ranks", static_cast<uint64_t>(result.ranks.size()))
+      .field("collectives", static_cast<uint64_t>(result.collectives.size()));
+  w.field("collectives_worked_out_at_once", replay.collectives_worked_out_alone()); // docs/replay.md
+  w.field("npu_energy_j", result.gpu_energy_j).field("link_energy_j", result.link_energy_j);
+  w.key("inputs").begin_object();
+  w.field("network", o.network.string()).field("system", o.system.string());
+  if (not o.comm_groups.empty())
+    w.field("comm_groups", o.comm_groups.string());
+  w.key("workloads").begin_array(true);
+  for (const auto& x : o.workloads)
+    w.value(x);
+  w.end_array();
+  w.end_object();
+  w.key("system_keys_not_modelled").begin_array(true);
+  for (const auto& k : in.system.ignored)
+    w.value(k);
+  w.end_array();
+  w.field("npu_flops", npu_flops).field("pstate", o.pstate);
+  w.end_object();
+  f.stream() << "\n";
+  f.commit();
+}
+
+} // namespace
+
+AstraRunResult run_astra(const AstraRunOptions& o)
+{
+  auto wall0 = std::chrono::steady_clock::now();
+  if (o.workloads.empty())
+    throw InputError("command line", "--workload", "at least one workload is needed");
+  if (not o.out.empty()) // before any work (StagingDir refuses an empty one)
+    check_output_dir(o.out);
+  const AstraInputs in = read_inputs(o);
+  const auto caps      = power_caps(o);
+  const auto& dims     = in.dims;
+  const auto& system   = in.system;
+  const auto& groups   = in.groups;
+  const auto& jobs     = in.jobs;
+  const uint32_t npus  = in.npus;
 
   auto mapping = npu_mapping(o, jobs, npus); // checked before anything runs
 
@@ -235,64 +330,12 @@ AstraRunResult run_astra(const AstraRunOptions& o)
     f.commit();
   }
   auto energy = sim::collect_energy(so.link_energy);
-  {
-    // split-duplex links are accounted per direction (their _UP and _DOWN halves)
-    std::map<std::string, double> link_energy;
-    for (const auto& l : energy.links)
-      link_energy[l.name] = l.joules;
-    AtomicFile f(staging.path() / "links.csv");
-    // busy_s: the time the link would take to carry its bytes at full bandwidth
-    f.stream() << "link,bandwidth_Bps,bytes,busy_s,utilization,joules\n";
-    const double T = result.makespan_s;
-    for (const simgrid::s4u::Link* l : simgrid::s4u::Engine::get_instance()->get_all_links()) {
-      if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX)
-        continue; // its halves carry the traffic
-      double bw = l->get_bandwidth(), bytes = traffic.bytes(l), busy = bw > 0 ? bytes / bw : 0;
-      f.stream() << l->get_name() << ',' << format_number(bw) << ',' << format_number(bytes) << ','
-                 << format_number(busy) << ',' << format_fixed(T > 0 ? busy / T : 0, 6) << ','
-                 << format_number(link_energy.count(l->get_name()) ? link_energy[l->get_name()] : 0) << '\n';
-    }
-    f.commit();
-  }
-  {
-    AtomicFile f(staging.path() / "energy.csv");
-    f.stream() << "kind,name,joules\n";
-    for (const auto& h : energy.hosts)
-      f.stream() << "host," << h.name << ',' << format_number(h.joules) << '\n';
-    for (const auto& l : energy.links)
-      f.stream() << "link," << l.name << ',' << format_number(l.joules) << '\n';
-    f.commit();
-  }
+  write_links_csv(staging.path() / "links.csv", traffic, energy, result.makespan_s);
+  write_energy_csv(staging.path() / "energy.csv", energy);
   result.gpu_energy_j  = energy.hosts_total_j;
   result.link_energy_j = energy.links_total_j;
   result.wall_s        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  {
-    AtomicFile f(staging.path() / "summary.json");
-    json::Writer w(f.stream());
-    w.begin_object();
-    w.field("makespan_ns", result.makespan_s * 1e9).field("nodes", result.nodes);
-    w.field("ranks", static_cast<uint64_t>(result.ranks.size()))
-        .field("collectives", static_cast<uint64_t>(result.collectives.size()));
-    w.field("collectives_worked_out_at_once", replay.collectives_worked_out_alone()); // docs/replay.md
-    w.field("npu_energy_j", result.gpu_energy_j).field("link_energy_j", result.link_energy_j);
-    w.key("inputs").begin_object();
-    w.field("network", o.network.string()).field("system", o.system.string());
-    if (not o.comm_groups.empty())
-      w.field("comm_groups", o.comm_groups.string());
-    w.key("workloads").begin_array(true);
-    for (const auto& x : o.workloads)
-      w.value(x);
-    w.end_array();
-    w.end_object();
-    w.key("system_keys_not_modelled").begin_array(true);
-    for (const auto& k : system.ignored)
-      w.value(k);
-    w.end_array();
-    w.field("npu_flops", npu.speed_flops).field("pstate", o.pstate);
-    w.end_object();
-    f.stream() << "\n";
-    f.commit();
-  }
+  write_summary_json(staging.path() / "summary.json", o, result, in, replay, npu.speed_flops);
   staging.publish();
   result.files = {"ranks.csv", "collectives.csv", "energy.csv", "links.csv", "replay_log.csv", "summary.json"};
   return result;
