@@ -13,39 +13,26 @@
 
 namespace sgai::chakra {
 
-/** Node types (values of the format's NodeType enum). */
+/** Node types (values of the format's NodeType enum, a few to a line). */
+// clang-format off
 enum class NodeType : int32_t {
-  invalid    = 0,
-  metadata   = 1,
-  mem_load   = 2,
-  mem_store  = 3,
-  comp       = 4,
-  comm_send  = 5,
-  comm_recv  = 6,
-  comm_coll  = 7,
-  storage    = 8,
-  batch      = 9,
-  checkpoint = 10,
+  invalid = 0, metadata = 1, mem_load = 2, mem_store = 3, comp = 4, comm_send = 5,
+  comm_recv = 6, comm_coll = 7, storage = 8, batch = 9, checkpoint = 10,
 };
+// clang-format on
 constexpr int32_t kNodeTypeCount = 11;
 /** "COMP_NODE", ... (the format's names). */
 const char* to_string(NodeType t);
 std::optional<NodeType> node_type_from_int(int64_t v);
 std::optional<NodeType> node_type_from_string(std::string_view s);
 
-/** Collective types: the comm_type attribute of COMM_COLL_NODE nodes. */
+/** Collective types: the comm_type attribute of COMM_COLL_NODE nodes (a few to a line). */
+// clang-format off
 enum class CollectiveType : int32_t {
-  all_reduce           = 0,
-  reduce               = 1,
-  all_gather           = 2,
-  gather               = 3,
-  scatter              = 4,
-  broadcast            = 5,
-  all_to_all           = 6,
-  reduce_scatter       = 7,
-  reduce_scatter_block = 8,
-  barrier              = 9,
+  all_reduce = 0, reduce = 1, all_gather = 2, gather = 3, scatter = 4,
+  broadcast = 5, all_to_all = 6, reduce_scatter = 7, reduce_scatter_block = 8, barrier = 9,
 };
+// clang-format on
 constexpr int32_t kCollectiveTypeCount = 10;
 /** "ALL_REDUCE", ... */
 const char* to_string(CollectiveType t);

@@ -40,19 +40,17 @@
 #ifndef SGAI_PLUGINS_BATCH_DEPLOYMENT_HPP
 #define SGAI_PLUGINS_BATCH_DEPLOYMENT_HPP
 
+#include <xbt/base.h> // SG_BEGIN_DECL / SG_END_DECL: C linkage, as SimGrid's plugin headers declare it
+
 #include <string>
 #include <vector>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SG_BEGIN_DECL
 /** Registers the functions "sgai_workload_manager" and "sgai_job_submitter" on the Engine (create
  *  it first) and turns on SimGrid's host energy plugin, which the manager's energy accounting
  *  reads: call it before loading the platform, as the plugin asks. */
 void sgai_batch_register_actors(void);
-#ifdef __cplusplus
-}
-#endif
+SG_END_DECL
 
 namespace sgai::batch {
 

@@ -17,14 +17,13 @@
 #include "core/kernels/kernel_model.hpp"
 
 #include <simgrid/forward.h>
+#include <xbt/base.h> // SG_BEGIN_DECL / SG_END_DECL: C linkage, as SimGrid's plugin headers declare it
 
 #include <map>
 #include <string>
 #include <vector>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SG_BEGIN_DECL
 /** The GPU model as a SimGrid plugin (as sg_host_energy_plugin_init() is the energy one): call it
  *  before loading the platform. Once the platform is created, every host carrying sgai's GPU
  *  properties (sgai_gpu_type, sgai_peak_flops_<precision>, sgai_memory_bandwidth_Bps,
@@ -34,9 +33,7 @@ extern "C" {
  *  the value, out of load_platform. Without it, GpuModel::of builds a host's model on first use
  *  and reads such values as 0. Calling it again does nothing. */
 void sgai_gpu_plugin_init(void);
-#ifdef __cplusplus
-}
-#endif
+SG_END_DECL
 
 namespace sgai::gpu {
 

@@ -23,18 +23,16 @@
 #ifndef SGAI_PLUGINS_REPLAY_DEPLOYMENT_HPP
 #define SGAI_PLUGINS_REPLAY_DEPLOYMENT_HPP
 
+#include <xbt/base.h> // SG_BEGIN_DECL / SG_END_DECL: C linkage, as SimGrid's plugin headers declare it
+
 #include <string>
 #include <vector>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SG_BEGIN_DECL
 /** Registers "sgai_collective" and "sgai_trace_replay" on the Engine and turns on SimGrid's host
  *  energy plugin and sgai's GPU plugin: call it before loading the platform. */
 void sgai_replay_register_actors(void);
-#ifdef __cplusplus
-}
-#endif
+SG_END_DECL
 
 namespace sgai::replay {
 
