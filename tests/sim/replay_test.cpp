@@ -694,6 +694,11 @@ TEST(Replay, InvolvedDimLimitsADefaultGroupCollectiveToItsDimensions)
 
 TEST(Replay, InvolvedDimOfAnotherKindIsAnError)
 {
+#if defined(__SANITIZE_ADDRESS__)
+  // (the error is thrown from the planning step's fallback, deep on the rank's actor stack, which
+  // Debian's SimGrid does not annotate for AddressSanitizer: it reports stale poison there)
+  GTEST_SKIP() << "an exception thrown on an actor's stack: the sanitizers cannot follow it";
+#endif
   auto msg =
       error_of(involved("involved_kind", involved_dim(sgai::chakra::AttrKind::int64_list, std::vector<int64_t>{1, 0})));
   EXPECT_NE(msg.find("involved_dim of kind int64_list: expected a bool_list"), std::string::npos) << msg;
