@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace sgai::json {
@@ -181,6 +182,19 @@ Object Document::object() const
   return value().object();
 }
 
+std::optional<Value> Document::at(const std::string& pointer) const
+{
+  const nlohmann::json& top = J(root.get());
+  try {
+    nlohmann::json::json_pointer p(pointer);
+    if (not top.contains(p))
+      return std::nullopt;
+    return Value(&top.at(p), pointer, file);
+  } catch (const nlohmann::json::exception&) { // a malformed pointer, or an index that is not one
+    return std::nullopt;
+  }
+}
+
 Document parse(const std::string& text, const std::string& file)
 {
   Document doc;
@@ -206,12 +220,28 @@ Document load(const std::filesystem::path& path)
 
 std::string child_pointer(const std::string& parent, std::string_view key)
 {
-  return parent + "/" + escape_token(key);
+  // built in one allocation: readers of large documents make one per value they read
+  std::string out;
+  out.reserve(parent.size() + 1 + key.size());
+  out += parent;
+  out += '/';
+  if (key.find_first_of("~/") == std::string_view::npos)
+    out += key;
+  else
+    out += escape_token(key);
+  return out;
 }
 
 std::string child_pointer(const std::string& parent, size_t index)
 {
-  return parent + "/" + std::to_string(index);
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, index).ptr;
+  std::string out;
+  out.reserve(parent.size() + 1 + size_t(end - digits));
+  out += parent;
+  out += '/';
+  out.append(digits, end);
+  return out;
 }
 
 std::string list_names(const std::vector<std::string>& names, size_t limit)
@@ -241,6 +271,11 @@ bool Object::has(std::string_view key) const
 {
   auto it = J(node_).find(key);
   return it != J(node_).end() && not it->is_null();
+}
+
+bool Object::contains(std::string_view key) const
+{
+  return J(node_).find(key) != J(node_).end();
 }
 
 void Object::mark(std::string_view key)
@@ -335,6 +370,37 @@ bool Value::is_array() const
 bool Value::is_null() const
 {
   return J(node_).is_null();
+}
+bool Value::is_integer() const
+{
+  return J(node_).is_number_integer();
+}
+
+std::optional<int64_t> Value::as_int64() const
+{
+  const nlohmann::json& n = J(node_);
+  if (n.is_number_unsigned()) {
+    auto u = n.get<uint64_t>();
+    return u <= static_cast<uint64_t>(INT64_MAX) ? std::optional<int64_t>(static_cast<int64_t>(u)) : std::nullopt;
+  }
+  if (n.is_number_integer())
+    return n.get<int64_t>();
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Value::as_uint64() const
+{
+  const nlohmann::json& n = J(node_);
+  if (n.is_number_unsigned())
+    return n.get<uint64_t>();
+  if (n.is_number_integer() && n.get<int64_t>() >= 0)
+    return static_cast<uint64_t>(n.get<int64_t>());
+  return std::nullopt;
+}
+
+std::string Value::dump() const
+{
+  return J(node_).dump();
 }
 
 std::string Value::shown() const

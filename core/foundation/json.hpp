@@ -30,6 +30,10 @@ struct Document {
   Value value() const;
   /** The root, which must be an object. */
   Object object() const;
+  /** The value at a JSON pointer (RFC 6901: "/a/0/b~1c"; "" is the root), null included; nothing
+   *  when the pointer is malformed or leads nowhere. For places named by pointers (a campaign's
+   *  parameters, a figure of a run's summary). */
+  std::optional<Value> at(const std::string& pointer) const;
 };
 
 /** Reads and parses a JSON file. Syntax errors report the line and column; duplicate keys in an
@@ -50,6 +54,9 @@ public:
   Object(const void* node, std::string pointer, std::shared_ptr<const std::string> file);
 
   bool has(std::string_view key) const;
+  /** Whether the key is there at all: null, empty or comment keys included (has() counts null as
+   *  absent; keys() leaves out the empty key and comments). Marks nothing. */
+  bool contains(std::string_view key) const;
   /** The value at key; error "missing field" when absent. */
   Value required(std::string_view key);
   /** The value at key, or nothing when absent (null counts as absent). */
@@ -105,6 +112,17 @@ public:
   bool is_object() const;
   bool is_array() const;
   bool is_null() const;
+  /** A number written as a whole number (3, -3; not 3.0 or 3e0). */
+  bool is_integer() const;
+
+  /** The whole number, when the value is one (is_integer()) and the type holds it; nothing
+   *  otherwise, without error: for readers that word their own message or skip what they do not
+   *  take. */
+  std::optional<int64_t> as_int64() const;
+  std::optional<uint64_t> as_uint64() const;
+  /** The value as compact JSON text, keys in sorted order ("[1,2]", "{\"a\":\"b\"}"): what a
+   *  reader keeps verbatim, to write back or parse later. */
+  std::string dump() const;
 
   /** Short rendering of the value for messages ("'10Gbsp'", "-3", "an object"). */
   std::string shown() const;

@@ -55,3 +55,42 @@ TEST(Json, TypedAccessorsCheckValues)
             }).find("unknown value 'a' (expected one of: 'x', 'y')"),
             std::string::npos);
 }
+
+TEST(Json, ChecksWithoutErrorsForReadersWithTheirOwnMessages)
+{
+  auto doc = json::parse(R"({"u": 18446744073709551615, "i": -3, "f": 3.0, "s": "3", "z": null, "": 1,
+                             "o": {"b": [1, 2], "a": "x"}})",
+                         "f.json");
+  auto o   = doc.object();
+  EXPECT_TRUE(o.required("i").is_integer());
+  EXPECT_FALSE(o.required("f").is_integer()); // written with a fraction
+  EXPECT_FALSE(o.required("s").is_integer());
+  EXPECT_EQ(o.required("u").as_uint64(), UINT64_MAX);
+  EXPECT_FALSE(o.required("u").as_int64());
+  EXPECT_EQ(o.required("i").as_int64(), -3);
+  EXPECT_FALSE(o.required("i").as_uint64());
+  EXPECT_FALSE(o.required("f").as_int64());
+  EXPECT_EQ(o.required("o").dump(), R"({"a":"x","b":[1,2]})");
+  // contains: present even when null or the empty key; has: null counts as absent
+  EXPECT_TRUE(o.contains("z"));
+  EXPECT_FALSE(o.has("z"));
+  EXPECT_TRUE(o.contains(""));
+  EXPECT_FALSE(o.contains("nothing"));
+}
+
+TEST(Json, ValuesAtPointers)
+{
+  auto doc = json::parse(R"({"a": [{"b/c": 1}, null], "d": {"": 2}})", "f.json");
+  ASSERT_TRUE(doc.at("/a/0/b~1c"));
+  EXPECT_EQ(doc.at("/a/0/b~1c")->number(), 1);
+  EXPECT_EQ(doc.at("/a/0/b~1c")->pointer(), "/a/0/b~1c");
+  EXPECT_TRUE(doc.at("/a/1")->is_null()); // null is there
+  EXPECT_TRUE(doc.at("")->is_object());   // the root
+  EXPECT_EQ(doc.at("/d/")->number(), 2);  // the empty key
+  EXPECT_FALSE(doc.at("/a/2"));
+  EXPECT_FALSE(doc.at("/a/x"));
+  EXPECT_FALSE(doc.at("/nothing"));
+  EXPECT_FALSE(doc.at("no slash")); // malformed
+  auto msg = error_of([&] { doc.at("/a/0/b~1c")->string(); });
+  EXPECT_NE(msg.find("f.json: at /a/0/b~1c: expected a string, got 1"), std::string::npos) << msg;
+}
