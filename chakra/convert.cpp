@@ -2,8 +2,7 @@
 
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
-
-#include <nlohmann/json.hpp>
+#include "core/foundation/json.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -16,24 +15,25 @@ namespace sgai::chakra {
 
 namespace {
 
-using json = nlohmann::json;
-
 // -------------------------------------------------------------------------------- host trace
 
 struct HostOp {
+  explicit HostOp(json::Value n)
+      : node(std::move(n))
+  {
+  }
+
+  json::Value node; ///< its node in the trace: inputs and outputs are read from it when needed
   uint64_t id     = 0;
   uint64_t parent = 0;
   int64_t rf_id   = 0;
   int64_t tid     = 0;
   std::string name;
   std::string op_schema;
-  const json* inputs        = nullptr;
-  const json* input_shapes  = nullptr;
-  const json* input_types   = nullptr;
-  const json* outputs       = nullptr;
-  const json* output_shapes = nullptr;
-  const json* output_types  = nullptr;
   std::vector<uint64_t> children; ///< in rf_id order
+
+  /** A field of the node kept as it is (inputs, input_shapes, ...), none when absent. */
+  std::optional<json::Value> field(const char* key) const { return node.object().optional(key); }
 };
 
 bool is_thread_root(const std::string& name)
@@ -53,65 +53,38 @@ bool is_operator(const std::string& name)
   throw InputError(file.string(), "at " + pointer, what);
 }
 
-const json& member(const std::filesystem::path& file, const json& o, const std::string& pointer, const char* key)
+/** A JSON trace, gzipped or not. */
+json::Document load_trace(const std::filesystem::path& file)
 {
-  auto it = o.find(key);
-  if (it == o.end())
-    fail(file, pointer, std::string("missing field '") + key + "'");
-  return *it;
+  return json::parse(read_maybe_gzip(file, "a JSON trace"), file.string());
 }
 
-json parse_json_file(const std::filesystem::path& file)
+/** The host operators; their nodes keep many more keys (PyTorch's), which are left alone. */
+std::vector<HostOp> read_host_ops(const json::Document& doc)
 {
-  std::string text = read_maybe_gzip(file, "a JSON trace");
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(file.string(), "", std::string("invalid JSON: ") + e.what());
-  }
-}
-
-std::vector<HostOp> read_host_ops(const std::filesystem::path& file, const json& root)
-{
-  if (not root.is_object())
-    fail(file, "", "a PyTorch execution trace is an object with 'nodes'");
-  const json& nodes = member(file, root, "", "nodes");
+  if (not doc.value().is_object())
+    doc.value().fail("a PyTorch execution trace is an object with 'nodes'");
+  auto nodes = doc.object().required("nodes");
   if (not nodes.is_array())
-    fail(file, "/nodes", "expected an array of nodes");
+    nodes.fail("expected an array of nodes");
+  auto list = nodes.array();
   std::vector<HostOp> ops;
-  ops.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); i++) {
-    std::string at = "/nodes/" + std::to_string(i);
-    const json& n  = nodes[i];
+  ops.reserve(list.size());
+  for (auto& n : list) {
     if (not n.is_object())
-      fail(file, at, "expected a node object");
-    HostOp op;
-    auto whole = [&](const char* key) -> const json& {
-      const json& v = member(file, n, at, key);
-      if (not v.is_number_integer())
-        fail(file, at + "/" + key, "expected a whole number, got " + v.dump());
-      return v;
-    };
-    op.id            = whole("id").get<uint64_t>();
-    op.parent        = whole("parent").get<uint64_t>();
-    op.rf_id         = n.contains("rf_id") ? whole("rf_id").get<int64_t>() : static_cast<int64_t>(op.id);
-    op.tid           = n.contains("tid") ? whole("tid").get<int64_t>() : 0;
-    const json& name = member(file, n, at, "name");
-    if (not name.is_string())
-      fail(file, at + "/name", "expected a string");
-    op.name = name.get<std::string>();
-    if (auto s = n.find("op_schema"); s != n.end() && s->is_string())
-      op.op_schema = s->get<std::string>();
-    auto opt = [&](const char* key) -> const json* {
-      auto it = n.find(key);
-      return it == n.end() ? nullptr : &*it;
-    };
-    op.inputs        = opt("inputs");
-    op.input_shapes  = opt("input_shapes");
-    op.input_types   = opt("input_types");
-    op.outputs       = opt("outputs");
-    op.output_shapes = opt("output_shapes");
-    op.output_types  = opt("output_types");
+      n.fail("expected a node object");
+    auto o = n.object();
+    HostOp op(n);
+    // whole numbers as C++ converts them (a negative id wraps, as it always did)
+    op.id     = static_cast<uint64_t>(o.required("id").integer());
+    op.parent = static_cast<uint64_t>(o.required("parent").integer());
+    auto rf   = o.optional("rf_id");
+    op.rf_id  = rf ? rf->integer() : static_cast<int64_t>(op.id);
+    if (auto tid = o.optional("tid"))
+      op.tid = tid->integer();
+    op.name = o.required("name").string();
+    if (auto s = o.optional("op_schema"); s && s->is_string())
+      op.op_schema = s->string();
     ops.push_back(std::move(op));
   }
   return ops;
@@ -119,14 +92,18 @@ std::vector<HostOp> read_host_ops(const std::filesystem::path& file, const json&
 
 /** Bytes of the tensors among an operator's inputs: entries [tensor_id, storage_id, offset,
  *  elements, element_bytes, device]. */
-uint64_t tensor_bytes(const json* inputs)
+uint64_t tensor_bytes(const std::optional<json::Value>& inputs)
 {
   uint64_t bytes = 0;
-  if (inputs == nullptr || not inputs->is_array())
+  if (not inputs || not inputs->is_array())
     return 0;
-  for (const auto& v : *inputs)
-    if (v.is_array() && v.size() == 6 && v[3].is_number_integer() && v[4].is_number_integer() && v[5].is_string())
-      bytes += v[3].get<uint64_t>() * v[4].get<uint64_t>();
+  for (const auto& v : inputs->array()) {
+    if (not v.is_array())
+      continue;
+    auto e = v.array();
+    if (e.size() == 6 && e[3].is_integer() && e[4].is_integer() && e[5].is_string())
+      bytes += static_cast<uint64_t>(e[3].integer()) * static_cast<uint64_t>(e[4].integer());
+  }
   return bytes;
 }
 
@@ -143,51 +120,53 @@ struct KinetoEvent {
   std::string cat;
 };
 
-std::vector<KinetoEvent> read_kineto(const std::filesystem::path& file, const json& root)
+/** A text field, "" when absent. */
+std::string text_of(json::Object& e, const char* key)
 {
-  if (not root.is_object())
-    fail(file, "", "a Kineto trace is an object with 'traceEvents'");
-  const json& events = member(file, root, "", "traceEvents");
+  auto v = e.optional(key);
+  if (not v)
+    return "";
+  if (not v->is_string())
+    v->fail("expected text, got " + v->shown());
+  return v->string();
+}
+
+/** A whole-number field into `to`, left as it is when absent or not a whole number. */
+void whole_into(json::Object& e, const char* key, int64_t& to)
+{
+  if (auto v = e.optional(key); v && v->is_integer())
+    to = v->integer();
+}
+
+/** Kineto's complete events of the kinds the converter links; the others are left alone. */
+std::vector<KinetoEvent> read_kineto(const json::Document& doc)
+{
+  if (not doc.value().is_object())
+    doc.value().fail("a Kineto trace is an object with 'traceEvents'");
+  auto events = doc.object().required("traceEvents");
   if (not events.is_array())
-    fail(file, "/traceEvents", "expected an array");
+    events.fail("expected an array");
   std::vector<KinetoEvent> out;
-  for (size_t i = 0; i < events.size(); i++) {
-    const json& e  = events[i];
-    std::string at = "/traceEvents/" + std::to_string(i);
-    // a text field, "" when absent (json::value would throw its own exception on a number)
-    auto text = [&](const char* key) -> std::string {
-      auto it = e.find(key);
-      if (it == e.end())
-        return "";
-      if (not it->is_string())
-        fail(file, at + "/" + key, "expected text");
-      return it->get<std::string>();
-    };
-    if (not e.is_object() || text("ph") != "X")
+  for (const auto& ev : events.array()) {
+    if (not ev.is_object())
+      continue;
+    auto e = ev.object();
+    if (text_of(e, "ph") != "X")
       continue;
     KinetoEvent k;
-    k.cat = text("cat");
+    k.cat = text_of(e, "cat");
     if (k.cat != "cpu_op" && k.cat != "user_annotation" && k.cat != "cuda_runtime" && k.cat != "kernel" &&
         k.cat != "gpu_memcpy" && k.cat != "gpu_memset")
       continue;
-    k.name      = text("name");
-    auto number = [&](const char* key) -> double {
-      auto it = e.find(key);
-      if (it == e.end() || not it->is_number())
-        fail(file, at + "/" + key, "expected a number");
-      return it->get<double>();
-    };
-    k.ts  = number("ts");
-    k.dur = number("dur");
-    if (auto t = e.find("tid"); t != e.end() && t->is_number_integer())
-      k.tid = t->get<int64_t>();
-    if (auto a = e.find("args"); a != e.end() && a->is_object()) {
-      if (auto v = a->find("Ev Idx"); v != a->end() && v->is_number_integer())
-        k.ev_idx = v->get<int64_t>();
-      if (auto v = a->find("stream"); v != a->end() && v->is_number_integer())
-        k.stream = v->get<int64_t>();
-      if (auto v = a->find("correlation"); v != a->end() && v->is_number_integer())
-        k.corr = v->get<int64_t>();
+    k.name = text_of(e, "name");
+    k.ts   = e.required("ts").number();
+    k.dur  = e.required("dur").number();
+    whole_into(e, "tid", k.tid);
+    if (auto a = e.optional("args"); a && a->is_object()) {
+      auto args = a->object();
+      whole_into(args, "Ev Idx", k.ev_idx);
+      whole_into(args, "stream", k.stream);
+      whole_into(args, "correlation", k.corr);
     }
     out.push_back(std::move(k));
   }
@@ -389,8 +368,7 @@ KinetoLinks link_kineto(const std::filesystem::path& kineto, const std::vector<H
 {
   KinetoLinks links;
   auto& ev     = links.ev;
-  json k_root  = parse_json_file(kineto);
-  ev           = read_kineto(kineto, k_root);
+  ev           = read_kineto(load_trace(kineto));
   links.link   = link_host(ops, ev);
   auto& top_of = top.top_of;
   std::unordered_map<size_t, size_t> op_of_event;
@@ -444,12 +422,12 @@ KinetoLinks link_kineto(const std::filesystem::path& kineto, const std::vector<H
 }
 
 /** An empty trace with its metadata: the schema, the converter and the input files. */
-Trace empty_trace(const json& host_root, const std::filesystem::path& host_et, const std::filesystem::path& kineto)
+Trace empty_trace(const json::Document& host, const std::filesystem::path& host_et, const std::filesystem::path& kineto)
 {
   Trace t;
   t.metadata.version = "0.0.4";
-  if (auto s = host_root.find("schema"); s != host_root.end() && s->is_string())
-    t.metadata.attrs.push_back(Attribute::of_string("schema", s->get<std::string>()));
+  if (auto s = host.object().optional("schema"); s && s->is_string())
+    t.metadata.attrs.push_back(Attribute::of_string("schema", s->string()));
   t.metadata.attrs.push_back(Attribute::of_string("converter", "sgai chakra convert"));
   t.metadata.attrs.push_back(Attribute::of_string("host_trace", host_et.filename().string()));
   if (not kineto.empty())
@@ -458,9 +436,12 @@ Trace empty_trace(const json& host_root, const std::filesystem::path& host_et, c
 }
 
 /** A host op's inputs or outputs (values, shapes, types as JSON text), none when it gives none. */
-std::optional<IOInfo> io_of(const json* values, const json* shapes, const json* types)
+std::optional<IOInfo> io_of(const HostOp& op, const char* values_key, const char* shapes_key, const char* types_key)
 {
-  if (values == nullptr && shapes == nullptr && types == nullptr)
+  auto values = op.field(values_key);
+  auto shapes = op.field(shapes_key);
+  auto types  = op.field(types_key);
+  if (not values && not shapes && not types)
     return std::nullopt;
   return IOInfo{values ? values->dump() : "", shapes ? shapes->dump() : "", types ? types->dump() : "", {}};
 }
@@ -483,8 +464,8 @@ uint64_t add_host_node(Trace& t, const HostOp& op, size_t i, const KinetoLinks& 
     n.start_time_micros = static_cast<uint64_t>(links.ev[l->second].ts);
     n.duration_micros   = static_cast<uint64_t>(links.ev[l->second].dur);
   }
-  n.inputs  = io_of(op.inputs, op.input_shapes, op.input_types);
-  n.outputs = io_of(op.outputs, op.output_shapes, op.output_types);
+  n.inputs  = io_of(op, "inputs", "input_shapes", "input_types");
+  n.outputs = io_of(op, "outputs", "output_shapes", "output_types");
   n.attrs.push_back(Attribute::of_bool("is_cpu_op", true));
   n.attrs.push_back(Attribute::of_int64("rf_id", op.rf_id));
   n.attrs.push_back(Attribute::of_int64("tid", op.tid));
@@ -515,7 +496,7 @@ void add_host_collectives(Trace& t, const std::vector<HostOp>& ops, std::unorder
       } else if (p2p) {
         r.point_to_point++;
       }
-      c.attrs.push_back(Attribute::of_int64("comm_size", static_cast<int64_t>(tensor_bytes(ops[k].inputs))));
+      c.attrs.push_back(Attribute::of_int64("comm_size", static_cast<int64_t>(tensor_bytes(ops[k].field("inputs")))));
       t.nodes.push_back(std::move(c));
     }
     for (uint64_t ch : ops[k].children)
@@ -566,7 +547,7 @@ void add_gpu_nodes(Trace& t, const std::vector<HostOp>& ops, const std::unordere
         r.collectives[*type]++;
       }
       gn.attrs.push_back(
-          Attribute::of_int64("comm_size", static_cast<int64_t>(anc ? tensor_bytes(ops[*anc].inputs) : 0)));
+          Attribute::of_int64("comm_size", static_cast<int64_t>(anc ? tensor_bytes(ops[*anc].field("inputs")) : 0)));
     } else {
       gn.type = NodeType::comp;
     }
@@ -582,8 +563,8 @@ Trace convert_pytorch(const std::filesystem::path& host_et, const std::filesyste
 {
   ConversionReport local;
   ConversionReport& r       = report ? *report : local;
-  json host_root            = parse_json_file(host_et);
-  auto ops                  = read_host_ops(host_et, host_root);
+  json::Document host       = load_trace(host_et);
+  auto ops                  = read_host_ops(host);
   auto by_id                = index_by_id(host_et, ops);
   std::vector<size_t> order = link_children(ops, by_id);
   check_no_cycle(host_et, ops, by_id);
@@ -592,7 +573,7 @@ Trace convert_pytorch(const std::filesystem::path& host_et, const std::filesyste
   if (not kineto.empty())
     links = link_kineto(kineto, ops, top, r);
 
-  Trace t          = empty_trace(host_root, host_et, kineto);
+  Trace t          = empty_trace(host, host_et, kineto);
   uint64_t next_id = 0;
   for (const auto& op : ops)
     next_id = std::max(next_id, op.id + 1);
