@@ -22,13 +22,15 @@ Space Campaign::space() const
 
 namespace {
 
-bool has_pointer(const nlohmann::json& doc, const std::string& pointer)
+/** The document `text` (read as `file`) with each pointer's value replaced by a JSON text: the one
+ *  place a document is edited at pointers. */
+std::string with_values_at(const std::string& text, const std::string& file,
+                           const std::vector<std::pair<std::string, std::string>>& values)
 {
-  try {
-    return doc.contains(nlohmann::json::json_pointer(pointer));
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
+  nlohmann::json doc = json::raw(json::parse(text, file));
+  for (const auto& [pointer, value] : values)
+    doc[nlohmann::json::json_pointer(pointer)] = json::raw(json::parse(value, pointer));
+  return doc.dump(2) + "\n";
 }
 
 std::string number_text(double v)
@@ -61,12 +63,14 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
   } catch (const InputError& bad) {
     ev.fail("the base experiment " + c.experiment.string() + " cannot be read: " + bad.message());
   }
-  nlohmann::json base;
+  json::Document base;
   try {
-    base = nlohmann::json::parse(c.experiment_text);
-  } catch (const nlohmann::json::exception&) {
-    ev.fail("the base experiment " + c.experiment.string() + " is not JSON");
+    base = json::parse(c.experiment_text, c.experiment.string());
+  } catch (const InputError& bad) {
+    ev.fail("the base experiment " + c.experiment.string() +
+            " is not JSON: " + (bad.place().empty() ? "" : bad.place() + ": ") + bad.message());
   }
+  auto has_pointer = [&base](const std::string& pointer) { return base.at(pointer).has_value(); };
   std::set<std::string> names;
   auto pv = root.required("parameters");
   for (const auto& v : pv.array()) {
@@ -77,14 +81,14 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
       o.fail_at("name", "parameter " + quote(p.name) + " again");
     auto ptr  = o.required("pointer");
     p.pointer = ptr.string();
-    if (p.pointer.empty() || p.pointer[0] != '/' || not has_pointer(base, p.pointer))
+    if (p.pointer.empty() || p.pointer[0] != '/' || not has_pointer(p.pointer))
       ptr.fail("the base experiment " + c.experiment.string() + " has nothing at " + quote(p.pointer));
     if (auto vals = o.optional("values")) {
       auto list = vals->array();
       if (list.empty())
         vals->fail("a parameter takes at least one value");
       for (const auto& x : list)
-        p.values.push_back(json::raw(x).dump());
+        p.values.push_back(x.dump());
     }
     if (auto r = o.optional("range")) {
       if (not p.values.empty())
@@ -106,12 +110,12 @@ Campaign parse_campaign(const std::string& text, const std::filesystem::path& fi
     if (auto w = o.optional("with")) {
       json::Object wo = w->object();
       for (const auto& key : wo.take_all_keys()) {
-        if (key.empty() || key[0] != '/' || not has_pointer(base, key))
+        if (key.empty() || key[0] != '/' || not has_pointer(key))
           wo.fail_at(key, "the base experiment " + c.experiment.string() + " has nothing at " + quote(key));
         auto list = wo.required(key);
         std::vector<std::string> texts;
         for (const auto& x : list.array())
-          texts.push_back(json::raw(x).dump());
+          texts.push_back(x.dump());
         if (texts.size() != p.values.size())
           list.fail("a linked pointer takes one value per value of the parameter (" + std::to_string(p.values.size()) +
                     "), not " + std::to_string(texts.size()));
@@ -174,23 +178,23 @@ Campaign read_campaign(const std::filesystem::path& file)
 
 std::string derived_experiment(const Campaign& c, const Point& p)
 {
-  nlohmann::json doc = nlohmann::json::parse(c.experiment_text);
+  std::vector<std::pair<std::string, std::string>> values;
   for (size_t d = 0; d < c.parameters.size(); ++d) {
-    const Parameter& q                           = c.parameters[d];
-    doc[nlohmann::json::json_pointer(q.pointer)] = nlohmann::json::parse(q.values.at(p[d]));
-    for (const auto& [pointer, values] : q.with)
-      doc[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(values.at(p[d]));
+    const Parameter& q = c.parameters[d];
+    values.emplace_back(q.pointer, q.values.at(p[d]));
+    for (const auto& [pointer, texts] : q.with)
+      values.emplace_back(pointer, texts.at(p[d]));
   }
-  return doc.dump(2) + "\n";
+  return with_values_at(c.experiment_text, c.experiment.string(), values);
 }
 
 std::string shown_value(const std::string& json_text)
 {
   try {
-    auto v = nlohmann::json::parse(json_text);
-    if (v.is_string())
-      return v.get<std::string>();
-  } catch (const nlohmann::json::exception&) {
+    auto doc = json::parse(json_text, "value");
+    if (doc.value().is_string())
+      return doc.value().string();
+  } catch (const InputError&) {
   }
   return json_text;
 }
@@ -198,12 +202,12 @@ std::string shown_value(const std::string& json_text)
 double figure_of(const std::string& summary_json, const std::string& pointer)
 {
   try {
-    auto doc = nlohmann::json::parse(summary_json);
-    auto ptr = nlohmann::json::json_pointer(pointer);
-    if (not doc.contains(ptr) || not doc[ptr].is_number())
+    auto doc    = json::parse(summary_json, "summary.json");
+    auto figure = doc.at(pointer);
+    if (not figure || not figure->is_number())
       return std::nan("");
-    return doc[ptr].get<double>();
-  } catch (const nlohmann::json::exception&) {
+    return figure->number();
+  } catch (const InputError&) {
     return std::nan("");
   }
 }

@@ -1,6 +1,7 @@
 #include "core/sweep/slurm.hpp"
 
-#include <nlohmann/json.hpp>
+#include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
 
 #include <set>
 #include <sstream>
@@ -126,19 +127,26 @@ printf '{"exit_status": %d, "task": "%s_%s", "host": "%s", "started": %s, "ended
 
 std::optional<TaskResult> parse_result(const std::string& text)
 {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || not j.is_object() || not j.contains("exit_status") ||
-      not j["exit_status"].is_number_integer())
+  try {
+    auto doc = json::parse(text, "result.json");
+    if (not doc.value().is_object())
+      return std::nullopt;
+    auto o      = doc.object();
+    auto status = o.optional("exit_status");
+    if (not status || not status->is_integer())
+      return std::nullopt;
+    TaskResult r;
+    r.exit_status = status->integer();
+    if (auto v = o.optional("task"); v && v->is_string())
+      r.task = v->string();
+    if (auto v = o.optional("started"); v && v->is_number())
+      r.started = v->number();
+    if (auto v = o.optional("ended"); v && v->is_number())
+      r.ended = v->number();
+    return r;
+  } catch (const InputError&) { // not JSON: a task that died while writing it, or no sgai task's
     return std::nullopt;
-  TaskResult r;
-  r.exit_status = j["exit_status"].get<int64_t>();
-  if (j.contains("task") && j["task"].is_string())
-    r.task = j["task"].get<std::string>();
-  if (j.contains("started") && j["started"].is_number())
-    r.started = j["started"].get<double>();
-  if (j.contains("ended") && j["ended"].is_number())
-    r.ended = j["ended"].get<double>();
-  return r;
+  }
 }
 
 } // namespace sgai::sweep::slurm

@@ -6,6 +6,7 @@
  * The page (tools/web/sweep.html) is compiled in; its API answers JSON: GET /api/state, POST
  * /api/suggest {"runs", "exploitation"}, POST /api/accept {"points": [...]}. */
 #include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
 #include "core/sweep/assistant.hpp"
 #include "core/sweep/campaign.hpp"
 #include "core/sweep/folder.hpp"
@@ -210,6 +211,38 @@ int run_accept(const ServeArgs& a)
   return 0;
 }
 
+/** The page's requests (external input, read as strictly as a file; keys beyond these are left
+ *  alone). A bad one is an InputError naming "request body", the place and the value. */
+struct SuggestRequest {
+  uint64_t runs       = 10;
+  double exploitation = 0.66;
+};
+
+SuggestRequest read_suggest_request(const std::string& body)
+{
+  auto doc = sgai::json::parse(body, "request body");
+  auto o   = doc.object();
+  SuggestRequest q;
+  if (auto v = o.optional("runs"))
+    q.runs = uint64_t(v->integer(0));
+  if (auto v = o.optional("exploitation"))
+    q.exploitation = v->number();
+  return q;
+}
+
+std::vector<uint64_t> read_accept_request(const std::string& body, const Space& space)
+{
+  auto doc = sgai::json::parse(body, "request body");
+  std::vector<uint64_t> points;
+  for (const auto& p : doc.object().required("points").array()) {
+    auto point = p.as_uint64();
+    if (not point || *point >= space.count())
+      p.fail("not a point of the space: " + p.shown() + " (0 to " + std::to_string(space.count() - 1) + ")");
+    points.push_back(*point);
+  }
+  return points;
+}
+
 int run_serve(const ServeArgs& a)
 {
   Campaign c  = read_campaign(a.campaign);
@@ -238,13 +271,15 @@ int run_serve(const ServeArgs& a)
   });
   server.Post("/api/suggest", [&](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> l(m);
-    auto body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || not body.is_object() || not body.value("runs", json(1)).is_number_unsigned() ||
-        not body.value("exploitation", json(0.0)).is_number())
-      return fail(res, 400, "expected {\"runs\": a count, \"exploitation\": a number in [0, 1]}");
+    SuggestRequest q;
+    try {
+      q = read_suggest_request(req.body);
+    } catch (const InputError& e) {
+      return fail(res, 400, e.what());
+    }
     try {
       CampaignStore store(db, c);
-      make_suggestion(c, space, store, body.value("runs", uint64_t(10)), body.value("exploitation", 0.66));
+      make_suggestion(c, space, store, q.runs, q.exploitation);
       res.set_content(state_json(c, space, store).dump(), "application/json");
     } catch (const std::exception& e) {
       fail(res, 400, e.what());
@@ -252,14 +287,11 @@ int run_serve(const ServeArgs& a)
   });
   server.Post("/api/accept", [&](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> l(m);
-    auto body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || not body.is_object() || not body.contains("points") || not body["points"].is_array())
-      return fail(res, 400, "expected {\"points\": [point indices]}");
     std::vector<uint64_t> points;
-    for (const auto& p : body["points"]) {
-      if (not p.is_number_unsigned() || p.get<uint64_t>() >= space.count())
-        return fail(res, 400, "not a point of the space: " + p.dump());
-      points.push_back(p.get<uint64_t>());
+    try {
+      points = read_accept_request(req.body, space);
+    } catch (const InputError& e) {
+      return fail(res, 400, e.what());
     }
     try {
       CampaignStore store(db, c);
