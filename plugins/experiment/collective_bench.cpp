@@ -4,6 +4,7 @@
 #include "chakra/generate.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
 #include "core/foundation/units.hpp"
 #include "generators/platform/platform.hpp"
 #include "plugins/experiment/generated.hpp"
@@ -221,12 +222,9 @@ BenchResult read_rows(const std::filesystem::path& out, const BenchOptions& a, c
     throw RunError("the replay gave " + std::to_string(ns.size()) + " collectives for " + std::to_string(sizes.size()) +
                    " sizes");
   BenchResult result;
-  {
-    std::ifstream s(out / "summary.json");
-    auto j = nlohmann::json::parse(s, nullptr, false);
-    if (j.is_object() && j.contains("network_model"))
-      result.network_model = j["network_model"].get<std::string>();
-  }
+  auto summary = json::load(out / "summary.json"); // the run's own: present and well formed
+  if (auto model = summary.object().optional("network_model"))
+    result.network_model = model->string();
   const auto n     = static_cast<uint32_t>(a.gpus);
   double sum_busbw = 0;
   for (size_t i = 0; i < sizes.size(); i++) {

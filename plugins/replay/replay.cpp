@@ -6,9 +6,9 @@
 
 #include "chakra/feeder.hpp"
 #include "core/foundation/error.hpp"
+#include "core/foundation/json.hpp"
 #include "core/foundation/numbers.hpp"
 
-#include <nlohmann/json.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -255,22 +255,32 @@ struct Replay::Impl {
     const std::string& v = n.inputs->values;
     if (v.size() < 4 || v.compare(0, 2, "['") != 0 || v.compare(v.size() - 2, 2, "']") != 0)
       return;
-    nlohmann::json groups = nlohmann::json::parse(v.substr(2, v.size() - 4), nullptr, false);
-    if (not groups.is_array())
+    json::Document doc;
+    try {
+      doc = json::parse(v.substr(2, v.size() - 4), "process groups");
+    } catch (const InputError&) {
+      return; // not JSON: not PyTorch's process groups
+    }
+    if (not doc.value().is_array())
       return;
     Job& job = *r.job;
-    for (const auto& g : groups) {
-      if (not g.is_object() || not g.contains("pg_name") || not g["pg_name"].is_string())
+    for (const auto& g : doc.value().array()) {
+      if (not g.is_object())
         continue;
-      std::string name = g["pg_name"].get<std::string>();
+      auto go = g.object();
+      auto pg = go.optional("pg_name");
+      if (not pg || not pg->is_string())
+        continue;
+      std::string name = pg->string();
       std::vector<uint32_t> ranks;
-      if (g.contains("ranks") && g["ranks"].is_array())
-        for (const auto& x : g["ranks"]) {
-          if (not x.is_number_integer() || x.get<int64_t>() < 0 || x.get<uint64_t>() >= job.ranks.size())
+      if (auto list = go.optional("ranks"); list && list->is_array())
+        for (const auto& x : list->array()) {
+          auto rank = x.as_uint64();
+          if (not rank || *rank >= job.ranks.size())
             fail(r, &n,
                  "process group " + quote(name) + " lists rank " + x.dump() + ", which the job of " +
                      std::to_string(job.ranks.size()) + " ranks does not have");
-          ranks.push_back(x.get<uint32_t>());
+          ranks.push_back(static_cast<uint32_t>(*rank));
         }
       if (ranks.empty())
         ranks = job.world;
