@@ -4,10 +4,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
-#include "core/foundation/json_raw.hpp"
 #include "core/foundation/json_writer.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -188,30 +185,22 @@ void write_node(json::Writer& w, const Node& n)
 /** An optional field: absent is fine, null is not (jsonize never writes null: leave the key out). */
 std::optional<json::Value> given(json::Object& o, std::string_view key, const char* expected)
 {
-  auto keys = o.keys();
-  if (not o.has(key) && std::find(keys.begin(), keys.end(), key) != keys.end())
+  if (o.contains(key) && not o.has(key))
     o.fail_at(std::string(key), "null: expected " + std::string(expected) + " (or no '" + std::string(key) + "' key)");
   return o.optional(key);
 }
 
 uint64_t read_uint(const json::Value& v)
 {
-  const auto& r = json::raw(v);
-  if (r.is_number_unsigned())
-    return r.get<uint64_t>();
-  if (r.is_number_integer() && r.get<int64_t>() >= 0)
-    return static_cast<uint64_t>(r.get<int64_t>());
+  if (auto u = v.as_uint64())
+    return *u;
   v.fail("expected a whole number >= 0, got " + v.shown());
 }
 
 int64_t read_int(const json::Value& v, int64_t min, int64_t max)
 {
-  const auto& r = json::raw(v);
-  if (r.is_number_integer() && not r.is_number_unsigned())
-    if (int64_t i = r.get<int64_t>(); i >= min && i <= max)
-      return i;
-  if (r.is_number_unsigned() && r.get<uint64_t>() <= static_cast<uint64_t>(max))
-    return static_cast<int64_t>(r.get<uint64_t>());
+  if (auto i = v.as_int64(); i && *i >= min && *i <= max)
+    return *i;
   v.fail("expected a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + v.shown());
 }
 

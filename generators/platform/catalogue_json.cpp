@@ -7,8 +7,6 @@
 #include "core/foundation/json.hpp"
 #include "generators/platform/platform.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>

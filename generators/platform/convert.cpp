@@ -135,6 +135,21 @@ std::pair<std::string, std::string> import_origin(const std::string& place, cons
   return {map.string(), place};
 }
 
+/** The cores of a processor type of a machine map's types (0 when it gives none); an error at `po`'s
+ *  type when the map does not define that type. The types are copied verbatim into the platform,
+ *  whose check reads the rest. */
+int64_t processor_cores(const json::Value& types, const std::string& type, const json::Object& po)
+{
+  std::optional<json::Value> entry;
+  if (types.is_object())
+    if (auto all = types.object().optional("processor_types"); all && all->is_object())
+      entry = all->object().optional(type);
+  if (not entry)
+    po.fail_at("type", "unknown processor type " + quote(type) + " (define it in the map's types.processor_types)");
+  auto cores = entry->object().optional("cores");
+  return cores ? cores->integer(0, 1 << 24) : 0;
+}
+
 } // namespace
 
 void convert_hdeeprm(const std::filesystem::path& file, const std::vector<std::filesystem::path>& catalogues,
@@ -251,12 +266,7 @@ void import_accasim(const std::filesystem::path& config, const std::filesystem::
       auto type   = po.required("type").string();
       auto number = po.required("number").integer(1, 1 << 16);
       po.finish({"type", "number"});
-      const auto& ptypes =
-          json::raw(mtypes).contains("processor_types") ? json::raw(mtypes)["processor_types"] : nlohmann::json();
-      if (not ptypes.contains(type))
-        po.fail_at("type", "unknown processor type " + quote(type) + " (define it in the map's types.processor_types)");
-      int64_t pc = ptypes[type].value("cores", 0);
-      mapped += number * pc;
+      mapped += number * processor_cores(mtypes, type, po);
       used_processors.insert(type);
       plist.push_back({{"type", type}, {"number", number}});
     }

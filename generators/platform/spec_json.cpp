@@ -3,11 +3,8 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
-#include "core/foundation/json_raw.hpp"
 #include "generators/platform/catalogue_json.hpp"
 #include "generators/platform/platform.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <set>
 
@@ -406,7 +403,7 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
 
   if (auto jl = o.optional("job_limits")) {
     jl->object(); // must be an object; kept verbatim for the resource hierarchy
-    spec.job_limits_json = json::raw(*jl).dump();
+    spec.job_limits_json = jl->dump();
   }
 
   if (versioned)

@@ -303,7 +303,7 @@ Workload read_document(const json::Document& doc, const std::filesystem::path& f
 
   if (auto jl = o.optional("job_limits")) {
     jl->object();
-    w.job_limits_json = json::raw(*jl).dump();
+    w.job_limits_json = jl->dump();
   }
   static const std::vector<std::string> ignored = {"description", "command", "date", "comments", "sgai"};
   for (const auto& k : ignored)

@@ -392,7 +392,7 @@ Profile detail::parse_profile(const std::string& name, const Value& v, const std
     for (const auto& key : o.keys())
       if (std::find(own.begin(), own.end(), key) == own.end()) {
         auto f = o.required(key);
-        p.custom_fields.emplace_back(key, json::raw(f).dump());
+        p.custom_fields.emplace_back(key, f.dump());
       }
   }
   std::vector<std::string> accepted = common_profile_keys();
@@ -444,18 +444,20 @@ const std::string& custom_field(const Profile& p, const std::string& key)
 
 double Profile::custom_number(const std::string& key) const
 {
-  auto j = nlohmann::json::parse(custom_field(*this, key));
-  if (not j.is_number())
-    throw std::invalid_argument("profile " + name + ": field " + key + " is " + j.dump() + ", not a number");
-  return j.get<double>();
+  auto doc = json::parse(custom_field(*this, key), "profile " + name);
+  auto v   = doc.value();
+  if (not v.is_number())
+    throw std::invalid_argument("profile " + name + ": field " + key + " is " + v.dump() + ", not a number");
+  return v.number();
 }
 
 std::string Profile::custom_string(const std::string& key) const
 {
-  auto j = nlohmann::json::parse(custom_field(*this, key));
-  if (not j.is_string())
-    throw std::invalid_argument("profile " + name + ": field " + key + " is " + j.dump() + ", not a string");
-  return j.get<std::string>();
+  auto doc = json::parse(custom_field(*this, key), "profile " + name);
+  auto v   = doc.value();
+  if (not v.is_string())
+    throw std::invalid_argument("profile " + name + ": field " + key + " is " + v.dump() + ", not a string");
+  return v.string();
 }
 
 const char* to_string(ProfileType t)

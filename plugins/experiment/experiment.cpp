@@ -3,6 +3,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
+#include "core/foundation/json_raw.hpp"
 #include "core/foundation/numbers.hpp"
 #include "generators/platform/platform.hpp"
 #include "plugins/sim/energy.hpp"
@@ -23,10 +24,11 @@ namespace sgai::experiment {
 
 namespace {
 
-const nlohmann::json& empty_options()
+/** The options of a component that gives none: an empty object, at `pointer` of `file`. */
+json::Object empty_options(const std::string& pointer, std::shared_ptr<const std::string> file)
 {
-  static const nlohmann::json empty = nlohmann::json::object();
-  return empty;
+  static const json::Document empty = json::parse("{}", "no options");
+  return json::Object(empty.root.get(), pointer, std::move(file));
 }
 
 std::filesystem::path resolve_path(const std::filesystem::path& base, const std::string& p)
@@ -185,7 +187,7 @@ Configured configure(const std::string& text, const std::string& file, const std
     if (auto ov = co.optional("options"))
       opts.emplace(ov->object());
     else
-      opts.emplace(&empty_options(), json::child_pointer(co.pointer(), "options"), doc.file);
+      opts.emplace(empty_options(json::child_pointer(co.pointer(), "options"), doc.file));
     std::string name;
     if (auto n = co.optional("name")) {
       name = n->string();
@@ -364,7 +366,7 @@ Result run_configured(Configured configured, const std::string& file, const std:
   config["platform"]        = e.platform_file.string();
   config["simgrid_args"]    = e.simgrid_args;
   config["network_model"]   = simulation.network_model();
-  config["input"]           = text.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(text);
+  config["input"]           = text.empty() ? nlohmann::json(nullptr) : json::raw(json::parse(text, file));
   write_file_atomically(out / "config.json", config.dump(2) + "\n");
   result.outputs.push_back({(out / "config.json").string(), "the full configuration and seed"});
 

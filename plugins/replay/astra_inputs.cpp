@@ -3,9 +3,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
-#include "core/foundation/json_raw.hpp"
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -294,7 +292,7 @@ std::map<std::string, std::vector<uint32_t>> read_comm_groups(const std::filesys
   auto doc = json::load(path);
   auto o   = doc.object();
   std::map<std::string, std::vector<uint32_t>> groups;
-  if (json::raw(doc).contains("")) // keys() leaves the empty key out, as a comment
+  if (o.contains("")) // keys() leaves the empty key out, as a comment
     check_group_id(o, "");
   for (const auto& key : o.take_all_keys()) {
     auto v = o.required(key);
