@@ -3,7 +3,9 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/numbers.hpp"
 #include "plugins/batch/energy_ledger.hpp"
+#include "plugins/batch/executors.hpp"
 #include "plugins/batch/history.hpp"
+#include "plugins/batch/hosts.hpp"
 #include "plugins/batch/profiles/profile_run.hpp"
 #include "plugins/platform_sim/inspect.hpp"
 #include "plugins/sim/energy.hpp"
@@ -44,7 +46,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /** The scheduler's hold of a host's cores while it sleeps or switches: kHoldKey + host index. */
 constexpr uint32_t kHoldKey = 0x80000000U;
 static_assert(scheduling::kNoJob >= kHoldKey, "a free core's owner is no job: owner < kHoldKey means a job runs there");
-/** Owner::job of a switch's execution (Owner::index: the host). */
+/** The job of a switch's chunk and execution (its stage, Owner::index: the host). */
 constexpr uint32_t kPowerOwner = std::numeric_limits<uint32_t>::max();
 } // namespace
 
@@ -157,11 +159,10 @@ scheduling::Resources resources_from_engine(uint32_t max_cores)
 /* The manager is one S4U actor. Its event loop sleeps on a semaphore until the next dated event
  * (a submission, the end of a delay stage, a walltime) or until the end of a stage's executions
  * posts a message (O(1): the execution is looked up in a hash map and its stage counted down).
- * Executions are started and waited for by a pool of executor actors, each holding at most kChunk
- * of them (SimGrid 3.32 searches an actor's activity list at every completion, so the lists stay
- * short); executors are reused, not made per job. Jobs run as few executions as their profile
- * allows (one per host, with a thread per core, or one parallel task). */
-class WorkloadManager::Impl {
+ * Executions are started and waited for by a pool of executor actors (executors.hpp). Jobs run as
+ * few executions as their profile allows (one per host, with a thread per core, or one parallel
+ * task). */
+class WorkloadManager::Impl : public ExecutorPool::Client {
 public:
   Impl(const workload::Workload& w, scheduling::Resources resources, const platform::Platform* platform,
        const ManagerConfig& config)
@@ -175,6 +176,7 @@ public:
       , state_(r_)
       , sched_(state_, config.scheduler)
       , job_energy_(w.jobs.size(), 0.0)
+      , pool_(*this, hosts_)
   {
     if (r_.cores.empty())
       throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
@@ -192,22 +194,22 @@ public:
         throw InputError(w_.source, "", "job " + quote(j.id) + ": " + why);
     }
     hist_.records.resize(w.jobs.size());
-    host_cores_.resize(r_.host_names.size());
-    host_processors_.resize(r_.host_names.size());
-    processor_hosts_.resize(r_.processors.size());
+    hosts_.cores.resize(r_.host_names.size());
+    hosts_.processors.resize(r_.host_names.size());
+    hosts_.of_processor.resize(r_.processors.size());
     for (uint32_t c = 0; c < r_.core_count(); c++) {
       const scheduling::Core& core = r_.cores[c];
-      host_cores_[core.host].push_back(c);
-      auto& hp = host_processors_[core.host];
+      hosts_.cores[core.host].push_back(c);
+      auto& hp = hosts_.processors[core.host];
       if (hp.empty() || hp.back() != core.processor)
         hp.push_back(core.processor);
-      auto& ph = processor_hosts_[core.processor];
+      auto& ph = hosts_.of_processor[core.processor];
       if (ph.empty() || ph.back() != core.host)
         ph.push_back(core.host);
     }
-    for (uint32_t h = 0; h < host_cores_.size(); h++)
-      if (not host_cores_[h].empty())
-        used_hosts_.push_back(h);
+    for (uint32_t h = 0; h < hosts_.cores.size(); h++)
+      if (not hosts_.cores[h].empty())
+        hosts_.used.push_back(h);
     if (platform_ && cfg_.interference) {
       const auto& names = platform_->cpu_pstate_names;
       auto find         = [&](const char* n) {
@@ -249,14 +251,11 @@ public:
   std::unique_ptr<EnergyLedger> ledger_;
   std::shared_ptr<bool> host_state_changed_ = std::make_shared<bool>(false); ///< by SimGrid, not us
   std::shared_ptr<Impl*> alive_ = std::make_shared<Impl*>(this); ///< null once destroyed (for SimGrid's callbacks)
-  ~Impl() { *alive_ = nullptr; }
+  ~Impl() override { *alive_ = nullptr; }
   bool ledger_always_read_ = false;
 
-  std::vector<sg4::Host*> hosts_;
-  std::vector<std::vector<uint32_t>> host_cores_;
-  std::vector<std::vector<uint32_t>> host_processors_;
-  std::vector<std::vector<uint32_t>> processor_hosts_;
-  std::vector<uint32_t> used_hosts_;
+  HostMap hosts_;
+  ExecutorPool pool_;
 
   // ------------------------------------------------------------------ running jobs and their stages
   struct Run {
@@ -329,7 +328,7 @@ public:
   std::unique_ptr<scheduling::PowerPolicy> power_;
   bool first_submitted_       = false;
   uint32_t cores_per_machine_ = 1;
-  std::vector<uint32_t> host_machine_; ///< host index -> machine (index in used_hosts_)
+  std::vector<uint32_t> host_machine_; ///< host index -> machine (index in hosts_.used)
 
   // P-states and interference
   bool interference_ = false;
@@ -343,20 +342,20 @@ public:
 
   void bind_hosts()
   {
-    hosts_.assign(r_.host_names.size(), nullptr);
+    hosts_.sg.assign(r_.host_names.size(), nullptr);
     bool energy = true;
-    for (uint32_t h : used_hosts_) {
-      hosts_[h] = sg4::Host::by_name_or_null(r_.host_names[h]);
-      if (hosts_[h] == nullptr)
+    for (uint32_t h : hosts_.used) {
+      hosts_.sg[h] = sg4::Host::by_name_or_null(r_.host_names[h]);
+      if (hosts_.sg[h] == nullptr)
         throw RunError("host " + r_.host_names[h] + " of the resource hierarchy is not in the simulation");
-      if (hosts_[h]->get_property("wattage_per_state") == nullptr)
+      if (hosts_.sg[h]->get_property("wattage_per_state") == nullptr)
         energy = false;
     }
     for (uint32_t h : r_.storage_hosts) // storage profiles' transfers; their energy is not the jobs'
-      hosts_[h] = sg4::Host::by_name(r_.host_names[h]);
+      hosts_.sg[h] = sg4::Host::by_name(r_.host_names[h]);
     // Without energy (a host lacks wattage_per_state) the energy figures are empty; the run's
     // summary says why, once.
-    ledger_ = std::make_unique<EnergyLedger>(hosts_, job_energy_);
+    ledger_ = std::make_unique<EnergyLedger>(hosts_.sg, job_energy_);
     if (not energy)
       ledger_->disable();
     // Under the ptask model a job's rate follows the network: SimGrid changes hosts' power on its
@@ -366,16 +365,16 @@ public:
       ledger_->read_always();
     sg4::Host::on_state_change_cb([flag = host_state_changed_](const sg4::Host&) { *flag = true; });
     hist_.energy = energy;
-    host_pstate_.assign(hosts_.size(), 0);
-    for (uint32_t h : used_hosts_)
-      host_pstate_[h] = static_cast<int>(hosts_[h]->get_pstate());
-    mstate_.assign(hosts_.size(), scheduling::MachineState::idle);
-    state_since_.assign(hosts_.size(), sg4::Engine::get_clock());
-    in_state_[static_cast<size_t>(scheduling::MachineState::idle)] = static_cast<uint32_t>(used_hosts_.size());
-    hist_.machine_count                                            = static_cast<uint32_t>(used_hosts_.size());
-    host_machine_.assign(hosts_.size(), 0);
-    for (uint32_t k = 0; k < used_hosts_.size(); k++)
-      host_machine_[used_hosts_[k]] = k;
+    host_pstate_.assign(hosts_.sg.size(), 0);
+    for (uint32_t h : hosts_.used)
+      host_pstate_[h] = static_cast<int>(hosts_.sg[h]->get_pstate());
+    mstate_.assign(hosts_.sg.size(), scheduling::MachineState::idle);
+    state_since_.assign(hosts_.sg.size(), sg4::Engine::get_clock());
+    in_state_[static_cast<size_t>(scheduling::MachineState::idle)] = static_cast<uint32_t>(hosts_.used.size());
+    hist_.machine_count                                            = static_cast<uint32_t>(hosts_.used.size());
+    host_machine_.assign(hosts_.sg.size(), 0);
+    for (uint32_t k = 0; k < hosts_.used.size(); k++)
+      host_machine_[hosts_.used[k]] = k;
     if (cfg_.power || not cfg_.switches.empty())
       bind_power(energy);
   }
@@ -387,15 +386,15 @@ public:
     switching_              = true;
     const std::string& file = cfg_.platform_file.empty() ? w_.source : cfg_.platform_file;
     const char* why         = cfg_.power ? "the energy policy switches machines off and on" : "switches are requested";
-    sleep_ps_.assign(hosts_.size(), scheduling::SleepPStates{});
-    compute_ps_.assign(hosts_.size(), 0);
-    wakable_at_.assign(hosts_.size(), 0);
-    on_at_.assign(hosts_.size(), 0);
-    switched_at_.assign(hosts_.size(), 0);
+    sleep_ps_.assign(hosts_.sg.size(), scheduling::SleepPStates{});
+    compute_ps_.assign(hosts_.sg.size(), 0);
+    wakable_at_.assign(hosts_.sg.size(), 0);
+    on_at_.assign(hosts_.sg.size(), 0);
+    switched_at_.assign(hosts_.sg.size(), 0);
     cores_per_machine_ = std::numeric_limits<uint32_t>::max();
-    for (uint32_t h : used_hosts_) {
-      sg4::Host* host    = hosts_[h];
-      cores_per_machine_ = std::min(cores_per_machine_, static_cast<uint32_t>(host_cores_[h].size()));
+    for (uint32_t h : hosts_.used) {
+      sg4::Host* host    = hosts_.sg[h];
+      cores_per_machine_ = std::min(cores_per_machine_, static_cast<uint32_t>(hosts_.cores[h].size()));
       if (not energy && host->get_property("wattage_per_state") == nullptr)
         throw InputError(file, "host " + quote(host->get_name()),
                          std::string("no wattage_per_state, and ") + why +
@@ -428,14 +427,14 @@ public:
     }
     for (const auto& sw : cfg_.switches) {
       auto it =
-          std::find_if(used_hosts_.begin(), used_hosts_.end(), [&](uint32_t h) { return r_.host_names[h] == sw.host; });
-      if (it == used_hosts_.end())
+          std::find_if(hosts_.used.begin(), hosts_.used.end(), [&](uint32_t h) { return r_.host_names[h] == sw.host; });
+      if (it == hosts_.used.end())
         throw InputError(cfg_.power_source, "", "switch of host " + quote(sw.host) + ", which runs no jobs here");
       timed_.push({sw.t, seq_++, *it, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
     }
     if (cfg_.power) {
       ensured_sleep_ = scheduling::ensured_sleep_time(*cfg_.power);
-      power_ = std::make_unique<scheduling::PowerPolicy>(*cfg_.power, static_cast<uint32_t>(used_hosts_.size()));
+      power_ = std::make_unique<scheduling::PowerPolicy>(*cfg_.power, static_cast<uint32_t>(hosts_.used.size()));
     }
   }
 
@@ -471,7 +470,7 @@ public:
     if (mstate_[h] != scheduling::MachineState::idle && mstate_[h] != scheduling::MachineState::computing)
       return;
     bool busy = false;
-    for (uint32_t c : host_cores_[h])
+    for (uint32_t c : hosts_.cores[h])
       if (state_.owner(c) < kHoldKey) { // (free: kNoJob; held for a switch: a hold key)
         busy = true;
         break;
@@ -481,7 +480,7 @@ public:
 
   void set_host_pstate(uint32_t h, int ps, double now)
   {
-    hosts_[h]->set_pstate(static_cast<unsigned long>(ps));
+    hosts_.sg[h]->set_pstate(static_cast<unsigned long>(ps));
     host_pstate_[h] = ps;
     record_pstate(now, h, ps);
     ledger_->observe({h});
@@ -491,11 +490,9 @@ public:
   void launch_switch(uint32_t h)
   {
     switches_in_flight_++;
-    Chunk c{kPowerOwner, h, {}};
+    ExecutorPool::Chunk c{kPowerOwner, h, {}};
     c.items.emplace_back(ExecSpec{{h}, {1.0}, {}, 1}, 0);
-    Executor* x = idle_executor();
-    x->chunk    = std::move(c);
-    x->go->release();
+    pool_.run(std::move(c));
   }
 
   void switch_off(uint32_t h, double now)
@@ -505,7 +502,7 @@ public:
                      to_string(mstate_[h]) + " (only an idle machine can be switched off)");
     set_mstate(h, scheduling::MachineState::switching_off, now);
     switched_at_[h] = now;
-    sched_.hold(kHoldKey + h, host_cores_[h], now, kInf);
+    sched_.hold(kHoldKey + h, hosts_.cores[h], now, kInf);
     set_host_pstate(h, sleep_ps_[h].off, now);
     hist_.machine_switches++;
     launch_switch(h);
@@ -519,7 +516,7 @@ public:
     set_mstate(h, scheduling::MachineState::switching_on, now);
     switched_at_[h] = now;
     set_host_pstate(h, sleep_ps_[h].on, now);
-    on_at_[h] = now + 1 / hosts_[h]->get_speed();
+    on_at_[h] = now + 1 / hosts_.sg[h]->get_speed();
     // the scheduler plans with the policy's switch-on time, as batsched does (its switch-on "fake
     // job"; batsched adds its 5 s delay to it as to every job's requested time, a shift that
     // changes no decision), scripted switches with the real one
@@ -546,9 +543,9 @@ public:
   void apply(const scheduling::PowerDecision& d, double now)
   {
     for (uint32_t m : d.switch_off)
-      switch_off(used_hosts_[m], now);
+      switch_off(hosts_.used[m], now);
     for (uint32_t m : d.switch_on)
-      switch_on(used_hosts_[m], now);
+      switch_on(hosts_.used[m], now);
     hist_.grouped_switches += (d.switch_off.empty() ? 0 : 1) + (d.switch_on.empty() ? 0 : 1);
   }
 
@@ -563,9 +560,9 @@ public:
 
   std::vector<scheduling::MachineView> machines() const
   {
-    std::vector<scheduling::MachineView> m(used_hosts_.size());
-    for (size_t k = 0; k < used_hosts_.size(); k++) {
-      uint32_t h       = used_hosts_[k];
+    std::vector<scheduling::MachineView> m(hosts_.used.size());
+    for (size_t k = 0; k < hosts_.used.size(); k++) {
+      uint32_t h       = hosts_.used[k];
       m[k].state       = mstate_[h];
       m[k].free_at     = 0;
       m[k].wakable_at  = wakable_at_[h];
@@ -606,10 +603,10 @@ public:
         }
       weights.emplace_back(job, 1.0);
     };
-    for (uint32_t c : host_cores_[h])
+    for (uint32_t c : hosts_.cores[h])
       add(c);
     if (weights.empty())
-      for (uint32_t p : host_processors_[h]) {
+      for (uint32_t p : hosts_.processors[h]) {
         const scheduling::Processor& pr = r_.processors[p];
         for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
           add(c);
@@ -624,15 +621,15 @@ public:
   {
     // (a mark per host, not a std::set: a wide job touches thousands)
     std::vector<uint32_t> hosts;
-    if (host_mark_.size() != host_cores_.size())
-      host_mark_.assign(host_cores_.size(), 0);
+    if (host_mark_.size() != hosts_.cores.size())
+      host_mark_.assign(hosts_.cores.size(), 0);
     uint32_t last = UINT32_MAX;
     for (uint32_t c : cores) {
       uint32_t p = r_.cores[c].processor;
       if (p == last) // (a run of cores of one processor: its hosts once)
         continue;
       last = p;
-      for (uint32_t h : processor_hosts_[p])
+      for (uint32_t h : hosts_.of_processor[p])
         if (not host_mark_[h]) {
           host_mark_[h] = 1;
           hosts.push_back(h);
@@ -651,12 +648,12 @@ public:
   int desired_pstate(uint32_t h) const
   {
     bool busy = false, over = false, active = false;
-    for (uint32_t c : host_cores_[h])
+    for (uint32_t c : hosts_.cores[h])
       if (not state_.is_free(c)) {
         busy = true;
         break;
       }
-    for (uint32_t p : host_processors_[h]) {
+    for (uint32_t p : hosts_.processors[h]) {
       over   = over || state_.processor_over_utilized(p);
       active = active || state_.processor_busy_cores(p) > 0;
     }
@@ -695,13 +692,13 @@ public:
         over_since_[p] = -1;
       }
       if (interference_)
-        for (uint32_t h : processor_hosts_[p]) {
+        for (uint32_t h : hosts_.of_processor[p]) {
           if (switching_ && mstate_[h] != scheduling::MachineState::idle &&
               mstate_[h] != scheduling::MachineState::computing)
             continue; // asleep or switching: its P-state is the switch's
           int want = desired_pstate(h);
           if (want != host_pstate_[h]) {
-            hosts_[h]->set_pstate(static_cast<unsigned long>(want));
+            hosts_.sg[h]->set_pstate(static_cast<unsigned long>(want));
             host_pstate_[h] = want;
             record_pstate(now, h, want);
           }
@@ -715,7 +712,7 @@ public:
         if (not state_.is_free(c) && state_.owner(c) < kHoldKey) { // (not a sleeping machine)
           if (uint32_t h = r_.cores[c].host; h != last_host) {     // (a processor's cores share a host but
             last_host = h;                                         // at core granularity)
-            speed     = hosts_[h]->get_speed();
+            speed     = hosts_.sg[h]->get_speed();
           }
           flops += speed;
         }
@@ -769,7 +766,7 @@ public:
     for (auto& spec : stage->execs) {
       run.on_hosts.emplace_back();
       for (uint32_t h : spec.hosts)
-        if (not host_cores_[h].empty()) // (a storage host is not the manager's: its energy is not read)
+        if (not hosts_.cores[h].empty()) // (a storage host is not the manager's: its energy is not read)
           run.on_hosts.back().push_back(h);
       all_hosts.insert(all_hosts.end(), run.on_hosts.back().begin(), run.on_hosts.back().end());
     }
@@ -782,13 +779,11 @@ public:
     // its chunk and waits for it (SimGrid 3.32 searches an actor's list of activities at every
     // completion: bounded lists keep a completion O(kChunk), whatever the width of the job).
     run.execs.assign(stage->execs.size(), nullptr);
-    for (size_t first = 0; first < stage->execs.size(); first += kChunk) {
-      Chunk c{job, run.stage, {}};
-      for (size_t i = first; i < std::min(stage->execs.size(), first + kChunk); i++)
+    for (size_t first = 0; first < stage->execs.size(); first += ExecutorPool::kChunk) {
+      ExecutorPool::Chunk c{job, run.stage, {}};
+      for (size_t i = first; i < std::min(stage->execs.size(), first + ExecutorPool::kChunk); i++)
         c.items.emplace_back(std::move(stage->execs[i]), static_cast<uint32_t>(i));
-      Executor* x = idle_executor();
-      x->chunk    = std::move(c);
-      x->go->release();
+      pool_.run(std::move(c));
     }
     // The hosts draw more from now on (the running total of energy follows every power change).
     ledger_->observe(all_hosts);
@@ -801,7 +796,7 @@ public:
    *  its stage counts down here and the manager is not woken; its hosts, idle now while the job
    *  holds them, reach the energy ledger at the manager's next step (quiet_). (Only the manager's
    *  actor touches the ledger: its readings are simcalls, where other actors may run.) */
-  void exec_ended(const sg4::Activity& a, bool ok)
+  void ended(const sg4::Activity& a, bool ok) override
   {
     auto it = owner_.find(&a);
     if (it == owner_.end())
@@ -851,98 +846,23 @@ public:
       ended_.push_back({o.job, run.stage, run.ok});
   }
 
-  // ------------------------------------------------------------------------------ executors
-
-  static constexpr size_t kChunk = 64; ///< executions per executor at most
-  struct Chunk {
-    uint32_t job;
-    uint32_t stage;
-    std::vector<std::pair<ExecSpec, uint32_t>> items; ///< (what, index in the stage)
-  };
-  struct Executor {
-    sg4::SemaphorePtr go = sg4::Semaphore::create(0);
-    std::optional<Chunk> chunk;
-    std::vector<sg4::ActivityPtr> pending; ///< started, waited for (as activities: Exec::wait_any would
-                                           ///< convert the list at every call)
-  };
-  std::vector<std::unique_ptr<Executor>> executors_;
-  std::vector<Executor*> idle_;
-
-  Executor* idle_executor()
+  /** A chunk's executions start unless its job's stage was ended meanwhile (a switch's always do). */
+  bool wanted(const ExecutorPool::Chunk& c) override
   {
-    if (not idle_.empty()) {
-      Executor* x = idle_.back();
-      idle_.pop_back();
-      return x;
-    }
-    executors_.push_back(std::make_unique<Executor>());
-    Executor* x = executors_.back().get();
-    sg4::Actor::create("executor_" + std::to_string(executors_.size() - 1), hosts_[used_hosts_.front()], [this, x]() {
-      executor_loop(x);
-    })->daemonize(); // waits for work until the manager is done
-    return x;
+    if (c.job == kPowerOwner)
+      return true;
+    auto it = running_.find(c.job);
+    return it != running_.end() && it->second.stage == c.stage;
   }
 
-  /** An executor's body: start a chunk of executions, wait for them one by one, report each. */
-  void executor_loop(Executor* x)
+  /** An execution made for a chunk is known by its job (a switch's: by its host). */
+  void made(const ExecutorPool::Chunk& c, uint32_t index, const sg4::ExecPtr& e) override
   {
-    std::vector<sg4::ActivityPtr>& pending = x->pending;
-    while (true) {
-      x->go->acquire();
-      Chunk c = std::move(*x->chunk);
-      x->chunk.reset();
-      auto it    = running_.find(c.job);
-      bool power = c.job == kPowerOwner;
-      if (power || (it != running_.end() && it->second.stage == c.stage)) { // (else: killed meanwhile)
-        for (auto& [spec, index] : c.items) {
-          sg4::ExecPtr e = sg4::Exec::init();
-          if (spec.bytes.empty()) {
-            e->set_host(hosts_[spec.hosts[0]]);
-            e->set_flops_amount(spec.flops[0]);
-            if (spec.threads > 1)
-              e->set_thread_count(spec.threads);
-          } else {
-            std::vector<sg4::Host*> hs;
-            for (uint32_t h : spec.hosts)
-              hs.push_back(hosts_[h]);
-            e->set_hosts(hs);
-            e->set_flops_amounts(spec.flops);
-            e->set_bytes_amounts(spec.bytes);
-          }
-          if (power) {
-            owner_[e.get()] = {c.job, c.stage}; // (the host)
-          } else {
-            owner_[e.get()]         = {c.job, index};
-            it->second.execs[index] = e;
-          }
-          pending.push_back(e);
-        }
-        for (auto& e : pending)
-          e->start();
-      }
-      while (not pending.empty()) {
-        try {
-          sg4::Activity::wait_any(pending);
-        } catch (const simgrid::Exception&) { // canceled (the job was killed) or a host failed
-        }
-        // Everything that no longer runs. An execution that ended at this instant beside the one
-        // waited for still says STARTED (SimGrid updates that state only when it is waited for or
-        // tested, a simcall each, and wait_any visits all of them each time: quadratic when a job's
-        // executions end together), but SimGrid set its finish time when it ended (read without a
-        // simcall; it stays -1 for one canceled or failed): it is ended as finished.
-        for (size_t k = 0; k < pending.size();) {
-          const sg4::Activity::State state = pending[k]->get_state();
-          const bool ended_beside = state == sg4::Activity::State::STARTED && pending[k]->get_finish_time() >= 0;
-          if (state == sg4::Activity::State::STARTED && not ended_beside) {
-            k++;
-            continue;
-          }
-          exec_ended(*pending[k], ended_beside || state == sg4::Activity::State::FINISHED);
-          pending[k] = pending.back();
-          pending.pop_back();
-        }
-      }
-      idle_.push_back(x);
+    if (c.job == kPowerOwner) {
+      owner_[e.get()] = {c.job, c.stage}; // (the host)
+    } else {
+      owner_[e.get()]                           = {c.job, index};
+      running_.find(c.job)->second.execs[index] = e;
     }
   }
 
@@ -951,10 +871,7 @@ public:
   {
     stopped_ = true;
     wake();
-    for (const auto& x : executors_)
-      for (const auto& e : x->pending)
-        if (e->get_state() == sg4::Activity::State::STARTED)
-          e->cancel();
+    pool_.cancel_all();
   }
 
   void wake()
@@ -1110,7 +1027,7 @@ public:
     if (*host_state_changed_ && not ledger_always_read_) { // from now on, every reading is the plugin's
       ledger_always_read_ = true;
       ledger_->read_always();
-      ledger_->observe(used_hosts_);
+      ledger_->observe(hosts_.used);
     }
     const size_t n = w_.jobs.size();
     std::vector<uint32_t> ending;
@@ -1347,7 +1264,7 @@ public:
   DecisionPoint decision_point(double now) const
   {
     return DecisionPoint{
-        now, &w_, &r_, &state_, &sched_, &hist_.records, &hosts_, flops_in_use_, static_cast<uint32_t>(done_)};
+        now, &w_, &r_, &state_, &sched_, &hist_.records, &hosts_.sg, flops_in_use_, static_cast<uint32_t>(done_)};
   }
 
   /** Why the run cannot go on: the waiting jobs (the first three), what each asks and what the
@@ -1410,8 +1327,8 @@ public:
       double total = ledger_->total();
       if (cfg_.check_energy_series) { // read every host: the slow way the running total replaces
         double read = 0;
-        for (uint32_t h : used_hosts_)
-          read += sg_host_get_consumed_energy(hosts_[h]);
+        for (uint32_t h : hosts_.used)
+          read += sg_host_get_consumed_energy(hosts_.sg[h]);
         series_error_ = std::max(series_error_, std::fabs(read - total));
       }
       series.energy(now, total);
@@ -1429,9 +1346,9 @@ public:
         record_span(p, now);
     if (ledger_->enabled()) {
       series_estimate_ = ledger_->total();
-      ledger_->settle(used_hosts_);
+      ledger_->settle(hosts_.used);
       double total = 0;
-      for (uint32_t h : used_hosts_)
+      for (uint32_t h : hosts_.used)
         total += ledger_->read(h);
       hist_.plugin_total = total;
       hist_.idle_energy  = ledger_->idle_energy();
@@ -1460,15 +1377,15 @@ void WorkloadManager::start()
   Impl* impl         = impl_.get();
   impl->hist_.series = std::make_unique<SeriesWriter>(impl->cfg_.series, impl->cfg_.series_dir);
   impl->bind_hosts();
-  impl->ledger_->observe(impl->used_hosts_); // their power is known once SimGrid has solved the first instant
+  impl->ledger_->observe(impl->hosts_.used); // their power is known once SimGrid has solved the first instant
   impl->wake_         = sg4::Semaphore::create(0);
-  impl->manager_host_ = {impl->used_hosts_.front()};
+  impl->manager_host_ = {impl->hosts_.used.front()};
   if (impl->cfg_.submitters > 0) // a submitter's end may leave nobody to submit: the manager looks again
     sg4::Actor::on_termination_cb([alive = impl->alive_](const sg4::Actor&) {
       if (*alive != nullptr && (*alive)->open_submitters_ > 0)
         (*alive)->wake();
     });
-  sg4::Actor::create("workload_manager", impl->hosts_[impl->used_hosts_.front()], [impl]() { impl->run_actor(); });
+  sg4::Actor::create("workload_manager", impl->hosts_.sg[impl->hosts_.used.front()], [impl]() { impl->run_actor(); });
 }
 
 bool WorkloadManager::needs_ptask_model(const workload::Workload& w)
