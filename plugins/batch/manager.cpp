@@ -6,6 +6,8 @@
 #include "plugins/batch/executors.hpp"
 #include "plugins/batch/history.hpp"
 #include "plugins/batch/hosts.hpp"
+#include "plugins/batch/interference.hpp"
+#include "plugins/batch/machine_power.hpp"
 #include "plugins/batch/profiles/profile_run.hpp"
 #include "plugins/platform_sim/inspect.hpp"
 #include "plugins/sim/energy.hpp"
@@ -43,11 +45,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-/** The scheduler's hold of a host's cores while it sleeps or switches: kHoldKey + host index. */
-constexpr uint32_t kHoldKey = 0x80000000U;
-static_assert(scheduling::kNoJob >= kHoldKey, "a free core's owner is no job: owner < kHoldKey means a job runs there");
-/** The job of a switch's chunk and execution (its stage, Owner::index: the host). */
-constexpr uint32_t kPowerOwner = std::numeric_limits<uint32_t>::max();
 } // namespace
 
 const char* to_string(FinalState s)
@@ -159,9 +156,10 @@ scheduling::Resources resources_from_engine(uint32_t max_cores)
 /* The manager is one S4U actor. Its event loop sleeps on a semaphore until the next dated event
  * (a submission, the end of a delay stage, a walltime) or until the end of a stage's executions
  * posts a message (O(1): the execution is looked up in a hash map and its stage counted down).
- * Executions are started and waited for by a pool of executor actors (executors.hpp). Jobs run as
- * few executions as their profile allows (one per host, with a thread per core, or one parallel
- * task). */
+ * Executions are started and waited for by a pool of executor actors (executors.hpp); machines
+ * are switched off and on by machine_power.hpp, hosts' P-states follow interference.hpp. Jobs run
+ * as few executions as their profile allows (one per host, with a thread per core, or one
+ * parallel task). */
 class WorkloadManager::Impl : public ExecutorPool::Client {
 public:
   Impl(const workload::Workload& w, scheduling::Resources resources, const platform::Platform* platform,
@@ -177,6 +175,8 @@ public:
       , sched_(state_, config.scheduler)
       , job_energy_(w.jobs.size(), 0.0)
       , pool_(*this, hosts_)
+      , pstates_(r_, state_, hosts_, hist_, platform)
+      , power_(r_, hosts_, state_, sched_, hist_, pstates_, pool_)
   {
     if (r_.cores.empty())
       throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
@@ -210,22 +210,8 @@ public:
     for (uint32_t h = 0; h < hosts_.cores.size(); h++)
       if (not hosts_.cores[h].empty())
         hosts_.used.push_back(h);
-    if (platform_ && cfg_.interference) {
-      const auto& names = platform_->cpu_pstate_names;
-      auto find         = [&](const char* n) {
-        auto it = std::find(names.begin(), names.end(), n);
-        return it == names.end() ? -1 : static_cast<int>(it - names.begin());
-      };
-      ps_idle_      = find("idle");
-      ps_active_    = find("active");
-      ps_membw_     = find("membw_limited");
-      interference_ = ps_idle_ >= 0 && ps_active_ >= 0 && ps_membw_ >= 0;
-      if (not interference_)
-        XBT_WARN("The platform's CPU P-states are not named idle, active and membw_limited: no interference model");
-    }
-    over_since_.assign(r_.processors.size(), -1);
-    proc_flops_.assign(r_.processors.size(), 0);
-    peak_demand_.assign(r_.processors.size(), 0);
+    if (platform_ && cfg_.interference && not pstates_.enable(platform_->cpu_pstate_names))
+      XBT_WARN("The platform's CPU P-states are not named idle, active and membw_limited: no interference model");
   }
 
   workload::Workload own_;       ///< with submitters: the given workload, then the jobs submitted
@@ -256,6 +242,8 @@ public:
 
   HostMap hosts_;
   ExecutorPool pool_;
+  Interference pstates_;
+  MachinePower power_;
 
   // ------------------------------------------------------------------ running jobs and their stages
   struct Run {
@@ -313,31 +301,7 @@ public:
   std::chrono::steady_clock::time_point next_progress_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   double next_energy_sample_                           = 0;
   double series_estimate_                              = 0; ///< the running total at the end, before the final reading
-  double series_error_ = 0; ///< largest gap between the running total and a full reading
-
-  // machines' power states (the hosts that run jobs), switched by the energy policy or a script
-  bool switching_ = false; ///< machines may be switched
-  std::vector<scheduling::MachineState> mstate_;
-  std::vector<scheduling::SleepPStates> sleep_ps_;
-  std::vector<int> compute_ps_; ///< the P-state a machine computes in (switched on into)
-  std::vector<double> state_since_, wakable_at_, on_at_, switched_at_;
-  std::array<uint32_t, 5> in_state_{};
-  double ensured_sleep_      = 0;
-  size_t switches_in_flight_ = 0;
-  std::vector<uint32_t> power_done_; ///< hosts whose switch's execution ended, not handled yet
-  std::unique_ptr<scheduling::PowerPolicy> power_;
-  bool first_submitted_       = false;
-  uint32_t cores_per_machine_ = 1;
-  std::vector<uint32_t> host_machine_; ///< host index -> machine (index in hosts_.used)
-
-  // P-states and interference
-  bool interference_ = false;
-  int ps_idle_ = -1, ps_active_ = -1, ps_membw_ = -1;
-  std::vector<int> host_pstate_;
-  std::vector<double> over_since_;
-  std::vector<double> peak_demand_;
-  std::vector<double> proc_flops_; ///< speed of each processor's busy cores
-  double flops_in_use_ = 0;
+  double series_error_ = 0;     ///< largest gap between the running total and a full reading
   bool redecide_       = false; ///< a decision started nothing and no submission will come: decide again
 
   void bind_hosts()
@@ -365,215 +329,22 @@ public:
       ledger_->read_always();
     sg4::Host::on_state_change_cb([flag = host_state_changed_](const sg4::Host&) { *flag = true; });
     hist_.energy = energy;
-    host_pstate_.assign(hosts_.sg.size(), 0);
-    for (uint32_t h : hosts_.used)
-      host_pstate_[h] = static_cast<int>(hosts_.sg[h]->get_pstate());
-    mstate_.assign(hosts_.sg.size(), scheduling::MachineState::idle);
-    state_since_.assign(hosts_.sg.size(), sg4::Engine::get_clock());
-    in_state_[static_cast<size_t>(scheduling::MachineState::idle)] = static_cast<uint32_t>(hosts_.used.size());
-    hist_.machine_count                                            = static_cast<uint32_t>(hosts_.used.size());
-    host_machine_.assign(hosts_.sg.size(), 0);
-    for (uint32_t k = 0; k < hosts_.used.size(); k++)
-      host_machine_[hosts_.used[k]] = k;
+    pstates_.bind();
+    power_.bind(*ledger_);
     if (cfg_.power || not cfg_.switches.empty())
-      bind_power(energy);
+      for (const auto& sw : power_.bind_power(cfg_, w_.source, energy))
+        timed_.push({sw.t, seq_++, sw.host, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
   }
 
-  /** Machines that may sleep: each host needs wattage_per_state and sleep_pstates naming P-states
-   *  it has; said before the simulation, naming a host. */
-  void bind_power(bool energy)
-  {
-    switching_              = true;
-    const std::string& file = cfg_.platform_file.empty() ? w_.source : cfg_.platform_file;
-    const char* why         = cfg_.power ? "the energy policy switches machines off and on" : "switches are requested";
-    sleep_ps_.assign(hosts_.sg.size(), scheduling::SleepPStates{});
-    compute_ps_.assign(hosts_.sg.size(), 0);
-    wakable_at_.assign(hosts_.sg.size(), 0);
-    on_at_.assign(hosts_.sg.size(), 0);
-    switched_at_.assign(hosts_.sg.size(), 0);
-    cores_per_machine_ = std::numeric_limits<uint32_t>::max();
-    for (uint32_t h : hosts_.used) {
-      sg4::Host* host    = hosts_.sg[h];
-      cores_per_machine_ = std::min(cores_per_machine_, static_cast<uint32_t>(hosts_.cores[h].size()));
-      if (not energy && host->get_property("wattage_per_state") == nullptr)
-        throw InputError(file, "host " + quote(host->get_name()),
-                         std::string("no wattage_per_state, and ") + why +
-                             ": the energy of a sleeping machine needs a power model");
-      const char* sp = host->get_property("sleep_pstates");
-      if (sp == nullptr)
-        throw InputError(file, "host " + quote(host->get_name()),
-                         std::string("no sleep_pstates property (Batsim's \"sleep:off:on\" P-states), and ") + why);
-      try {
-        sleep_ps_[h] = scheduling::parse_sleep_pstates(sp).front();
-      } catch (const std::invalid_argument& e) {
-        throw InputError(file, "host " + quote(host->get_name()), std::string("sleep_pstates: ") + e.what());
-      }
-      int n = static_cast<int>(host->get_pstate_count());
-      for (int ps : {sleep_ps_[h].sleep, sleep_ps_[h].off, sleep_ps_[h].on})
-        if (ps >= n)
-          throw InputError(file, "host " + quote(host->get_name()),
-                           "sleep_pstates '" + std::string(sp) + "' names P-state " + std::to_string(ps) +
-                               " but the host has " + std::to_string(n));
-      compute_ps_[h] = cfg_.power ? cfg_.power->pstate_compute : host_pstate_[h];
-      if (compute_ps_[h] >= n)
-        throw InputError(cfg_.power_source, "at /pstate_compute",
-                         "pstate_compute " + std::to_string(compute_ps_[h]) + " but host " + quote(host->get_name()) +
-                             " has " + std::to_string(n) + " P-states");
-      if (cfg_.power && cfg_.power->pstate_sleep != sleep_ps_[h].sleep)
-        throw InputError(cfg_.power_source, "at /pstate_sleep",
-                         "pstate_sleep " + std::to_string(cfg_.power->pstate_sleep) + " but host " +
-                             quote(host->get_name()) + " sleeps in P-state " + std::to_string(sleep_ps_[h].sleep) +
-                             " (its sleep_pstates)");
-    }
-    for (const auto& sw : cfg_.switches) {
-      auto it =
-          std::find_if(hosts_.used.begin(), hosts_.used.end(), [&](uint32_t h) { return r_.host_names[h] == sw.host; });
-      if (it == hosts_.used.end())
-        throw InputError(cfg_.power_source, "", "switch of host " + quote(sw.host) + ", which runs no jobs here");
-      timed_.push({sw.t, seq_++, *it, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
-    }
-    if (cfg_.power) {
-      ensured_sleep_ = scheduling::ensured_sleep_time(*cfg_.power);
-      power_ = std::make_unique<scheduling::PowerPolicy>(*cfg_.power, static_cast<uint32_t>(hosts_.used.size()));
-    }
-  }
-
-  // ------------------------------------------------------------------------------ machine states
-
-  void record_pstate(double now, uint32_t h, int ps)
-  {
-    std::string name = platform_ ? platform_->cpu_pstate_names[static_cast<size_t>(ps)] : "";
-    hist_.series->pstate(now, r_.host_names[h], ps, name);
-  }
-
-  void record_span(uint32_t p, double now)
-  {
-    const scheduling::Processor& pr = r_.processors[p];
-    hist_.series->span({p, over_since_[p], now, peak_demand_[p]}, pr.first_core, pr.mem_bw_gbps);
-  }
-
-  void set_mstate(uint32_t h, scheduling::MachineState s, double now)
-  {
-    scheduling::MachineState old = mstate_[h];
-    if (old == s)
-      return;
-    hist_.time_in_state[static_cast<size_t>(old)] += now - state_since_[h];
-    in_state_[static_cast<size_t>(old)]--;
-    in_state_[static_cast<size_t>(s)]++;
-    state_since_[h] = now;
-    mstate_[h]      = s;
-  }
-
-  /** An awake machine computes when a job holds one of its cores. */
-  void update_mstate(uint32_t h, double now)
-  {
-    if (mstate_[h] != scheduling::MachineState::idle && mstate_[h] != scheduling::MachineState::computing)
-      return;
-    bool busy = false;
-    for (uint32_t c : hosts_.cores[h])
-      if (state_.owner(c) < kHoldKey) { // (free: kNoJob; held for a switch: a hold key)
-        busy = true;
-        break;
-      }
-    set_mstate(h, busy ? scheduling::MachineState::computing : scheduling::MachineState::idle, now);
-  }
-
-  void set_host_pstate(uint32_t h, int ps, double now)
-  {
-    hosts_.sg[h]->set_pstate(static_cast<unsigned long>(ps));
-    host_pstate_[h] = ps;
-    record_pstate(now, h, ps);
-    ledger_->observe({h});
-  }
-
-  /** A switch is one flop in the virtual P-state (Batsim's src/pstate.cpp), on an executor. */
-  void launch_switch(uint32_t h)
-  {
-    switches_in_flight_++;
-    ExecutorPool::Chunk c{kPowerOwner, h, {}};
-    c.items.emplace_back(ExecSpec{{h}, {1.0}, {}, 1}, 0);
-    pool_.run(std::move(c));
-  }
-
-  void switch_off(uint32_t h, double now)
-  {
-    if (mstate_[h] != scheduling::MachineState::idle)
-      throw RunError("cannot switch host " + r_.host_names[h] + " off at " + format_number(now) + " s: it is " +
-                     to_string(mstate_[h]) + " (only an idle machine can be switched off)");
-    set_mstate(h, scheduling::MachineState::switching_off, now);
-    switched_at_[h] = now;
-    sched_.hold(kHoldKey + h, hosts_.cores[h], now, kInf);
-    set_host_pstate(h, sleep_ps_[h].off, now);
-    hist_.machine_switches++;
-    launch_switch(h);
-  }
-
-  void switch_on(uint32_t h, double now)
-  {
-    if (mstate_[h] != scheduling::MachineState::sleeping)
-      throw RunError("cannot switch host " + r_.host_names[h] + " on at " + format_number(now) + " s: it is " +
-                     to_string(mstate_[h]) + " (only a sleeping machine can be switched on)");
-    set_mstate(h, scheduling::MachineState::switching_on, now);
-    switched_at_[h] = now;
-    set_host_pstate(h, sleep_ps_[h].on, now);
-    on_at_[h] = now + 1 / hosts_.sg[h]->get_speed();
-    // the scheduler plans with the policy's switch-on time, as batsched does (its switch-on "fake
-    // job"; batsched adds its 5 s delay to it as to every job's requested time, a shift that
-    // changes no decision), scripted switches with the real one
-    sched_.hold_until(kHoldKey + h, cfg_.power ? now + cfg_.power->time_switch_on : on_at_[h]);
-    hist_.machine_switches++;
-    launch_switch(h);
-  }
-
-  /** A switch's flop is done: the machine sleeps, or is on again (its cores back to the scheduler). */
-  void switch_done(uint32_t h, double now)
-  {
-    switches_in_flight_--;
-    if (mstate_[h] == scheduling::MachineState::switching_off) {
-      set_host_pstate(h, sleep_ps_[h].sleep, now);
-      set_mstate(h, scheduling::MachineState::sleeping, now);
-      wakable_at_[h] = now + ensured_sleep_;
-    } else if (mstate_[h] == scheduling::MachineState::switching_on) {
-      set_host_pstate(h, compute_ps_[h], now);
-      set_mstate(h, scheduling::MachineState::idle, now);
-      sched_.release(kHoldKey + h);
-    }
-  }
-
-  void apply(const scheduling::PowerDecision& d, double now)
-  {
-    for (uint32_t m : d.switch_off)
-      switch_off(hosts_.used[m], now);
-    for (uint32_t m : d.switch_on)
-      switch_on(hosts_.used[m], now);
-    hist_.grouped_switches += (d.switch_off.empty() ? 0 : 1) + (d.switch_on.empty() ? 0 : 1);
-  }
-
-  /** What the energy policy sees: the waiting jobs in machines, each machine's state. */
-  std::vector<scheduling::WaitingJob> waiting() const
-  {
-    std::vector<scheduling::WaitingJob> q;
-    for (const auto& j : sched_.queue())
-      q.push_back({(j.demand.cores + cores_per_machine_ - 1) / cores_per_machine_, j.requested_time_s});
-    return q;
-  }
-
+  /** What the energy policy sees of the machines: their states, and when their jobs end. */
   std::vector<scheduling::MachineView> machines() const
   {
-    std::vector<scheduling::MachineView> m(hosts_.used.size());
-    for (size_t k = 0; k < hosts_.used.size(); k++) {
-      uint32_t h       = hosts_.used[k];
-      m[k].state       = mstate_[h];
-      m[k].free_at     = 0;
-      m[k].wakable_at  = wakable_at_[h];
-      m[k].on_at       = on_at_[h];
-      m[k].switched_at = switched_at_[h];
-    }
+    std::vector<scheduling::MachineView> m = power_.machines();
     for (const auto& [job, run] : running_) {
       const auto& rec = hist_.records[job];
       double end      = rec.start_s + workload::requested_time(w_, w_.jobs[job]).value_or(kInf);
       for (uint32_t c : rec.cores) {
-        auto& v   = m[host_machine_[r_.cores[c].host]];
+        auto& v   = m[power_.machine_of(r_.cores[c].host)];
         v.free_at = std::max(v.free_at, end);
       }
     }
@@ -642,84 +413,6 @@ public:
     return hosts;
   }
   mutable std::vector<char> host_mark_;
-
-  // ------------------------------------------------------------------------------ P-states
-
-  int desired_pstate(uint32_t h) const
-  {
-    bool busy = false, over = false, active = false;
-    for (uint32_t c : hosts_.cores[h])
-      if (not state_.is_free(c)) {
-        busy = true;
-        break;
-      }
-    for (uint32_t p : hosts_.processors[h]) {
-      over   = over || state_.processor_over_utilized(p);
-      active = active || state_.processor_busy_cores(p) > 0;
-    }
-    if (busy)
-      return over ? ps_membw_ : ps_active_;
-    return active ? ps_active_ : ps_idle_;
-  }
-
-  void update_processors(std::vector<uint32_t>& processors, double now)
-  {
-    if (not std::is_sorted(processors.begin(), processors.end())) // (a job's cores mostly come in order)
-      std::sort(processors.begin(), processors.end());
-    processors.erase(std::unique(processors.begin(), processors.end()), processors.end());
-    update_sorted_processors(processors, now);
-  }
-  /** Appends the processors of these cores, a run of cores of one processor once. */
-  void add_processors(const std::vector<uint32_t>& cores, std::vector<uint32_t>& out) const
-  {
-    for (uint32_t c : cores)
-      if (uint32_t p = r_.cores[c].processor; out.empty() || out.back() != p)
-        out.push_back(p);
-  }
-
-  void update_sorted_processors(const std::vector<uint32_t>& processors, double now)
-  {
-    for (uint32_t p : processors) {
-      bool over = state_.processor_over_utilized(p);
-      if (over) {
-        peak_demand_[p] = std::max(peak_demand_[p], state_.processor_demand_gbps(p));
-        if (over_since_[p] < 0) {
-          over_since_[p]  = now;
-          peak_demand_[p] = state_.processor_demand_gbps(p);
-        }
-      } else if (over_since_[p] >= 0) {
-        record_span(p, now);
-        over_since_[p] = -1;
-      }
-      if (interference_)
-        for (uint32_t h : hosts_.of_processor[p]) {
-          if (switching_ && mstate_[h] != scheduling::MachineState::idle &&
-              mstate_[h] != scheduling::MachineState::computing)
-            continue; // asleep or switching: its P-state is the switch's
-          int want = desired_pstate(h);
-          if (want != host_pstate_[h]) {
-            hosts_.sg[h]->set_pstate(static_cast<unsigned long>(want));
-            host_pstate_[h] = want;
-            record_pstate(now, h, want);
-          }
-        }
-      // speed in use on this processor, after the P-state changes
-      double flops                    = 0;
-      const scheduling::Processor& pr = r_.processors[p];
-      uint32_t last_host              = UINT32_MAX;
-      double speed                    = 0;
-      for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
-        if (not state_.is_free(c) && state_.owner(c) < kHoldKey) { // (not a sleeping machine)
-          if (uint32_t h = r_.cores[c].host; h != last_host) {     // (a processor's cores share a host but
-            last_host = h;                                         // at core granularity)
-            speed     = hosts_.sg[h]->get_speed();
-          }
-          flops += speed;
-        }
-      flops_in_use_ += flops - proc_flops_[p];
-      proc_flops_[p] = flops;
-    }
-  }
 
   // ------------------------------------------------------------------------------ job life cycle
 
@@ -790,6 +483,26 @@ public:
     return true;
   }
 
+  /** A chunk's executions start unless its job's stage was ended meanwhile (a switch's always do). */
+  bool wanted(const ExecutorPool::Chunk& c) override
+  {
+    if (c.job == kPowerOwner)
+      return true;
+    auto it = running_.find(c.job);
+    return it != running_.end() && it->second.stage == c.stage;
+  }
+
+  /** An execution made for a chunk is known by its job (a switch's: by its host). */
+  void made(const ExecutorPool::Chunk& c, uint32_t index, const sg4::ExecPtr& e) override
+  {
+    if (c.job == kPowerOwner) {
+      owner_[e.get()] = {c.job, c.stage}; // (the host)
+    } else {
+      owner_[e.get()]                           = {c.job, index};
+      running_.find(c.job)->second.execs[index] = e;
+    }
+  }
+
   /** An execution ended (an executor saw it): a message to the manager, O(1). Executions of a
    *  job that was ended meanwhile (killed) are no longer known: nothing to say. An execution that is
    *  not the last of its stage changes nothing the scheduler sees (Batsim's job is one activity):
@@ -832,7 +545,7 @@ public:
   void exec_done(const Owner& o, bool ok)
   {
     if (o.job == kPowerOwner) {
-      power_done_.push_back(o.index);
+      power_.switch_ended(o.index);
       return;
     }
     auto it = running_.find(o.job);
@@ -844,26 +557,6 @@ public:
       run.ok = false; // a host failed under it
     if (--run.pending == 0)
       ended_.push_back({o.job, run.stage, run.ok});
-  }
-
-  /** A chunk's executions start unless its job's stage was ended meanwhile (a switch's always do). */
-  bool wanted(const ExecutorPool::Chunk& c) override
-  {
-    if (c.job == kPowerOwner)
-      return true;
-    auto it = running_.find(c.job);
-    return it != running_.end() && it->second.stage == c.stage;
-  }
-
-  /** An execution made for a chunk is known by its job (a switch's: by its host). */
-  void made(const ExecutorPool::Chunk& c, uint32_t index, const sg4::ExecPtr& e) override
-  {
-    if (c.job == kPowerOwner) {
-      owner_[e.get()] = {c.job, c.stage}; // (the host)
-    } else {
-      owner_[e.get()]                           = {c.job, index};
-      running_.find(c.job)->second.execs[index] = e;
-    }
   }
 
   /** Cancels every execution the executors wait for; the manager's actor returns when it runs. */
@@ -908,8 +601,8 @@ public:
     try {
       // Batsim's scheduler decides once when the simulation begins, before any job: an energy
       // policy may switch idle machines off then
-      if (power_)
-        apply(power_->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
+      if (auto* policy = power_.policy())
+        power_.apply(policy->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
       if (cfg_.submitters > 0) // a submission may come first
         wait_until(next_date());
       else if (double first = next_date(); first < kInf) // the first submission or scripted switch
@@ -920,7 +613,7 @@ public:
       while (true) {
         step();
         // (switches still under way when the last job ends are waited for, as Batsim does)
-        if ((finished_ && switches_in_flight_ == 0) || not error_.empty())
+        if ((finished_ && power_.switches_in_flight() == 0) || not error_.empty())
           return;
         if (not ended_.empty() || not execs_done_.empty()) // stages without work end at once
           continue;
@@ -931,7 +624,7 @@ public:
         double now = sg4::Engine::get_clock();
         drop_stale_timers();
         double next = next_date();
-        if (next == kInf && running_.empty() && switches_in_flight_ == 0) {
+        if (next == kInf && running_.empty() && power_.switches_in_flight() == 0) {
           if (open_submitters_ == 0) {
             error_ = stuck_message(now);
             return;
@@ -1014,8 +707,8 @@ public:
       next = w_.jobs[next_submit_].submit_s;
     if (not timed_.empty())
       next = std::min(next, timed_.top().t);
-    if (power_ && done_ < w_.jobs.size())
-      next = std::min(next, power_->next_stage());
+    if (power_.policy() && done_ < w_.jobs.size())
+      next = std::min(next, power_.policy()->next_stage());
     return next;
   }
 
@@ -1050,10 +743,7 @@ public:
     execs.swap(execs_done_);
     for (const auto& e : execs)
       exec_done(e.owner, e.ok);
-    std::vector<uint32_t> switched;
-    switched.swap(power_done_);
-    for (uint32_t h : switched)
-      switch_done(h, now);
+    const bool switched = power_.switches_done(now);
     // Every change of this instant to the hosts is known by now (executions that ended, switches;
     // the manager's own come below, each settled first): a host changed before it holds the power
     // SimGrid solved since, read now, and is settled from it below rather than by reading the
@@ -1063,9 +753,9 @@ public:
     // batsched's requested call does).
     // what the scheduler hears of this instant, as Batsim tells it (a stale walltime timer is not an
     // event: the energy policy decides only when something happened)
-    bool happened = not switched.empty();
-    if (power_ && now >= power_->next_stage() && done_ < n) {
-      apply(power_->stage(now, waiting(), machines(), false), now);
+    bool happened = switched;
+    if (auto* policy = power_.policy(); policy && now >= policy->next_stage() && done_ < n) {
+      power_.apply(policy->stage(now, power_.waiting(), machines(), false), now);
       happened = true;
     }
     std::vector<StageEnd> over;
@@ -1080,16 +770,16 @@ public:
         // an exception unwinding an actor's stack is what sanitizers cannot follow)
         scheduling::MachineState need =
             t.script > 0 ? scheduling::MachineState::sleeping : scheduling::MachineState::idle;
-        if (mstate_[t.job] != need) {
+        if (power_.state(t.job) != need) {
           error_ = "cannot switch host " + r_.host_names[t.job] + (t.script > 0 ? " on" : " off") + " at " +
-                   format_number(now) + " s: it is " + to_string(mstate_[t.job]) + " (only " +
+                   format_number(now) + " s: it is " + to_string(power_.state(t.job)) + " (only " +
                    (t.script > 0 ? "a sleeping machine can be switched on)" : "an idle machine can be switched off)");
           return;
         }
         if (t.script > 0)
-          switch_on(t.job, now);
+          power_.switch_on(t.job, now);
         else
-          switch_off(t.job, now);
+          power_.switch_off(t.job, now);
       } else if (not t.walltime) {
         stage_over(t.job, t.stage, true);
       } else if (running_.count(t.job) && not ends(t.job)) {
@@ -1104,13 +794,13 @@ public:
     auto hosts_before = affected_hosts(freed);
     ledger_->settle(hosts_before);
     std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
-    add_processors(freed, touched_procs);
+    pstates_.add_processors(freed, touched_procs);
     for (size_t i = 0; i < ending.size(); i++) {
       end_job(ending[i], ending_state[i], now);
       done_++;
     }
     for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
-      update_mstate(h, now);
+      power_.update_mstate(h, now);
 
     std::vector<uint32_t> arrived;
     while (next_submit_ < n_given_ && w_.jobs[next_submit_].submit_s <= now)
@@ -1135,14 +825,11 @@ public:
         XBT_DEBUG("job %s rejected: it can never fit on the platform", j.id.c_str());
       }
       happened = true;
-      if (power_ && not first_submitted_) {
-        first_submitted_ = true;
-        power_->first_submission(now);
-      }
+      power_.first_submission(now);
     }
     // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
-    if (power_)
-      apply(power_->promised(now, waiting(), machines()), now);
+    if (auto* policy = power_.policy())
+      power_.apply(policy->promised(now, power_.waiting(), machines()), now);
 
     const bool deciding = cfg_.decide && sched_.queue_size() > 0;
     bool start_nothing  = false;
@@ -1168,19 +855,19 @@ public:
       // Nothing has run on these cores yet: the energy since the last read still belongs to the
       // old contexts, unchanged at this instant.
       ledger_->settle(extra);
-      add_processors(taken, touched_procs);
+      pstates_.add_processors(taken, touched_procs);
       hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
     }
     for (uint32_t h : hosts_before) {
       recompute_context(h);
-      update_mstate(h, now);
+      power_.update_mstate(h, now);
     }
-    update_processors(touched_procs, now);
+    pstates_.update_processors(touched_procs, power_, now);
     ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
     for (const auto& d : decisions)
       launch(d, now);
-    if (power_ && done_ < n && (happened || not ending.empty()))
-      apply(power_->after_step(now, waiting(), machines()), now);
+    if (auto* policy = power_.policy(); policy && done_ < n && (happened || not ending.empty()))
+      power_.apply(policy->after_step(now, power_.waiting(), machines()), now);
 
     ledger_->refresh(); // every change of this instant is known
     if (deciding && cfg_.decided)
@@ -1263,8 +950,15 @@ public:
 
   DecisionPoint decision_point(double now) const
   {
-    return DecisionPoint{
-        now, &w_, &r_, &state_, &sched_, &hist_.records, &hosts_.sg, flops_in_use_, static_cast<uint32_t>(done_)};
+    return DecisionPoint{now,
+                         &w_,
+                         &r_,
+                         &state_,
+                         &sched_,
+                         &hist_.records,
+                         &hosts_.sg,
+                         pstates_.flops_in_use(),
+                         static_cast<uint32_t>(done_)};
   }
 
   /** Why the run cannot go on: the waiting jobs (the first three), what each asks and what the
@@ -1309,16 +1003,14 @@ public:
 
   void sample(double now)
   {
-    uint32_t held = 0; // cores of machines asleep or switching: not free, not busy
-    for (size_t k = 2; k < 5; k++)
-      held += in_state_[k] * (switching_ ? cores_per_machine_ : 0);
+    uint32_t held = power_.held_cores(); // cores of machines asleep or switching: not free, not busy
     MachineSample s{now,
-                    flops_in_use_,
+                    pstates_.flops_in_use(),
                     r_.core_count() - state_.free_cores() - held,
                     state_.free_cores(),
                     sched_.queue_size(),
                     running_.size(),
-                    in_state_};
+                    power_.in_state()};
     auto& series = *hist_.series;
     series.machine(s);
     bool energy = ledger_->enabled() && series.wants(series_energy);
@@ -1341,9 +1033,7 @@ public:
     finished_  = true;
     double now = sg4::Engine::get_clock();
     progress(now, true);
-    for (uint32_t p = 0; p < r_.processors.size(); p++)
-      if (over_since_[p] >= 0)
-        record_span(p, now);
+    pstates_.finish(now);
     if (ledger_->enabled()) {
       series_estimate_ = ledger_->total();
       ledger_->settle(hosts_.used);
