@@ -712,38 +712,34 @@ public:
     return next;
   }
 
+  /** What one step gathers as it goes. */
+  struct Instant {
+    double now;
+    size_t n;                             ///< the jobs known when the step began
+    std::vector<uint32_t> ending;         ///< jobs that end at this instant
+    std::vector<FinalState> ending_state; ///< how each ends
+    /** What the scheduler hears of this instant, as Batsim tells it: whether something happened (a
+     *  stale walltime timer is not an event: the energy policy decides only when something happened). */
+    bool happened = false;
+    bool ends(uint32_t job) const { return std::find(ending.begin(), ending.end(), job) != ending.end(); }
+  };
+
   /** Everything due now: ended stages and jobs, submissions, then the scheduling decision. */
   void step()
   {
-    double now = sg4::Engine::get_clock();
+    Instant in{sg4::Engine::get_clock(), 0, {}, {}, false};
     hear_quiet_changes();
     if (*host_state_changed_ && not ledger_always_read_) { // from now on, every reading is the plugin's
       ledger_always_read_ = true;
       ledger_->read_always();
       ledger_->observe(hosts_.used);
     }
-    const size_t n = w_.jobs.size();
-    std::vector<uint32_t> ending;
-    std::vector<FinalState> ending_state;
-    auto ends = [&](uint32_t job) { return std::find(ending.begin(), ending.end(), job) != ending.end(); };
-    // a stage over: the job goes on with its next stage, or ends
-    auto stage_over = [&](uint32_t job, uint32_t stage, bool ok) {
-      auto it = running_.find(job);
-      if (it == running_.end() || it->second.stage != stage || ends(job))
-        return;
-      if (not ok) {
-        ending.push_back(job);
-        ending_state.push_back(FinalState::failed);
-      } else if (not next_stage(job, it->second, now)) {
-        ending.push_back(job);
-        ending_state.push_back(FinalState::success);
-      }
-    };
+    in.n = w_.jobs.size();
     std::vector<ExecDone> execs;
     execs.swap(execs_done_);
     for (const auto& e : execs)
       exec_done(e.owner, e.ok);
-    const bool switched = power_.switches_done(now);
+    in.happened = power_.switches_done(in.now);
     // Every change of this instant to the hosts is known by now (executions that ended, switches;
     // the manager's own come below, each settled first): a host changed before it holds the power
     // SimGrid solved since, read now, and is settled from it below rather than by reading the
@@ -751,18 +747,67 @@ public:
     ledger_->refresh();
     // A monitoring stage acts before the jobs that ended or came at this instant are heard (as
     // batsched's requested call does).
-    // what the scheduler hears of this instant, as Batsim tells it (a stale walltime timer is not an
-    // event: the energy policy decides only when something happened)
-    bool happened = switched;
-    if (auto* policy = power_.policy(); policy && now >= policy->next_stage() && done_ < n) {
-      power_.apply(policy->stage(now, power_.waiting(), machines(), false), now);
-      happened = true;
+    if (auto* policy = power_.policy(); policy && in.now >= policy->next_stage() && done_ < in.n) {
+      power_.apply(policy->stage(in.now, power_.waiting(), machines(), false), in.now);
+      in.happened = true;
     }
     std::vector<StageEnd> over;
     over.swap(ended_);
     for (const auto& e : over)
-      stage_over(e.job, e.stage, e.ok);
-    while (not timed_.empty() && timed_.top().t <= now) {
+      stage_over(in, e.job, e.stage, e.ok);
+    if (not fire_timers(in))
+      return;
+    std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
+    std::vector<uint32_t> hosts_before = end_jobs(in, touched_procs);
+    queue_arrivals(in);
+    // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
+    if (auto* policy = power_.policy())
+      power_.apply(policy->promised(in.now, power_.waiting(), machines()), in.now);
+
+    const bool deciding                         = cfg_.decide && sched_.queue_size() > 0;
+    std::vector<scheduling::Decision> decisions = decide(in.now, deciding);
+    if (not decisions.empty())
+      take_cores(decisions, hosts_before, touched_procs);
+    for (uint32_t h : hosts_before) {
+      recompute_context(h);
+      power_.update_mstate(h, in.now);
+    }
+    pstates_.update_processors(touched_procs, power_, in.now);
+    ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
+    for (const auto& d : decisions)
+      launch(d, in.now);
+    if (auto* policy = power_.policy(); policy && done_ < in.n && (in.happened || not in.ending.empty()))
+      power_.apply(policy->after_step(in.now, power_.waiting(), machines()), in.now);
+
+    ledger_->refresh(); // every change of this instant is known
+    if (deciding && cfg_.decided)
+      cfg_.decided(decision_point(in.now));
+    sample(in.now);
+    progress(in.now, false);
+    if (done_ == in.n && running_.empty() && not finished_ && no_more_submissions())
+      finish();
+  }
+
+  /** A stage over: the job goes on with its next stage, or ends. */
+  void stage_over(Instant& in, uint32_t job, uint32_t stage, bool ok)
+  {
+    auto it = running_.find(job);
+    if (it == running_.end() || it->second.stage != stage || in.ends(job))
+      return;
+    if (not ok) {
+      in.ending.push_back(job);
+      in.ending_state.push_back(FinalState::failed);
+    } else if (not next_stage(job, it->second, in.now)) {
+      in.ending.push_back(job);
+      in.ending_state.push_back(FinalState::success);
+    }
+  }
+
+  /** The timers due now: scripted switches, ends of delay stages, walltimes reached. False when a
+   *  scripted switch cannot be made (error_ says why). */
+  bool fire_timers(Instant& in)
+  {
+    while (not timed_.empty() && timed_.top().t <= in.now) {
       Timed t = timed_.top();
       timed_.pop();
       if (t.script != 0) {
@@ -772,38 +817,49 @@ public:
             t.script > 0 ? scheduling::MachineState::sleeping : scheduling::MachineState::idle;
         if (power_.state(t.job) != need) {
           error_ = "cannot switch host " + r_.host_names[t.job] + (t.script > 0 ? " on" : " off") + " at " +
-                   format_number(now) + " s: it is " + to_string(power_.state(t.job)) + " (only " +
+                   format_number(in.now) + " s: it is " + to_string(power_.state(t.job)) + " (only " +
                    (t.script > 0 ? "a sleeping machine can be switched on)" : "an idle machine can be switched off)");
-          return;
+          return false;
         }
         if (t.script > 0)
-          power_.switch_on(t.job, now);
+          power_.switch_on(t.job, in.now);
         else
-          power_.switch_off(t.job, now);
+          power_.switch_off(t.job, in.now);
       } else if (not t.walltime) {
-        stage_over(t.job, t.stage, true);
-      } else if (running_.count(t.job) && not ends(t.job)) {
-        ending.push_back(t.job);
-        ending_state.push_back(FinalState::walltime_reached);
+        stage_over(in, t.job, t.stage, true);
+      } else if (running_.count(t.job) && not in.ends(t.job)) {
+        in.ending.push_back(t.job);
+        in.ending_state.push_back(FinalState::walltime_reached);
       }
     }
+    return true;
+  }
+
+  /** Ends the jobs ending at this instant, their energy up to now settled first; returns the hosts
+   *  they leave (sorted), adds their processors to `touched_procs`. */
+  std::vector<uint32_t> end_jobs(const Instant& in, std::vector<uint32_t>& touched_procs)
+  {
     // The energy consumed up to now goes to the sharing contexts before the changes.
     std::vector<uint32_t> freed;
-    for (uint32_t job : ending)
+    for (uint32_t job : in.ending)
       freed.insert(freed.end(), hist_.records[job].cores.begin(), hist_.records[job].cores.end());
     auto hosts_before = affected_hosts(freed);
     ledger_->settle(hosts_before);
-    std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
     pstates_.add_processors(freed, touched_procs);
-    for (size_t i = 0; i < ending.size(); i++) {
-      end_job(ending[i], ending_state[i], now);
+    for (size_t i = 0; i < in.ending.size(); i++) {
+      end_job(in.ending[i], in.ending_state[i], in.now);
       done_++;
     }
     for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
-      power_.update_mstate(h, now);
+      power_.update_mstate(h, in.now);
+    return hosts_before;
+  }
 
+  /** The jobs submitted by now go to the scheduler's queue (or are rejected). */
+  void queue_arrivals(Instant& in)
+  {
     std::vector<uint32_t> arrived;
-    while (next_submit_ < n_given_ && w_.jobs[next_submit_].submit_s <= now)
+    while (next_submit_ < n_given_ && w_.jobs[next_submit_].submit_s <= in.now)
       arrived.push_back(static_cast<uint32_t>(next_submit_++));
     if (not arrived_.empty()) {
       arrived.insert(arrived.end(), arrived_.begin(), arrived_.end());
@@ -820,19 +876,20 @@ public:
       q.demand           = demand_of(job);
       if (not sched_.submit(q)) {
         hist_.records[job].state    = FinalState::rejected;
-        hist_.records[job].finish_s = now;
+        hist_.records[job].finish_s = in.now;
         done_++;
         XBT_DEBUG("job %s rejected: it can never fit on the platform", j.id.c_str());
       }
-      happened = true;
-      power_.first_submission(now);
+      in.happened = true;
+      power_.first_submission(in.now);
     }
-    // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
-    if (auto* policy = power_.policy())
-      power_.apply(policy->promised(now, power_.waiting(), machines()), now);
+  }
 
-    const bool deciding = cfg_.decide && sched_.queue_size() > 0;
-    bool start_nothing  = false;
+  /** The decision hook (when `deciding`) may change the policies or start nothing; then the
+   *  scheduler's step: the jobs that start now. */
+  std::vector<scheduling::Decision> decide(double now, bool deciding)
+  {
+    bool start_nothing = false;
     if (deciding) {
       PolicyChoice c = cfg_.decide(decision_point(now));
       if (not c.job_policy.empty() || not c.resource_policy.empty())
@@ -844,38 +901,26 @@ public:
     std::vector<scheduling::Decision> decisions;
     if (not start_nothing)
       decisions = sched_.step(now);
-    if (not decisions.empty()) {
-      std::vector<uint32_t> taken;
-      for (const auto& d : decisions)
-        taken.insert(taken.end(), d.cores.begin(), d.cores.end());
-      std::vector<uint32_t> extra;
-      for (uint32_t h : affected_hosts(taken))
-        if (not std::binary_search(hosts_before.begin(), hosts_before.end(), h))
-          extra.push_back(h);
-      // Nothing has run on these cores yet: the energy since the last read still belongs to the
-      // old contexts, unchanged at this instant.
-      ledger_->settle(extra);
-      pstates_.add_processors(taken, touched_procs);
-      hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
-    }
-    for (uint32_t h : hosts_before) {
-      recompute_context(h);
-      power_.update_mstate(h, now);
-    }
-    pstates_.update_processors(touched_procs, power_, now);
-    ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
-    for (const auto& d : decisions)
-      launch(d, now);
-    if (auto* policy = power_.policy(); policy && done_ < n && (happened || not ending.empty()))
-      power_.apply(policy->after_step(now, power_.waiting(), machines()), now);
+    return decisions;
+  }
 
-    ledger_->refresh(); // every change of this instant is known
-    if (deciding && cfg_.decided)
-      cfg_.decided(decision_point(now));
-    sample(now);
-    progress(now, false);
-    if (done_ == n && running_.empty() && not finished_ && no_more_submissions())
-      finish();
+  /** The cores the decisions take: the hosts they touch beyond `hosts_before` are settled and
+   *  added to it, their processors to `touched_procs`. */
+  void take_cores(const std::vector<scheduling::Decision>& decisions, std::vector<uint32_t>& hosts_before,
+                  std::vector<uint32_t>& touched_procs)
+  {
+    std::vector<uint32_t> taken;
+    for (const auto& d : decisions)
+      taken.insert(taken.end(), d.cores.begin(), d.cores.end());
+    std::vector<uint32_t> extra;
+    for (uint32_t h : affected_hosts(taken))
+      if (not std::binary_search(hosts_before.begin(), hosts_before.end(), h))
+        extra.push_back(h);
+    // Nothing has run on these cores yet: the energy since the last read still belongs to the
+    // old contexts, unchanged at this instant.
+    ledger_->settle(extra);
+    pstates_.add_processors(taken, touched_procs);
+    hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
   }
 
   /** No job is left to come: the given ones all submitted, every submitter ended. */
