@@ -2,15 +2,7 @@
 
 #include "core/foundation/error.hpp"
 #include "core/foundation/numbers.hpp"
-#include "plugins/batch/energy_ledger.hpp"
-#include "plugins/batch/executors.hpp"
-#include "plugins/batch/history.hpp"
-#include "plugins/batch/hosts.hpp"
-#include "plugins/batch/interference.hpp"
-#include "plugins/batch/machine_power.hpp"
-#include "plugins/batch/profiles/profile_run.hpp"
-#include "plugins/platform_sim/inspect.hpp"
-#include "plugins/sim/energy.hpp"
+#include "plugins/batch/manager_impl.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/plugins/energy.h>
@@ -66,1036 +58,792 @@ const char* to_string(FinalState s)
   return "PENDING";
 }
 
-// ------------------------------------------------------------------------------------------ Resources
-
-scheduling::Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores)
-{
-  scheduling::Resources r;
-  for (const auto& h : p.hosts)
-    r.host_names.push_back(h.name);
-  for (uint32_t ni = 0; ni < p.nodes.size(); ni++) {
-    const auto& nd = p.nodes[ni];
-    if (nd.processor_count == 0)
-      continue;
-    scheduling::Node node;
-    node.first_core      = r.core_count();
-    node.first_processor = static_cast<uint32_t>(r.processors.size());
-    node.memory_mb       = nd.memory_bytes > 0 ? nd.memory_bytes / 1e6 : kInf;
-    for (uint32_t k = 0; k < nd.processor_count; k++) {
-      const auto& pd = p.processors[nd.first_processor + k];
-      scheduling::Processor pr;
-      pr.node             = static_cast<uint32_t>(r.nodes.size());
-      pr.first_core       = r.core_count();
-      pr.flops_per_core   = pd.flops_per_core;
-      pr.mem_bw_gbps      = pd.mem_bw_Bps / 1e9;
-      pr.power_per_core_w = pd.tdp_w / pd.cores;
-      for (uint32_t c = 0; c < pd.cores; c++) {
-        if (max_cores && r.core_count() >= max_cores)
-          break;
-        r.cores.push_back(scheduling::Core{static_cast<uint32_t>(r.processors.size()),
-                                           static_cast<uint32_t>(r.nodes.size()), pd.host_of_core(c)});
-        pr.cores++;
-      }
-      if (pr.cores == 0)
-        break;
-      r.processors.push_back(pr);
-      node.processors++;
-    }
-    node.cores = r.core_count() - node.first_core;
-    if (node.cores == 0)
-      break;
-    r.nodes.push_back(node);
-  }
-  return r;
-}
-
-scheduling::Resources resources_from_engine(uint32_t max_cores)
-{
-  scheduling::Resources r;
-  for (sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts()) {
-    if (not sim::runs_jobs(*h)) // Batsim's master and storage hosts, sgai's gateways
-      continue;
-    if (max_cores && r.core_count() >= max_cores)
-      break;
-    auto host = static_cast<uint32_t>(r.host_names.size());
-    r.host_names.push_back(h->get_name());
-    scheduling::Node node;
-    node.first_core      = r.core_count();
-    node.first_processor = static_cast<uint32_t>(r.processors.size());
-    node.processors      = 1;
-    scheduling::Processor pr;
-    pr.node           = static_cast<uint32_t>(r.nodes.size());
-    pr.first_core     = r.core_count();
-    pr.flops_per_core = h->get_speed();
-    double idle = 0, full = 0;
-    const char* w = h->get_property("wattage_per_state");
-    if (w && platform_sim::wattage_bounds(w, idle, full))
-      pr.power_per_core_w = full / h->get_core_count();
-    for (int c = 0; c < h->get_core_count(); c++) {
-      if (max_cores && r.core_count() >= max_cores)
-        break;
-      r.cores.push_back(
-          scheduling::Core{static_cast<uint32_t>(r.processors.size()), static_cast<uint32_t>(r.nodes.size()), host});
-      pr.cores++;
-    }
-    node.cores = pr.cores;
-    r.processors.push_back(pr);
-    r.nodes.push_back(node);
-  }
-  // storage hosts (Batsim's role=storage) after the compute hosts: storage profiles use them
-  for (sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts())
-    if (h->get_property("role") && std::string(h->get_property("role")) == "storage") {
-      r.storage_hosts.push_back(static_cast<uint32_t>(r.host_names.size()));
-      r.host_names.push_back(h->get_name());
-    }
-  return r;
-}
-
 // -------------------------------------------------------------------------------------------- Impl
 
-/* The manager is one S4U actor. Its event loop sleeps on a semaphore until the next dated event
- * (a submission, the end of a delay stage, a walltime) or until the end of a stage's executions
- * posts a message (O(1): the execution is looked up in a hash map and its stage counted down).
- * Executions are started and waited for by a pool of executor actors (executors.hpp); machines
- * are switched off and on by machine_power.hpp, hosts' P-states follow interference.hpp. Jobs run
- * as few executions as their profile allows (one per host, with a thread per core, or one
- * parallel task). */
-class WorkloadManager::Impl : public ExecutorPool::Client {
-public:
-  Impl(const workload::Workload& w, scheduling::Resources resources, const platform::Platform* platform,
-       const ManagerConfig& config)
-      : own_(config.submitters > 0 ? w : workload::Workload{})
-      , w_(config.submitters > 0 ? own_ : w)
-      , n_given_(w.jobs.size())
-      , open_submitters_(config.submitters)
-      , r_(std::move(resources))
-      , platform_(platform)
-      , cfg_(config)
-      , state_(r_)
-      , sched_(state_, config.scheduler)
-      , job_energy_(w.jobs.size(), 0.0)
-      , pool_(*this, hosts_)
-      , pstates_(r_, state_, hosts_, hist_, platform)
-      , power_(r_, hosts_, state_, sched_, hist_, pstates_, pool_)
-  {
-    if (r_.cores.empty())
-      throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
-    if (w.jobs.size() >= kHoldKey)
-      throw InputError(w.source, "", "more than 2^31 jobs");
-    if (cfg_.power && cfg_.scheduler.backfill != scheduling::Backfill::easy)
-      throw InputError(cfg_.power_source, "",
-                       std::string("the energy policy ") + cfg_.power->variant +
-                           " runs with EASY backfilling, as batsched's does (--backfill easy), not with " +
-                           to_string(cfg_.scheduler.backfill));
-    // Every job's profile must have a kind that can run it: said before anything runs.
-    for (const auto& j : w_.jobs) {
-      auto why = cannot_run(w_, j, r_);
-      if (not why.empty())
-        throw InputError(w_.source, "", "job " + quote(j.id) + ": " + why);
-    }
-    hist_.records.resize(w.jobs.size());
-    hosts_.cores.resize(r_.host_names.size());
-    hosts_.processors.resize(r_.host_names.size());
-    hosts_.of_processor.resize(r_.processors.size());
-    for (uint32_t c = 0; c < r_.core_count(); c++) {
-      const scheduling::Core& core = r_.cores[c];
-      hosts_.cores[core.host].push_back(c);
-      auto& hp = hosts_.processors[core.host];
-      if (hp.empty() || hp.back() != core.processor)
-        hp.push_back(core.processor);
-      auto& ph = hosts_.of_processor[core.processor];
-      if (ph.empty() || ph.back() != core.host)
-        ph.push_back(core.host);
-    }
-    for (uint32_t h = 0; h < hosts_.cores.size(); h++)
-      if (not hosts_.cores[h].empty())
-        hosts_.used.push_back(h);
-    if (platform_ && cfg_.interference && not pstates_.enable(platform_->cpu_pstate_names))
-      XBT_WARN("The platform's CPU P-states are not named idle, active and membw_limited: no interference model");
+WorkloadManager::Impl::Impl(const workload::Workload& w, scheduling::Resources resources,
+                            const platform::Platform* platform, const ManagerConfig& config)
+    : own_(config.submitters > 0 ? w : workload::Workload{})
+    , w_(config.submitters > 0 ? own_ : w)
+    , n_given_(w.jobs.size())
+    , open_submitters_(config.submitters)
+    , r_(std::move(resources))
+    , platform_(platform)
+    , cfg_(config)
+    , state_(r_)
+    , sched_(state_, config.scheduler)
+    , job_energy_(w.jobs.size(), 0.0)
+    , pool_(*this, hosts_)
+    , pstates_(r_, state_, hosts_, hist_, platform)
+    , power_(r_, hosts_, state_, sched_, hist_, pstates_, pool_)
+{
+  if (r_.cores.empty())
+    throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
+  if (w.jobs.size() >= kHoldKey)
+    throw InputError(w.source, "", "more than 2^31 jobs");
+  if (cfg_.power && cfg_.scheduler.backfill != scheduling::Backfill::easy)
+    throw InputError(cfg_.power_source, "",
+                     std::string("the energy policy ") + cfg_.power->variant +
+                         " runs with EASY backfilling, as batsched's does (--backfill easy), not with " +
+                         to_string(cfg_.scheduler.backfill));
+  // Every job's profile must have a kind that can run it: said before anything runs.
+  for (const auto& j : w_.jobs) {
+    auto why = cannot_run(w_, j, r_);
+    if (not why.empty())
+      throw InputError(w_.source, "", "job " + quote(j.id) + ": " + why);
   }
-
-  workload::Workload own_;       ///< with submitters: the given workload, then the jobs submitted
-  const workload::Workload& w_;  ///< every job (own_ with submitters, else the workload given)
-  const size_t n_given_;         ///< the jobs of the workload given (submitted at their dates)
-  unsigned open_submitters_ = 0; ///< submitters that have not ended their submissions
-  /** A job submitted by another actor: its workload (which runs its profile) and index there. */
-  struct Submitted {
-    const workload::Workload* from;
-    size_t job;
-  };
-  std::vector<Submitted> submitted_;                               ///< job n_given_ + k: submitted_[k]
-  std::vector<std::shared_ptr<const workload::Workload>> sources_; ///< the workloads submitted from
-  std::vector<uint32_t> source_offset_;                            ///< their profiles' first index in own_
-  std::vector<uint32_t> arrived_;                                  ///< jobs submitted, not queued yet
-  scheduling::Resources r_;
-  const platform::Platform* platform_;
-  ManagerConfig cfg_;
-  scheduling::ClusterState state_;
-  scheduling::Scheduler sched_;
-  History hist_;
-  std::vector<double> job_energy_;
-  std::unique_ptr<EnergyLedger> ledger_;
-  std::shared_ptr<bool> host_state_changed_ = std::make_shared<bool>(false); ///< by SimGrid, not us
-  std::shared_ptr<Impl*> alive_ = std::make_shared<Impl*>(this); ///< null once destroyed (for SimGrid's callbacks)
-  ~Impl() override { *alive_ = nullptr; }
-  bool ledger_always_read_ = false;
-
-  HostMap hosts_;
-  ExecutorPool pool_;
-  Interference pstates_;
-  MachinePower power_;
-
-  // ------------------------------------------------------------------ running jobs and their stages
-  struct Run {
-    std::unique_ptr<ProfileRun> profile;
-    uint32_t stage = 0;                          ///< stages started so far (the current one's number)
-    size_t pending = 0;                          ///< executions of the stage still running
-    bool ok        = true;                       ///< no execution of the stage failed
-    std::vector<sg4::ExecPtr> execs;             ///< the stage's executions (kept until the stage ends)
-    std::vector<std::vector<uint32_t>> on_hosts; ///< their hosts
-  };
-  std::unordered_map<uint32_t, Run> running_;
-  struct Owner {
-    uint32_t job;
-    uint32_t index; ///< in Run::execs
-  };
-  std::unordered_map<const sg4::Activity*, Owner> owner_; ///< executions running now
-  struct StageEnd {
-    uint32_t job;
-    uint32_t stage;
-    bool ok;
-  };
-  std::vector<StageEnd> ended_; ///< stages whose executions all ended, not handled yet
-  struct ExecDone {
-    Owner owner;
-    bool ok;
-  };
-  std::vector<ExecDone> execs_done_; ///< executions that ended, reported by the executors
-
-  struct Timed {
-    double t;
-    uint64_t seq;
-    uint32_t job;   ///< (a scripted switch: the host)
-    uint32_t stage; ///< a delay stage's number, or walltime
-    bool walltime;
-    int8_t script = 0; ///< a scripted switch: 1 on, -1 off
-    bool operator>(const Timed& o) const { return t > o.t || (t == o.t && seq > o.seq); }
-  };
-  std::priority_queue<Timed, std::vector<Timed>, std::greater<>> timed_;
-  uint64_t seq_ = 0;
-
-  // the actor
-  sg4::SemaphorePtr wake_;
-  std::vector<uint32_t> manager_host_; ///< the host of the manager's actor (one host index)
-  bool waiting_       = false;         ///< the actor sleeps on wake_
-  bool wake_posted_   = false;
-  bool finished_      = false;
-  bool stopped_       = false; ///< by stop()
-  size_t next_submit_ = 0;
-  uint64_t arrivals_  = 0;
-  size_t done_        = 0;
-  std::string error_;
-
-  bool progress_                                       = ::isatty(STDERR_FILENO) != 0;
-  bool progress_shown_                                 = false;
-  std::chrono::steady_clock::time_point next_progress_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  double next_energy_sample_                           = 0;
-  double series_estimate_                              = 0; ///< the running total at the end, before the final reading
-  double series_error_ = 0;     ///< largest gap between the running total and a full reading
-  bool redecide_       = false; ///< a decision started nothing and no submission will come: decide again
-
-  void bind_hosts()
-  {
-    hosts_.sg.assign(r_.host_names.size(), nullptr);
-    bool energy = true;
-    for (uint32_t h : hosts_.used) {
-      hosts_.sg[h] = sg4::Host::by_name_or_null(r_.host_names[h]);
-      if (hosts_.sg[h] == nullptr)
-        throw RunError("host " + r_.host_names[h] + " of the resource hierarchy is not in the simulation");
-      if (hosts_.sg[h]->get_property("wattage_per_state") == nullptr)
-        energy = false;
-    }
-    for (uint32_t h : r_.storage_hosts) // storage profiles' transfers; their energy is not the jobs'
-      hosts_.sg[h] = sg4::Host::by_name(r_.host_names[h]);
-    // Without energy (a host lacks wattage_per_state) the energy figures are empty; the run's
-    // summary says why, once.
-    ledger_ = std::make_unique<EnergyLedger>(hosts_.sg, job_energy_);
-    if (not energy)
-      ledger_->disable();
-    // Under the ptask model a job's rate follows the network: SimGrid changes hosts' power on its
-    // own; so does a host switched off or on by a state profile of the platform. Then every
-    // energy reading goes to the plugin.
-    if (simgrid::config::get_value<std::string>("host/model") == "ptask_L07")
-      ledger_->read_always();
-    sg4::Host::on_state_change_cb([flag = host_state_changed_](const sg4::Host&) { *flag = true; });
-    hist_.energy = energy;
-    pstates_.bind();
-    power_.bind(*ledger_);
-    if (cfg_.power || not cfg_.switches.empty())
-      for (const auto& sw : power_.bind_power(cfg_, w_.source, energy))
-        timed_.push({sw.t, seq_++, sw.host, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
+  hist_.records.resize(w.jobs.size());
+  hosts_.cores.resize(r_.host_names.size());
+  hosts_.processors.resize(r_.host_names.size());
+  hosts_.of_processor.resize(r_.processors.size());
+  for (uint32_t c = 0; c < r_.core_count(); c++) {
+    const scheduling::Core& core = r_.cores[c];
+    hosts_.cores[core.host].push_back(c);
+    auto& hp = hosts_.processors[core.host];
+    if (hp.empty() || hp.back() != core.processor)
+      hp.push_back(core.processor);
+    auto& ph = hosts_.of_processor[core.processor];
+    if (ph.empty() || ph.back() != core.host)
+      ph.push_back(core.host);
   }
+  for (uint32_t h = 0; h < hosts_.cores.size(); h++)
+    if (not hosts_.cores[h].empty())
+      hosts_.used.push_back(h);
+  if (platform_ && cfg_.interference && not pstates_.enable(platform_->cpu_pstate_names))
+    XBT_WARN("The platform's CPU P-states are not named idle, active and membw_limited: no interference model");
+}
 
-  /** What the energy policy sees of the machines: their states, and when their jobs end. */
-  std::vector<scheduling::MachineView> machines() const
-  {
-    std::vector<scheduling::MachineView> m = power_.machines();
-    for (const auto& [job, run] : running_) {
-      const auto& rec = hist_.records[job];
-      double end      = rec.start_s + workload::requested_time(w_, w_.jobs[job]).value_or(kInf);
-      for (uint32_t c : rec.cores) {
-        auto& v   = m[power_.machine_of(r_.cores[c].host)];
-        v.free_at = std::max(v.free_at, end);
-      }
-    }
-    return m;
+void WorkloadManager::Impl::bind_hosts()
+{
+  hosts_.sg.assign(r_.host_names.size(), nullptr);
+  bool energy = true;
+  for (uint32_t h : hosts_.used) {
+    hosts_.sg[h] = sg4::Host::by_name_or_null(r_.host_names[h]);
+    if (hosts_.sg[h] == nullptr)
+      throw RunError("host " + r_.host_names[h] + " of the resource hierarchy is not in the simulation");
+    if (hosts_.sg[h]->get_property("wattage_per_state") == nullptr)
+      energy = false;
   }
+  for (uint32_t h : r_.storage_hosts) // storage profiles' transfers; their energy is not the jobs'
+    hosts_.sg[h] = sg4::Host::by_name(r_.host_names[h]);
+  // Without energy (a host lacks wattage_per_state) the energy figures are empty; the run's
+  // summary says why, once.
+  ledger_ = std::make_unique<EnergyLedger>(hosts_.sg, job_energy_);
+  if (not energy)
+    ledger_->disable();
+  // Under the ptask model a job's rate follows the network: SimGrid changes hosts' power on its
+  // own; so does a host switched off or on by a state profile of the platform. Then every
+  // energy reading goes to the plugin.
+  if (simgrid::config::get_value<std::string>("host/model") == "ptask_L07")
+    ledger_->read_always();
+  sg4::Host::on_state_change_cb([flag = host_state_changed_](const sg4::Host&) { *flag = true; });
+  hist_.energy = energy;
+  pstates_.bind();
+  power_.bind(*ledger_);
+  if (cfg_.power || not cfg_.switches.empty())
+    for (const auto& sw : power_.bind_power(cfg_, w_.source, energy))
+      timed_.push({sw.t, seq_++, sw.host, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
+}
 
-  // ------------------------------------------------------------------------------ energy sharing
+std::vector<scheduling::MachineView> WorkloadManager::Impl::machines() const
+{
+  std::vector<scheduling::MachineView> m = power_.machines();
+  for (const auto& [job, run] : running_) {
+    const auto& rec = hist_.records[job];
+    double end      = rec.start_s + workload::requested_time(w_, w_.jobs[job]).value_or(kInf);
+    for (uint32_t c : rec.cores) {
+      auto& v   = m[power_.machine_of(r_.cores[c].host)];
+      v.free_at = std::max(v.free_at, end);
+    }
+  }
+  return m;
+}
 
-  /** Who shares a host's energy: the jobs on its cores, else the jobs on its processors' other cores. */
-  void recompute_context(uint32_t h)
-  {
-    // (job, cores) pairs, by job: few jobs share a host, a linear search is cheapest
-    std::vector<std::pair<uint32_t, double>>& weights = weights_;
-    weights.clear();
-    auto add = [&](uint32_t c) {
-      uint32_t job = state_.owner(c);
-      if (job >= kHoldKey) // free, or held for a reservation
-        return;
-      if (not weights.empty() && weights.back().first == job) { // (a host's cores mostly go together)
-        weights.back().second += 1;
+// ---------------------------------------------------------------------------------- energy sharing
+
+void WorkloadManager::Impl::recompute_context(uint32_t h)
+{
+  // (job, cores) pairs, by job: few jobs share a host, a linear search is cheapest
+  std::vector<std::pair<uint32_t, double>>& weights = weights_;
+  weights.clear();
+  auto add = [&](uint32_t c) {
+    uint32_t job = state_.owner(c);
+    if (job >= kHoldKey) // free, or held for a reservation
+      return;
+    if (not weights.empty() && weights.back().first == job) { // (a host's cores mostly go together)
+      weights.back().second += 1;
+      return;
+    }
+    for (auto& [j, w] : weights)
+      if (j == job) {
+        w += 1;
         return;
       }
-      for (auto& [j, w] : weights)
-        if (j == job) {
-          w += 1;
-          return;
-        }
-      weights.emplace_back(job, 1.0);
-    };
-    for (uint32_t c : hosts_.cores[h])
-      add(c);
-    if (weights.empty())
-      for (uint32_t p : hosts_.processors[h]) {
-        const scheduling::Processor& pr = r_.processors[p];
-        for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
-          add(c);
+    weights.emplace_back(job, 1.0);
+  };
+  for (uint32_t c : hosts_.cores[h])
+    add(c);
+  if (weights.empty())
+    for (uint32_t p : hosts_.processors[h]) {
+      const scheduling::Processor& pr = r_.processors[p];
+      for (uint32_t c = pr.first_core; c < pr.first_core + pr.cores; c++)
+        add(c);
+    }
+  std::sort(weights.begin(), weights.end());
+  ledger_->set_context(h, weights);
+}
+
+std::vector<uint32_t> WorkloadManager::Impl::affected_hosts(const std::vector<uint32_t>& cores) const
+{
+  // (a mark per host, not a std::set: a wide job touches thousands)
+  std::vector<uint32_t> hosts;
+  if (host_mark_.size() != hosts_.cores.size())
+    host_mark_.assign(hosts_.cores.size(), 0);
+  uint32_t last = UINT32_MAX;
+  for (uint32_t c : cores) {
+    uint32_t p = r_.cores[c].processor;
+    if (p == last) // (a run of cores of one processor: its hosts once)
+      continue;
+    last = p;
+    for (uint32_t h : hosts_.of_processor[p])
+      if (not host_mark_[h]) {
+        host_mark_[h] = 1;
+        hosts.push_back(h);
       }
-    std::sort(weights.begin(), weights.end());
-    ledger_->set_context(h, weights);
   }
-  std::vector<std::pair<uint32_t, double>> weights_; ///< recompute_context's (kept: no allocation per call)
+  for (uint32_t h : hosts)
+    host_mark_[h] = 0;
+  if (not std::is_sorted(hosts.begin(), hosts.end()))
+    std::sort(hosts.begin(), hosts.end());
+  return hosts;
+}
 
-  /** Hosts whose sharing changes when these cores change hands. */
-  std::vector<uint32_t> affected_hosts(const std::vector<uint32_t>& cores) const
-  {
-    // (a mark per host, not a std::set: a wide job touches thousands)
-    std::vector<uint32_t> hosts;
-    if (host_mark_.size() != hosts_.cores.size())
-      host_mark_.assign(hosts_.cores.size(), 0);
-    uint32_t last = UINT32_MAX;
-    for (uint32_t c : cores) {
-      uint32_t p = r_.cores[c].processor;
-      if (p == last) // (a run of cores of one processor: its hosts once)
-        continue;
-      last = p;
-      for (uint32_t h : hosts_.of_processor[p])
-        if (not host_mark_[h]) {
-          host_mark_[h] = 1;
-          hosts.push_back(h);
-        }
-    }
-    for (uint32_t h : hosts)
-      host_mark_[h] = 0;
-    if (not std::is_sorted(hosts.begin(), hosts.end()))
-      std::sort(hosts.begin(), hosts.end());
-    return hosts;
-  }
-  mutable std::vector<char> host_mark_;
+// ---------------------------------------------------------------------------------- job life cycle
 
-  // ------------------------------------------------------------------------------ job life cycle
+scheduling::Demand WorkloadManager::Impl::demand_of(uint32_t job) const
+{
+  const auto& j = w_.jobs[job];
+  const auto& p = w_.profile_of(j);
+  return scheduling::Demand{j.resources, p.mem_mb.value_or(0), p.mem_bw_gbps.value_or(0)};
+}
 
-  scheduling::Demand demand_of(uint32_t job) const
-  {
-    const auto& j = w_.jobs[job];
-    const auto& p = w_.profile_of(j);
-    return scheduling::Demand{j.resources, p.mem_mb.value_or(0), p.mem_bw_gbps.value_or(0)};
-  }
+void WorkloadManager::Impl::launch(const scheduling::Decision& d, double now)
+{
+  JobRecord& rec = hist_.records[d.job];
+  rec.state      = FinalState::running;
+  rec.start_s    = now;
+  rec.cores      = d.cores;
+  const auto& j  = w_.jobs[d.job];
+  Placement where;
+  where.resources = &r_;
+  for (uint32_t c : d.cores)
+    where.core_hosts.push_back(r_.cores[c].host);
+  Run& run    = running_[d.job];
+  run.profile = start_profile(source_of(d.job), profile_to_run(d.job), where);
+  if (j.walltime_s)
+    timed_.push({now + *j.walltime_s, seq_++, d.job, 0, true});
+  next_stage(d.job, run, now);
+}
 
-  void launch(const scheduling::Decision& d, double now)
-  {
-    JobRecord& rec = hist_.records[d.job];
-    rec.state      = FinalState::running;
-    rec.start_s    = now;
-    rec.cores      = d.cores;
-    const auto& j  = w_.jobs[d.job];
-    Placement where;
-    where.resources = &r_;
-    for (uint32_t c : d.cores)
-      where.core_hosts.push_back(r_.cores[c].host);
-    Run& run    = running_[d.job];
-    run.profile = start_profile(source_of(d.job), profile_to_run(d.job), where);
-    if (j.walltime_s)
-      timed_.push({now + *j.walltime_s, seq_++, d.job, 0, true});
-    next_stage(d.job, run, now);
-  }
-
-  /** Starts the job's next stage; false when it has none left (the job is done). */
-  bool next_stage(uint32_t job, Run& run, double now)
-  {
-    run.execs.clear();
-    run.on_hosts.clear();
-    auto stage = run.profile->next();
-    if (not stage)
-      return false;
-    run.stage++;
-    run.ok = true;
-    if (stage->delay_s >= 0) {
-      timed_.push({now + stage->delay_s, seq_++, job, run.stage, false});
-      return true;
-    }
-    std::vector<uint32_t> all_hosts;
-    for (auto& spec : stage->execs) {
-      run.on_hosts.emplace_back();
-      for (uint32_t h : spec.hosts)
-        if (not hosts_.cores[h].empty()) // (a storage host is not the manager's: its energy is not read)
-          run.on_hosts.back().push_back(h);
-      all_hosts.insert(all_hosts.end(), run.on_hosts.back().begin(), run.on_hosts.back().end());
-    }
-    run.pending = stage->execs.size();
-    if (run.pending == 0) { // nothing to compute: the stage is over at once
-      ended_.push_back({job, run.stage, true});
-      return true;
-    }
-    // The executions go to the executor actors in chunks of at most kChunk: each executor starts
-    // its chunk and waits for it (SimGrid 3.32 searches an actor's list of activities at every
-    // completion: bounded lists keep a completion O(kChunk), whatever the width of the job).
-    run.execs.assign(stage->execs.size(), nullptr);
-    for (size_t first = 0; first < stage->execs.size(); first += ExecutorPool::kChunk) {
-      ExecutorPool::Chunk c{job, run.stage, {}};
-      for (size_t i = first; i < std::min(stage->execs.size(), first + ExecutorPool::kChunk); i++)
-        c.items.emplace_back(std::move(stage->execs[i]), static_cast<uint32_t>(i));
-      pool_.run(std::move(c));
-    }
-    // The hosts draw more from now on (the running total of energy follows every power change).
-    ledger_->observe(all_hosts);
+bool WorkloadManager::Impl::next_stage(uint32_t job, Run& run, double now)
+{
+  run.execs.clear();
+  run.on_hosts.clear();
+  auto stage = run.profile->next();
+  if (not stage)
+    return false;
+  run.stage++;
+  run.ok = true;
+  if (stage->delay_s >= 0) {
+    timed_.push({now + stage->delay_s, seq_++, job, run.stage, false});
     return true;
   }
-
-  /** A chunk's executions start unless its job's stage was ended meanwhile (a switch's always do). */
-  bool wanted(const ExecutorPool::Chunk& c) override
-  {
-    if (c.job == kPowerOwner)
-      return true;
-    auto it = running_.find(c.job);
-    return it != running_.end() && it->second.stage == c.stage;
+  std::vector<uint32_t> all_hosts;
+  for (auto& spec : stage->execs) {
+    run.on_hosts.emplace_back();
+    for (uint32_t h : spec.hosts)
+      if (not hosts_.cores[h].empty()) // (a storage host is not the manager's: its energy is not read)
+        run.on_hosts.back().push_back(h);
+    all_hosts.insert(all_hosts.end(), run.on_hosts.back().begin(), run.on_hosts.back().end());
   }
-
-  /** An execution made for a chunk is known by its job (a switch's: by its host). */
-  void made(const ExecutorPool::Chunk& c, uint32_t index, const sg4::ExecPtr& e) override
-  {
-    if (c.job == kPowerOwner) {
-      owner_[e.get()] = {c.job, c.stage}; // (the host)
-    } else {
-      owner_[e.get()]                           = {c.job, index};
-      running_.find(c.job)->second.execs[index] = e;
-    }
+  run.pending = stage->execs.size();
+  if (run.pending == 0) { // nothing to compute: the stage is over at once
+    ended_.push_back({job, run.stage, true});
+    return true;
   }
-
-  /** An execution ended (an executor saw it): a message to the manager, O(1). Executions of a
-   *  job that was ended meanwhile (killed) are no longer known: nothing to say. An execution that is
-   *  not the last of its stage changes nothing the scheduler sees (Batsim's job is one activity):
-   *  its stage counts down here and the manager is not woken; its hosts, idle now while the job
-   *  holds them, reach the energy ledger at the manager's next step (quiet_). (Only the manager's
-   *  actor touches the ledger: its readings are simcalls, where other actors may run.) */
-  void ended(const sg4::Activity& a, bool ok) override
-  {
-    auto it = owner_.find(&a);
-    if (it == owner_.end())
-      return;
-    const Owner o = it->second;
-    owner_.erase(it);
-    if (ok && o.job != kPowerOwner)
-      if (auto r = running_.find(o.job); r != running_.end() && r->second.pending > 1) {
-        r->second.pending--;
-        double now = sg4::Engine::get_clock();
-        for (uint32_t h : r->second.on_hosts[o.index])
-          quiet_.push_back({h, now});
-        return;
-      }
-    execs_done_.push_back({o, ok});
-    wake();
+  // The executions go to the executor actors in chunks of at most kChunk: each executor starts
+  // its chunk and waits for it (SimGrid 3.32 searches an actor's list of activities at every
+  // completion: bounded lists keep a completion O(kChunk), whatever the width of the job).
+  run.execs.assign(stage->execs.size(), nullptr);
+  for (size_t first = 0; first < stage->execs.size(); first += ExecutorPool::kChunk) {
+    ExecutorPool::Chunk c{job, run.stage, {}};
+    for (size_t i = first; i < std::min(stage->execs.size(), first + ExecutorPool::kChunk); i++)
+      c.items.emplace_back(std::move(stage->execs[i]), static_cast<uint32_t>(i));
+    pool_.run(std::move(c));
   }
-  struct QuietChange {
-    uint32_t host;
-    double t;
-  };
-  std::vector<QuietChange> quiet_; ///< hosts whose execution ended without waking the manager
+  // The hosts draw more from now on (the running total of energy follows every power change).
+  ledger_->observe(all_hosts);
+  return true;
+}
 
-  /** The ledger hears of the hosts that changed without waking the manager (before any reading). */
-  void hear_quiet_changes()
-  {
-    for (const auto& q : quiet_)
-      ledger_->changed(q.host, q.t);
-    quiet_.clear();
+bool WorkloadManager::Impl::wanted(const ExecutorPool::Chunk& c)
+{
+  if (c.job == kPowerOwner)
+    return true;
+  auto it = running_.find(c.job);
+  return it != running_.end() && it->second.stage == c.stage;
+}
+
+void WorkloadManager::Impl::made(const ExecutorPool::Chunk& c, uint32_t index, const sg4::ExecPtr& e)
+{
+  if (c.job == kPowerOwner) {
+    owner_[e.get()] = {c.job, c.stage}; // (the host)
+  } else {
+    owner_[e.get()]                           = {c.job, index};
+    running_.find(c.job)->second.execs[index] = e;
   }
+}
 
-  /** The manager hears of an ended execution: its hosts idle, its stage counts down. */
-  void exec_done(const Owner& o, bool ok)
-  {
-    if (o.job == kPowerOwner) {
-      power_.switch_ended(o.index);
+void WorkloadManager::Impl::ended(const sg4::Activity& a, bool ok)
+{
+  auto it = owner_.find(&a);
+  if (it == owner_.end())
+    return;
+  const Owner o = it->second;
+  owner_.erase(it);
+  if (ok && o.job != kPowerOwner)
+    if (auto r = running_.find(o.job); r != running_.end() && r->second.pending > 1) {
+      r->second.pending--;
+      double now = sg4::Engine::get_clock();
+      for (uint32_t h : r->second.on_hosts[o.index])
+        quiet_.push_back({h, now});
       return;
     }
-    auto it = running_.find(o.job);
-    if (it == running_.end())
-      return;
-    Run& run = it->second;
-    ledger_->observe(run.on_hosts[o.index]); // these hosts idle now while the job holds them
-    if (not ok)
-      run.ok = false; // a host failed under it
-    if (--run.pending == 0)
-      ended_.push_back({o.job, run.stage, run.ok});
+  execs_done_.push_back({o, ok});
+  wake();
+}
+
+void WorkloadManager::Impl::hear_quiet_changes()
+{
+  for (const auto& q : quiet_)
+    ledger_->changed(q.host, q.t);
+  quiet_.clear();
+}
+
+void WorkloadManager::Impl::exec_done(const Owner& o, bool ok)
+{
+  if (o.job == kPowerOwner) {
+    power_.switch_ended(o.index);
+    return;
   }
+  auto it = running_.find(o.job);
+  if (it == running_.end())
+    return;
+  Run& run = it->second;
+  ledger_->observe(run.on_hosts[o.index]); // these hosts idle now while the job holds them
+  if (not ok)
+    run.ok = false; // a host failed under it
+  if (--run.pending == 0)
+    ended_.push_back({o.job, run.stage, run.ok});
+}
 
-  /** Cancels every execution the executors wait for; the manager's actor returns when it runs. */
-  void stop()
-  {
-    stopped_ = true;
-    wake();
-    pool_.cancel_all();
+void WorkloadManager::Impl::stop()
+{
+  stopped_ = true;
+  wake();
+  pool_.cancel_all();
+}
+
+void WorkloadManager::Impl::wake()
+{
+  if (waiting_ && not wake_posted_) {
+    wake_posted_ = true;
+    wake_->release();
   }
+}
 
-  void wake()
-  {
-    if (waiting_ && not wake_posted_) {
-      wake_posted_ = true;
-      wake_->release();
-    }
-  }
+void WorkloadManager::Impl::end_job(uint32_t job, FinalState final_state, double now)
+{
+  auto it = running_.find(job);
+  if (it == running_.end())
+    return;
+  Run& run = it->second;
+  for (auto& e : run.execs)
+    if (owner_.erase(e.get()) > 0) // still running: killed (its completion is not ours any more)
+      e->cancel();
+  running_.erase(it);
+  hist_.records[job].state    = final_state;
+  hist_.records[job].finish_s = now;
+  sched_.release(job);
+}
 
-  /** Ends a job (finished, killed or failed): cancels what still runs, frees its cores. */
-  void end_job(uint32_t job, FinalState final_state, double now)
-  {
-    auto it = running_.find(job);
-    if (it == running_.end())
-      return;
-    Run& run = it->second;
-    for (auto& e : run.execs)
-      if (owner_.erase(e.get()) > 0) // still running: killed (its completion is not ours any more)
-        e->cancel();
-    running_.erase(it);
-    hist_.records[job].state    = final_state;
-    hist_.records[job].finish_s = now;
-    sched_.release(job);
-  }
+// ---------------------------------------------------------------------------------- the event loop
 
-  // ------------------------------------------------------------------------------ the event loop
-
-  /** The actor's body. */
-  void run_actor()
-  {
+void WorkloadManager::Impl::run_actor()
+{
+  if (stopped_)
+    return;
+  try {
+    // Batsim's scheduler decides once when the simulation begins, before any job: an energy
+    // policy may switch idle machines off then
+    if (auto* policy = power_.policy())
+      power_.apply(policy->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
+    if (cfg_.submitters > 0) // a submission may come first
+      wait_until(next_date());
+    else if (double first = next_date(); first < kInf) // the first submission or scripted switch
+      sg4::this_actor::sleep_until(first);
     if (stopped_)
       return;
-    try {
-      // Batsim's scheduler decides once when the simulation begins, before any job: an energy
-      // policy may switch idle machines off then
-      if (auto* policy = power_.policy())
-        power_.apply(policy->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
-      if (cfg_.submitters > 0) // a submission may come first
-        wait_until(next_date());
-      else if (double first = next_date(); first < kInf) // the first submission or scripted switch
-        sg4::this_actor::sleep_until(first);
+    settle_instant();
+    while (true) {
+      step();
+      // (switches still under way when the last job ends are waited for, as Batsim does)
+      if ((finished_ && power_.switches_in_flight() == 0) || not error_.empty())
+        return;
+      if (not ended_.empty() || not execs_done_.empty()) // stages without work end at once
+        continue;
+      if (redecide_) { // a decision to start nothing, with no submission to come: asked again now
+        redecide_ = false;
+        continue;
+      }
+      double now = sg4::Engine::get_clock();
+      drop_stale_timers();
+      double next = next_date();
+      if (next == kInf && running_.empty() && power_.switches_in_flight() == 0) {
+        if (open_submitters_ == 0) {
+          error_ = stuck_message(now);
+          return;
+        }
+        if (not others_alive()) { // nobody left to submit: said rather than deadlocked
+          error_ = w_.source + ": the workload manager waits for " + std::to_string(open_submitters_) + " of its " +
+                   std::to_string(cfg_.submitters) +
+                   " submitters to end their submissions, and no other actor is left to submit (at " +
+                   format_number(now) + " s)";
+          return;
+        }
+      }
+      wait_until(next);
       if (stopped_)
         return;
       settle_instant();
-      while (true) {
-        step();
-        // (switches still under way when the last job ends are waited for, as Batsim does)
-        if ((finished_ && power_.switches_in_flight() == 0) || not error_.empty())
-          return;
-        if (not ended_.empty() || not execs_done_.empty()) // stages without work end at once
-          continue;
-        if (redecide_) { // a decision to start nothing, with no submission to come: asked again now
-          redecide_ = false;
-          continue;
-        }
-        double now = sg4::Engine::get_clock();
-        drop_stale_timers();
-        double next = next_date();
-        if (next == kInf && running_.empty() && power_.switches_in_flight() == 0) {
-          if (open_submitters_ == 0) {
-            error_ = stuck_message(now);
-            return;
-          }
-          if (not others_alive()) { // nobody left to submit: said rather than deadlocked
-            error_ = w_.source + ": the workload manager waits for " + std::to_string(open_submitters_) + " of its " +
-                     std::to_string(cfg_.submitters) +
-                     " submitters to end their submissions, and no other actor is left to submit (at " +
-                     format_number(now) + " s)";
-            return;
-          }
-        }
-        wait_until(next);
-        if (stopped_)
-          return;
-        settle_instant();
+    }
+  } catch (const std::exception& e) { // an exception escaping an actor would abort the run
+    error_ = w_.source + ": the workload manager stopped: " + e.what();
+  }
+}
+
+bool WorkloadManager::Impl::others_alive()
+{
+  const sg4::Actor* self = sg4::Actor::self();
+  for (const auto& a : sg4::Engine::get_instance()->get_all_actors())
+    if (a.get() != self && not a->is_daemon())
+      return true;
+  return false;
+}
+
+void WorkloadManager::Impl::wait_until(double t)
+{
+  if (not arrived_.empty()) // submitted before the manager's actor first ran
+    return;
+  double now   = sg4::Engine::get_clock();
+  waiting_     = true;
+  wake_posted_ = false;
+  if (t == kInf)
+    wake_->acquire();
+  else if (t > now)
+    wake_->acquire_timeout(t - now);
+  waiting_ = false;
+}
+
+void WorkloadManager::Impl::settle_instant()
+{
+  sg4::this_actor::exec_init(0)->wait(); // (execute(0) would also set a priority: one simcall more)
+  hear_quiet_changes();
+  // That execution touched the manager's host: the power SimGrid reports for it is only right
+  // after the next solve, so its energy is read, not extrapolated, at the next sample.
+  ledger_->observe(manager_host_);
+}
+
+void WorkloadManager::Impl::drop_stale_timers()
+{
+  while (not timed_.empty()) {
+    const Timed& t = timed_.top();
+    if (t.script != 0)
+      return;
+    auto it = running_.find(t.job);
+    if (it != running_.end() && (t.walltime || it->second.stage == t.stage))
+      return;
+    timed_.pop();
+  }
+}
+
+double WorkloadManager::Impl::next_date() const
+{
+  double next = kInf;
+  if (next_submit_ < n_given_)
+    next = w_.jobs[next_submit_].submit_s;
+  if (not timed_.empty())
+    next = std::min(next, timed_.top().t);
+  if (power_.policy() && done_ < w_.jobs.size())
+    next = std::min(next, power_.policy()->next_stage());
+  return next;
+}
+
+void WorkloadManager::Impl::step()
+{
+  Instant in{sg4::Engine::get_clock(), 0, {}, {}, false};
+  hear_quiet_changes();
+  if (*host_state_changed_ && not ledger_always_read_) { // from now on, every reading is the plugin's
+    ledger_always_read_ = true;
+    ledger_->read_always();
+    ledger_->observe(hosts_.used);
+  }
+  in.n = w_.jobs.size();
+  std::vector<ExecDone> execs;
+  execs.swap(execs_done_);
+  for (const auto& e : execs)
+    exec_done(e.owner, e.ok);
+  in.happened = power_.switches_done(in.now);
+  // Every change of this instant to the hosts is known by now (executions that ended, switches;
+  // the manager's own come below, each settled first): a host changed before it holds the power
+  // SimGrid solved since, read now, and is settled from it below rather than by reading the
+  // plugin (a simcall per host).
+  ledger_->refresh();
+  // A monitoring stage acts before the jobs that ended or came at this instant are heard (as
+  // batsched's requested call does).
+  if (auto* policy = power_.policy(); policy && in.now >= policy->next_stage() && done_ < in.n) {
+    power_.apply(policy->stage(in.now, power_.waiting(), machines(), false), in.now);
+    in.happened = true;
+  }
+  std::vector<StageEnd> over;
+  over.swap(ended_);
+  for (const auto& e : over)
+    stage_over(in, e.job, e.stage, e.ok);
+  if (not fire_timers(in))
+    return;
+  std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
+  std::vector<uint32_t> hosts_before = end_jobs(in, touched_procs);
+  queue_arrivals(in);
+  // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
+  if (auto* policy = power_.policy())
+    power_.apply(policy->promised(in.now, power_.waiting(), machines()), in.now);
+
+  const bool deciding                         = cfg_.decide && sched_.queue_size() > 0;
+  std::vector<scheduling::Decision> decisions = decide(in.now, deciding);
+  if (not decisions.empty())
+    take_cores(decisions, hosts_before, touched_procs);
+  for (uint32_t h : hosts_before) {
+    recompute_context(h);
+    power_.update_mstate(h, in.now);
+  }
+  pstates_.update_processors(touched_procs, power_, in.now);
+  ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
+  for (const auto& d : decisions)
+    launch(d, in.now);
+  if (auto* policy = power_.policy(); policy && done_ < in.n && (in.happened || not in.ending.empty()))
+    power_.apply(policy->after_step(in.now, power_.waiting(), machines()), in.now);
+
+  ledger_->refresh(); // every change of this instant is known
+  if (deciding && cfg_.decided)
+    cfg_.decided(decision_point(in.now));
+  sample(in.now);
+  progress(in.now, false);
+  if (done_ == in.n && running_.empty() && not finished_ && no_more_submissions())
+    finish();
+}
+
+void WorkloadManager::Impl::stage_over(Instant& in, uint32_t job, uint32_t stage, bool ok)
+{
+  auto it = running_.find(job);
+  if (it == running_.end() || it->second.stage != stage || in.ends(job))
+    return;
+  if (not ok) {
+    in.ending.push_back(job);
+    in.ending_state.push_back(FinalState::failed);
+  } else if (not next_stage(job, it->second, in.now)) {
+    in.ending.push_back(job);
+    in.ending_state.push_back(FinalState::success);
+  }
+}
+
+bool WorkloadManager::Impl::fire_timers(Instant& in)
+{
+  while (not timed_.empty() && timed_.top().t <= in.now) {
+    Timed t = timed_.top();
+    timed_.pop();
+    if (t.script != 0) {
+      // a scripted switch a machine cannot take ends the run with that error (said, not thrown:
+      // an exception unwinding an actor's stack is what sanitizers cannot follow)
+      scheduling::MachineState need =
+          t.script > 0 ? scheduling::MachineState::sleeping : scheduling::MachineState::idle;
+      if (power_.state(t.job) != need) {
+        error_ = "cannot switch host " + r_.host_names[t.job] + (t.script > 0 ? " on" : " off") + " at " +
+                 format_number(in.now) + " s: it is " + to_string(power_.state(t.job)) + " (only " +
+                 (t.script > 0 ? "a sleeping machine can be switched on)" : "an idle machine can be switched off)");
+        return false;
       }
-    } catch (const std::exception& e) { // an exception escaping an actor would abort the run
-      error_ = w_.source + ": the workload manager stopped: " + e.what();
+      if (t.script > 0)
+        power_.switch_on(t.job, in.now);
+      else
+        power_.switch_off(t.job, in.now);
+    } else if (not t.walltime) {
+      stage_over(in, t.job, t.stage, true);
+    } else if (running_.count(t.job) && not in.ends(t.job)) {
+      in.ending.push_back(t.job);
+      in.ending_state.push_back(FinalState::walltime_reached);
     }
   }
+  return true;
+}
 
-  /** Whether an actor other than this one and daemons is alive (it may still submit). */
-  static bool others_alive()
-  {
-    const sg4::Actor* self = sg4::Actor::self();
-    for (const auto& a : sg4::Engine::get_instance()->get_all_actors())
-      if (a.get() != self && not a->is_daemon())
-        return true;
-    return false;
+std::vector<uint32_t> WorkloadManager::Impl::end_jobs(const Instant& in, std::vector<uint32_t>& touched_procs)
+{
+  // The energy consumed up to now goes to the sharing contexts before the changes.
+  std::vector<uint32_t> freed;
+  for (uint32_t job : in.ending)
+    freed.insert(freed.end(), hist_.records[job].cores.begin(), hist_.records[job].cores.end());
+  auto hosts_before = affected_hosts(freed);
+  ledger_->settle(hosts_before);
+  pstates_.add_processors(freed, touched_procs);
+  for (size_t i = 0; i < in.ending.size(); i++) {
+    end_job(in.ending[i], in.ending_state[i], in.now);
+    done_++;
   }
+  for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
+    power_.update_mstate(h, in.now);
+  return hosts_before;
+}
 
-  /** Sleeps until `t` (kInf: for ever), or until an execution, a switch or a submission wakes it. */
-  void wait_until(double t)
-  {
-    if (not arrived_.empty()) // submitted before the manager's actor first ran
-      return;
-    double now   = sg4::Engine::get_clock();
-    waiting_     = true;
-    wake_posted_ = false;
-    if (t == kInf)
-      wake_->acquire();
-    else if (t > now)
-      wake_->acquire_timeout(t - now);
-    waiting_ = false;
+void WorkloadManager::Impl::queue_arrivals(Instant& in)
+{
+  std::vector<uint32_t> arrived;
+  while (next_submit_ < n_given_ && w_.jobs[next_submit_].submit_s <= in.now)
+    arrived.push_back(static_cast<uint32_t>(next_submit_++));
+  if (not arrived_.empty()) {
+    arrived.insert(arrived.end(), arrived_.begin(), arrived_.end());
+    arrived_.clear();
   }
-
-  /** Everything else due at this instant (executors reporting, other timers) is heard before the
-   *  step: an execution of no work ends only at SimGrid's next solve, after every actor woken at
-   *  this instant has run. (A zero sleep returns at once; a zero timeout is never solved in 3.32.) */
-  void settle_instant()
-  {
-    sg4::this_actor::exec_init(0)->wait(); // (execute(0) would also set a priority: one simcall more)
-    hear_quiet_changes();
-    // That execution touched the manager's host: the power SimGrid reports for it is only right
-    // after the next solve, so its energy is read, not extrapolated, at the next sample.
-    ledger_->observe(manager_host_);
-  }
-
-  /** Timers left by jobs that ended before them (a walltime not reached, a delay stage of a job
-   *  killed) are dropped rather than woken for: they are no event (Batsim tells the scheduler
-   *  nothing then), and an instant costs SimGrid a solve or two. */
-  void drop_stale_timers()
-  {
-    while (not timed_.empty()) {
-      const Timed& t = timed_.top();
-      if (t.script != 0)
-        return;
-      auto it = running_.find(t.job);
-      if (it != running_.end() && (t.walltime || it->second.stage == t.stage))
-        return;
-      timed_.pop();
-    }
-  }
-
-  double next_date() const
-  {
-    double next = kInf;
-    if (next_submit_ < n_given_)
-      next = w_.jobs[next_submit_].submit_s;
-    if (not timed_.empty())
-      next = std::min(next, timed_.top().t);
-    if (power_.policy() && done_ < w_.jobs.size())
-      next = std::min(next, power_.policy()->next_stage());
-    return next;
-  }
-
-  /** What one step gathers as it goes. */
-  struct Instant {
-    double now;
-    size_t n;                             ///< the jobs known when the step began
-    std::vector<uint32_t> ending;         ///< jobs that end at this instant
-    std::vector<FinalState> ending_state; ///< how each ends
-    /** What the scheduler hears of this instant, as Batsim tells it: whether something happened (a
-     *  stale walltime timer is not an event: the energy policy decides only when something happened). */
-    bool happened = false;
-    bool ends(uint32_t job) const { return std::find(ending.begin(), ending.end(), job) != ending.end(); }
-  };
-
-  /** Everything due now: ended stages and jobs, submissions, then the scheduling decision. */
-  void step()
-  {
-    Instant in{sg4::Engine::get_clock(), 0, {}, {}, false};
-    hear_quiet_changes();
-    if (*host_state_changed_ && not ledger_always_read_) { // from now on, every reading is the plugin's
-      ledger_always_read_ = true;
-      ledger_->read_always();
-      ledger_->observe(hosts_.used);
-    }
-    in.n = w_.jobs.size();
-    std::vector<ExecDone> execs;
-    execs.swap(execs_done_);
-    for (const auto& e : execs)
-      exec_done(e.owner, e.ok);
-    in.happened = power_.switches_done(in.now);
-    // Every change of this instant to the hosts is known by now (executions that ended, switches;
-    // the manager's own come below, each settled first): a host changed before it holds the power
-    // SimGrid solved since, read now, and is settled from it below rather than by reading the
-    // plugin (a simcall per host).
-    ledger_->refresh();
-    // A monitoring stage acts before the jobs that ended or came at this instant are heard (as
-    // batsched's requested call does).
-    if (auto* policy = power_.policy(); policy && in.now >= policy->next_stage() && done_ < in.n) {
-      power_.apply(policy->stage(in.now, power_.waiting(), machines(), false), in.now);
-      in.happened = true;
-    }
-    std::vector<StageEnd> over;
-    over.swap(ended_);
-    for (const auto& e : over)
-      stage_over(in, e.job, e.stage, e.ok);
-    if (not fire_timers(in))
-      return;
-    std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
-    std::vector<uint32_t> hosts_before = end_jobs(in, touched_procs);
-    queue_arrivals(in);
-    // Machines promised to sleep go to sleep as soon as they are free, before a job can take them.
-    if (auto* policy = power_.policy())
-      power_.apply(policy->promised(in.now, power_.waiting(), machines()), in.now);
-
-    const bool deciding                         = cfg_.decide && sched_.queue_size() > 0;
-    std::vector<scheduling::Decision> decisions = decide(in.now, deciding);
-    if (not decisions.empty())
-      take_cores(decisions, hosts_before, touched_procs);
-    for (uint32_t h : hosts_before) {
-      recompute_context(h);
-      power_.update_mstate(h, in.now);
-    }
-    pstates_.update_processors(touched_procs, power_, in.now);
-    ledger_->observe(hosts_before); // ended jobs, P-state changes (started executions report their own)
-    for (const auto& d : decisions)
-      launch(d, in.now);
-    if (auto* policy = power_.policy(); policy && done_ < in.n && (in.happened || not in.ending.empty()))
-      power_.apply(policy->after_step(in.now, power_.waiting(), machines()), in.now);
-
-    ledger_->refresh(); // every change of this instant is known
-    if (deciding && cfg_.decided)
-      cfg_.decided(decision_point(in.now));
-    sample(in.now);
-    progress(in.now, false);
-    if (done_ == in.n && running_.empty() && not finished_ && no_more_submissions())
-      finish();
-  }
-
-  /** A stage over: the job goes on with its next stage, or ends. */
-  void stage_over(Instant& in, uint32_t job, uint32_t stage, bool ok)
-  {
-    auto it = running_.find(job);
-    if (it == running_.end() || it->second.stage != stage || in.ends(job))
-      return;
-    if (not ok) {
-      in.ending.push_back(job);
-      in.ending_state.push_back(FinalState::failed);
-    } else if (not next_stage(job, it->second, in.now)) {
-      in.ending.push_back(job);
-      in.ending_state.push_back(FinalState::success);
-    }
-  }
-
-  /** The timers due now: scripted switches, ends of delay stages, walltimes reached. False when a
-   *  scripted switch cannot be made (error_ says why). */
-  bool fire_timers(Instant& in)
-  {
-    while (not timed_.empty() && timed_.top().t <= in.now) {
-      Timed t = timed_.top();
-      timed_.pop();
-      if (t.script != 0) {
-        // a scripted switch a machine cannot take ends the run with that error (said, not thrown:
-        // an exception unwinding an actor's stack is what sanitizers cannot follow)
-        scheduling::MachineState need =
-            t.script > 0 ? scheduling::MachineState::sleeping : scheduling::MachineState::idle;
-        if (power_.state(t.job) != need) {
-          error_ = "cannot switch host " + r_.host_names[t.job] + (t.script > 0 ? " on" : " off") + " at " +
-                   format_number(in.now) + " s: it is " + to_string(power_.state(t.job)) + " (only " +
-                   (t.script > 0 ? "a sleeping machine can be switched on)" : "an idle machine can be switched off)");
-          return false;
-        }
-        if (t.script > 0)
-          power_.switch_on(t.job, in.now);
-        else
-          power_.switch_off(t.job, in.now);
-      } else if (not t.walltime) {
-        stage_over(in, t.job, t.stage, true);
-      } else if (running_.count(t.job) && not in.ends(t.job)) {
-        in.ending.push_back(t.job);
-        in.ending_state.push_back(FinalState::walltime_reached);
-      }
-    }
-    return true;
-  }
-
-  /** Ends the jobs ending at this instant, their energy up to now settled first; returns the hosts
-   *  they leave (sorted), adds their processors to `touched_procs`. */
-  std::vector<uint32_t> end_jobs(const Instant& in, std::vector<uint32_t>& touched_procs)
-  {
-    // The energy consumed up to now goes to the sharing contexts before the changes.
-    std::vector<uint32_t> freed;
-    for (uint32_t job : in.ending)
-      freed.insert(freed.end(), hist_.records[job].cores.begin(), hist_.records[job].cores.end());
-    auto hosts_before = affected_hosts(freed);
-    ledger_->settle(hosts_before);
-    pstates_.add_processors(freed, touched_procs);
-    for (size_t i = 0; i < in.ending.size(); i++) {
-      end_job(in.ending[i], in.ending_state[i], in.now);
+  for (uint32_t job : arrived) {
+    const auto& j      = w_.jobs[job];
+    hist_.first_submit = std::min(hist_.first_submit, j.submit_s);
+    scheduling::QueuedJob q;
+    q.job              = job;
+    q.submit_s         = j.submit_s;
+    q.arrival          = arrivals_++;
+    q.requested_time_s = workload::requested_time(w_, j).value_or(kInf);
+    q.demand           = demand_of(job);
+    if (not sched_.submit(q)) {
+      hist_.records[job].state    = FinalState::rejected;
+      hist_.records[job].finish_s = in.now;
       done_++;
+      XBT_DEBUG("job %s rejected: it can never fit on the platform", j.id.c_str());
     }
-    for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
-      power_.update_mstate(h, in.now);
-    return hosts_before;
+    in.happened = true;
+    power_.first_submission(in.now);
   }
+}
 
-  /** The jobs submitted by now go to the scheduler's queue (or are rejected). */
-  void queue_arrivals(Instant& in)
-  {
-    std::vector<uint32_t> arrived;
-    while (next_submit_ < n_given_ && w_.jobs[next_submit_].submit_s <= in.now)
-      arrived.push_back(static_cast<uint32_t>(next_submit_++));
-    if (not arrived_.empty()) {
-      arrived.insert(arrived.end(), arrived_.begin(), arrived_.end());
-      arrived_.clear();
+std::vector<scheduling::Decision> WorkloadManager::Impl::decide(double now, bool deciding)
+{
+  bool start_nothing = false;
+  if (deciding) {
+    PolicyChoice c = cfg_.decide(decision_point(now));
+    if (not c.job_policy.empty() || not c.resource_policy.empty())
+      sched_.set_policies(c.job_policy, c.resource_policy); // (std::invalid_argument: the run stops, named)
+    start_nothing = c.start_nothing;
+    // no submission is left to bring the decision back: it is asked again at this instant
+    redecide_ = start_nothing && no_more_submissions();
+  }
+  std::vector<scheduling::Decision> decisions;
+  if (not start_nothing)
+    decisions = sched_.step(now);
+  return decisions;
+}
+
+void WorkloadManager::Impl::take_cores(const std::vector<scheduling::Decision>& decisions,
+                                       std::vector<uint32_t>& hosts_before, std::vector<uint32_t>& touched_procs)
+{
+  std::vector<uint32_t> taken;
+  for (const auto& d : decisions)
+    taken.insert(taken.end(), d.cores.begin(), d.cores.end());
+  std::vector<uint32_t> extra;
+  for (uint32_t h : affected_hosts(taken))
+    if (not std::binary_search(hosts_before.begin(), hosts_before.end(), h))
+      extra.push_back(h);
+  // Nothing has run on these cores yet: the energy since the last read still belongs to the
+  // old contexts, unchanged at this instant.
+  ledger_->settle(extra);
+  pstates_.add_processors(taken, touched_procs);
+  hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
+}
+
+// --------------------------------------------------------------- submissions and the run's samples
+
+const workload::Workload& WorkloadManager::Impl::source_of(uint32_t job) const
+{
+  return job < n_given_ ? w_ : *submitted_[job - n_given_].from;
+}
+
+const workload::Profile& WorkloadManager::Impl::profile_to_run(uint32_t job) const
+{
+  if (job < n_given_)
+    return w_.profile_of(w_.jobs[job]);
+  const auto& s = submitted_[job - n_given_];
+  return s.from->profile_of(s.from->jobs[s.job]);
+}
+
+uint32_t WorkloadManager::Impl::submit(std::shared_ptr<const workload::Workload> from, size_t job)
+{
+  if (cfg_.submitters == 0)
+    throw std::invalid_argument("this workload manager takes no submissions (its submitters are 0)");
+  if (open_submitters_ == 0)
+    throw std::invalid_argument("every submitter of this workload manager has ended its submissions");
+  if (not error_.empty())
+    throw std::invalid_argument(error_);
+  if (from == nullptr || job >= from->jobs.size())
+    throw std::invalid_argument("job index " + std::to_string(job) + " is not in the workload submitted from");
+  const auto& j = from->jobs[job];
+  if (auto why = cannot_run(*from, j, r_); not why.empty())
+    throw std::invalid_argument(from->source + ": job " + quote(j.id) + ": " + why);
+  if (w_.jobs.size() + 1 >= kHoldKey)
+    throw std::invalid_argument("more than 2^31 jobs");
+  // its profiles are copied once per workload, for the outputs (names, requested times)
+  size_t s = 0;
+  while (s < sources_.size() && sources_[s] != from)
+    s++;
+  if (s == sources_.size()) {
+    auto offset = static_cast<uint32_t>(own_.profiles.size());
+    for (auto p : from->profiles) {
+      for (auto& part : p.sequence)
+        part += offset;
+      own_.profiles.push_back(std::move(p));
     }
-    for (uint32_t job : arrived) {
-      const auto& j      = w_.jobs[job];
-      hist_.first_submit = std::min(hist_.first_submit, j.submit_s);
-      scheduling::QueuedJob q;
-      q.job              = job;
-      q.submit_s         = j.submit_s;
-      q.arrival          = arrivals_++;
-      q.requested_time_s = workload::requested_time(w_, j).value_or(kInf);
-      q.demand           = demand_of(job);
-      if (not sched_.submit(q)) {
-        hist_.records[job].state    = FinalState::rejected;
-        hist_.records[job].finish_s = in.now;
-        done_++;
-        XBT_DEBUG("job %s rejected: it can never fit on the platform", j.id.c_str());
-      }
-      in.happened = true;
-      power_.first_submission(in.now);
-    }
+    sources_.push_back(from);
+    source_offset_.push_back(offset);
   }
+  double now        = sg4::Engine::get_clock();
+  auto index        = static_cast<uint32_t>(own_.jobs.size());
+  workload::Job& in = own_.jobs.emplace_back(j);
+  in.submit_s       = now;
+  in.profile += source_offset_[s];
+  submitted_.push_back({from.get(), job});
+  if (hist_.submitted_from.empty())
+    hist_.first_submitted = index;
+  hist_.submitted_from.push_back(from->name);
+  hist_.records.emplace_back();
+  job_energy_.push_back(0);
+  arrived_.push_back(index);
+  wake();
+  return index;
+}
 
-  /** The decision hook (when `deciding`) may change the policies or start nothing; then the
-   *  scheduler's step: the jobs that start now. */
-  std::vector<scheduling::Decision> decide(double now, bool deciding)
-  {
-    bool start_nothing = false;
-    if (deciding) {
-      PolicyChoice c = cfg_.decide(decision_point(now));
-      if (not c.job_policy.empty() || not c.resource_policy.empty())
-        sched_.set_policies(c.job_policy, c.resource_policy); // (std::invalid_argument: the run stops, named)
-      start_nothing = c.start_nothing;
-      // no submission is left to bring the decision back: it is asked again at this instant
-      redecide_ = start_nothing && no_more_submissions();
-    }
-    std::vector<scheduling::Decision> decisions;
-    if (not start_nothing)
-      decisions = sched_.step(now);
-    return decisions;
+void WorkloadManager::Impl::end_submissions()
+{
+  if (open_submitters_ == 0)
+    throw std::invalid_argument("more submitters ended their submissions than the workload manager's " +
+                                std::to_string(cfg_.submitters));
+  open_submitters_--;
+  wake();
+}
+
+DecisionPoint WorkloadManager::Impl::decision_point(double now) const
+{
+  return DecisionPoint{now,
+                       &w_,
+                       &r_,
+                       &state_,
+                       &sched_,
+                       &hist_.records,
+                       &hosts_.sg,
+                       pstates_.flops_in_use(),
+                       static_cast<uint32_t>(done_)};
+}
+
+std::string WorkloadManager::Impl::stuck_message(double now) const
+{
+  const auto& queue = sched_.queue();
+  std::string jobs;
+  for (size_t i = 0; i < queue.size() && i < 3; i++) {
+    const auto& q = queue[i];
+    jobs += (jobs.empty() ? "" : "; ") + std::string("job ") + quote(w_.jobs[q.job].id) + " asks " +
+            std::to_string(q.demand.cores) + " cores";
+    if (q.demand.mem_mb > 0)
+      jobs += " with " + format_number(q.demand.mem_mb) + " MB each";
+    if (q.demand.mem_bw_gbps > 0)
+      jobs += ", " + format_number(q.demand.mem_bw_gbps) + " GB/s each";
+    if (std::isfinite(q.requested_time_s))
+      jobs += ", for " + format_number(q.requested_time_s) + " s";
   }
+  if (queue.size() > 3)
+    jobs += "; and " + std::to_string(queue.size() - 3) + " more";
+  return w_.source + ": the workload manager is stuck at " + format_number(now) +
+         " s: " + std::to_string(queue.size()) + " jobs wait, none can start on the " +
+         std::to_string(state_.free_cores()) + " free cores of " + std::to_string(r_.core_count()) +
+         " and nothing runs (" + jobs + ")";
+}
 
-  /** The cores the decisions take: the hosts they touch beyond `hosts_before` are settled and
-   *  added to it, their processors to `touched_procs`. */
-  void take_cores(const std::vector<scheduling::Decision>& decisions, std::vector<uint32_t>& hosts_before,
-                  std::vector<uint32_t>& touched_procs)
-  {
-    std::vector<uint32_t> taken;
-    for (const auto& d : decisions)
-      taken.insert(taken.end(), d.cores.begin(), d.cores.end());
-    std::vector<uint32_t> extra;
-    for (uint32_t h : affected_hosts(taken))
-      if (not std::binary_search(hosts_before.begin(), hosts_before.end(), h))
-        extra.push_back(h);
-    // Nothing has run on these cores yet: the energy since the last read still belongs to the
-    // old contexts, unchanged at this instant.
-    ledger_->settle(extra);
-    pstates_.add_processors(taken, touched_procs);
-    hosts_before.insert(hosts_before.end(), extra.begin(), extra.end());
-  }
+void WorkloadManager::Impl::progress(double now, bool last)
+{
+  if (not progress_ || (last && not progress_shown_))
+    return;
+  auto wall = std::chrono::steady_clock::now();
+  if (not last && wall < next_progress_)
+    return;
+  next_progress_  = wall + std::chrono::milliseconds(500);
+  progress_shown_ = true;
+  std::fprintf(stderr, "\r[batch] simulated %.0f s, %zu/%zu jobs done, %zu running, %zu queued   %s", now, done_,
+               w_.jobs.size(), running_.size(), sched_.queue_size(), last ? "\n" : "");
+  std::fflush(stderr);
+}
 
-  /** No job is left to come: the given ones all submitted, every submitter ended. */
-  bool no_more_submissions() const { return next_submit_ == n_given_ && open_submitters_ == 0; }
-
-  /** The workload whose profiles run `job` (the given one, or the one it was submitted from). */
-  const workload::Workload& source_of(uint32_t job) const
-  {
-    return job < n_given_ ? w_ : *submitted_[job - n_given_].from;
-  }
-  const workload::Profile& profile_to_run(uint32_t job) const
-  {
-    if (job < n_given_)
-      return w_.profile_of(w_.jobs[job]);
-    const auto& s = submitted_[job - n_given_];
-    return s.from->profile_of(s.from->jobs[s.job]);
-  }
-
-  uint32_t submit(std::shared_ptr<const workload::Workload> from, size_t job)
-  {
-    if (cfg_.submitters == 0)
-      throw std::invalid_argument("this workload manager takes no submissions (its submitters are 0)");
-    if (open_submitters_ == 0)
-      throw std::invalid_argument("every submitter of this workload manager has ended its submissions");
-    if (not error_.empty())
-      throw std::invalid_argument(error_);
-    if (from == nullptr || job >= from->jobs.size())
-      throw std::invalid_argument("job index " + std::to_string(job) + " is not in the workload submitted from");
-    const auto& j = from->jobs[job];
-    if (auto why = cannot_run(*from, j, r_); not why.empty())
-      throw std::invalid_argument(from->source + ": job " + quote(j.id) + ": " + why);
-    if (w_.jobs.size() + 1 >= kHoldKey)
-      throw std::invalid_argument("more than 2^31 jobs");
-    // its profiles are copied once per workload, for the outputs (names, requested times)
-    size_t s = 0;
-    while (s < sources_.size() && sources_[s] != from)
-      s++;
-    if (s == sources_.size()) {
-      auto offset = static_cast<uint32_t>(own_.profiles.size());
-      for (auto p : from->profiles) {
-        for (auto& part : p.sequence)
-          part += offset;
-        own_.profiles.push_back(std::move(p));
-      }
-      sources_.push_back(from);
-      source_offset_.push_back(offset);
-    }
-    double now        = sg4::Engine::get_clock();
-    auto index        = static_cast<uint32_t>(own_.jobs.size());
-    workload::Job& in = own_.jobs.emplace_back(j);
-    in.submit_s       = now;
-    in.profile += source_offset_[s];
-    submitted_.push_back({from.get(), job});
-    if (hist_.submitted_from.empty())
-      hist_.first_submitted = index;
-    hist_.submitted_from.push_back(from->name);
-    hist_.records.emplace_back();
-    job_energy_.push_back(0);
-    arrived_.push_back(index);
-    wake();
-    return index;
-  }
-
-  void end_submissions()
-  {
-    if (open_submitters_ == 0)
-      throw std::invalid_argument("more submitters ended their submissions than the workload manager's " +
-                                  std::to_string(cfg_.submitters));
-    open_submitters_--;
-    wake();
-  }
-
-  DecisionPoint decision_point(double now) const
-  {
-    return DecisionPoint{now,
-                         &w_,
-                         &r_,
-                         &state_,
-                         &sched_,
-                         &hist_.records,
-                         &hosts_.sg,
-                         pstates_.flops_in_use(),
-                         static_cast<uint32_t>(done_)};
-  }
-
-  /** Why the run cannot go on: the waiting jobs (the first three), what each asks and what the
-   *  platform has free, naming the workload file. */
-  std::string stuck_message(double now) const
-  {
-    const auto& queue = sched_.queue();
-    std::string jobs;
-    for (size_t i = 0; i < queue.size() && i < 3; i++) {
-      const auto& q = queue[i];
-      jobs += (jobs.empty() ? "" : "; ") + std::string("job ") + quote(w_.jobs[q.job].id) + " asks " +
-              std::to_string(q.demand.cores) + " cores";
-      if (q.demand.mem_mb > 0)
-        jobs += " with " + format_number(q.demand.mem_mb) + " MB each";
-      if (q.demand.mem_bw_gbps > 0)
-        jobs += ", " + format_number(q.demand.mem_bw_gbps) + " GB/s each";
-      if (std::isfinite(q.requested_time_s))
-        jobs += ", for " + format_number(q.requested_time_s) + " s";
-    }
-    if (queue.size() > 3)
-      jobs += "; and " + std::to_string(queue.size() - 3) + " more";
-    return w_.source + ": the workload manager is stuck at " + format_number(now) +
-           " s: " + std::to_string(queue.size()) + " jobs wait, none can start on the " +
-           std::to_string(state_.free_cores()) + " free cores of " + std::to_string(r_.core_count()) +
-           " and nothing runs (" + jobs + ")";
-  }
-
-  /** On a terminal, one line of progress at most twice a second (nothing when not a terminal). */
-  void progress(double now, bool last)
-  {
-    if (not progress_ || (last && not progress_shown_))
-      return;
-    auto wall = std::chrono::steady_clock::now();
-    if (not last && wall < next_progress_)
-      return;
-    next_progress_  = wall + std::chrono::milliseconds(500);
-    progress_shown_ = true;
-    std::fprintf(stderr, "\r[batch] simulated %.0f s, %zu/%zu jobs done, %zu running, %zu queued   %s", now, done_,
-                 w_.jobs.size(), running_.size(), sched_.queue_size(), last ? "\n" : "");
-    std::fflush(stderr);
-  }
-
-  void sample(double now)
-  {
-    uint32_t held = power_.held_cores(); // cores of machines asleep or switching: not free, not busy
-    MachineSample s{now,
-                    pstates_.flops_in_use(),
-                    r_.core_count() - state_.free_cores() - held,
-                    state_.free_cores(),
-                    sched_.queue_size(),
-                    running_.size(),
-                    power_.in_state()};
-    auto& series = *hist_.series;
-    series.machine(s);
-    bool energy = ledger_->enabled() && series.wants(series_energy);
-    bool again  = energy && series.last_energy_t() == now;
-    if (energy && (again || now >= next_energy_sample_)) {
-      double total = ledger_->total();
-      if (cfg_.check_energy_series) { // read every host: the slow way the running total replaces
-        double read = 0;
-        for (uint32_t h : hosts_.used)
-          read += sg_host_get_consumed_energy(hosts_.sg[h]);
-        series_error_ = std::max(series_error_, std::fabs(read - total));
-      }
-      series.energy(now, total);
-      next_energy_sample_ = now + cfg_.energy_period_s;
-    }
-  }
-
-  void finish()
-  {
-    finished_  = true;
-    double now = sg4::Engine::get_clock();
-    progress(now, true);
-    pstates_.finish(now);
-    if (ledger_->enabled()) {
-      series_estimate_ = ledger_->total();
-      ledger_->settle(hosts_.used);
-      double total = 0;
+void WorkloadManager::Impl::sample(double now)
+{
+  uint32_t held = power_.held_cores(); // cores of machines asleep or switching: not free, not busy
+  MachineSample s{now,
+                  pstates_.flops_in_use(),
+                  r_.core_count() - state_.free_cores() - held,
+                  state_.free_cores(),
+                  sched_.queue_size(),
+                  running_.size(),
+                  power_.in_state()};
+  auto& series = *hist_.series;
+  series.machine(s);
+  bool energy = ledger_->enabled() && series.wants(series_energy);
+  bool again  = energy && series.last_energy_t() == now;
+  if (energy && (again || now >= next_energy_sample_)) {
+    double total = ledger_->total();
+    if (cfg_.check_energy_series) { // read every host: the slow way the running total replaces
+      double read = 0;
       for (uint32_t h : hosts_.used)
-        total += ledger_->read(h);
-      hist_.plugin_total = total;
-      hist_.idle_energy  = ledger_->idle_energy();
-      if (std::fabs(series_estimate_ - total) > 1e-6 * std::max(1.0, total))
-        XBT_WARN("energy time series drifted from the host_energy plugin: %.17g J estimated, %.17g J read",
-                 series_estimate_, total);
-      hist_.series->energy(now, total);
+        read += sg_host_get_consumed_energy(hosts_.sg[h]);
+      series_error_ = std::max(series_error_, std::fabs(read - total));
     }
-    for (size_t i = 0; i < hist_.records.size(); i++)
-      hist_.records[i].energy_j = job_energy_[i];
+    series.energy(now, total);
+    next_energy_sample_ = now + cfg_.energy_period_s;
   }
-};
+}
+
+void WorkloadManager::Impl::finish()
+{
+  finished_  = true;
+  double now = sg4::Engine::get_clock();
+  progress(now, true);
+  pstates_.finish(now);
+  if (ledger_->enabled()) {
+    series_estimate_ = ledger_->total();
+    ledger_->settle(hosts_.used);
+    double total = 0;
+    for (uint32_t h : hosts_.used)
+      total += ledger_->read(h);
+    hist_.plugin_total = total;
+    hist_.idle_energy  = ledger_->idle_energy();
+    if (std::fabs(series_estimate_ - total) > 1e-6 * std::max(1.0, total))
+      XBT_WARN("energy time series drifted from the host_energy plugin: %.17g J estimated, %.17g J read",
+               series_estimate_, total);
+    hist_.series->energy(now, total);
+  }
+  for (size_t i = 0; i < hist_.records.size(); i++)
+    hist_.records[i].energy_j = job_energy_[i];
+}
 
 // ------------------------------------------------------------------------------------ public API
 
