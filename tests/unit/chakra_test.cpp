@@ -727,6 +727,10 @@ TEST(ChakraConvert, HostTraceAloneGivesCollectivesFromNcclOperators)
   sgai::write_file_atomically(file, R"({"nodes": [{"id": 1, "name": 3, "parent": 1}]})");
   EXPECT_NE(error_of([&]() { convert_pytorch(file, {}); }).find("at /nodes/0/name: expected a string"),
             std::string::npos);
+  // a key written twice is refused with its place (the strict reader), not read as its last value
+  sgai::write_file_atomically(file, R"({"nodes": [{"id": 1, "name": "a", "name": "b", "parent": 1}]})");
+  auto twice = error_of([&]() { convert_pytorch(file, {}); });
+  EXPECT_NE(twice.find("duplicate key 'name'"), std::string::npos) << twice;
 }
 
 // ------------------------------------------------------------------------------- training
