@@ -1,4 +1,5 @@
 #include "plugins/aiops_sim/simulator_impl.hpp"
+#include "plugins/sim/clock.hpp"
 
 namespace sgai::aiops_sim {
 
@@ -220,7 +221,7 @@ void Simulator::arrivals()
     double gap = profile.sample(t, arrivals_rng_) * e_.interarrival_factor;
     if (t + gap >= e_.duration_s)
       break;
-    s4u::this_actor::sleep_until(t + gap);
+    sim::sleep_until(t + gap);
     ++sum_.activities;
     t = s4u::Engine::get_clock();
     while (t >= next_day) {
@@ -235,7 +236,7 @@ void Simulator::arrivals()
     start_pipeline(spec, Origin::arrival, -1);
   }
   if (s4u::Engine::get_clock() < e_.duration_s)
-    s4u::this_actor::sleep_until(e_.duration_s);
+    sim::sleep_until(e_.duration_s);
   arrivals_over_ = true;
   wake_detector();
   if (in_flight_ > 0)
@@ -344,7 +345,7 @@ void Simulator::run_task(Worker& w, s4u::Host* host, int32_t slot, const Ready& 
     // write in order, only its compute sits at the end of that span
     double wait = (t.read > 0 ? read_time(host, t.read) : 0) + (t.write > 0 ? write_time(host, t.write) : 0);
     if (wait > 0) {
-      s4u::this_actor::sleep_for(wait);
+      sim::sleep_for(wait);
       ++sum_.activities;
     }
     if (t.seconds > 0) {

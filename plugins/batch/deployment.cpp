@@ -3,6 +3,7 @@
 #include "core/foundation/error.hpp"
 #include "generators/workload/batsim.hpp"
 #include "plugins/batch/manager.hpp"
+#include "plugins/sim/clock.hpp"
 #include "plugins/sim/deployment.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -125,7 +126,7 @@ void job_submitter_actor(std::vector<std::string> args)
     };
     for (size_t i = 0; i < w->jobs.size(); i++) {
       if (w->jobs[i].submit_s > simgrid::s4u::Engine::get_clock())
-        simgrid::s4u::this_actor::sleep_until(w->jobs[i].submit_s);
+        sim::sleep_until(w->jobs[i].submit_s);
       if (manager == nullptr)
         find();
       manager->submit(w, i);

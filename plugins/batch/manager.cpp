@@ -3,6 +3,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/numbers.hpp"
 #include "plugins/batch/manager_impl.hpp"
+#include "plugins/sim/clock.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/plugins/energy.h>
@@ -390,7 +391,7 @@ void WorkloadManager::Impl::run_actor()
     if (cfg_.submitters > 0) // a submission may come first
       wait_until(next_date());
     else if (double first = next_date(); first < kInf) // the first submission or scripted switch
-      sg4::this_actor::sleep_until(first);
+      sim::sleep_until(first);
     if (stopped_)
       return;
     settle_instant();

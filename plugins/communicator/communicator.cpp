@@ -2,6 +2,7 @@
 
 #include "core/collectives/nccl.hpp"
 #include "plugins/communicator/network.hpp"
+#include "plugins/sim/clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -105,27 +106,12 @@ void CollectiveRun::release(uint32_t c)
     chunks_[c].reset();
 }
 
-/** Where a wait for `t` from `now` leaves the clock. SimGrid's clock resolves 1 ns (surf/precision):
- *  a wait shorter than half of it is rounding noise and skipped, one a little shorter than 1 ns (a
- *  1 ns endpoint delay after floating-point sums) lasts 1 ns, below which SimGrid warns and ignores
- *  the sleep. */
+/** Where a wait for `t` from `now` leaves SimGrid's clock at its default 1 ns precision
+ *  (sim::after_wait: what sim::sleep_until does). */
 double CollectiveRun::after_wait(double now, double t)
 {
-  double d = t - now;
-  return d >= 0.5e-9 ? now + std::max(d, 1e-9) : now;
+  return sim::after_wait(now, t, 1e-9);
 }
-
-namespace {
-
-/** Sleeps until `t`, as after_wait() says. */
-void wait_until(double t)
-{
-  double d = t - s4u::Engine::get_clock();
-  if (d >= 0.5e-9)
-    s4u::this_actor::sleep_for(std::max(d, 1e-9));
-}
-
-} // namespace
 
 double CollectiveRun::send_rate(uint32_t r, size_t k) const
 {
@@ -198,7 +184,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
   if (phase == 0) {
     double start = options_.endpoint_delay_s + (proto ? proto->start_s : 0);
     if (start > 0)
-      s4u::this_actor::sleep_for(start);
+      sim::sleep_for(start);
   }
   const bool last_phase = phase + 2 == phase_first_.size();
   const auto lane       = static_cast<uint16_t>(c % s.lanes);
@@ -251,7 +237,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       }
       ready = std::max(ready, handled_at(r, t, arrived, op.posted_at));
     }
-    wait_until(ready);
+    sim::sleep_until(ready);
     if (waits_for_sends(phase, k))
       wait_sent();
   }
@@ -275,7 +261,7 @@ void CollectiveRun::run_rank(uint32_t r)
       evaluate_unshared(now);
     else if (now != started_at_)
       throw std::logic_error("the ranks of a collective worked out at once must start together");
-    wait_until(ends_[r]);
+    sim::sleep_until(ends_[r]);
     return;
   }
   const size_t phases = phase_first_.size() - 1;

@@ -1,4 +1,5 @@
 #include "plugins/gpu_cluster/manager_impl.hpp"
+#include "plugins/sim/clock.hpp"
 
 XBT_LOG_NEW_SUBCATEGORY(sgai_gpu_manager, sgai, "sgai GPU-cluster manager (training jobs)");
 
@@ -33,7 +34,7 @@ void GpuManager::Impl::Run::rank(uint32_t r)
 {
   try {
     if (m->rec[job].preemptions > 0 && m->cfg.restart_s > 0)
-      s4u::this_actor::sleep_for(m->cfg.restart_s);
+      sim::sleep_for(m->cfg.restart_s);
     uint64_t i = first;
     while (true) {
       // a rank at the boundary where the job advances joins the others there, even if the job was

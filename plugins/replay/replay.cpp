@@ -8,6 +8,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/json.hpp"
 #include "core/foundation/numbers.hpp"
+#include "plugins/sim/clock.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -672,7 +673,7 @@ struct Replay::Impl {
       s4u::CommPtr c = s4u::Comm::sendto_async(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, *size);
       c->wait();
     } else {
-      s4u::this_actor::sleep_for(
+      sim::sleep_for(
           unshared_paths.seconds(r.gpu, job.ranks[static_cast<size_t>(*dst)]->gpu, static_cast<double>(*size)));
     }
     t->done = true;

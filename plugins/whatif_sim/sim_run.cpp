@@ -6,6 +6,7 @@
 #include "core/foundation/files.hpp"
 #include "plugins/communicator/communicator.hpp"
 #include "plugins/communicator/network.hpp"
+#include "plugins/sim/clock.hpp"
 #include "plugins/sim/simulation.hpp"
 
 #include <simgrid/plugins/energy.h>
@@ -118,20 +119,20 @@ void run_thread(Run& r, size_t thread)
     const Task& t = g.tasks[u];
     double now    = s4u::Engine::get_clock();
     if (r.ready[u] > now)
-      s4u::this_actor::sleep_until(r.ready[u]);
+      sim::sleep_until(r.ready[u]);
     double start                              = s4u::Engine::get_clock();
     communicator::CollectiveRun* over_network = t.kind == TaskKind::comm && r.coll ? r.coll->get(g, u) : nullptr;
     if (over_network) {
       over_network->run_rank(r.replica);
     } else if (r.kernels_only && t.kind != TaskKind::kernel && t.dur_ns > 0) {
-      s4u::this_actor::sleep_for(double(t.dur_ns) * 1e-9);
+      sim::sleep_for(double(t.dur_ns) * 1e-9);
     } else if (on_gpu(t.kind) && t.dur_ns > 0) {
       s4u::Host* gpu = r.gpu_host[size_t(std::max(0, t.rank))];
       s4u::ExecPtr e = s4u::Exec::init()->set_flops_amount(double(t.dur_ns) * 1e-9 * gpu->get_speed())->set_host(gpu);
       e->start();
       e->wait();
     } else if (t.dur_ns > 0) {
-      s4u::this_actor::sleep_for(double(t.dur_ns) * 1e-9);
+      sim::sleep_for(double(t.dur_ns) * 1e-9);
     }
     double end               = s4u::Engine::get_clock();
     r.result.walk.start[u]   = r.origin + int64_t(std::llround(start * 1e9));
@@ -152,7 +153,7 @@ void run_thread(Run& r, size_t thread)
       }
     }
     if (t.gap_ns > 0 && t.thread != kNone)
-      s4u::this_actor::sleep_for(double(t.gap_ns) * 1e-9);
+      sim::sleep_for(double(t.gap_ns) * 1e-9);
   }
 }
 
