@@ -78,7 +78,7 @@ std::vector<StepFigures> step_figures(const Graph& g, const WalkResult& w)
     const Step& st = g.steps[s];
     StepFigures f;
     f.name       = st.name;
-    f.rank       = st.rank;
+    f.rank       = int32_t(g.trace_rank(st.rank));
     f.unlaunched = st.unlaunched;
     if (st.begin != kNone && st.end != kNone && not g.tasks[st.begin].removed && not g.tasks[st.end].removed) {
       f.begin_ns = w.start[st.begin];

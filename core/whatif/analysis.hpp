@@ -15,7 +15,7 @@ namespace sgai::whatif {
 
 struct StepFigures {
   std::string name;
-  int32_t rank     = 0;
+  int32_t rank     = 0; ///< the rank the trace gives itself (Graph::trace_rank)
   int64_t begin_ns = 0; ///< the iteration's window in the walk
   int64_t end_ns   = 0;
   int64_t time_ns  = 0; ///< end - begin

@@ -160,6 +160,12 @@ public:
   std::vector<std::vector<uint32_t>> out, in;
 
   uint32_t intern(std::string_view name);
+  /** The rank a trace gives itself (distributedInfo) for a task's or thread's rank, which indexes
+   *  `ranks`: what every label and output shows. */
+  int64_t trace_rank(int32_t rank) const
+  {
+    return rank >= 0 && size_t(rank) < ranks.size() ? ranks[size_t(rank)].rank : rank;
+  }
   const std::string& name_of(uint32_t task) const { return names[tasks[task].name]; }
 
   uint32_t add_task(const Task& t);

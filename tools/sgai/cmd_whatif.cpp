@@ -124,7 +124,7 @@ void write_perfetto(std::ostream& out, const Graph& g, const WalkResult& w, cons
     j.begin_object(true)
         .field("name", "thread_name")
         .field("ph", "M")
-        .field("pid", int64_t(g.threads[t].rank))
+        .field("pid", g.trace_rank(g.threads[t].rank))
         .field("tid", int64_t(t))
         .key("args")
         .begin_object(true)
@@ -140,7 +140,7 @@ void write_perfetto(std::ostream& out, const Graph& g, const WalkResult& w, cons
         .field("name", g.names[t.name])
         .field("cat", to_string(t.kind))
         .field("ph", "X")
-        .field("pid", int64_t(t.rank))
+        .field("pid", g.trace_rank(t.rank))
         .field("tid", int64_t(t.thread))
         .field("ts", double(w.start[i] - w.origin) * 1e-3)
         .field("dur", double(t.dur_ns) * 1e-3)
@@ -352,6 +352,10 @@ int run_predict(const WhatIfArgs& given)
     json::Writer j(f.stream());
     j.begin_object();
     j.field("trace", a.trace).field("ranks", uint64_t(l->graph.ranks.size()));
+    j.key("trace_ranks").begin_array(true); // the ranks the traces give themselves (distributedInfo)
+    for (const RankInfo& r : l->graph.ranks)
+      j.value(r.rank);
+    j.end_array();
     j.field("gpu", l->graph.ranks.front().gpu).field("catalogue_gpu", l->gpu ? l->gpu->name : std::string());
     j.field("via", a.via);
     j.key("optimizations").begin_array();

@@ -37,7 +37,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
         ring_ns("reduce_scatter", local, s, intra, lat) + ring_ns("reduce_scatter", nodes, s / local, inter, lat);
     double ag = ring_ns("all_gather", nodes, s / local, inter, lat) + ring_ns("all_gather", local, s, intra, lat);
     if (not channels.count(t.rank)) {
-      std::string r    = "rank " + std::to_string(t.rank);
+      std::string r    = "rank " + std::to_string(g.trace_rank(t.rank));
       channels[t.rank] = {g.add_thread(ExecThread{ThreadKind::channel, r + " reduce-scatter", t.rank, -1, 0}),
                           g.add_thread(ExecThread{ThreadKind::channel, r + " all-gather", t.rank, -1, 1})};
     }

@@ -96,7 +96,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
       deps.push_back(std::prev(it)->second);
     if (not channel.count(b.rank))
       channel[b.rank] = g.add_thread(
-          ExecThread{ThreadKind::channel, "rank " + std::to_string(b.rank) + " ddp channel", b.rank, -1, 0});
+          ExecThread{ThreadKind::channel, "rank " + std::to_string(g.trace_rank(b.rank)) + " ddp channel", b.rank, -1, 0});
     Task t;
     t.kind       = TaskKind::comm;
     t.thread     = channel[b.rank];

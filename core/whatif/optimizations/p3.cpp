@@ -39,7 +39,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     const Task t  = g.tasks[c];
     int32_t order = issued[{t.rank, t.step}]++;
     if (not channels.count(t.rank)) {
-      std::string r    = "rank " + std::to_string(t.rank);
+      std::string r    = "rank " + std::to_string(g.trace_rank(t.rank));
       channels[t.rank] = {g.add_thread(ExecThread{ThreadKind::channel, r + " p3 push", t.rank, -1, 0}),
                           g.add_thread(ExecThread{ThreadKind::channel, r + " p3 pull", t.rank, -1, 1})};
     }
