@@ -341,9 +341,11 @@ Result run_configured(Configured configured, const std::string& file, const std:
     result.outputs.push_back({(out / "energy_links.csv").string(), "energy per link (link_energy plugin)"});
   }
   summary["energy"]  = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
-  result.energy_note = energy.note();
-  if (not result.energy_note.empty())
-    summary["energy"]["note"] = result.energy_note;
+  result.energy_notes = energy.notes();
+  if (not energy.note().empty())
+    summary["energy"]["note"] = energy.note();
+  if (e.link_energy && not energy.links_note().empty())
+    summary["energy"]["links_note"] = energy.links_note();
 
   if (platform) {
     AtomicFile h(out / "hierarchy.json");

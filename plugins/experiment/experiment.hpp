@@ -28,8 +28,9 @@ struct Result {
   std::filesystem::path output_dir;
   std::vector<OutputFile> outputs;
   double simulated_time_s = 0;
-  /** "" or why there are no energy figures (hosts that run jobs without wattage_per_state). */
-  std::string energy_note;
+  /** Why energy figures are missing or 0, one line each: hosts that run jobs without
+   *  wattage_per_state, links without wattage_range (sim::EnergyReport::notes). */
+  std::vector<std::string> energy_notes;
 };
 
 /** Parses and runs an experiment file. Inputs are all checked before the simulation starts;

@@ -334,6 +334,7 @@ AstraRunResult run_astra(const AstraRunOptions& o)
   write_energy_csv(staging.path() / "energy.csv", energy);
   result.gpu_energy_j  = energy.hosts_total_j;
   result.link_energy_j = energy.links_total_j;
+  result.energy_notes  = energy.notes();
   result.wall_s        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   write_summary_json(staging.path() / "summary.json", o, result, in, replay, npu.speed_flops);
   staging.publish();

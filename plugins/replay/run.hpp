@@ -47,6 +47,8 @@ struct AstraRunResult {
   std::vector<RankResult> ranks;
   std::vector<CollectiveRecord> collectives;
   double gpu_energy_j = 0, link_energy_j = 0;
+  /** Why an energy figure is missing or 0, one line each (sim::EnergyReport::notes). */
+  std::vector<std::string> energy_notes;
   std::vector<std::string> files; ///< written in `out`
 };
 

@@ -39,6 +39,28 @@ std::string EnergyReport::note() const
          " no wattage_per_state (first: " + first_without_power + ")";
 }
 
+std::string EnergyReport::links_note() const
+{
+  if (links_without_power == 0)
+    return "";
+  std::string first = " (first: " + first_link_without_power + ")";
+  size_t n = platform_links;
+  if (links_without_power == n)
+    return "no link energy: " + std::string(n == 1 ? "the platform's link has" : "none of the platform's ") +
+           (n == 1 ? "" : std::to_string(n) + " links has") + " wattage_range" + first + ", so links count 0 J";
+  return "link energy leaves out " + std::to_string(links_without_power) + " of " + std::to_string(n) +
+         " links, which have no wattage_range" + first;
+}
+
+std::vector<std::string> EnergyReport::notes() const
+{
+  std::vector<std::string> out;
+  for (std::string n : {note(), links_note()})
+    if (not n.empty())
+      out.push_back(std::move(n));
+  return out;
+}
+
 EnergyReport collect_energy(bool with_links)
 {
   EnergyReport r;
@@ -62,6 +84,11 @@ EnergyReport collect_energy(bool with_links)
       double j = sg_link_get_consumed_energy(l);
       r.links.push_back({l->get_name(), j});
       r.links_total_j += j;
+      if (l->get_name().rfind("__", 0) == 0)
+        continue;
+      ++r.platform_links;
+      if (l->get_property("wattage_range") == nullptr && r.links_without_power++ == 0)
+        r.first_link_without_power = l->get_name();
     }
   return r;
 }

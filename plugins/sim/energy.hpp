@@ -24,8 +24,16 @@ struct EnergyReport {
   /** Hosts that run jobs without wattage_per_state, and the first of them. */
   size_t hosts_without_power = 0;
   std::string first_without_power;
+  /** Links without wattage_range (SimGrid's own private links, named "__...", aside), and the first:
+   *  the link_energy plugin counts them 0 J. Counted when links are collected. */
+  size_t platform_links = 0, links_without_power = 0;
+  std::string first_link_without_power;
   /** "" or one line saying why there are no energy figures (how many hosts, the first named). */
   std::string note() const;
+  /** "" or one line saying which links count 0 J for want of wattage_range (how many, the first). */
+  std::string links_note() const;
+  /** note() and links_note(), those not empty. */
+  std::vector<std::string> notes() const;
 };
 
 /** Whether a host can run jobs: not Batsim's master host (named master_host or with the property

@@ -154,8 +154,6 @@ int batch_run(const BatchArgs& a, const Globals& globals)
   auto result    = experiment::run_experiment(std::move(spec), std::move(components), o);
   std::cout << "Simulated " << result.simulated_time_s << " s. ";
   print_outputs(result);
-  if (not result.energy_note.empty())
-    std::cout << "Note: " << result.energy_note << ".\n";
   return 0;
 }
 

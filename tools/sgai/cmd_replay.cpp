@@ -131,6 +131,8 @@ int run_replay(ReplayArgs a, const Globals& globals)
   for (const auto& f : r.files)
     std::cout << " " << f;
   std::cout << "\n";
+  for (const std::string& note : r.energy_notes)
+    std::cout << "Note: " << note << ".\n";
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "plugins/experiment/experiment.hpp"
 #include "plugins/sim/simulation.hpp"
 #include "tools/sgai/commands.hpp"
+#include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 
@@ -40,11 +41,8 @@ int run_deployment(const std::string& platform, const std::string& deployment, c
 
 void print_result(const experiment::Result& result)
 {
-  std::cout << "Simulated " << result.simulated_time_s << " s. Results in " << result.output_dir.string() << ":\n";
-  for (const auto& f : result.outputs)
-    std::cout << "  " << f.path << "  (" << f.what << ")\n";
-  if (not result.energy_note.empty())
-    std::cout << "Note: " << result.energy_note << ".\n";
+  std::cout << "Simulated " << result.simulated_time_s << " s. ";
+  print_outputs(result);
 }
 
 } // namespace

@@ -18,6 +18,8 @@ void print_outputs(const experiment::Result& result)
   std::cout << "Results in " << result.output_dir.string() << ":\n";
   for (const auto& f : result.outputs)
     std::cout << "  " << f.path << "  (" << f.what << ")\n";
+  for (const std::string& note : result.energy_notes)
+    std::cout << "Note: " << note << ".\n";
 }
 
 } // namespace sgai::cli

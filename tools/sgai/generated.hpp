@@ -21,7 +21,7 @@ experiment::Result run_generated_experiment(const std::string& text, const std::
                                             const std::filesystem::path& out, const Globals& globals,
                                             const std::vector<std::pair<std::string, std::string>>& by_place);
 
-/** "Results in DIR:" and each output with what it holds. */
+/** "Results in DIR:", each output with what it holds, and the energy notes ("Note: ...", one line each). */
 void print_outputs(const experiment::Result& result);
 
 } // namespace sgai::cli
