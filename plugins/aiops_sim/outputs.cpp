@@ -44,21 +44,14 @@ RunSummary Simulator::finish()
              {"mean_staleness", sum_.mean_staleness},
              {"retraining_compute_s", sum_.retraining_compute_s}};
   // SimGrid's energy plugins (on in every sgai run): hosts with wattage_per_state, links with
-  // wattage_range; contended transfers make links busy
+  // wattage_range; contended transfers make links busy. Every figure is always there, in the
+  // documented order: hosts' energy empty when a pool host lacks wattage_per_state, links' 0 J when
+  // they lack wattage_range, each said once in a note
   auto energy = sim::collect_energy(true);
-  if (std::isfinite(energy.hosts_total_j))
-    f.emplace_back("hosts_energy_j", energy.hosts_total_j);
-  if (std::isfinite(energy.links_total_j) && energy.links_total_j > 0)
-    f.emplace_back("links_energy_j", energy.links_total_j);
+  f.emplace_back("hosts_energy_j", energy.hosts_total_j);
+  f.emplace_back("links_energy_j", energy.links_total_j);
+  sum_.notes          = energy.notes();
   const auto& dir = options_.output_dir;
-  {
-    AtomicFile out(dir / "summary.csv");
-    out.stream().precision(10);
-    out.stream() << "figure,value\n";
-    for (const auto& [k, v] : f)
-      out.stream() << k << ',' << v << '\n';
-    out.commit();
-  }
   {
     AtomicFile out(dir / "resources.csv");
     auto& o = out.stream();
@@ -91,7 +84,19 @@ RunSummary Simulator::finish()
   if (db_) {
     db_->finish(arrival_hours_);
     sum_.database_bytes = uint64_t(std::filesystem::file_size(dir / "aiops.sqlite"));
-    f.emplace_back("database_bytes", double(sum_.database_bytes));
+  }
+  f.emplace_back("database_bytes", double(sum_.database_bytes)); // 0 without a database
+  {
+    AtomicFile out(dir / "summary.csv");
+    out.stream().precision(10);
+    out.stream() << "figure,value\n";
+    for (const auto& [k, v] : f) {
+      out.stream() << k << ',';
+      if (std::isfinite(v))
+        out.stream() << v;
+      out.stream() << '\n';
+    }
+    out.commit();
   }
   return sum_;
 }

@@ -42,8 +42,11 @@ struct RunSummary {
   double mean_staleness       = 0; ///< over the deployed models and the duration
   double retraining_compute_s = 0; ///< compute seconds of the triggered pipelines
   uint64_t database_bytes     = 0;
-  /** Every figure, in order, as summary.csv holds them. */
+  /** Every figure, in order, as summary.csv holds them (docs/aiops.md lists them); NaN for a figure
+   *  the run cannot give (hosts' energy without wattage_per_state), written empty. */
   std::vector<std::pair<std::string, double>> figures;
+  /** Why an energy figure is missing or 0, one line each (sim::EnergyReport::notes). */
+  std::vector<std::string> notes;
 };
 
 /** SimGrid options an AI-ops run sets unless given: selective LMM updates (the same solution,

@@ -350,8 +350,19 @@ int run_run(const RunArgs& a, const Globals& globals)
               << (spec.transfers == TransferMode::contended ? "contended" : "analytic") << " transfers, seed "
               << spec.seed << ")\n";
     std::cout.precision(6);
-    for (const auto& [k, v] : r.figures)
-      std::cout << "  " << k << ": " << v << "\n";
+    for (const auto& [k, v] : r.figures) {
+      // counts and bytes in full, measures to 6 significant digits
+      std::cout << "  " << k << ": ";
+      if (not std::isfinite(v))
+        std::cout << "none";
+      else if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+        std::cout << format_plain(v);
+      else
+        std::cout << v;
+      std::cout << "\n";
+    }
+    for (const std::string& note : r.notes)
+      std::cout << "Note: " << note << ".\n";
     std::cout << "Wrote " << a.out << "/{" << (o.database ? "aiops.sqlite," : "") << "summary.csv,resources.csv"
               << (spec.deployed.models > 0 ? ",deployed.csv" : "") << "}\n";
   }
