@@ -33,6 +33,22 @@ std::filesystem::path existing_database(const std::filesystem::path& dir);
 std::unique_ptr<CampaignStore> open_store(const std::filesystem::path& dir, const Campaign& c,
                                           const std::string& dir_option);
 
+/** A runner's hold on a campaign folder: an flock on DIR/runner.lock, taken for the whole run and
+ *  released by the system when the runner ends, however it ends (SIGTERM, SIGKILL, a crash). */
+class RunnerLock {
+public:
+  /** Takes the lock; RunError when another runner holds it. */
+  explicit RunnerLock(const std::filesystem::path& dir);
+  RunnerLock(const RunnerLock&)            = delete;
+  RunnerLock& operator=(const RunnerLock&) = delete;
+  ~RunnerLock();
+  /** Whether a runner holds the lock of the folder now (no lock file: none ever did). */
+  static bool held(const std::filesystem::path& dir);
+
+private:
+  int fd_ = -1;
+};
+
 } // namespace sgai::sweep
 
 #endif

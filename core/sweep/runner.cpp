@@ -49,6 +49,7 @@ RunSummary run_local(const Campaign& c, const std::filesystem::path& dir, const 
 {
   Space space = c.space();
   auto store  = open_store(dir, c, o.dir_option);
+  RunnerLock runner(dir);
   resume(*store, c, o.progress);
   uint32_t jobs = o.jobs > 0 ? uint32_t(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
   std::mt19937_64 rng(c.seed * 1000003 + store->runs().size());

@@ -59,6 +59,7 @@ public:
     slurm_out_    = std::filesystem::absolute(dir_ / "slurm" / "%A_%a.out").lexically_normal();
     test_submission();
     store_ = open_store(dir_, c_, o_.dir_option);
+    RunnerLock runner(dir_);
     prepare_folder();
     uint32_t window = o_.jobs > 0 ? uint32_t(o_.jobs) : 64;
     rng_.seed(c_.seed * 1000003 + store_->runs().size());

@@ -119,9 +119,17 @@ int run_status(const SweepArgs& a)
         best = &r;
     }
   }
+  // a local run left "running" by a runner that is gone (its lock on the folder released) is stopped:
+  // the next sgai sweep run queues it again
+  int64_t stopped = 0;
+  if (not RunnerLock::held(dir))
+    for (const auto& r : records)
+      stopped += r.status == "running" && r.runner != "slurm";
   std::cout << "Campaign " << c.name << " (" << space.count() << " points): " << store.count("done") << " done, "
-            << store.count("running") << " running, " << store.count("queued") << " queued, " << store.count("failed")
-            << " failed\n";
+            << store.count("running") - stopped << " running, ";
+  if (stopped > 0)
+    std::cout << stopped << " stopped (will be rerun), ";
+  std::cout << store.count("queued") << " queued, " << store.count("failed") << " failed\n";
   if (best != nullptr) {
     std::cout << "Best: run " << best->id << ", " << c.objective << " = " << best->objective << " at";
     Point p = space.point(best->point);
