@@ -3,7 +3,10 @@
 HTTP API (no client library). A campaign with finished, running and pending runs is served by
 `sgai sweep serve`; the page's counts must equal COUNT queries on the campaign database, and
 clicking Suggest then Accept must add exactly the suggested runs there as queued. At most 20 s.
-Usage (from the repository root): SGAI=build/tools/sgai sweep_page_test.py [SCREENSHOT.png]"""
+When chromedriver refuses the session, the failure shows chromedriver's answer and the last lines
+of its log and Chromium's own (Chromium logs to chromedriver's standard error).
+Usage (from the repository root): SGAI=build/tools/sgai sweep_page_test.py [SCREENSHOT.png]
+SWEEP_PAGE_CHROMIUM names another browser binary (cli.sweep_page_diagnostics gives a broken one)."""
 import base64
 import json
 import os
@@ -41,6 +44,31 @@ def http(method, url, body=None, timeout=10):
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return json.loads(r.read() or b"null")
+
+
+def tail(path, lines=30):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError as e:
+        return "(%s)" % e
+
+
+def new_session(wd, caps, tmp):
+    """A WebDriver session; on chromedriver's refusal, fails with its answer and both logs."""
+    try:
+        return http("POST", wd + "/session", caps, timeout=30)["value"]["sessionId"]
+    except urllib.error.HTTPError as e:
+        body = e.read().decode(errors="replace")
+        try:
+            body = json.loads(body)["value"].get("message", body)
+        except (ValueError, AttributeError, KeyError):
+            pass
+        err = tail(os.path.join(tmp, "chromedriver.err"))
+        fail("chromedriver refused the session: HTTP %d: %s\n--- chromedriver's log with Chromium's own lines "
+             "(--enable-chrome-logs), last lines ---\n%s%s"
+             % (e.code, body, tail(os.path.join(tmp, "chromedriver.log")),
+                "--- chromedriver's standard error ---\n" + err if err.strip() else ""))
 
 
 def wait_for(what, check, seconds=8):
@@ -98,16 +126,18 @@ def run(tmp):
         fail("sgai sweep serve said: " + line)
     page = line[line.index("http://"):].split()[0]
     dport = free_port()
-    driver = subprocess.Popen(["chromedriver", "--port=%d" % dport], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    err = open(os.path.join(tmp, "chromedriver.err"), "w")
+    driver = subprocess.Popen(["chromedriver", "--port=%d" % dport,
+                               "--enable-chrome-logs", "--log-path=" + os.path.join(tmp, "chromedriver.log")],
+                              stdout=subprocess.DEVNULL, stderr=err)
     procs.append(driver)
     wd = "http://127.0.0.1:%d" % dport
     wait_for("chromedriver", lambda: http("GET", wd + "/status")["value"]["ready"])
     caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
-        "binary": shutil.which("chromium") or "/usr/bin/chromium",
+        "binary": os.environ.get("SWEEP_PAGE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium",
         "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1400,1100"]}}}}
-    session = http("POST", wd + "/session", caps, timeout=30)["value"]["sessionId"]
+                 "--window-size=1400,1100", "--enable-logging=stderr", "--v=0"]}}}}
+    session = new_session(wd, caps, tmp)
     s = wd + "/session/" + session
     try:
         http("POST", s + "/url", {"url": page})
