@@ -169,9 +169,28 @@ bool network_smpi_option(const std::string& key)
          key == "smpi/bw_factor" || key == "smpi/lat_factor"; // (older names, renamed below)
 }
 
+/** A configuration key by its SimGrid 3.32 name (the older names' underscores renamed below). */
+std::string current_option_name(const std::string& key)
+{
+  static const std::vector<std::pair<std::string, std::string>> older = {
+      {"contexts/stack_size", "contexts/stack-size"},
+      {"contexts/guard_size", "contexts/guard-size"},
+      {"network/TCP_gamma", "network/TCP-gamma"},
+      {"network/bandwidth_factor", "network/bandwidth-factor"},
+      {"network/latency_factor", "network/latency-factor"},
+      {"network/weight_S", "network/weight-S"},
+      {"smpi/bw_factor", "smpi/bw-factor"},
+      {"smpi/lat_factor", "smpi/lat-factor"}};
+  for (const auto& [from, to] : older)
+    if (key == from)
+      return to;
+  return key;
+}
+
 } // namespace
 
-std::optional<std::string> translate_legacy_xml(const std::string& text, std::vector<std::string>& notes)
+std::optional<std::string> translate_legacy_xml(const std::string& text, std::vector<std::string>& notes,
+                                                const std::function<bool(const std::string&)>& set_by_run)
 {
   const size_t first_note = notes.size();
   std::string out         = text;
@@ -180,7 +199,7 @@ std::optional<std::string> translate_legacy_xml(const std::string& text, std::ve
   // element is cut out where it stands, its line breaks kept, so the line numbers stay those of the
   // user's file. Cut first, until nothing is left to cut (a cut may join "<!-" and "-" and so move
   // a comment), and rename afterwards: a second pass then changes nothing.
-  std::vector<std::string> removed, smpi;
+  std::vector<std::string> removed, smpi, overridden;
   auto add_once = [](std::vector<std::string>& list, const std::string& key) {
     if (std::find(list.begin(), list.end(), key) == list.end())
       list.push_back(key);
@@ -195,9 +214,10 @@ std::optional<std::string> translate_legacy_xml(const std::string& text, std::ve
         const std::string* id = prop.attribute("id");
         if (id == nullptr)
           continue;
-        bool is_removed = removed_option(*id);
-        bool is_smpi    = id->rfind("smpi/", 0) == 0 && not network_smpi_option(*id);
-        if (not is_removed && not is_smpi)
+        bool is_removed    = removed_option(*id);
+        bool is_smpi       = id->rfind("smpi/", 0) == 0 && not network_smpi_option(*id);
+        bool is_overridden = set_by_run && set_by_run(current_option_name(*id));
+        if (not is_removed && not is_smpi && not is_overridden)
           continue;
         size_t end = prop.end;
         if (not prop.empty) { // <prop ...></prop>: only blanks may stand between
@@ -209,7 +229,7 @@ std::optional<std::string> translate_legacy_xml(const std::string& text, std::ve
           end = q + 7;
         }
         cut.emplace_back(prop.begin, end);
-        add_once(is_removed ? removed : smpi, *id);
+        add_once(is_removed ? removed : is_smpi ? smpi : overridden, current_option_name(*id));
       }
     }
     std::sort(cut.begin(), cut.end());
@@ -269,6 +289,8 @@ std::optional<std::string> translate_legacy_xml(const std::string& text, std::ve
     notes.push_back("ignored the SMPI option" + std::string(smpi.size() > 1 ? "s " : " ") + list +
                     " (sgai runs no MPI code)");
   }
+  for (const auto& key : overridden)
+    notes.push_back("kept the run's own " + key + " over the file's");
   if (notes.size() == first_note)
     return std::nullopt;
   return out;

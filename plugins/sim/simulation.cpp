@@ -438,7 +438,8 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
     check_xml_nesting(text, file.string());
     if (host_energy_)
       platform::check_xml_wattage(text, file.string());
-    auto translated = platform::translate_legacy_xml(text, notes);
+    auto translated =
+        platform::translate_legacy_xml(text, notes, [this](const std::string& key) { return user_sets(key); });
     if (translated) {
       to_load = std::filesystem::temp_directory_path() /
                 ("sgai-" + std::to_string(::getpid()) + "-" + file.filename().string());
