@@ -32,3 +32,5 @@ nothing_left() {
   [ -z "$left" ] || fail "left behind: $left"
 }
 shared_or_skip() { [ -d ../shared/data ] || { echo "no ../shared/data: skipped"; exit 77; }; }
+# db_count DATABASE QUERY: the first column of the first row of a query on an SQLite file.
+db_count() { /usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$@"; }

@@ -5,8 +5,6 @@
 source "$(dirname "$0")/lib.sh"
 case_name=$1
 
-db_count() { /usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$@"; }
-
 case "$case_name" in
   sweep_local)
     C=deploy/campaigns/quickstart-backfill.json
