@@ -60,8 +60,8 @@ RunnerLock::RunnerLock(const std::filesystem::path& dir)
     throw RunError("cannot open " + file.string() + ": " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd_);
-    throw RunError("another sgai sweep run is running the campaign in " + dir.string() + " (it holds " +
-                   file.string() + "): wait for it, or stop it and run again");
+    throw RunError("another sgai sweep run is running the campaign in " + dir.string() + " (it holds " + file.string() +
+                   "): wait for it, or stop it and run again");
   }
 }
 

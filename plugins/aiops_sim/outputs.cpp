@@ -50,7 +50,7 @@ RunSummary Simulator::finish()
   auto energy = sim::collect_energy(true);
   f.emplace_back("hosts_energy_j", energy.hosts_total_j);
   f.emplace_back("links_energy_j", energy.links_total_j);
-  sum_.notes          = energy.notes();
+  sum_.notes      = energy.notes();
   const auto& dir = options_.output_dir;
   {
     AtomicFile out(dir / "resources.csv");

@@ -340,7 +340,7 @@ Result run_configured(Configured configured, const std::string& file, const std:
     write_energy_csv(out / "energy_links.csv", energy.links, "link");
     result.outputs.push_back({(out / "energy_links.csv").string(), "energy per link (link_energy plugin)"});
   }
-  summary["energy"]  = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
+  summary["energy"]   = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
   result.energy_notes = energy.notes();
   if (not energy.note().empty())
     summary["energy"]["note"] = energy.note();

@@ -44,7 +44,7 @@ std::string EnergyReport::links_note() const
   if (links_without_power == 0)
     return "";
   std::string first = " (first: " + first_link_without_power + ")";
-  size_t n = platform_links;
+  size_t n          = platform_links;
   if (links_without_power == n)
     return "no link energy: " + std::string(n == 1 ? "the platform's link has" : "none of the platform's ") +
            (n == 1 ? "" : std::to_string(n) + " links has") + " wattage_range" + first + ", so links count 0 J";

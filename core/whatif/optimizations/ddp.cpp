@@ -95,8 +95,8 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     if (it != list.begin())
       deps.push_back(std::prev(it)->second);
     if (not channel.count(b.rank))
-      channel[b.rank] = g.add_thread(
-          ExecThread{ThreadKind::channel, "rank " + std::to_string(g.trace_rank(b.rank)) + " ddp channel", b.rank, -1, 0});
+      channel[b.rank] = g.add_thread(ExecThread{
+          ThreadKind::channel, "rank " + std::to_string(g.trace_rank(b.rank)) + " ddp channel", b.rank, -1, 0});
     Task t;
     t.kind       = TaskKind::comm;
     t.thread     = channel[b.rank];

@@ -42,8 +42,9 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
     if (forward.empty() || backward.empty())
       continue;
     if (not stream.count(rank))
-      stream[rank] = g.add_thread(ExecThread{ThreadKind::stream, "rank " + std::to_string(g.trace_rank(rank)) + " vdnn copies", rank,
-                                             g.threads[g.tasks[forward.front().gpu.front()].thread].device, -1});
+      stream[rank] =
+          g.add_thread(ExecThread{ThreadKind::stream, "rank " + std::to_string(g.trace_rank(rank)) + " vdnn copies",
+                                  rank, g.threads[g.tasks[forward.front().gpu.front()].thread].device, -1});
     uint32_t copies = stream[rank];
     uint32_t last   = kNone; // the copy stream's last task
     std::vector<uint32_t> offload(forward.size(), kNone);
