@@ -175,7 +175,7 @@ PY
       esac
       n=$((n + 1))
       if [[ "$line" == *"sweep serve"* ]]; then
-        (cd "$root" && eval "$line --port 0" >"$tmp/c$n.out" 2>"$tmp/c$n.err") &
+        (cd "$root" && eval "exec $line --port 0" >"$tmp/c$n.out" 2>"$tmp/c$n.err") &
         serve=$!
         for _ in $(seq 1 100); do grep -q 'http://127.0.0.1:' "$tmp/c$n.out" 2>/dev/null && break; sleep 0.1; done
         url=$(grep -o 'http://127.0.0.1:[0-9]*/' "$tmp/c$n.out" | head -1)
