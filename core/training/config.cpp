@@ -1,0 +1,402 @@
+#include "core/training/config.hpp"
+
+#include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json.hpp"
+#include "core/foundation/numbers.hpp"
+#include "core/foundation/yaml_text.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace sgai::training {
+
+uint32_t TrainingConfig::virtual_stages() const
+{
+  if (num_layers_per_virtual_pipeline_stage == 0)
+    return 1;
+  return num_layers / pipeline_model_parallel_size / num_layers_per_virtual_pipeline_stage;
+}
+
+uint32_t TrainingConfig::microbatches() const
+{
+  return global_batch_size / (micro_batch_size * data_parallel_size);
+}
+
+uint64_t TrainingConfig::gpus() const
+{
+  return uint64_t(tensor_model_parallel_size) * pipeline_model_parallel_size * context_parallel_size *
+         data_parallel_size;
+}
+
+namespace {
+
+[[noreturn]] void fail(const Setting& s, const std::string& message)
+{
+  std::string what = s.key + " " + quote(s.value) + ": " + message;
+  if (s.file.empty())
+    throw UsageError(s.place + " " + quote(s.value) + ": " + message);
+  throw InputError(s.file, s.place, what);
+}
+
+uint64_t whole(const Setting& s, uint64_t min, uint64_t max)
+{
+  const std::string& v = s.value;
+  bool digits =
+      not v.empty() && v.size() <= 19 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  uint64_t n = digits ? std::strtoull(v.c_str(), nullptr, 10) : 0;
+  if (not digits || n < min || n > max)
+    fail(s, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  return n;
+}
+
+double real(const Setting& s, double min, double max)
+{
+  char* end = nullptr;
+  errno     = 0;
+  double x  = s.value.empty() ? std::nan("") : std::strtod(s.value.c_str(), &end);
+  if (s.value.empty() || *end != '\0' || errno != 0 || not std::isfinite(x) || x < min || x > max)
+    fail(s, "expected a number from " + format_number(min) + " to " + format_number(max));
+  return x;
+}
+
+bool flag(const Setting& s)
+{
+  if (s.value == "true")
+    return true;
+  if (s.value == "false")
+    return false;
+  fail(s, "expected true or false");
+}
+
+std::string choice(const Setting& s, const std::vector<std::string>& allowed)
+{
+  if (std::find(allowed.begin(), allowed.end(), s.value) == allowed.end())
+    fail(s, "expected one of " + json::list_names(allowed));
+  return s.value;
+}
+
+constexpr uint64_t kMaxCount = 1u << 24; // layers, heads, GPUs per dimension, batch sizes
+constexpr uint64_t kMaxWidth = 1u << 24; // hidden, FFN and vocabulary sizes, sequence length
+
+using Apply = std::function<void(TrainingConfig&, const Setting&)>;
+
+/** Every key, in docs/training.md's order, with how it sets the description. */
+const std::vector<std::pair<std::string, Apply>>& keys()
+{
+  static const std::vector<std::pair<std::string, Apply>> table = {
+      {"num-layers", [](TrainingConfig& c, const Setting& s) { c.num_layers = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"hidden-size", [](TrainingConfig& c, const Setting& s) { c.hidden_size = whole(s, 1, kMaxWidth); }},
+      {"ffn-hidden-size", [](TrainingConfig& c, const Setting& s) { c.ffn_hidden_size = whole(s, 1, kMaxWidth); }},
+      {"num-attention-heads",
+       [](TrainingConfig& c, const Setting& s) { c.num_attention_heads = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"num-query-groups",
+       [](TrainingConfig& c, const Setting& s) { c.num_query_groups = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"kv-channels", [](TrainingConfig& c, const Setting& s) { c.kv_channels = whole(s, 1, kMaxWidth); }},
+      {"seq-length", [](TrainingConfig& c, const Setting& s) { c.seq_length = whole(s, 1, kMaxWidth); }},
+      {"vocab-size", [](TrainingConfig& c, const Setting& s) { c.vocab_size = whole(s, 1, kMaxWidth); }},
+      {"padded-vocab-size", [](TrainingConfig& c, const Setting& s) { c.padded_vocab_size = whole(s, 1, kMaxWidth); }},
+      {"make-vocab-size-divisible-by",
+       [](TrainingConfig& c, const Setting& s) { c.make_vocab_size_divisible_by = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"swiglu", [](TrainingConfig& c, const Setting& s) { c.swiglu = flag(s); }},
+      {"normalization",
+       [](TrainingConfig& c, const Setting& s) {
+         c.rms_norm = choice(s, {"LayerNorm", "RMSNorm"}) == "RMSNorm";
+       }},
+      {"hidden-dropout", [](TrainingConfig& c, const Setting& s) { c.hidden_dropout = real(s, 0, 1); }},
+      {"attention-dropout", [](TrainingConfig& c, const Setting& s) { c.attention_dropout = real(s, 0, 1); }},
+      {"attention-backend",
+       [](TrainingConfig& c, const Setting& s) {
+         auto b            = choice(s, {"auto", "flash", "fused", "unfused", "local"});
+         c.fused_attention = b != "unfused" && b != "local";
+       }},
+      {"untie-embeddings-and-output-weights",
+       [](TrainingConfig& c, const Setting& s) { c.untie_embeddings_and_output_weights = flag(s); }},
+      {"num-experts", [](TrainingConfig& c, const Setting& s) { c.num_experts = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"moe-router-topk",
+       [](TrainingConfig& c, const Setting& s) { c.moe_router_topk = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"moe-ffn-hidden-size",
+       [](TrainingConfig& c, const Setting& s) { c.moe_ffn_hidden_size = whole(s, 1, kMaxWidth); }},
+      {"moe-load-imbalance", [](TrainingConfig& c, const Setting& s) { c.moe_load_imbalance = real(s, 1, 1e6); }},
+      {"micro-batch-size",
+       [](TrainingConfig& c, const Setting& s) { c.micro_batch_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"global-batch-size",
+       [](TrainingConfig& c, const Setting& s) { c.global_batch_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"tensor-model-parallel-size",
+       [](TrainingConfig& c, const Setting& s) { c.tensor_model_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"pipeline-model-parallel-size",
+       [](TrainingConfig& c, const Setting& s) { c.pipeline_model_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"context-parallel-size",
+       [](TrainingConfig& c, const Setting& s) { c.context_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"expert-model-parallel-size",
+       [](TrainingConfig& c, const Setting& s) { c.expert_model_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"data-parallel-size",
+       [](TrainingConfig& c, const Setting& s) { c.data_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"sequence-parallel", [](TrainingConfig& c, const Setting& s) { c.sequence_parallel = flag(s); }},
+      {"num-layers-per-virtual-pipeline-stage",
+       [](TrainingConfig& c, const Setting& s) {
+         c.num_layers_per_virtual_pipeline_stage = uint32_t(whole(s, 1, kMaxCount));
+       }},
+      {"use-distributed-optimizer", [](TrainingConfig& c, const Setting& s) { c.use_distributed_optimizer = flag(s); }},
+      {"use-torch-fsdp2", [](TrainingConfig& c, const Setting& s) { c.use_torch_fsdp2 = flag(s); }},
+      {"overlap-grad-reduce", [](TrainingConfig& c, const Setting& s) { c.overlap_grad_reduce = flag(s); }},
+      {"overlap-param-gather", [](TrainingConfig& c, const Setting& s) { c.overlap_param_gather = flag(s); }},
+      {"tp-comm-overlap", [](TrainingConfig& c, const Setting& s) { c.tp_comm_overlap = flag(s); }},
+      {"recompute-granularity",
+       [](TrainingConfig& c, const Setting& s) {
+         c.recompute_granularity = choice(s, {"full", "selective"}) == "full" ? Recompute::full : Recompute::selective;
+       }},
+      {"recompute-method",
+       [](TrainingConfig&, const Setting& s) {
+         choice(s, {"uniform", "block"});
+       }},
+      {"recompute-num-layers",
+       [](TrainingConfig& c, const Setting& s) { c.recompute_num_layers = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"bf16",
+       [](TrainingConfig& c, const Setting& s) {
+         if (flag(s))
+           c.precision = Precision::bf16;
+       }},
+      {"fp16",
+       [](TrainingConfig& c, const Setting& s) {
+         if (flag(s))
+           c.precision = Precision::fp16;
+       }},
+      {"fp8-format",
+       [](TrainingConfig& c, const Setting& s) {
+         choice(s, {"e4m3", "hybrid"});
+         c.precision = Precision::fp8;
+       }},
+  };
+  return table;
+}
+
+/** "num_layers" and "--num-layers" -> "num-layers". */
+std::string normal_key(std::string k)
+{
+  if (k.rfind("--", 0) == 0)
+    k = k.substr(2);
+  std::replace(k.begin(), k.end(), '_', '-');
+  return k;
+}
+
+std::string line_of(const YAML::Mark& m)
+{
+  return m.is_null() ? std::string() : "line " + std::to_string(m.line + 1);
+}
+
+std::vector<Setting> yaml_settings(const std::string& file, const std::string& text)
+{
+  check_yaml_text(file, text);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, "line " + std::to_string(e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+  if (not root.IsMap())
+    throw InputError(file, "", "expected a mapping of Megatron-LM arguments (num-layers: 24, ...)");
+  std::vector<Setting> out;
+  for (const auto& kv : root) {
+    if (not kv.first.IsScalar())
+      throw InputError(file, line_of(kv.first.Mark()), "a key must be a name");
+    if (not kv.second.IsScalar())
+      throw InputError(file, line_of(kv.second.Mark()),
+                       quote(kv.first.Scalar()) + " must be a single value, not a list or a mapping");
+    out.push_back({kv.first.Scalar(), kv.second.Scalar(), file, line_of(kv.first.Mark())});
+  }
+  return out;
+}
+
+std::vector<Setting> json_settings(const std::string& file, const std::string& text)
+{
+  json::Document d = json::parse(text, file);
+  json::Object o   = d.object();
+  std::vector<Setting> out;
+  for (const std::string& key : o.take_all_keys()) {
+    json::Value v     = *o.optional(key);
+    std::string where = "at " + v.pointer();
+    if (v.is_object() || v.is_array())
+      throw InputError(file, where, quote(key) + " must be a single value, not a list or an object");
+    if (key == "sgai_training") {
+      if (v.dump() != "1")
+        throw InputError(file, where, "sgai_training " + v.dump() + ": this sgai reads version 1");
+      continue;
+    }
+    out.push_back({key, v.is_string() ? v.string() : v.dump(), file, where});
+  }
+  return out;
+}
+
+/** The checks and defaults that need several keys (Megatron-LM's arguments.py asserts most). */
+void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, uint64_t gpus)
+{
+  // where a message points when the key was not given: the description as a whole
+  std::string file;
+  for (const auto& [k, s] : by)
+    if (not s.file.empty())
+      file = s.file;
+  auto at = [&](const std::string& key) {
+    auto it = by.find(key);
+    return it != by.end() ? it->second
+                          : Setting{
+                                key,
+                                "(default)",
+                                file,
+                                "",
+                            };
+  };
+  auto missing = [&](const std::string& what) {
+    if (file.empty())
+      throw UsageError("missing --" + what + " (a training description needs it)");
+    throw InputError(file, "", "missing " + what + " (a training description needs it)");
+  };
+  for (const char* key :
+       {"num-layers", "hidden-size", "num-attention-heads", "seq-length", "micro-batch-size", "global-batch-size"})
+    if (not by.count(key))
+      missing(key);
+  if (not by.count("vocab-size") && not by.count("padded-vocab-size"))
+    missing("vocab-size");
+  if (by.count("bf16") && by.count("fp16") && flag(by.at("bf16")) && flag(by.at("fp16")))
+    fail(by.at("fp16"), "bf16 is true too: one precision");
+
+  const uint32_t tp = c.tensor_model_parallel_size, pp = c.pipeline_model_parallel_size;
+  const uint32_t cp = c.context_parallel_size, ep = c.expert_model_parallel_size;
+  if (c.ffn_hidden_size == 0)
+    c.ffn_hidden_size = 4 * c.hidden_size;
+  if (c.moe_ffn_hidden_size == 0)
+    c.moe_ffn_hidden_size = c.ffn_hidden_size;
+  if (c.num_query_groups == 0)
+    c.num_query_groups = c.num_attention_heads;
+  if (c.num_query_groups > c.num_attention_heads || c.num_attention_heads % c.num_query_groups != 0)
+    fail(at("num-query-groups"), "does not divide num-attention-heads " + std::to_string(c.num_attention_heads));
+  if (c.kv_channels == 0) {
+    if (c.hidden_size % c.num_attention_heads != 0)
+      fail(at("num-attention-heads"), "does not divide hidden-size " + std::to_string(c.hidden_size) +
+                                          " (give kv-channels for another head size)");
+    c.kv_channels = c.hidden_size / c.num_attention_heads;
+  }
+  if (c.num_attention_heads % tp != 0)
+    fail(at("tensor-model-parallel-size"),
+         "does not divide num-attention-heads " + std::to_string(c.num_attention_heads));
+  if (c.num_query_groups % tp != 0)
+    fail(at("tensor-model-parallel-size"), "does not divide num-query-groups " + std::to_string(c.num_query_groups));
+  if (c.num_layers % pp != 0)
+    fail(at("pipeline-model-parallel-size"), "does not divide num-layers " + std::to_string(c.num_layers));
+  if (c.num_layers_per_virtual_pipeline_stage > 0) {
+    const Setting& v = at("num-layers-per-virtual-pipeline-stage");
+    if (pp == 1)
+      fail(v, "interleaving needs pipeline-model-parallel-size above 1");
+    if ((c.num_layers / pp) % c.num_layers_per_virtual_pipeline_stage != 0)
+      fail(v, "does not divide the " + std::to_string(c.num_layers / pp) + " layers of a pipeline stage");
+  }
+  if (c.padded_vocab_size == 0) { // Megatron's padding: a multiple of make-vocab-size-divisible-by x TP
+    uint64_t m          = uint64_t(c.make_vocab_size_divisible_by) * tp;
+    c.padded_vocab_size = (c.vocab_size + m - 1) / m * m;
+  } else if (c.padded_vocab_size % tp != 0)
+    fail(at("padded-vocab-size"), "not a multiple of tensor-model-parallel-size " + std::to_string(tp));
+  if (cp > 1 && c.seq_length % (2 * uint64_t(cp)) != 0)
+    fail(at("context-parallel-size"), "twice it does not divide seq-length " + std::to_string(c.seq_length) +
+                                          " (each CP rank holds two chunks, for causal balance)");
+
+  uint64_t model        = uint64_t(tp) * pp * cp;
+  const char* model_key = pp > 1   ? "pipeline-model-parallel-size"
+                          : tp > 1 ? "tensor-model-parallel-size"
+                                   : "context-parallel-size";
+  if (gpus > 0) {
+    if (gpus % model != 0)
+      fail(at(model_key), "tensor x pipeline x context parallel = " + std::to_string(model) + " does not divide the " +
+                              std::to_string(gpus) + " GPUs");
+    if (c.data_parallel_size > 0 && c.data_parallel_size * model != gpus)
+      fail(at("data-parallel-size"),
+           "tensor x pipeline x context x data parallel = " + std::to_string(c.data_parallel_size * model) +
+               ", not the " + std::to_string(gpus) + " GPUs");
+    c.data_parallel_size = uint32_t(gpus / model);
+  } else if (c.data_parallel_size == 0)
+    missing("data-parallel-size (or a GPU count)");
+  uint64_t per_step = uint64_t(c.micro_batch_size) * c.data_parallel_size;
+  if (c.global_batch_size % per_step != 0)
+    fail(at("global-batch-size"),
+         "not a multiple of micro-batch-size x data-parallel-size = " + std::to_string(per_step));
+
+  if (c.num_experts > 0) {
+    if (c.moe_router_topk > c.num_experts)
+      fail(at("moe-router-topk"), "more than the " + std::to_string(c.num_experts) + " experts");
+    if (c.num_experts % ep != 0)
+      fail(at("expert-model-parallel-size"), "does not divide num-experts " + std::to_string(c.num_experts));
+    if ((uint64_t(c.data_parallel_size) * cp) % ep != 0)
+      fail(at("expert-model-parallel-size"),
+           "does not divide data x context parallel = " + std::to_string(uint64_t(c.data_parallel_size) * cp));
+  } else if (ep > 1)
+    fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
+  if (tp == 1)
+    c.sequence_parallel = false; // as Megatron-LM: nothing to split
+  if (c.tp_comm_overlap && not c.sequence_parallel)
+    fail(at("tp-comm-overlap"), "overlapping TP communication needs sequence-parallel (and TP above 1)");
+  if (c.overlap_param_gather && not c.use_distributed_optimizer)
+    fail(at("overlap-param-gather"), "needs use-distributed-optimizer");
+  if (c.use_torch_fsdp2 && c.use_distributed_optimizer)
+    fail(at("use-torch-fsdp2"), "FSDP shards the optimizer itself: leave use-distributed-optimizer out");
+  if (c.recompute_granularity == Recompute::full && c.recompute_num_layers > c.num_layers / pp)
+    fail(at("recompute-num-layers"), "more than the " + std::to_string(c.num_layers / pp) + " layers of a stage");
+}
+
+} // namespace
+
+const std::vector<std::string>& known_keys()
+{
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [k, apply] : keys())
+      n.push_back(k);
+    return n;
+  }();
+  return names;
+}
+
+std::vector<Setting> read_settings(const std::filesystem::path& path)
+{
+  std::string file = path.string();
+  std::string text = read_text_file(path);
+  auto ext         = path.extension().string();
+  bool json =
+      ext == ".json" || (ext != ".yaml" && ext != ".yml" && text.find_first_not_of(" \t\r\n") != std::string::npos &&
+                         text[text.find_first_not_of(" \t\r\n")] == '{');
+  return json ? json_settings(file, text) : yaml_settings(file, text);
+}
+
+TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
+{
+  // the last setting of a key wins (the command line's come after the file's); a key twice in one
+  // file is an error
+  std::map<std::string, Setting> by_key;
+  for (const Setting& raw : given) {
+    Setting s         = raw;
+    s.key             = normal_key(s.key);
+    const auto& known = known_keys();
+    if (std::find(known.begin(), known.end(), s.key) == known.end()) {
+      std::string message = "unknown key " + quote(raw.key) + " (known: " + json::list_names(known, 60) + ")";
+      if (s.file.empty())
+        throw UsageError(message);
+      throw InputError(s.file, s.place, message);
+    }
+    auto it = by_key.find(s.key);
+    if (it != by_key.end() && not s.file.empty() && it->second.file == s.file)
+      throw InputError(s.file, s.place, s.key + " is given twice (also " + it->second.place + ")");
+    by_key[s.key] = s;
+  }
+  TrainingConfig c;
+  for (const auto& [key, apply] : keys())
+    if (auto it = by_key.find(key); it != by_key.end())
+      apply(c, it->second);
+  check_config(c, by_key, gpus);
+  return c;
+}
+
+} // namespace sgai::training

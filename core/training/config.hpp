@@ -1,0 +1,103 @@
+/* A training run described as Megatron-LM users write it: its argument names (num-layers,
+ * tensor-model-parallel-size, ...) in a JSON or YAML file or as command-line flags, checked
+ * before any work. docs/training.md lists the keys. */
+#ifndef SGAI_CORE_TRAINING_CONFIG_HPP
+#define SGAI_CORE_TRAINING_CONFIG_HPP
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sgai::training {
+
+enum class Precision { bf16, fp16, fp8 };
+enum class Recompute { none, selective, full };
+
+/** One iteration's model, batch and parallelism, by Megatron-LM's arguments (their dashes become
+ *  underscores here). Zero means "not given" where Megatron derives a default. */
+struct TrainingConfig {
+  // the model
+  uint32_t num_layers                   = 0;
+  uint64_t hidden_size                  = 0;
+  uint64_t ffn_hidden_size              = 0; ///< default 4 x hidden_size (Megatron's)
+  uint32_t num_attention_heads          = 0;
+  uint32_t num_query_groups             = 0; ///< grouped-query attention; default: num_attention_heads
+  uint64_t kv_channels                  = 0; ///< default hidden_size / num_attention_heads
+  uint64_t seq_length                   = 0;
+  uint64_t vocab_size                   = 0; ///< padded as Megatron pads it unless padded_vocab_size is given
+  uint64_t padded_vocab_size            = 0;
+  uint32_t make_vocab_size_divisible_by = 128;
+  bool swiglu                           = false;
+  bool rms_norm                         = false; ///< normalization: RMSNorm (one weight) or LayerNorm
+  double hidden_dropout                 = 0.1;   ///< Megatron's defaults; 0 stores no dropout masks
+  double attention_dropout              = 0.1;
+  /** Megatron's attention-backend: flash, fused or auto (a fused kernel that keeps no s x s
+   *  score matrix) or unfused / local (scores, softmax and dropout stored). */
+  bool fused_attention                     = true;
+  bool untie_embeddings_and_output_weights = false;
+  // mixture of experts
+  uint32_t num_experts         = 0; ///< 0: a dense model
+  uint32_t moe_router_topk     = 2;
+  uint64_t moe_ffn_hidden_size = 0; ///< default ffn_hidden_size
+  /** Tokens on the busiest expert over the mean (1: balanced); sgai's own, a stated assumption. */
+  double moe_load_imbalance = 1.0;
+  // the batch
+  uint32_t micro_batch_size  = 0;
+  uint32_t global_batch_size = 0;
+  // parallelism
+  uint32_t tensor_model_parallel_size            = 1;
+  uint32_t pipeline_model_parallel_size          = 1;
+  uint32_t context_parallel_size                 = 1;
+  uint32_t expert_model_parallel_size            = 1;
+  uint32_t data_parallel_size                    = 0; ///< derived from the GPU count unless given
+  bool sequence_parallel                         = false;
+  uint32_t num_layers_per_virtual_pipeline_stage = 0; ///< 0: no interleaving
+  bool use_distributed_optimizer                 = false;
+  bool use_torch_fsdp2                           = false; ///< FSDP / ZeRO-3: parameters sharded too
+  bool overlap_grad_reduce                       = false;
+  bool overlap_param_gather                      = false;
+  bool tp_comm_overlap                           = false;
+  // recomputation and precision
+  Recompute recompute_granularity = Recompute::none;
+  Precision precision             = Precision::bf16;
+
+  uint32_t recompute_num_layers = 1; ///< full recomputation: layers per recomputed group
+
+  // derived by make_config
+  /** Virtual stages per pipeline rank (1 without interleaving). */
+  uint32_t virtual_stages() const;
+  /** Micro-batches per iteration and data-parallel replica. */
+  uint32_t microbatches() const;
+  uint64_t gpus() const;
+};
+
+/** Where each setting came from, for messages: a file and a place ("line 4", "at /num-layers") or
+ *  the command line ("--num-layers"). */
+struct Setting {
+  std::string key; ///< Megatron's name, with dashes: "num-layers"
+  std::string value;
+  std::string file;  ///< empty: the command line
+  std::string place; ///< "line 4", "at /num-layers", or the flag
+};
+
+/** Every key a description may hold, with dashes, in the order docs/training.md lists them. */
+const std::vector<std::string>& known_keys();
+
+/** The settings of a JSON or YAML file (by extension, else by its first character): one flat
+ *  mapping of Megatron's keys (dashes or underscores) to single values; "sgai_training": 1 may
+ *  name the format. InputError naming the file and place on anything else (unknown keys listing
+ *  the known ones, a key given twice, a list or a mapping as a value). */
+std::vector<Setting> read_settings(const std::filesystem::path& file);
+
+/** The description from settings (a file's, then the command line's, which override), checked as
+ *  Megatron-LM checks its arguments and more: each value's type and bounds; TP dividing the heads
+ *  and the query groups, PP (and the virtual stages) dividing the layers, TP x PP x CP x DP the
+ *  GPU count (`gpus`, 0: DP must be given), the global batch a multiple of micro-batch x DP, CP
+ *  dividing half the sequence (load-balanced causal attention), EP dividing the experts and DP x
+ *  CP. InputError naming the setting's file and place (UsageError for a flag), its key and value. */
+TrainingConfig make_config(const std::vector<Setting>& settings, uint64_t gpus);
+
+} // namespace sgai::training
+
+#endif

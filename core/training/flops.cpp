@@ -1,0 +1,24 @@
+#include "core/training/flops.hpp"
+
+namespace sgai::training {
+
+double megatron_flops(const TrainingConfig& c)
+{
+  const double h = double(c.hidden_size), s = double(c.seq_length), L = double(c.num_layers);
+  const double a = double(c.num_attention_heads), g = double(c.num_query_groups);
+  const double query_ratio = double(c.kv_channels) * a / h;
+  const double ffn         = c.num_experts > 0 ? double(c.moe_ffn_hidden_size) : double(c.ffn_hidden_size);
+  const double routed      = c.num_experts > 0 ? double(c.moe_router_topk) : 1.0;
+  const double gated       = c.swiglu ? 1.5 : 1.0;
+  const double attention   = (1 + g / a + s / h) * query_ratio;
+  const double mlp         = ffn / h * routed * gated;
+  const double logit       = double(c.padded_vocab_size) / (2 * L * h);
+  return 12 * double(c.global_batch_size) * s * L * h * h * (attention + mlp + logit);
+}
+
+double tokens_per_iteration(const TrainingConfig& c)
+{
+  return double(c.global_batch_size) * double(c.seq_length);
+}
+
+} // namespace sgai::training

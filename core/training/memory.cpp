@@ -1,0 +1,142 @@
+#include "core/training/memory.hpp"
+
+#include <algorithm>
+
+namespace sgai::training {
+
+namespace {
+
+double gated(const TrainingConfig& c)
+{
+  return c.swiglu ? 1.5 : 1.0;
+}
+
+/** Tokens a GPU's MoE layer processes for each local token: top-k copies, the busiest share. */
+double expert_copies(const TrainingConfig& c)
+{
+  return double(c.moe_router_topk) * c.moe_load_imbalance;
+}
+
+} // namespace
+
+ParameterCount count_parameters(const TrainingConfig& c)
+{
+  ParameterCount p;
+  const double h = double(c.hidden_size), qproj = double(c.kv_channels) * c.num_attention_heads;
+  p.attention_per_layer = 2 * h * qproj * (1 + double(c.num_query_groups) / c.num_attention_heads);
+  if (c.num_experts > 0)
+    p.mlp_per_layer = double(c.num_experts) * 2 * h * double(c.moe_ffn_hidden_size) * gated(c) + h * c.num_experts;
+  else
+    p.mlp_per_layer = 2 * h * double(c.ffn_hidden_size) * gated(c);
+  double norm       = c.rms_norm ? h : 2 * h;
+  p.norms_per_layer = 2 * norm;
+  p.embedding       = double(c.padded_vocab_size) * h;
+  p.total           = double(c.num_layers) * (p.attention_per_layer + p.mlp_per_layer + p.norms_per_layer) + norm +
+            p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
+  return p;
+}
+
+double activation_bytes_per_layer(const TrainingConfig& c)
+{
+  const double t = c.tensor_model_parallel_size;
+  const double s = double(c.seq_length) / c.context_parallel_size, b = c.micro_batch_size;
+  const double h = double(c.hidden_size), a = c.num_attention_heads;
+  const double ka = double(c.kv_channels) * a, kg = double(c.kv_channels) * c.num_query_groups;
+  const bool moe = c.num_experts > 0;
+  const double f = moe ? double(c.moe_ffn_hidden_size) * expert_copies(c) : double(c.ffn_hidden_size);
+  // whole on each TP rank unless sequence parallel: norm inputs, QKV input, FC1 input (for MoE the
+  // permuted tokens, top-k copies each), dropout masks
+  double fc1_in = moe ? 2 * s * b * h * expert_copies(c) : 2 * s * b * h;
+  double whole  = 4 * s * b * h + 2 * s * b * h + fc1_in + (c.hidden_dropout > 0 ? 2 * s * b * h : 0);
+  // sharded by TP: Q and the output projection's input, K and V, the FFN's activations
+  double sharded = 4 * s * b * ka + 4 * s * b * kg + (c.swiglu ? 6 : 4) * s * b * f;
+  double scores  = 0;
+  if (c.recompute_granularity != Recompute::selective) {
+    if (c.fused_attention)
+      scores = 4 * s * b * a; // fp32 softmax statistics per query row and head
+    else
+      scores = (2 + (c.attention_dropout > 0 ? 3 : 0)) * a * s * s * b;
+  }
+  return (c.sequence_parallel ? whole / t : whole) + (sharded + scores) / t;
+}
+
+std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
+{
+  const ParameterCount p = count_parameters(c);
+  const uint32_t pp = c.pipeline_model_parallel_size, v = c.virtual_stages(), m = c.microbatches();
+  const double t  = c.tensor_model_parallel_size;
+  const double d  = double(c.data_parallel_size) * c.context_parallel_size; // the optimizer's replicas
+  const double ep = c.expert_model_parallel_size;
+  const bool moe  = c.num_experts > 0;
+  const double s = double(c.seq_length) / c.context_parallel_size, b = c.micro_batch_size;
+  const double h        = double(c.hidden_size);
+  const uint32_t layers = c.num_layers / pp;
+
+  // bytes per parameter: weights, main gradients, optimizer state (Megatron's table)
+  const bool fp16        = c.precision == Precision::fp16;
+  const double w_bytes   = 2;
+  const double g_bytes   = fp16 ? 2 : 4;
+  const double opt_bytes = fp16 ? 16 : 12;
+  const double layer_act = activation_bytes_per_layer(c);
+
+  std::vector<StageMemory> out;
+  for (uint32_t i = 0; i < pp; ++i) {
+    StageMemory st;
+    st.stage  = i;
+    st.layers = layers;
+    // dense parameters (sharded by TP, norms whole) and expert parameters (sharded by EP and TP)
+    const double router = moe ? h * c.num_experts : 0;
+    const double expert = moe ? p.mlp_per_layer - router : 0;
+    const double split  = p.attention_per_layer + (moe ? 0 : p.mlp_per_layer); // sharded by TP
+    const double kept   = p.norms_per_layer + router;                          // whole on each rank
+    double dense        = layers * (split / t + kept);
+    if (i == 0)
+      dense += p.embedding / t;
+    if (i + 1 == pp) {
+      dense += (c.rms_norm ? h : 2 * h); // the final norm
+      if (c.untie_embeddings_and_output_weights || pp > 1)
+        dense += p.embedding / t; // the LM head (a copy of the embedding when tied)
+    }
+    double experts        = layers * expert / (ep * t);
+    st.parameters         = dense + experts;
+    const double expert_d = std::max(1.0, d / ep);
+    if (c.use_torch_fsdp2) {
+      double layer_params = (p.attention_per_layer + p.mlp_per_layer) / t; // one layer gathered at a time
+      st.weight_bytes     = w_bytes * (dense / d + experts / expert_d + layer_params);
+      st.gradient_bytes   = g_bytes * (dense / d + experts / expert_d);
+      st.optimizer_bytes  = opt_bytes * (dense / d + experts / expert_d);
+    } else {
+      st.weight_bytes   = w_bytes * st.parameters;
+      st.gradient_bytes = g_bytes * st.parameters;
+      st.optimizer_bytes =
+          c.use_distributed_optimizer ? opt_bytes * (dense / d + experts / expert_d) : opt_bytes * st.parameters;
+    }
+    // activations in flight
+    double per_microbatch = 0;
+    if (c.recompute_granularity == Recompute::full) {
+      double input   = 2 * s * b * h / (c.sequence_parallel ? t : 1);
+      per_microbatch = double(layers) / c.recompute_num_layers * input;
+    } else {
+      per_microbatch = layers * layer_act;
+    }
+    double act = 0;
+    if (v > 1) {
+      uint64_t chunks = std::min<uint64_t>(2ull * (pp - i - 1) + uint64_t(v - 1) * pp + 1, uint64_t(m) * v);
+      st.inflight     = uint32_t((chunks + v - 1) / v);
+      act             = double(chunks) * per_microbatch / v;
+    } else {
+      st.inflight = pp == 1 ? 1 : std::min(pp - i, m);
+      act         = st.inflight * per_microbatch;
+    }
+    if (c.recompute_granularity == Recompute::full)
+      act += c.recompute_num_layers * layer_act; // the group being recomputed
+    if (i + 1 == pp)
+      act += 4 * s * b * double(c.padded_vocab_size) / t; // fp32 logits for the loss
+    st.activation_bytes = act;
+    st.total_bytes      = st.weight_bytes + st.gradient_bytes + st.optimizer_bytes + st.activation_bytes;
+    out.push_back(st);
+  }
+  return out;
+}
+
+} // namespace sgai::training

@@ -1,0 +1,274 @@
+// The training description, Megatron's FLOP count and the memory model, against hand-computed cases.
+#include "core/foundation/error.hpp"
+#include "core/training/config.hpp"
+#include "core/training/flops.hpp"
+#include "core/training/memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace sgai::training;
+
+namespace {
+
+/** Settings from "key=value" pairs, as if written in a file named "t.yaml". */
+std::vector<Setting> settings(const std::vector<std::pair<std::string, std::string>>& kv)
+{
+  std::vector<Setting> out;
+  int line = 1;
+  for (const auto& [k, v] : kv)
+    out.push_back({k, v, "t.yaml", "line " + std::to_string(line++)});
+  return out;
+}
+
+/** Megatron-Core's 1.7B row: 24 layers, hidden 2048, 16 heads, sequence 4,096, vocabulary 131,072,
+ *  global batch 192 on 48 GPUs. */
+std::vector<std::pair<std::string, std::string>> gpt_1_7b()
+{
+  return {{"num-layers", "24"},          {"hidden-size", "2048"},
+          {"num-attention-heads", "16"}, {"seq-length", "4096"},
+          {"vocab-size", "131072"},      {"micro-batch-size", "1"},
+          {"global-batch-size", "192"},  {"use-distributed-optimizer", "true"}};
+}
+
+std::string error_of(const std::vector<std::pair<std::string, std::string>>& kv, uint64_t gpus)
+{
+  try {
+    make_config(settings(kv), gpus);
+  } catch (const sgai::InputError& e) {
+    return e.place() + ": " + e.message();
+  } catch (const sgai::UsageError& e) {
+    return std::string("usage: ") + e.what();
+  }
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> with(std::vector<std::pair<std::string, std::string>> kv,
+                                                      const std::string& key, const std::string& value)
+{
+  for (auto& [k, v] : kv)
+    if (k == key) {
+      v = value;
+      return kv;
+    }
+  kv.emplace_back(key, value);
+  return kv;
+}
+
+} // namespace
+
+TEST(TrainingConfig, DefaultsAreMegatrons)
+{
+  TrainingConfig c = make_config(settings(gpt_1_7b()), 48);
+  EXPECT_EQ(c.ffn_hidden_size, 4u * 2048);
+  EXPECT_EQ(c.num_query_groups, 16u);
+  EXPECT_EQ(c.kv_channels, 128u);
+  EXPECT_EQ(c.padded_vocab_size, 131072u); // already a multiple of 128
+  EXPECT_EQ(c.data_parallel_size, 48u);
+  EXPECT_EQ(c.microbatches(), 4u); // 192 / (1 x 48)
+  EXPECT_EQ(c.virtual_stages(), 1u);
+  // Megatron pads the vocabulary to a multiple of 128 x TP: 50,257 -> 50,304 at TP 1, 50,688 at TP 4
+  auto kv = with(with(gpt_1_7b(), "vocab-size", "50257"), "global-batch-size", "96");
+  EXPECT_EQ(make_config(settings(kv), 48).padded_vocab_size, 50304u);
+  kv = with(with(kv, "tensor-model-parallel-size", "4"), "global-batch-size", "48");
+  EXPECT_EQ(make_config(settings(kv), 48).padded_vocab_size, 50688u);
+}
+
+TEST(TrainingConfig, UnderscoresAndDashesNameTheSameKey)
+{
+  auto kv     = gpt_1_7b();
+  kv[0].first = "num_layers";
+  EXPECT_EQ(make_config(settings(kv), 48).num_layers, 24u);
+}
+
+TEST(TrainingConfig, EachInconsistencyIsOneErrorNamingTheKeyAndValue)
+{
+  auto g = gpt_1_7b();
+  EXPECT_EQ(error_of(with(g, "tensor-model-parallel-size", "3"), 48),
+            "line 9: tensor-model-parallel-size '3': does not divide num-attention-heads 16");
+  EXPECT_EQ(error_of(with(with(g, "num-query-groups", "4"), "tensor-model-parallel-size", "8"), 48),
+            "line 10: tensor-model-parallel-size '8': does not divide num-query-groups 4");
+  EXPECT_EQ(error_of(with(g, "pipeline-model-parallel-size", "5"), 48),
+            "line 9: pipeline-model-parallel-size '5': does not divide num-layers 24");
+  EXPECT_EQ(
+      error_of(with(with(g, "pipeline-model-parallel-size", "2"), "num-layers-per-virtual-pipeline-stage", "5"), 48),
+      "line 10: num-layers-per-virtual-pipeline-stage '5': does not divide the 12 layers of a pipeline stage");
+  EXPECT_EQ(error_of(with(g, "tensor-model-parallel-size", "8"), 100),
+            "line 9: tensor-model-parallel-size '8': tensor x pipeline x context parallel = 8 does not divide the "
+            "100 GPUs");
+  EXPECT_EQ(error_of(g, 50), "line 7: global-batch-size '192': not a multiple of micro-batch-size x "
+                             "data-parallel-size = 50");
+  EXPECT_EQ(error_of(with(g, "data-parallel-size", "24"), 48),
+            "line 9: data-parallel-size '24': tensor x pipeline x context x data parallel = 24, not the 48 GPUs");
+  EXPECT_EQ(error_of(with(g, "context-parallel-size", "3"), 48),
+            "line 9: context-parallel-size '3': twice it does not divide seq-length 4096 (each CP rank holds two "
+            "chunks, for causal balance)");
+  EXPECT_EQ(error_of(with(g, "expert-model-parallel-size", "8"), 48),
+            "line 9: expert-model-parallel-size '8': expert parallelism needs num-experts");
+  EXPECT_EQ(error_of(with(with(g, "num-experts", "6"), "expert-model-parallel-size", "4"), 48),
+            "line 10: expert-model-parallel-size '4': does not divide num-experts 6");
+  EXPECT_EQ(error_of(with(g, "num-layers", "24x"), 48),
+            "line 1: num-layers '24x': expected a whole number from 1 to 16777216");
+  EXPECT_EQ(error_of(with(g, "swiglu", "yes"), 48), "line 9: swiglu 'yes': expected true or false");
+  EXPECT_NE(error_of(with(g, "num-layer", "24"), 48)
+                .find("line 9: unknown key 'num-layer' (known: 'num-layers', 'hidden-size',"),
+            std::string::npos);
+  EXPECT_EQ(error_of(with(with(g, "tensor-model-parallel-size", "2"), "tp-comm-overlap", "true"), 48),
+            "line 10: tp-comm-overlap 'true': overlapping TP communication needs sequence-parallel (and TP above 1)");
+  auto no_layers = g;
+  no_layers.erase(no_layers.begin());
+  EXPECT_EQ(error_of(no_layers, 48), ": missing num-layers (a training description needs it)");
+}
+
+TEST(TrainingConfig, FlagsAreUsageErrorsAndOverrideTheFile)
+{
+  auto s = settings(gpt_1_7b());
+  s.push_back({"num-layers", "12", "", "--num-layers"});
+  EXPECT_EQ(make_config(s, 48).num_layers, 12u);
+  s.push_back({"num-layers", "0", "", "--num-layers"});
+  try {
+    make_config(s, 48);
+    FAIL() << "accepted 0 layers";
+  } catch (const sgai::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--num-layers '0': expected a whole number from 1 to 16777216");
+  }
+}
+
+TEST(TrainingConfig, ReadsJsonAndYamlFiles)
+{
+  auto dir = std::filesystem::temp_directory_path() / ("sgai-training-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "a.yaml") << "num-layers: 24\nhidden_size: 2048\nnum-attention-heads: 16\nseq-length: 4096\n"
+                                     "vocab-size: 131072\nmicro-batch-size: 1\nglobal-batch-size: 192\nswiglu: true\n";
+    std::ofstream(dir / "a.json") << R"({"sgai_training": 1, "num-layers": 24, "hidden-size": 2048,
+      "num-attention-heads": 16, "seq-length": 4096, "vocab-size": 131072,
+      "micro-batch-size": 1, "global-batch-size": 192, "swiglu": true})";
+    std::ofstream(dir / "twice.yaml") << "num-layers: 24\nnum_layers: 12\n";
+    std::ofstream(dir / "list.yaml") << "num-layers: [24]\n";
+  }
+  auto y = make_config(read_settings(dir / "a.yaml"), 48);
+  auto j = make_config(read_settings(dir / "a.json"), 48);
+  EXPECT_EQ(y.hidden_size, 2048u);
+  EXPECT_TRUE(y.swiglu);
+  EXPECT_EQ(megatron_flops(y), megatron_flops(j));
+  try {
+    make_config(read_settings(dir / "twice.yaml"), 48);
+    FAIL();
+  } catch (const sgai::InputError& e) {
+    EXPECT_EQ(e.place(), "line 2");
+    EXPECT_EQ(e.message(), "num-layers is given twice (also line 1)");
+  }
+  try {
+    read_settings(dir / "list.yaml");
+    FAIL();
+  } catch (const sgai::InputError& e) {
+    EXPECT_EQ(e.place(), "line 1");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TrainingFlops, MegatronCoresCountGivesItsPublishedThroughput)
+{
+  // 12 B s L h^2 (1 + 1 + s/h + f/h + V/(2 L h)) = 12 x 192 x 4096 x 24 x 2048^2 x (2 + 2 + 4 + 4/3)
+  TrainingConfig c = make_config(settings(gpt_1_7b()), 48);
+  double want      = 12.0 * 192 * 4096 * 24 * 2048.0 * 2048.0 * (2 + 2 + 4 + 131072.0 / (2 * 24 * 2048));
+  EXPECT_DOUBLE_EQ(megatron_flops(c), want);
+  // the table's 408.8 TFLOP/s per GPU on 48 GPUs is an iteration of this many seconds
+  EXPECT_NEAR(megatron_flops(c) / (408.8e12 * 48), 0.4519, 1e-4);
+  EXPECT_DOUBLE_EQ(tokens_per_iteration(c), 192.0 * 4096);
+  // SwiGLU's three matrices count 3/2 of the FFN; grouped-query attention fewer K, V columns
+  auto kv          = with(with(gpt_1_7b(), "swiglu", "true"), "num-query-groups", "4");
+  TrainingConfig l = make_config(settings(kv), 48);
+  double want_l    = 12.0 * 192 * 4096 * 24 * 2048.0 * 2048.0 * (1 + 0.25 + 2 + 4 * 1.5 + 131072.0 / (2 * 24 * 2048));
+  EXPECT_DOUBLE_EQ(megatron_flops(l), want_l);
+}
+
+TEST(TrainingMemory, GptThreeHas175BillionParameters)
+{
+  // GPT-3: 96 layers, hidden 12,288, 96 heads, vocabulary 50,257 (padded 50,304): 12 L h^2 + V h
+  auto kv = std::vector<std::pair<std::string, std::string>>{
+      {"num-layers", "96"},    {"hidden-size", "12288"},  {"num-attention-heads", "96"}, {"seq-length", "2048"},
+      {"vocab-size", "50257"}, {"micro-batch-size", "1"}, {"global-batch-size", "1536"}};
+  TrainingConfig c = make_config(settings(kv), 1536);
+  ParameterCount p = count_parameters(c);
+  EXPECT_DOUBLE_EQ(p.attention_per_layer, 4.0 * 12288 * 12288);
+  EXPECT_DOUBLE_EQ(p.mlp_per_layer, 8.0 * 12288 * 12288);
+  EXPECT_DOUBLE_EQ(p.norms_per_layer, 4.0 * 12288);
+  EXPECT_NEAR(p.total / 1e9, 174.6, 0.1);
+}
+
+TEST(TrainingMemory, KorthikantisActivationFormulas)
+{
+  // Korthikanti et al. 2022, one layer, 16-bit values: s b h (34 + 5 a s / h) alone; with TP t:
+  // s b h (10 + 24/t + 5 a s / (h t)); with sequence parallelism s b h (34/t + 5 a s / (h t));
+  // selective recomputation with SP: 34 s b h / t
+  auto kv        = with(with(gpt_1_7b(), "attention-backend", "unfused"), "micro-batch-size", "2");
+  kv             = with(kv, "global-batch-size", "96");
+  const double s = 4096, b = 2, h = 2048, a = 16;
+  TrainingConfig c = make_config(settings(kv), 48);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * (34 + 5 * a * s / h));
+  kv = with(with(kv, "tensor-model-parallel-size", "4"), "global-batch-size", "24");
+  c  = make_config(settings(kv), 48);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * (10 + 24.0 / 4 + 5 * a * s / (h * 4)));
+  kv = with(kv, "sequence-parallel", "true");
+  c  = make_config(settings(kv), 48);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * (34.0 / 4 + 5 * a * s / (h * 4)));
+  kv = with(kv, "recompute-granularity", "selective");
+  c  = make_config(settings(kv), 48);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * 34.0 / 4);
+  // a fused attention kernel keeps only fp32 softmax statistics: 4 s b a bytes
+  kv = with(kv, "attention-backend", "flash");
+  kv = with(kv, "recompute-granularity", "full");
+  c  = make_config(settings(kv), 48);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * 34.0 / 4 + 4 * s * b * a / 4);
+}
+
+TEST(TrainingMemory, OptimizerBytesFollowMegatronsTable)
+{
+  // bf16 parameters, fp32 gradients: 18 bytes per parameter, 6 + 12/d with the distributed optimizer
+  auto kv          = with(gpt_1_7b(), "use-distributed-optimizer", "false");
+  TrainingConfig c = make_config(settings(kv), 48);
+  auto st          = memory_per_stage(c);
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_DOUBLE_EQ(st[0].weight_bytes + st[0].gradient_bytes + st[0].optimizer_bytes, 18 * st[0].parameters);
+  EXPECT_NEAR(st[0].parameters / 1e9, count_parameters(c).total / 1e9, 1e-9); // one stage, no TP: all of it
+  c  = make_config(settings(gpt_1_7b()), 48);
+  st = memory_per_stage(c);
+  EXPECT_DOUBLE_EQ(st[0].weight_bytes + st[0].gradient_bytes + st[0].optimizer_bytes,
+                   (6 + 12.0 / 48) * st[0].parameters);
+  // FSDP shards all 18 bytes over the 48 replicas, one layer's weights gathered at a time
+  c  = make_config(settings(with(with(gpt_1_7b(), "use-distributed-optimizer", "false"), "use-torch-fsdp2", "true")),
+                   48);
+  st = memory_per_stage(c);
+  auto p = count_parameters(c);
+  EXPECT_DOUBLE_EQ(st[0].weight_bytes + st[0].gradient_bytes + st[0].optimizer_bytes,
+                   18 * st[0].parameters / 48 + 2 * (p.attention_per_layer + p.mlp_per_layer));
+}
+
+TEST(TrainingMemory, PipelineStagesKeepTheirMicrobatchesInFlight)
+{
+  // 1F1B: stage i keeps min(p - i, m) micro-batches; interleaved with v chunks: 2 (p - i - 1) +
+  // (v - 1) p + 1 chunks of L / (p v) layers
+  auto kv          = with(with(gpt_1_7b(), "pipeline-model-parallel-size", "4"), "global-batch-size", "96");
+  TrainingConfig c = make_config(settings(kv), 48); // DP 12, 8 micro-batches
+  auto st          = memory_per_stage(c);
+  ASSERT_EQ(st.size(), 4u);
+  double layer = activation_bytes_per_layer(c);
+  for (uint32_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(st[i].inflight, 4 - i);
+    EXPECT_EQ(st[i].layers, 6u);
+  }
+  EXPECT_DOUBLE_EQ(st[0].activation_bytes, 4 * 6 * layer);
+  EXPECT_DOUBLE_EQ(st[3].activation_bytes, 1 * 6 * layer + 4.0 * 4096 * 1 * 131072); // and the fp32 logits
+  // the first stage holds the embedding, the last its tied copy as the LM head and the final norm
+  EXPECT_DOUBLE_EQ(st[3].parameters - st[1].parameters, 131072.0 * 2048 + 2 * 2048);
+  EXPECT_DOUBLE_EQ(st[0].parameters - st[1].parameters, 131072.0 * 2048);
+  kv = with(kv, "num-layers-per-virtual-pipeline-stage", "3"); // v = 2 chunks of 3 layers
+  c  = make_config(settings(kv), 48);
+  st = memory_per_stage(c);
+  EXPECT_DOUBLE_EQ(st[0].activation_bytes, (2 * 3 + 1 * 4 + 1) * 3 * layer);
+  EXPECT_DOUBLE_EQ(st[3].activation_bytes, (0 + 4 + 1) * 3 * layer + 4.0 * 4096 * 131072);
+}
