@@ -360,6 +360,21 @@ const std::vector<std::string>& known_keys()
   return names;
 }
 
+bool is_boolean_key(const std::string& key)
+{
+  static const std::vector<std::string> flags = {"swiglu",
+                                                 "untie-embeddings-and-output-weights",
+                                                 "sequence-parallel",
+                                                 "use-distributed-optimizer",
+                                                 "use-torch-fsdp2",
+                                                 "overlap-grad-reduce",
+                                                 "overlap-param-gather",
+                                                 "tp-comm-overlap",
+                                                 "bf16",
+                                                 "fp16"};
+  return std::find(flags.begin(), flags.end(), key) != flags.end();
+}
+
 std::vector<Setting> read_settings(const std::filesystem::path& path)
 {
   std::string file = path.string();

@@ -83,6 +83,8 @@ struct Setting {
 
 /** Every key a description may hold, with dashes, in the order docs/training.md lists them. */
 const std::vector<std::string>& known_keys();
+/** Whether a key takes true or false (Megatron's store_true flags: swiglu, sequence-parallel, ...). */
+bool is_boolean_key(const std::string& key);
 
 /** The settings of a JSON or YAML file (by extension, else by its first character): one flat
  *  mapping of Megatron's keys (dashes or underscores) to single values; "sgai_training": 1 may

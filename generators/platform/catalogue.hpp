@@ -142,6 +142,11 @@ const std::vector<std::string>& known_precisions();
 const GpuType* find_gpu_by_device_name(const Catalogue& cat, std::string_view name, int multiprocessors = 0,
                                        double memory_bytes = 0);
 
+/** The GPU type of that name in the catalogue read from `file`; InputError(file, option, ...)
+ *  listing the catalogue's types otherwise (`option`: where the name was given, "--gpu"). */
+const GpuType& named_gpu(const Catalogue& cat, const std::string& name, const std::string& option,
+                         const std::string& file);
+
 } // namespace sgai::platform
 
 #endif

@@ -375,6 +375,18 @@ const GpuType* find_gpu_by_device_name(const Catalogue& cat, std::string_view na
   return found;
 }
 
+const GpuType& named_gpu(const Catalogue& cat, const std::string& name, const std::string& option,
+                         const std::string& file)
+{
+  auto it = cat.gpus.find(name);
+  if (it != cat.gpus.end())
+    return it->second;
+  std::string known;
+  for (const auto& [n, t] : cat.gpus)
+    known += (known.empty() ? "" : ", ") + n;
+  throw InputError(file, option, "unknown GPU type " + quote(name) + " (the catalogue has: " + known + ")");
+}
+
 void parse_catalogue_sections(json::Object& o, Catalogue& cat)
 {
   auto section = [&o](const char* key, auto& into, auto parse_one) {

@@ -51,11 +51,6 @@ struct WhatIfArgs {
   bool no_nccl  = false;
 };
 
-std::string default_catalogue()
-{
-  return (data_home() / "platforms" / "catalogues" / "accelerators.json").string();
-}
-
 std::string ms(int64_t ns)
 {
   return format_fixed(double(ns) * 1e-6, 3);
@@ -69,18 +64,6 @@ struct Loaded {
   const platform::GpuType* target = nullptr;
 };
 
-const platform::GpuType* named_gpu(const platform::Catalogue& cat, const std::string& name, const std::string& option,
-                                   const std::string& file)
-{
-  auto it = cat.gpus.find(name);
-  if (it != cat.gpus.end())
-    return &it->second;
-  std::string known;
-  for (const auto& [n, t] : cat.gpus)
-    known += (known.empty() ? "" : ", ") + n;
-  throw InputError(file, option, "unknown GPU type " + quote(name) + " (the catalogue has: " + known + ")");
-}
-
 std::unique_ptr<Loaded> load(const WhatIfArgs& a)
 {
   auto l = std::make_unique<Loaded>();
@@ -91,7 +74,7 @@ std::unique_ptr<Loaded> load(const WhatIfArgs& a)
   l->catalogue               = platform::load_catalogue(a.catalogue.empty() ? default_catalogue() : a.catalogue);
   const std::string cat_file = a.catalogue.empty() ? default_catalogue() : a.catalogue;
   if (not a.gpu.empty())
-    l->gpu = named_gpu(l->catalogue, a.gpu, "--gpu", cat_file);
+    l->gpu = &platform::named_gpu(l->catalogue, a.gpu, "--gpu", cat_file);
   else if (not traces.front().devices.empty()) {
     // the device the GPU events ran on
     int device = 0;
@@ -107,7 +90,7 @@ std::unique_ptr<Loaded> load(const WhatIfArgs& a)
     l->gpu = platform::find_gpu_by_device_name(l->catalogue, d->name, d->multiprocessors, d->memory_bytes);
   }
   if (not a.target.empty())
-    l->target = named_gpu(l->catalogue, a.target, "--target", cat_file);
+    l->target = &platform::named_gpu(l->catalogue, a.target, "--target", cat_file);
   if (l->gpu) {
     l->graph.power.gpu    = l->gpu->name;
     l->graph.power.idle_w = l->gpu->idle_w;

@@ -33,6 +33,8 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
 void add_run_command(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "whatif graph|predict|list". */
 void add_whatif_commands(CLI::App& app, Action& action);
+/** sgai train: LLM training described by Megatron-LM's arguments (cmd_train.cpp). */
+void add_train_commands(CLI::App& app, Action& action);
 /** Adds "aiops fit". */
 void add_aiops_commands(CLI::App& app, const Globals& globals, Action& action);
 void add_sweep_commands(CLI::App& app, const Globals& globals, Action& action);

@@ -92,6 +92,7 @@ int main(int argc, char** argv)
   sgai::cli::add_run_command(app, globals, action);
   sgai::cli::add_rl_command(app, action);
   sgai::cli::add_whatif_commands(app, action);
+  sgai::cli::add_train_commands(app, action);
   sgai::cli::add_aiops_commands(app, globals, action);
   sgai::cli::add_sweep_commands(app, globals, action);
 

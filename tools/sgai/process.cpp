@@ -49,6 +49,11 @@ std::filesystem::path data_home()
   return home;
 }
 
+std::string default_catalogue()
+{
+  return (data_home() / "platforms" / "catalogues" / "accelerators.json").string();
+}
+
 int run_plot_script(const std::string& name, const std::string& dir)
 {
   std::error_code ec;

@@ -19,6 +19,8 @@ std::optional<int> run_process(const std::vector<std::string>& argv);
  *  otherwise share/sgai beside the program's folder (PREFIX/bin/sgai -> PREFIX/share/sgai; the
  *  build tree has build/share/sgai, links into the source tree). RunError when neither exists. */
 std::filesystem::path data_home();
+/** The shipped GPU catalogue: data_home()/platforms/catalogues/accelerators.json. */
+std::string default_catalogue();
 
 /** Runs tools/plot/`script` of data_home() with Debian's python3 on `dir`: 0, or 1 when the
  *  script printed its one error line; RunError when it is missing, cannot start or fails
