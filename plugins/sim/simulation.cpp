@@ -445,10 +445,16 @@ std::optional<platform::Platform> Simulation::load_platform(const std::filesyste
                 ("sgai-" + std::to_string(::getpid()) + "-" + file.filename().string());
       register_cleanup(to_load); // removed on interruption or SimGrid's abort too
       write_file_atomically(to_load, *translated);
-      std::string said;
-      for (const auto& n : notes)
-        said += (said.empty() ? "" : "; ") + n;
-      XBT_INFO("%s: translated for SimGrid 3.32: %s", file.string().c_str(), said.c_str());
+      // what the translation changed, and apart what the run's own options override
+      std::string said, kept;
+      for (const auto& n : notes) {
+        std::string& to = n.rfind("kept the run's own ", 0) == 0 ? kept : said;
+        to += (to.empty() ? "" : "; ") + n;
+      }
+      if (not said.empty())
+        XBT_INFO("%s: translated for SimGrid 3.32: %s", file.string().c_str(), said.c_str());
+      if (not kept.empty())
+        XBT_INFO("%s: its <config>: %s", file.string().c_str(), kept.c_str());
     }
     AbortGuard guard(file.string());
     struct Cleanup {
