@@ -54,6 +54,13 @@ struct GpuPState {
   double memory_factor = 1; ///< memory-bandwidth fraction m in this state
 };
 
+/** Measured dense-GEMM throughput of a GPU type, per precision: the fraction of the peak its best
+ *  shape reached and that shape (M, N, K), for the kernel model (core/kernels/gemm.hpp). */
+struct MatmulMeasure {
+  double fraction = 0;
+  uint64_t m = 0, n = 0, k = 0;
+};
+
 struct GpuType {
   std::string name;
   std::string id;
@@ -76,6 +83,9 @@ struct GpuType {
   /** Streaming multiprocessors (NVIDIA) or compute units of one device as ROCm shows it (AMD);
    *  0: not given. */
   int multiprocessors = 0;
+  /** precision -> measured best GEMM (the catalogue's "matmul"); empty when not given. */
+  std::map<std::string, MatmulMeasure> matmul;
+  std::string matmul_source; ///< where the matmul figures come from
   Origin origin;
 };
 

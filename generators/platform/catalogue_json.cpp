@@ -115,6 +115,41 @@ NetworkType parse_network(Object o, const std::string& name)
   return n;
 }
 
+/** "matmul": {"source": "...", "bf16": {"fraction": 0.803, "shape": [M, N, K]}, ...}: per precision
+ *  of the GPU's peak_flops, the measured best GEMM; the SMs must be given (the model spreads tiles
+ *  over them). */
+void parse_matmul(Object o, GpuType& g)
+{
+  auto src        = o.required("source");
+  g.matmul_source = src.string();
+  if (g.matmul_source.empty())
+    src.fail("source is empty: name the measurement the matmul figures come from");
+  if (g.multiprocessors <= 0)
+    o.fail("matmul needs the GPU's multiprocessors (the model spreads output tiles over them)");
+  for (const std::string& prec : o.take_all_keys()) {
+    if (prec == "source")
+      continue;
+    auto v = *o.optional(prec);
+    if (not g.peak_flops.count(prec))
+      v.fail("precision " + quote(prec) + " has no peak_flops here");
+    auto mo = v.object();
+    MatmulMeasure m;
+    auto f     = mo.required("fraction");
+    m.fraction = f.positive();
+    if (m.fraction > 1)
+      f.fail("fraction " + f.shown() + " must be a fraction of the peak (0 < fraction <= 1)");
+    auto shape = mo.required("shape");
+    auto dims  = shape.array();
+    if (dims.size() != 3)
+      shape.fail("shape must be [M, N, K], got " + shape.shown());
+    m.m = uint64_t(dims[0].integer(1, 1 << 30));
+    m.n = uint64_t(dims[1].integer(1, 1 << 30));
+    m.k = uint64_t(dims[2].integer(1, 1 << 30));
+    mo.finish({"fraction", "shape"});
+    g.matmul[prec] = m;
+  }
+}
+
 GpuType parse_gpu(Object o, const std::string& name)
 {
   GpuType g;
@@ -199,8 +234,10 @@ GpuType parse_gpu(Object o, const std::string& name)
   }
   if (auto mp = o.optional("multiprocessors"))
     g.multiprocessors = positive_count(*mp);
+  if (auto mm = o.optional("matmul"))
+    parse_matmul(mm->object(), g);
   o.finish({"id", "peak_flops", "default_precision", "memory_capacity", "memory_bandwidth", "idle_power", "max_power",
-            "pstates", "architecture", "source", "device_names", "multiprocessors"});
+            "pstates", "architecture", "source", "device_names", "multiprocessors", "matmul"});
   return g;
 }
 

@@ -282,3 +282,26 @@ TEST(GpuCatalogue, BadDeviceNamesAreRejectedWithFileAndPointer)
       gpu_catalogue_error("good.json", R"("source": "a datasheet", "device_names": ["X 1"], "multiprocessors": 2)"),
       "no error");
 }
+
+TEST(GpuCatalogue, BadMatmulFiguresAreRejectedWithFileAndPointer)
+{
+  auto mm = [](const std::string& figures) {
+    return gpu_catalogue_error("matmul.json",
+                               R"("multiprocessors": 2, "matmul": {"source": "a table", )" + figures + "}");
+  };
+  EXPECT_NE(mm(R"("fp16": {"fraction": 1.5, "shape": [1, 2, 3]})")
+                .find("at /gpu_types/G/matmul/fp16/fraction: fraction 1.5 must be a fraction of the peak"),
+            std::string::npos);
+  EXPECT_NE(mm(R"("fp8": {"fraction": 0.5, "shape": [1, 2, 3]})")
+                .find("at /gpu_types/G/matmul/fp8: precision 'fp8' has no peak_flops here"),
+            std::string::npos);
+  EXPECT_NE(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2]})")
+                .find("at /gpu_types/G/matmul/fp16/shape: shape must be [M, N, K]"),
+            std::string::npos);
+  EXPECT_NE(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3], "tile": 4})")
+                .find("at /gpu_types/G/matmul/fp16/tile: unknown key 'tile'"),
+            std::string::npos);
+  std::string msg = gpu_catalogue_error("matmul_sms.json", R"("matmul": {"source": "a table"})");
+  EXPECT_NE(msg.find("at /gpu_types/G/matmul: matmul needs the GPU's multiprocessors"), std::string::npos) << msg;
+  EXPECT_EQ(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3]})"), "no error");
+}

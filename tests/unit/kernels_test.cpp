@@ -1,0 +1,78 @@
+// The GEMM model (core/kernels/gemm.hpp) against hand-computed tile and wave quantization, and the
+// catalogue's measured matmul figures.
+#include "core/kernels/gemm.hpp"
+#include "generators/platform/catalogue.hpp"
+#include "generators/platform/platform.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace sgai::kernels;
+
+TEST(Gemm, TilesFallInWavesOverTheSms)
+{
+  // 132 SMs (H100), 1 PFLOP/s at a tile fraction of 1/2: each SM computes 1e15 / 2 / 132 FLOP/s
+  MatmulDevice d{132, 1e15, 0.5, 0};
+  const double per_sm = 1e15 * 0.5 / 132;
+  // 8192 x 8192: 256x128 tiles, 32 x 64 = 2,048 of them, in ceil(2048 / 132) = 16 waves
+  GemmTime t = gemm_time(8192, 8192, 4096, 2, d);
+  EXPECT_EQ(t.tile_m, 256u);
+  EXPECT_EQ(t.tile_n, 128u);
+  EXPECT_EQ(t.tiles, 2048u);
+  EXPECT_EQ(t.waves, 16u);
+  EXPECT_DOUBLE_EQ(t.compute_s, 16 * 2.0 * 256 * 128 * 4096 / per_sm);
+  EXPECT_DOUBLE_EQ(t.quantization, 8192.0 * 8192 / (16 * 132 * 256.0 * 128));
+  EXPECT_EQ(t.memory_s, 0); // no bandwidth given
+  // 2048 x 2048: 128 tiles of 256x128 in one wave; 128x128 tiles (256, two waves) take as long, the
+  // first shape listed wins
+  t = gemm_time(2048, 2048, 1024, 2, d);
+  EXPECT_EQ(t.tiles, 128u);
+  EXPECT_EQ(t.waves, 1u);
+  EXPECT_NEAR(t.quantization, 128.0 / 132, 1e-12);
+  // 4096 x 640: 80 tiles of 256x128 (one wave), 96 of 128x256 (one wave) or 160 of 128x128 (two
+  // waves of half the work): the same time, the first shape listed is kept
+  t = gemm_time(4096, 640, 1024, 2, d);
+  EXPECT_EQ(t.tile_m, 256u);
+  EXPECT_EQ(t.waves, 1u);
+  EXPECT_DOUBLE_EQ(t.compute_s, 2.0 * 256 * 128 * 1024 / per_sm);
+  // a partial tile costs a whole one: 257 x 128 is two 256x128 tiles, or three 128x128 in one wave of
+  // half the work: 128x128 wins
+  t = gemm_time(257, 128, 1024, 2, d);
+  EXPECT_EQ(t.tile_m, 128u);
+  EXPECT_EQ(t.tile_n, 128u);
+  EXPECT_EQ(t.waves, 1u);
+  EXPECT_DOUBLE_EQ(t.quantization, 257.0 * 128 / (132 * 128.0 * 128));
+  // memory bound: a GEMV-like 8192 x 1 x 8192 reads 8192^2 elements of 2 bytes at 1 TB/s
+  d.memory_Bps = 1e12;
+  t            = gemm_time(8192, 1, 8192, 2, d);
+  EXPECT_DOUBLE_EQ(t.memory_s, (8192.0 * 8192 + 8192 + 8192) * 2 / 1e12);
+  EXPECT_EQ(t.seconds, std::max(t.compute_s, t.memory_s));
+}
+
+TEST(Gemm, TileFractionMakesTheMeasuredBestShapeRunAtItsMeasuredRate)
+{
+  // H100 BF16: 80.3% at 2048x2048x13312, whose 128 tiles fill 128 of 132 SMs: 0.803 / (128/132)
+  double f = tile_fraction_from(0.803, 2048, 2048, 132);
+  EXPECT_NEAR(f, 0.803 * 132 / 128, 1e-12);
+  MatmulDevice d{132, 989.4e12, f, 0};
+  GemmTime t = gemm_time(2048, 2048, 13312, 2, d);
+  EXPECT_NEAR(2.0 * 2048 * 2048 * 13312 / t.seconds / 989.4e12, 0.803, 1e-12);
+  // a shape that fills every wave runs faster than the measured best, at f itself
+  t = gemm_time(132 * 256, 128, 8192, 2, d);
+  EXPECT_NEAR(2.0 * 132 * 256 * 128 * 8192 / t.seconds / 989.4e12, f, 1e-12);
+  EXPECT_EQ(tile_fraction_from(2.0, 2048, 2048, 132), 1.0); // never above the peak
+}
+
+TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)
+{
+  auto cat = sgai::platform::load_catalogue("platforms/catalogues/accelerators.json");
+  for (const char* name : {"A100 SXM4 80GB", "H100 SXM5 80GB", "H200 SXM 141GB", "B200 SXM 180GB"}) {
+    const auto& g = cat.gpus.at(name);
+    ASSERT_TRUE(g.matmul.count("bf16")) << name;
+    EXPECT_GT(g.matmul.at("bf16").fraction, 0.7) << name;
+    EXPECT_NE(g.matmul_source.find("ml-engineering"), std::string::npos) << name;
+  }
+  const auto& h100 = cat.gpus.at("H100 SXM5 80GB").matmul.at("fp8");
+  EXPECT_EQ(h100.fraction, 0.709);
+  EXPECT_EQ(h100.m, 1024u);
+  EXPECT_EQ(h100.k, 14336u);
+}
