@@ -33,6 +33,7 @@ targets=(
   "gpu_trace|tests/fuzz/gpu_trace_seeds|8192|10|GPU-cluster traces: Tiresias, Gavel, Alibaba -> training jobs"
   "kineto|tests/fuzz/kineto_seeds|16384|10|PyTorch profiler (Kineto) traces -> what-if graph, walk, optimizations"
   "aiops|tests/fuzz/aiops_seeds|16384|10|AI-ops model and experiment files, the synthesizer"
+  "training|tests/fuzz/training_seeds|4096|10|training descriptions (Megatron-LM's arguments), FLOPs, memory"
   "cmd_platform|tests/fuzz/cmd_platform_seeds|8192|90|forked: sgai platform generate + inspect"
   "cmd_swf2json|tests/fuzz/cmd_swf2json_seeds|8192|60|forked: sgai workload swf2json + stats"
   "cmd_batch|tests/fuzz/cmd_batch_seeds|8192|30|forked: sgai batch run on a tiny platform"

@@ -5,6 +5,7 @@
 #include "../fuzz/aiops_check.hpp"
 #include "../fuzz/astra_groups_check.hpp"
 #include "../fuzz/astra_network_check.hpp"
+#include "../fuzz/training_check.hpp"
 #include "../fuzz/astra_system_check.hpp"
 #include "../fuzz/batsim_check.hpp"
 #include "../fuzz/chakra_et_check.hpp"
@@ -105,6 +106,13 @@ TEST(FuzzCorpus, AstraNetworkSeeds)
   auto c = replay({"tests/fuzz/astra_network_seeds"}, sgai::test::check_astra_network_bytes);
   EXPECT_GE(c.accepted, 4U);
   EXPECT_GE(c.rejected, 4U);
+}
+
+TEST(FuzzCorpus, TrainingSeeds)
+{
+  auto c = replay({"tests/fuzz/training_seeds"}, sgai::test::check_training_bytes);
+  EXPECT_GE(c.accepted, 1U);
+  EXPECT_GE(c.rejected, 15U);
 }
 
 TEST(FuzzCorpus, AstraSystemSeeds)
