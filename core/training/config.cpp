@@ -324,6 +324,10 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
   if (c.global_batch_size % per_step != 0)
     fail(at("global-batch-size"),
          "not a multiple of micro-batch-size x data-parallel-size = " + std::to_string(per_step));
+  if (c.num_layers_per_virtual_pipeline_stage > 0 && c.microbatches() % pp != 0)
+    fail(at("num-layers-per-virtual-pipeline-stage"),
+         "the interleaved schedule needs the " + std::to_string(c.microbatches()) +
+             " micro-batches per replica to be a multiple of pipeline-model-parallel-size " + std::to_string(pp));
 
   if (c.num_experts > 0) {
     if (c.moe_router_topk > c.num_experts)

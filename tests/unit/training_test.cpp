@@ -3,9 +3,11 @@
 #include "core/training/config.hpp"
 #include "core/training/flops.hpp"
 #include "core/training/memory.hpp"
+#include "core/training/schedule.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -95,6 +97,12 @@ TEST(TrainingConfig, EachInconsistencyIsOneErrorNamingTheKeyAndValue)
   EXPECT_EQ(
       error_of(with(with(g, "pipeline-model-parallel-size", "2"), "num-layers-per-virtual-pipeline-stage", "5"), 48),
       "line 10: num-layers-per-virtual-pipeline-stage '5': does not divide the 12 layers of a pipeline stage");
+  EXPECT_EQ(
+      error_of(with(with(with(g, "pipeline-model-parallel-size", "2"), "num-layers-per-virtual-pipeline-stage", "3"),
+                    "global-batch-size", "72"),
+               48),
+      "line 10: num-layers-per-virtual-pipeline-stage '3': the interleaved schedule needs the 3 micro-batches per "
+      "replica to be a multiple of pipeline-model-parallel-size 2");
   EXPECT_EQ(error_of(with(g, "tensor-model-parallel-size", "8"), 100),
             "line 9: tensor-model-parallel-size '8': tensor x pipeline x context parallel = 8 does not divide the "
             "100 GPUs");
@@ -271,4 +279,51 @@ TEST(TrainingMemory, PipelineStagesKeepTheirMicrobatchesInFlight)
   st = memory_per_stage(c);
   EXPECT_DOUBLE_EQ(st[0].activation_bytes, (2 * 3 + 1 * 4 + 1) * 3 * layer);
   EXPECT_DOUBLE_EQ(st[3].activation_bytes, (0 + 4 + 1) * 3 * layer + 4.0 * 4096 * 131072);
+}
+
+TEST(TrainingSchedule, OneFOneBOrdersAsMegatronCore)
+{
+  // p = 2, rank 0, 4 micro-batches: one forward to warm up, then forward/backward pairs
+  auto o = pipeline_order(2, 0, 4, 1);
+  std::string s;
+  for (const auto& op : o)
+    s += (op.pass == Pass::forward ? "F" : "B") + std::to_string(op.microbatch) + " ";
+  EXPECT_EQ(s, "F0 F1 B0 F2 B1 F3 B2 B3 ");
+  // the last rank has no warm-up
+  o = pipeline_order(2, 1, 4, 1);
+  EXPECT_EQ(o[0].pass, Pass::forward);
+  EXPECT_EQ(o[1].pass, Pass::backward);
+}
+
+TEST(TrainingSchedule, InterleavedOrdersAsMegatronCore)
+{
+  // p = 2, v = 2, 4 micro-batches: forward k is micro-batch (k / 4) 2 + k % 2 of chunk (k / 2) % 2;
+  // rank 0 warms up (2 - 0 - 1) 2 + (2 - 1) 2 = 4 forwards
+  auto o = pipeline_order(2, 0, 4, 2);
+  std::string s;
+  for (const auto& op : o)
+    s += (op.pass == Pass::forward ? "F" : "B") + std::to_string(op.microbatch) + "." + std::to_string(op.chunk) + " ";
+  EXPECT_EQ(s, "F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 B2.1 B3.1 B2.0 B3.0 ");
+  // as many micro-batches as stages: all forwards, then all backwards
+  o = pipeline_order(2, 1, 2, 2);
+  EXPECT_EQ(o[3].pass, Pass::forward);
+  EXPECT_EQ(o[4].pass, Pass::backward);
+  EXPECT_THROW(pipeline_order(4, 0, 6, 2), std::invalid_argument); // 6 is not a multiple of 4
+}
+
+TEST(TrainingSchedule, BubblesAreNarayanansWithConstantPasses)
+{
+  // 1F1B, p = 4, m = 8, forward 1, backward 2: (m + p - 1)(tf + tb) = 33, bubble 3/11
+  auto ends        = pipeline_ends(4, 8, 1, {1, 2, 0});
+  double iteration = *std::max_element(ends.begin(), ends.end());
+  EXPECT_DOUBLE_EQ(iteration, 33);
+  EXPECT_DOUBLE_EQ((iteration - 8 * 3) / iteration, ideal_bubble_fraction(4, 8, 1));
+  // interleaved, v = 2: each chunk half the work, (v m + p - 1)(tf + tb) / v... = 19 x 1.5
+  ends      = pipeline_ends(4, 8, 2, {0.5, 1, 0});
+  iteration = *std::max_element(ends.begin(), ends.end());
+  EXPECT_DOUBLE_EQ(iteration, 28.5);
+  EXPECT_DOUBLE_EQ((iteration - 8 * 3) / iteration, ideal_bubble_fraction(4, 8, 2));
+  // one stage: no bubble, passes back to back
+  ends = pipeline_ends(1, 8, 1, {1, 2, 0.5});
+  EXPECT_DOUBLE_EQ(ends[0], 24);
 }
