@@ -4,6 +4,7 @@
 #include "core/training/flops.hpp"
 #include "core/training/memory.hpp"
 #include "core/training/schedule.hpp"
+#include "core/training/traffic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -326,4 +327,96 @@ TEST(TrainingSchedule, BubblesAreNarayanansWithConstantPasses)
   // one stage: no bubble, passes back to back
   ends = pipeline_ends(1, 8, 1, {1, 2, 0.5});
   EXPECT_DOUBLE_EQ(ends[0], 24);
+}
+
+namespace {
+
+/** The transfer of that group, collective and phase (the test fails without one). */
+Transfer find_transfer(const std::vector<Transfer>& all, Group g, Collective k, Phase p)
+{
+  for (const auto& t : all)
+    if (t.group == g && t.collective == k && t.phase == p)
+      return t;
+  ADD_FAILURE() << "no " << to_string(g) << " " << to_string(k) << " " << to_string(p);
+  return {};
+}
+
+} // namespace
+
+TEST(TrainingTraffic, TensorParallelLayersAsMegatronCoreSendsThem)
+{
+  // 16B row: TP 4 with sequence parallelism, hidden 6,144, sequence 4,096, micro-batch 1: each
+  // all-gather and reduce-scatter moves the whole s b h tensor of 2-byte values
+  auto kv = with(with(with(gpt_1_7b(), "hidden-size", "6144"), "num-attention-heads", "48"),
+                 "tensor-model-parallel-size", "4");
+  kv      = with(kv, "sequence-parallel", "true");
+  auto c  = make_config(settings(kv), 192);
+  auto l  = layer_transfers(c);
+  ASSERT_EQ(l.size(), 4u);
+  const double act = 4096.0 * 1 * 6144 * 2;
+  auto ag          = find_transfer(l, Group::tensor, Collective::all_gather, Phase::forward);
+  EXPECT_EQ(ag.ranks, 4u);
+  EXPECT_EQ(ag.count, 2u);
+  EXPECT_DOUBLE_EQ(ag.bytes, act);
+  EXPECT_EQ(find_transfer(l, Group::tensor, Collective::reduce_scatter, Phase::forward).count, 2u);
+  EXPECT_EQ(find_transfer(l, Group::tensor, Collective::reduce_scatter, Phase::backward).count, 2u);
+  EXPECT_EQ(find_transfer(l, Group::tensor, Collective::all_gather, Phase::backward).count, 4u);
+  // without sequence parallelism: two all-reduces each way; full recomputation repeats the forward's
+  c = make_config(settings(with(with(kv, "sequence-parallel", "false"), "recompute-granularity", "full")), 192);
+  l = layer_transfers(c);
+  EXPECT_EQ(find_transfer(l, Group::tensor, Collective::all_reduce, Phase::forward).count, 2u);
+  uint32_t backward = 0;
+  for (const auto& t : l)
+    if (t.phase == Phase::backward)
+      backward += t.count;
+  EXPECT_EQ(backward, 4u);
+}
+
+TEST(TrainingTraffic, RingAttentionAndExpertAllToAll)
+{
+  // CP 4 with 8 query groups of 128 channels: each step passes K and V of the local 1,024 tokens,
+  // 2 x 1024 x 1 x 128 x 8 x 2 bytes, 3 times forward; the backward passes twice as much
+  auto kv = with(with(gpt_1_7b(), "num-query-groups", "8"), "context-parallel-size", "4");
+  kv      = with(kv, "global-batch-size", "48");
+  auto c  = make_config(settings(kv), 48);
+  auto l  = layer_transfers(c);
+  auto f  = find_transfer(l, Group::context, Collective::send_recv, Phase::forward);
+  EXPECT_EQ(f.count, 3u);
+  EXPECT_DOUBLE_EQ(f.bytes, 2.0 * 1024 * 1 * 128 * 8 * 2);
+  EXPECT_DOUBLE_EQ(find_transfer(l, Group::context, Collective::send_recv, Phase::backward).bytes, 2 * f.bytes);
+  // 8 experts, top-2, EP 8: dispatch and combine of 4,096 tokens x 2 copies x 2,048 x 2 bytes
+  kv     = with(with(with(gpt_1_7b(), "num-experts", "8"), "moe-router-topk", "2"), "expert-model-parallel-size", "8");
+  c      = make_config(settings(kv), 48);
+  l      = layer_transfers(c);
+  auto a = find_transfer(l, Group::expert, Collective::all_to_all, Phase::forward);
+  EXPECT_EQ(a.ranks, 8u);
+  EXPECT_EQ(a.count, 2u);
+  EXPECT_DOUBLE_EQ(a.bytes, 4096.0 * 2 * 2048 * 2);
+}
+
+TEST(TrainingTraffic, DataParallelGradientsAndPipelineBoundaries)
+{
+  // 1.7B row, distributed optimizer over 48 replicas: fp32 gradients reduce-scattered, bf16
+  // parameters all-gathered, once per iteration
+  auto c  = make_config(settings(with(gpt_1_7b(), "untie-embeddings-and-output-weights", "true")), 48);
+  auto it = iteration_transfers(c);
+  ASSERT_EQ(it.size(), 2u);
+  double params = count_parameters(c).total;
+  auto rs       = find_transfer(it, Group::data, Collective::reduce_scatter, Phase::backward);
+  EXPECT_EQ(rs.ranks, 48u);
+  EXPECT_NEAR(rs.bytes, 4 * params, 1);
+  EXPECT_NEAR(find_transfer(it, Group::data, Collective::all_gather, Phase::optimizer).bytes, 2 * params, 1);
+  // PP 4: s b h x 2 bytes across each boundary each way; the tied embedding's gradients all-reduced
+  // between the first and last stages
+  c = make_config(settings(with(with(gpt_1_7b(), "pipeline-model-parallel-size", "4"), "global-batch-size", "96")), 48);
+  it      = iteration_transfers(c);
+  auto pp = find_transfer(it, Group::pipeline, Collective::send_recv, Phase::forward);
+  EXPECT_DOUBLE_EQ(pp.bytes, 4096.0 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(find_transfer(it, Group::pipeline, Collective::all_reduce, Phase::optimizer).bytes,
+                   4.0 * 131072 * 2048);
+  // without the distributed optimizer: one all-reduce of the gradients
+  c  = make_config(settings(with(gpt_1_7b(), "use-distributed-optimizer", "false")), 48);
+  it = iteration_transfers(c);
+  ASSERT_EQ(it.size(), 1u);
+  EXPECT_EQ(it[0].collective, Collective::all_reduce);
 }

@@ -1,0 +1,150 @@
+#include "core/training/traffic.hpp"
+
+#include "core/training/memory.hpp"
+
+namespace sgai::training {
+
+const char* to_string(Group g)
+{
+  switch (g) {
+  case Group::tensor:
+    return "tensor";
+  case Group::context:
+    return "context";
+  case Group::expert:
+    return "expert";
+  case Group::pipeline:
+    return "pipeline";
+  case Group::data:
+    return "data";
+  }
+  return "?";
+}
+
+const char* to_string(Collective c)
+{
+  switch (c) {
+  case Collective::all_gather:
+    return "all_gather";
+  case Collective::reduce_scatter:
+    return "reduce_scatter";
+  case Collective::all_reduce:
+    return "all_reduce";
+  case Collective::all_to_all:
+    return "all_to_all";
+  case Collective::send_recv:
+    return "send_recv";
+  }
+  return "?";
+}
+
+const char* to_string(Phase p)
+{
+  switch (p) {
+  case Phase::forward:
+    return "forward";
+  case Phase::backward:
+    return "backward";
+  case Phase::optimizer:
+    return "optimizer";
+  }
+  return "?";
+}
+
+namespace {
+
+const char* const kLayer = "layer and micro-batch";
+
+} // namespace
+
+std::vector<Transfer> layer_transfers(const TrainingConfig& c)
+{
+  std::vector<Transfer> out;
+  const uint32_t t = c.tensor_model_parallel_size, cp = c.context_parallel_size, e = c.expert_model_parallel_size;
+  const double s = double(c.seq_length) / cp, b = c.micro_batch_size, h = double(c.hidden_size);
+  const double act = s * b * h * 2;
+  const bool full  = c.recompute_granularity == Recompute::full;
+  auto add = [&](Group g, Collective k, Phase p, uint32_t ranks, double bytes, uint32_t count, const char* what) {
+    out.push_back({g, k, p, ranks, bytes, count, kLayer, what});
+  };
+  if (t > 1 && c.sequence_parallel) {
+    add(Group::tensor, Collective::all_gather, Phase::forward, t, act, 2,
+        "attention and MLP inputs (sequence parallel)");
+    add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, act, 2, "attention and MLP outputs");
+    add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, 2, "the inputs' gradients");
+    add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 4,
+        "the outputs' gradients, and the inputs again for the weight gradients");
+    if (full) {
+      add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 2, "recomputed forward: inputs");
+      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, 2, "recomputed forward: outputs");
+    }
+  } else if (t > 1) {
+    add(Group::tensor, Collective::all_reduce, Phase::forward, t, act, 2, "attention and MLP outputs");
+    add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, 2, "the inputs' gradients");
+    if (full)
+      add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, 2, "recomputed forward: outputs");
+  }
+  if (cp > 1) {
+    const double kv = 2 * s * b * double(c.kv_channels) * c.num_query_groups / t * 2;
+    add(Group::context, Collective::send_recv, Phase::forward, cp, kv, cp - 1, "K and V around the ring");
+    add(Group::context, Collective::send_recv, Phase::backward, cp, 2 * kv, cp - 1, "K, V and their gradients");
+    if (full)
+      add(Group::context, Collective::send_recv, Phase::backward, cp, kv, cp - 1, "recomputed forward: K and V");
+  }
+  if (c.num_experts > 0 && e > 1) {
+    const double tokens = s * b / (c.sequence_parallel ? t : 1);
+    const double bytes  = tokens * c.moe_router_topk * h * 2;
+    add(Group::expert, Collective::all_to_all, Phase::forward, e, bytes, 2, "tokens to their experts and back");
+    add(Group::expert, Collective::all_to_all, Phase::backward, e, bytes, 2, "the tokens' gradients");
+  }
+  return out;
+}
+
+std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
+{
+  std::vector<Transfer> out;
+  const uint32_t t = c.tensor_model_parallel_size, pp = c.pipeline_model_parallel_size;
+  const uint32_t e = c.expert_model_parallel_size;
+  const double s = double(c.seq_length) / c.context_parallel_size, b = c.micro_batch_size, h = double(c.hidden_size);
+  if (pp > 1) {
+    const double act = s * b * h * 2 / (c.sequence_parallel ? t : 1);
+    const char* per  = "stage boundary, micro-batch and model chunk";
+    out.push_back({Group::pipeline, Collective::send_recv, Phase::forward, 2, act, 1, per, "activations"});
+    out.push_back({Group::pipeline, Collective::send_recv, Phase::backward, 2, act, 1, per, "activation gradients"});
+  }
+  const uint32_t d = c.data_parallel_size * c.context_parallel_size;
+  // the GPU's parameters (stage 0), dense and experts
+  const ParameterCount p = count_parameters(c);
+  const double layers    = double(c.num_layers) / pp;
+  const double experts   = c.num_experts > 0 ? layers * (p.mlp_per_layer - h * c.num_experts) / (double(e) * t) : 0;
+  const double dense     = memory_per_stage(c).front().parameters - experts;
+  const char* it         = "iteration";
+  auto data              = [&](uint32_t ranks, double params, const char* what) {
+    if (ranks <= 1 || params <= 0)
+      return;
+    if (c.use_torch_fsdp2) {
+      double layer = params / layers;
+      out.push_back(
+                       {Group::data, Collective::all_gather, Phase::forward, ranks, 2 * layer, 1, "layer and micro-batch", what});
+      out.push_back(
+                       {Group::data, Collective::all_gather, Phase::backward, ranks, 2 * layer, 1, "layer and micro-batch", what});
+      out.push_back({Group::data, Collective::reduce_scatter, Phase::backward, ranks, 4 * layer, 1,
+                     "layer and micro-batch", "their gradients"});
+    } else if (c.use_distributed_optimizer) {
+      out.push_back(
+                       {Group::data, Collective::reduce_scatter, Phase::backward, ranks, 4 * params, 1, it, "fp32 gradients"});
+      out.push_back(
+                       {Group::data, Collective::all_gather, Phase::optimizer, ranks, 2 * params, 1, it, "updated bf16 parameters"});
+    } else {
+      out.push_back({Group::data, Collective::all_reduce, Phase::backward, ranks, 4 * params, 1, it, "fp32 gradients"});
+    }
+  };
+  data(d, dense, "parameters");
+  data(d / e, experts, "expert parameters");
+  if (pp > 1 && not c.untie_embeddings_and_output_weights)
+    out.push_back({Group::pipeline, Collective::all_reduce, Phase::optimizer, 2, 4 * p.embedding / t, 1, it,
+                   "the shared embedding's gradients (first and last stage)"});
+  return out;
+}
+
+} // namespace sgai::training
