@@ -1,6 +1,7 @@
 #!/bin/bash
-# sgai train: training descriptions in Megatron-LM's argument names, checked; parameters, FLOPs and
-# memory per stage; a configuration that cannot fit exits 1 naming the stage and the bytes.
+# sgai train: training descriptions in Megatron-LM's argument names, checked; parameters, FLOPs,
+# memory per stage and communication per GPU; a configuration that cannot fit exits 1 naming the
+# stage and the bytes.
 # Usage: SGAI=build/tools/sgai tests/cli/training_test.sh CASE (from the repository root)
 source "$(dirname "$0")/lib.sh"
 F=tests/fixtures/training
@@ -12,6 +13,10 @@ case "${1:-}" in
     grep -q '^Work per iteration: 8.866 PFLOP (Megatron.s count), 786432 tokens$' <<<"$out" || fail "FLOPs: $out"
     grep -q '^Parallelism: TP 1 x PP 1 x CP 1 x DP 48 = 48 GPUs; 4 micro-batches of 1 per replica' <<<"$out" || fail "$out"
     grep -q '^Fits: the largest stage (0) needs' <<<"$out" || fail "$out"
+    # the distributed optimizer's traffic: 4 bytes a parameter reduce-scattered, 2 all-gathered
+    grep -qE '^  data +reduce_scatter backward +1 x +6980.125 MB over 48 ranks per iteration: fp32 gradients$' <<<"$out" ||
+      fail "gradients: $out"
+    grep -qE '^  data +all_gather +optimizer +1 x +3490.062 MB over 48 ranks' <<<"$out" || fail "parameters: $out"
     # flags override the file: 4 pipeline stages of 6 layers, the first keeping 4 micro-batches
     run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --pipeline-model-parallel-size 4 --global-batch-size 96
     expect_rc 0

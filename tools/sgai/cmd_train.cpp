@@ -1,12 +1,13 @@
 /* sgai train: LLM training described by Megatron-LM's arguments (docs/training.md).
  *   check [DESCRIPTION] [--gpus N] [--gpu TYPE] [--catalogue C] [--KEY VALUE]...
- *     the description checked, its parameters, Megatron's FLOP count and each pipeline stage's
- *     memory per GPU; exit 1 when a stage does not fit in the GPU's memory. */
+ *     the description checked, its parameters, Megatron's FLOP count, each pipeline stage's memory
+ *     per GPU and what one GPU sends; exit 1 when a stage does not fit in the GPU's memory. */
 #include "core/foundation/error.hpp"
 #include "core/foundation/numbers.hpp"
 #include "core/training/config.hpp"
 #include "core/training/flops.hpp"
 #include "core/training/memory.hpp"
+#include "core/training/traffic.hpp"
 #include "generators/platform/catalogue.hpp"
 #include "generators/platform/platform.hpp"
 #include "tools/sgai/commands.hpp"
@@ -81,6 +82,17 @@ int run_check(const TrainArgs& a)
                    gb(worst->weight_bytes + worst->gradient_bytes + worst->optimizer_bytes) +
                    " of parameters, gradients and optimizer state, " + gb(worst->activation_bytes) +
                    " of activations), more than the " + gb(gpu.memory_bytes) + " of a " + gpu.name);
+  std::cout << "Communication per GPU (nccl-tests' bytes):\n";
+  auto show = [](const training::Transfer& t) {
+    std::cout << "  " << std::left << std::setw(9) << training::to_string(t.group) << std::setw(15)
+              << training::to_string(t.collective) << std::setw(10) << training::to_string(t.phase) << std::right
+              << std::setw(3) << t.count << " x " << std::setw(12) << format_fixed(t.bytes / 1e6, 3) << " MB over "
+              << t.ranks << " ranks per " << t.per << ": " << t.what << "\n";
+  };
+  for (const auto& t : training::layer_transfers(c))
+    show(t);
+  for (const auto& t : training::iteration_transfers(c))
+    show(t);
   std::cout << "Fits: the largest stage (" << worst->stage << ") needs " << gb(worst->total_bytes) << " of "
             << gb(gpu.memory_bytes) << " (no CUDA context, workspace or fragmentation counted)\n";
   return 0;
