@@ -4,9 +4,7 @@
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
 #include "core/foundation/numbers.hpp"
-#include "core/foundation/yaml_text.hpp"
-
-#include <yaml-cpp/yaml.h>
+#include "core/foundation/yaml_document.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -193,13 +191,7 @@ std::string line_of(const YAML::Mark& m)
 
 std::vector<Setting> yaml_settings(const std::string& file, const std::string& text)
 {
-  check_yaml_text(file, text);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, "line " + std::to_string(e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml(file, text);
   if (not root.IsMap())
     throw InputError(file, "", "expected a mapping of Megatron-LM arguments (num-layers: 24, ...)");
   std::vector<Setting> out;

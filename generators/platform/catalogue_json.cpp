@@ -38,6 +38,15 @@ int positive_count(const Value& v)
   return static_cast<int>(v.integer(1, 1 << 24));
 }
 
+/** A value in (0, 1]: `key` X must be a fraction of `of` otherwise. */
+double unit_fraction(const Value& v, const std::string& key, const std::string& of)
+{
+  double x = v.positive();
+  if (x > 1)
+    v.fail(key + " " + v.shown() + " must be a fraction of " + of + " (0 < " + key + " <= 1)");
+  return x;
+}
+
 double positive_quantity(const Value& v, Quantity q, std::optional<double> bare)
 {
   double d = v.quantity(q, bare);
@@ -134,10 +143,7 @@ void parse_matmul(Object o, GpuType& g)
       v.fail("precision " + quote(prec) + " has no peak_flops here");
     auto mo = v.object();
     MatmulMeasure m;
-    auto f     = mo.required("fraction");
-    m.fraction = f.positive();
-    if (m.fraction > 1)
-      f.fail("fraction " + f.shown() + " must be a fraction of the peak (0 < fraction <= 1)");
+    m.fraction = unit_fraction(mo.required("fraction"), "fraction", "the peak");
     auto shape = mo.required("shape");
     auto dims  = shape.array();
     if (dims.size() != 3)
@@ -189,20 +195,13 @@ GpuType parse_gpu(Object o, const std::string& name)
     for (auto& item : ps->array()) {
       auto po = item.object();
       GpuPState s;
-      auto speed     = po.required("speed");
-      s.speed_factor = speed.positive();
-      if (s.speed_factor > 1)
-        speed.fail("speed " + speed.shown() + " must be a fraction of the peak (0 < speed <= 1)");
-      auto pmax = po.required("max_power");
-      s.max_w   = positive_quantity(pmax, Quantity::power, 1.0);
+      s.speed_factor = unit_fraction(po.required("speed"), "speed", "the peak");
+      auto pmax      = po.required("max_power");
+      s.max_w        = positive_quantity(pmax, Quantity::power, 1.0);
       if (s.max_w < g.idle_w)
         pmax.fail("max_power " + pmax.shown() + " is below the GPU's idle_power");
-      if (auto mem = po.optional("memory_speed")) {
-        s.memory_factor = mem->positive();
-        if (s.memory_factor > 1)
-          mem->fail("memory_speed " + mem->shown() +
-                    " must be a fraction of the memory bandwidth (0 < memory_speed <= 1)");
-      }
+      if (auto mem = po.optional("memory_speed"))
+        s.memory_factor = unit_fraction(*mem, "memory_speed", "the memory bandwidth");
       po.finish({"speed", "max_power", "memory_speed"});
       g.pstates.push_back(s);
     }

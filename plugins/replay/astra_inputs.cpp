@@ -3,7 +3,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
-#include "core/foundation/yaml_text.hpp"
+#include "core/foundation/yaml_document.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -83,13 +83,7 @@ std::vector<communicator::Dimension> read_network_yaml(const std::filesystem::pa
 {
   const std::string file = path.string();
   const std::string text = read_text_file(path);
-  check_yaml_text(file, text);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, "line " + std::to_string(e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
+  YAML::Node root        = load_yaml(file, text);
   if (not root.IsMap())
     throw InputError(file, "", "expected a mapping with topology, npus_count, bandwidth and latency");
   static const std::set<std::string> known = {"topology", "npus_count", "bandwidth", "latency"};
