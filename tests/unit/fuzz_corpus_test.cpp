@@ -5,7 +5,6 @@
 #include "../fuzz/aiops_check.hpp"
 #include "../fuzz/astra_groups_check.hpp"
 #include "../fuzz/astra_network_check.hpp"
-#include "../fuzz/training_check.hpp"
 #include "../fuzz/astra_system_check.hpp"
 #include "../fuzz/batsim_check.hpp"
 #include "../fuzz/chakra_et_check.hpp"
@@ -19,6 +18,7 @@
 #include "../fuzz/replay_log_check.hpp"
 #include "../fuzz/swf_check.hpp"
 #include "../fuzz/synth_model_check.hpp"
+#include "../fuzz/training_check.hpp"
 #include "core/foundation/files.hpp"
 #include "corpus_replay.hpp"
 
