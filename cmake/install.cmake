@@ -4,8 +4,9 @@
 # relative to themselves and their data as ../share/sgai.
 include(CMakePackageConfigHelpers)
 
-# Headers kept inside: json_raw.hpp includes nlohmann_json (the strict reader's document).
-set(SGAI_INTERNAL_HEADERS core/foundation/json_raw.hpp)
+# Headers kept inside: json_raw.hpp includes nlohmann_json (the strict reader's document),
+# yaml_document.hpp yaml-cpp (the YAML readers' loading step).
+set(SGAI_INTERNAL_HEADERS core/foundation/json_raw.hpp core/foundation/yaml_document.hpp)
 
 # every module's headers, at their repository paths under include/sgai (the modules' folders are in
 # SGAI_MODULE_TABLE: name|folder|dependencies)
