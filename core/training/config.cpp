@@ -310,8 +310,11 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
            "tensor x pipeline x context x data parallel = " + std::to_string(c.data_parallel_size * model) +
                ", not the " + std::to_string(gpus) + " GPUs");
     c.data_parallel_size = uint32_t(gpus / model);
-  } else if (c.data_parallel_size == 0)
-    missing("data-parallel-size (or a GPU count)");
+  } else if (c.data_parallel_size == 0) {
+    if (file.empty())
+      throw UsageError("no GPU count: give --gpus (or --data-parallel-size)");
+    throw InputError(file, "", "no GPU count: give --gpus, or data-parallel-size in the description");
+  }
   uint64_t per_step = uint64_t(c.micro_batch_size) * c.data_parallel_size;
   if (c.global_batch_size % per_step != 0)
     fail(at("global-batch-size"),

@@ -30,6 +30,12 @@ case "${1:-}" in
     # on the command line a bad value is a usage error naming the flag
     run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --num-attention-heads 60; expect_rc 2
     expect_one_error_line "--num-attention-heads '60': does not divide hidden-size 2048"
+    # no GPU count anywhere: said, exit 1 (the file) or 2 (flags alone)
+    run "$SGAI" train check $F/gpt-1.7b.yaml; expect_rc 1
+    expect_one_error_line "$F/gpt-1.7b.yaml: no GPU count: give --gpus, or data-parallel-size in the description"
+    run "$SGAI" train check --num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 4096 \
+      --vocab-size 131072 --micro-batch-size 1 --global-batch-size 192; expect_rc 2
+    expect_one_error_line "no GPU count: give --gpus (or --data-parallel-size)"
     run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --gpu "H100 PCIe"; expect_rc 1
     expect_one_error_line "--gpu: unknown GPU type 'H100 PCIe' (the catalogue has:" ;;
 
