@@ -154,11 +154,18 @@ void MachinePower::launch_switch(uint32_t h)
   pool_.run(std::move(c));
 }
 
+void MachinePower::require_state(uint32_t h, double now, scheduling::MachineState wanted, const char* way) const
+{
+  if (mstate_[h] != wanted)
+    throw RunError("cannot switch host " + r_.host_names[h] + " " + way + " at " + format_number(now) + " s: it is " +
+                   to_string(mstate_[h]) + " (only " +
+                   (wanted == scheduling::MachineState::idle ? "an idle" : "a sleeping") + " machine can be switched " +
+                   way + ")");
+}
+
 void MachinePower::switch_off(uint32_t h, double now)
 {
-  if (mstate_[h] != scheduling::MachineState::idle)
-    throw RunError("cannot switch host " + r_.host_names[h] + " off at " + format_number(now) + " s: it is " +
-                   to_string(mstate_[h]) + " (only an idle machine can be switched off)");
+  require_state(h, now, scheduling::MachineState::idle, "off");
   set_mstate(h, scheduling::MachineState::switching_off, now);
   switched_at_[h] = now;
   sched_.hold(kHoldKey + h, hosts_.cores[h], now, kInf);
@@ -169,9 +176,7 @@ void MachinePower::switch_off(uint32_t h, double now)
 
 void MachinePower::switch_on(uint32_t h, double now)
 {
-  if (mstate_[h] != scheduling::MachineState::sleeping)
-    throw RunError("cannot switch host " + r_.host_names[h] + " on at " + format_number(now) + " s: it is " +
-                   to_string(mstate_[h]) + " (only a sleeping machine can be switched on)");
+  require_state(h, now, scheduling::MachineState::sleeping, "on");
   set_mstate(h, scheduling::MachineState::switching_on, now);
   switched_at_[h] = now;
   set_host_pstate(h, sleep_ps_[h].on, now);

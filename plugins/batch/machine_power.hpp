@@ -112,6 +112,8 @@ private:
   void set_mstate(uint32_t h, scheduling::MachineState s, double now);
   void set_host_pstate(uint32_t h, int ps, double now);
   void launch_switch(uint32_t h);
+  /** RunError unless host h is `wanted` (idle to switch "off", sleeping to switch "on"). */
+  void require_state(uint32_t h, double now, scheduling::MachineState wanted, const char* way) const;
 };
 
 } // namespace sgai::batch
