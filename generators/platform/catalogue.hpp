@@ -61,6 +61,18 @@ struct MatmulMeasure {
   uint64_t m = 0, n = 0, k = 0;
 };
 
+/** Published fused-attention throughput of a GPU type at one precision, by sequence length: FLOP/s
+ *  as FlashAttention's benchmarks count them (forward 4 s^2 d per head and sequence, halved under a
+ *  causal mask; backward 2.5 times the forward's), for the kernel model (core/kernels). */
+struct AttentionMeasure {
+  std::string kernel;                 ///< which implementation ("cuDNN", "FlashAttention-3", ...)
+  uint32_t head_dim = 0;              ///< the head size measured
+  std::vector<double> seq;            ///< sequence lengths, increasing
+  std::vector<double> forward;        ///< FLOP/s without a mask, per sequence length
+  std::vector<double> forward_causal; ///< FLOP/s with a causal mask
+  std::vector<double> backward;       ///< FLOP/s of the backward pass without a mask
+};
+
 struct GpuType {
   std::string name;
   std::string id;
@@ -86,6 +98,14 @@ struct GpuType {
   /** precision -> measured best GEMM (the catalogue's "matmul"); empty when not given. */
   std::map<std::string, MatmulMeasure> matmul;
   std::string matmul_source; ///< where the matmul figures come from
+  /** precision -> published fused-attention throughput (the catalogue's "attention"); empty when
+   *  not given (the kernel model then runs attention at the GEMM model's rate). */
+  std::map<std::string, AttentionMeasure> attention;
+  std::string attention_source;
+  /** Fraction of the HBM bandwidth that streaming kernels (element-wise, normalization, softmax,
+   *  optimizer) reach (the catalogue's "stream": {"fraction", "source"}); 0: not given. */
+  double stream_fraction = 0;
+  std::string stream_source;
   Origin origin;
 };
 

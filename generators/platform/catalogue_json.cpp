@@ -156,6 +156,50 @@ void parse_matmul(Object o, GpuType& g)
   }
 }
 
+/** A list of positive numbers of `size` (0: any), increasing when asked. */
+std::vector<double> positive_list(const Value& v, size_t size, bool increasing)
+{
+  std::vector<double> out;
+  for (const auto& e : v.array())
+    out.push_back(e.positive());
+  if (out.empty() || (size > 0 && out.size() != size))
+    v.fail("expected " + (size > 0 ? std::to_string(size) : std::string("one or more")) + " positive numbers, got " +
+           v.dump());
+  if (increasing && not std::is_sorted(out.begin(), out.end(), std::less_equal<>()))
+    v.fail("the values must increase, got " + v.dump());
+  return out;
+}
+
+/** "attention": {"source": "...", "bf16": {"kernel": "cuDNN", "head_dim": 128, "seq": [...],
+ *  "forward": [...], "forward_causal": [...], "backward": [...]}}: TFLOP/s by sequence length. */
+void parse_attention(Object o, GpuType& g)
+{
+  auto src           = o.required("source");
+  g.attention_source = src.string();
+  if (g.attention_source.empty())
+    src.fail("source is empty: name the measurement the attention figures come from");
+  for (const std::string& prec : o.take_all_keys()) {
+    if (prec == "source")
+      continue;
+    auto v = *o.optional(prec);
+    if (not g.peak_flops.count(prec))
+      v.fail("precision " + quote(prec) + " has no peak_flops here");
+    auto ao = v.object();
+    AttentionMeasure a;
+    a.kernel   = ao.required("kernel").string();
+    a.head_dim = uint32_t(ao.required("head_dim").integer(1, 1024));
+    a.seq      = positive_list(ao.required("seq"), 0, true);
+    for (auto [key, out] : {std::pair{"forward", &a.forward}, std::pair{"forward_causal", &a.forward_causal},
+                            std::pair{"backward", &a.backward}}) {
+      *out = positive_list(ao.required(key), a.seq.size(), false);
+      for (double& x : *out)
+        x *= 1e12; // TFLOP/s
+    }
+    ao.finish({"kernel", "head_dim", "seq", "forward", "forward_causal", "backward"});
+    g.attention[prec] = a;
+  }
+}
+
 GpuType parse_gpu(Object o, const std::string& name)
 {
   GpuType g;
@@ -235,8 +279,19 @@ GpuType parse_gpu(Object o, const std::string& name)
     g.multiprocessors = positive_count(*mp);
   if (auto mm = o.optional("matmul"))
     parse_matmul(mm->object(), g);
+  if (auto at = o.optional("attention"))
+    parse_attention(at->object(), g);
+  if (auto st = o.optional("stream")) {
+    auto so           = st->object();
+    g.stream_fraction = unit_fraction(so.required("fraction"), "fraction", "the memory bandwidth");
+    auto src          = so.required("source");
+    g.stream_source   = src.string();
+    if (g.stream_source.empty())
+      src.fail("source is empty: name where the streaming fraction comes from");
+    so.finish({"fraction", "source"});
+  }
   o.finish({"id", "peak_flops", "default_precision", "memory_capacity", "memory_bandwidth", "idle_power", "max_power",
-            "pstates", "architecture", "source", "device_names", "multiprocessors", "matmul"});
+            "pstates", "architecture", "source", "device_names", "multiprocessors", "matmul", "attention", "stream"});
   return g;
 }
 

@@ -305,3 +305,32 @@ TEST(GpuCatalogue, BadMatmulFiguresAreRejectedWithFileAndPointer)
   EXPECT_NE(msg.find("at /gpu_types/G/matmul: matmul needs the GPU's multiprocessors"), std::string::npos) << msg;
   EXPECT_EQ(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3]})"), "no error");
 }
+
+TEST(GpuCatalogue, BadAttentionAndStreamFiguresAreRejectedWithFileAndPointer)
+{
+  auto at = [](const std::string& figures) {
+    return gpu_catalogue_error("attention.json", R"("attention": {"source": "a paper", "fp16": {"kernel": "k", )"
+                                                 R"("head_dim": 128, "seq": [1024, 2048], )" +
+                                                     figures + "}}");
+  };
+  const std::string good = R"("forward": [1, 2], "forward_causal": [1, 2], "backward": [1, 2])";
+  EXPECT_EQ(at(good), "no error");
+  std::string msg = at(R"("forward": [1], "forward_causal": [1, 2], "backward": [1, 2])");
+  EXPECT_NE(msg.find("at /gpu_types/G/attention/fp16/forward: expected 2 positive numbers, got [1]"), std::string::npos)
+      << msg;
+  msg = gpu_catalogue_error("attention.json", R"("attention": {"source": "a paper", "fp16": {"kernel": "k", )"
+                                              R"("head_dim": 128, "seq": [2048, 1024], )" +
+                                                  good + "}}");
+  EXPECT_NE(msg.find("at /gpu_types/G/attention/fp16/seq: the values must increase, got [2048,1024]"),
+            std::string::npos)
+      << msg;
+  msg = at(R"("forward": [1, 2], "forward_causal": [1, 2], "backward": [1, -2])");
+  EXPECT_NE(msg.find("at /gpu_types/G/attention/fp16/backward/1:"), std::string::npos) << msg;
+  msg = gpu_catalogue_error("stream.json", R"("stream": {"fraction": 1.2, "source": "a copy"})");
+  EXPECT_NE(msg.find("at /gpu_types/G/stream/fraction: fraction 1.2 must be a fraction of the memory bandwidth"),
+            std::string::npos)
+      << msg;
+  msg = gpu_catalogue_error("stream.json", R"("stream": {"fraction": 0.9, "source": ""})");
+  EXPECT_NE(msg.find("at /gpu_types/G/stream/source: source is empty"), std::string::npos) << msg;
+  EXPECT_EQ(gpu_catalogue_error("stream.json", R"("stream": {"fraction": 0.9, "source": "a copy"})"), "no error");
+}
