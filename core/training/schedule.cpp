@@ -56,17 +56,42 @@ std::vector<PipelineOp> pipeline_order(uint32_t p, uint32_t rank, uint32_t m, ui
   return out;
 }
 
+double PipelineTimeline::chunk_done(uint32_t rank, uint32_t chunk) const
+{
+  double end = 0;
+  for (uint32_t mb = 0; mb < m; ++mb)
+    end = std::max(end, backward(rank, chunk, mb));
+  return end;
+}
+
 std::vector<double> pipeline_ends(uint32_t p, uint32_t m, uint32_t v, const PassTimes& t)
+{
+  auto time = [&](uint32_t, uint32_t, Pass pass) { return pass == Pass::forward ? t.forward_s : t.backward_s; };
+  return pipeline_timeline(p, m, v, time, t.p2p_s).rank_end;
+}
+
+PipelineTimeline pipeline_timeline(uint32_t p, uint32_t m, uint32_t v, const PassTime& time, double p2p_s,
+                                   const std::vector<double>& first_ready)
 {
   std::vector<std::vector<PipelineOp>> order(p);
   for (uint32_t r = 0; r < p; ++r)
     order[r] = pipeline_order(p, r, m, v);
-  // end time of each pass: [rank][chunk][microbatch], forward and backward
+  if (not first_ready.empty() && first_ready.size() != size_t(p) * v)
+    throw std::invalid_argument("pipeline_timeline: first_ready needs one value per rank and chunk");
+  PipelineTimeline tl;
+  tl.p = p, tl.m = m, tl.v = v;
   const double unset = -1;
   auto index         = [&](uint32_t r, uint32_t c, uint32_t mb) { return (size_t(r) * v + c) * m + mb; };
-  std::vector<double> fwd(size_t(p) * v * m, unset), bwd(size_t(p) * v * m, unset);
+  auto& fwd          = tl.forward_end;
+  auto& bwd          = tl.backward_end;
+  fwd.assign(size_t(p) * v * m, unset);
+  bwd.assign(size_t(p) * v * m, unset);
   std::vector<size_t> next(p, 0);
-  std::vector<double> free_at(p, 0);
+  tl.rank_end.assign(p, 0);
+  auto& free_at = tl.rank_end;
+  // a pass's input: the same micro-batch's pass before it, plus the transfer when it comes from
+  // another rank; `unset` while that pass has not run
+  auto after  = [&](double end, bool remote) { return end == unset ? unset : end + (remote ? p2p_s : 0); };
   size_t left = 2 * size_t(p) * v * m;
   while (left > 0) {
     bool progress = false;
@@ -76,29 +101,22 @@ std::vector<double> pipeline_ends(uint32_t p, uint32_t m, uint32_t v, const Pass
         double ready         = 0;
         if (op.pass == Pass::forward) {
           if (r > 0)
-            ready = fwd[index(r - 1, op.chunk, op.microbatch)] == unset
-                        ? unset
-                        : fwd[index(r - 1, op.chunk, op.microbatch)] + t.p2p_s;
+            ready = after(fwd[index(r - 1, op.chunk, op.microbatch)], true);
           else if (op.chunk > 0)
-            ready = fwd[index(p - 1, op.chunk - 1, op.microbatch)] == unset
-                        ? unset
-                        : fwd[index(p - 1, op.chunk - 1, op.microbatch)] + (p > 1 ? t.p2p_s : 0);
+            ready = after(fwd[index(p - 1, op.chunk - 1, op.microbatch)], p > 1);
+          if (ready != unset && op.microbatch == 0 && not first_ready.empty())
+            ready = std::max(ready, first_ready[size_t(r) * v + op.chunk]);
         } else {
           if (r + 1 < p)
-            ready = bwd[index(r + 1, op.chunk, op.microbatch)] == unset
-                        ? unset
-                        : bwd[index(r + 1, op.chunk, op.microbatch)] + t.p2p_s;
+            ready = after(bwd[index(r + 1, op.chunk, op.microbatch)], true);
           else if (op.chunk + 1 < v)
-            ready = bwd[index(0, op.chunk + 1, op.microbatch)] == unset
-                        ? unset
-                        : bwd[index(0, op.chunk + 1, op.microbatch)] + (p > 1 ? t.p2p_s : 0);
+            ready = after(bwd[index(0, op.chunk + 1, op.microbatch)], p > 1);
           else
             ready = fwd[index(r, op.chunk, op.microbatch)];
         }
         if (ready == unset)
           break;
-        double start = std::max(free_at[r], ready);
-        double end   = start + (op.pass == Pass::forward ? t.forward_s : t.backward_s);
+        double end = std::max(free_at[r], ready) + time(r, op.chunk, op.pass);
         (op.pass == Pass::forward ? fwd : bwd)[index(r, op.chunk, op.microbatch)] = end;
         free_at[r]                                                                = end;
         ++next[r];
@@ -107,9 +125,9 @@ std::vector<double> pipeline_ends(uint32_t p, uint32_t m, uint32_t v, const Pass
       }
     }
     if (not progress && left > 0)
-      throw std::logic_error("pipeline_ends: the pipeline orders deadlock");
+      throw std::logic_error("pipeline_timeline: the pipeline orders deadlock");
   }
-  return free_at;
+  return tl;
 }
 
 double ideal_bubble_fraction(uint32_t p, uint32_t m, uint32_t v)

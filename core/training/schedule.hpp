@@ -6,6 +6,7 @@
 #define SGAI_CORE_TRAINING_SCHEDULE_HPP
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace sgai::training {
@@ -43,6 +44,32 @@ struct PassTimes {
  *  rank. Returns each rank's end; std::logic_error if the orders deadlock (they never do for the
  *  schedules above). */
 std::vector<double> pipeline_ends(uint32_t p, uint32_t m, uint32_t v, const PassTimes& t);
+
+/** Every pass's end on every rank, when pass times may differ by rank and chunk. */
+struct PipelineTimeline {
+  uint32_t p = 0, m = 0, v = 0;
+  std::vector<double> forward_end, backward_end; ///< [(rank v + chunk) m + micro-batch]
+  std::vector<double> rank_end;                  ///< each rank's last pass's end
+  double forward(uint32_t rank, uint32_t chunk, uint32_t mb) const
+  {
+    return forward_end[(size_t(rank) * v + chunk) * m + mb];
+  }
+  double backward(uint32_t rank, uint32_t chunk, uint32_t mb) const
+  {
+    return backward_end[(size_t(rank) * v + chunk) * m + mb];
+  }
+  /** When a rank's last backward of a chunk ends (its gradients are complete). */
+  double chunk_done(uint32_t rank, uint32_t chunk) const;
+};
+
+/** A pass's time on a rank for a model chunk. */
+using PassTime = std::function<double(uint32_t rank, uint32_t chunk, Pass pass)>;
+
+/** pipeline_ends' rules with pass times by rank and chunk, and `first_ready` (empty, or p v values
+ *  [rank v + chunk]) the earliest start of each chunk's first forward on each rank (its parameters
+ *  gathered). std::invalid_argument as pipeline_order; std::logic_error on a deadlock. */
+PipelineTimeline pipeline_timeline(uint32_t p, uint32_t m, uint32_t v, const PassTime& time, double p2p_s,
+                                   const std::vector<double>& first_ready = {});
 
 /** The schedule's bubble: Narayanan et al.'s (p - 1) / (v m + p - 1) of the iteration when passes
  *  take constant times and p2p_s is 0. */

@@ -1,0 +1,387 @@
+#include "core/training/predict.hpp"
+
+#include "core/training/flops.hpp"
+#include "core/training/memory.hpp"
+#include "core/training/schedule.hpp"
+#include "core/training/traffic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace sgai::training {
+
+namespace cn = collectives::nccl;
+
+namespace {
+
+/** Bytes of a 16-bit value, of an fp32 one. */
+constexpr double kHalf  = 2;
+constexpr double kFloat = 4;
+
+/** Linear interpolation in log2 of the sequence, clamped to the measured range. */
+double rate_at(const std::vector<double>& seq, const std::vector<double>& rate, double s)
+{
+  if (s <= seq.front())
+    return rate.front();
+  if (s >= seq.back())
+    return rate.back();
+  size_t i = 1;
+  while (seq[i] < s)
+    ++i;
+  double x = (std::log2(s) - std::log2(seq[i - 1])) / (std::log2(seq[i]) - std::log2(seq[i - 1]));
+  return rate[i - 1] + x * (rate[i] - rate[i - 1]);
+}
+
+/** Forward and backward of one GEMM (m x n, inner k): the forward, the data gradient (m x k, inner
+ *  n) and the weight gradient (k x n, inner m), `times` of them. */
+struct GemmPasses {
+  double fwd = 0, bwd = 0;
+  void add(uint64_t m, uint64_t n, uint64_t k, const kernels::MatmulDevice& d, double times = 1)
+  {
+    if (m == 0 || n == 0 || k == 0)
+      return;
+    fwd += times * kernels::gemm_time(m, n, k, kHalf, d).seconds;
+    bwd += times * (kernels::gemm_time(m, k, n, kHalf, d).seconds + kernels::gemm_time(k, n, m, kHalf, d).seconds);
+  }
+};
+
+cn::System rails(const Fabric& f, uint32_t per_node, uint32_t nodes)
+{
+  cn::System s = f.nccl;
+  if (nodes > 1) // rail-optimized: the group's GPUs use their own NICs only
+    s.inter_GBps *= std::min(1.0, double(per_node) / std::max<uint32_t>(1, f.gpus_per_node));
+  return s;
+}
+
+double exposed_overlapped(double comm, double gemm, uint32_t t)
+{
+  // Transformer Engine's userbuffers split the GEMM into t pieces, each overlapping a piece of the
+  // communication: the longer of the two, plus one piece of the shorter that cannot overlap
+  return std::max(comm, gemm) + std::min(comm, gemm) / t - gemm;
+}
+
+} // namespace
+
+uint32_t ranks_per_node(uint32_t size, uint32_t stride, uint32_t gpus_per_node)
+{
+  if (size <= 1 || stride >= gpus_per_node)
+    return 1;
+  return std::max<uint32_t>(1, std::min(size, gpus_per_node / stride));
+}
+
+double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_t per_node, double bytes)
+{
+  if (ranks <= 1 || bytes <= 0)
+    return 0;
+  per_node             = std::clamp<uint32_t>(per_node, 1, ranks);
+  const uint32_t nodes = (ranks + per_node - 1) / per_node;
+  const cn::System s   = rails(f, per_node, nodes);
+  if (type == Collective::all_gather || type == Collective::reduce_scatter || type == Collective::all_reduce) {
+    auto ct     = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
+                  : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
+                                                       : chakra::CollectiveType::all_reduce;
+    auto choice = cn::choose(cn::model(s, ct, ranks, nodes), bytes);
+    if (choice)
+      return choice->time_us * 1e-6;
+  }
+  // point to point: NVLink inside a node, the GPU's share of the node's NICs across
+  const double intra = s.intra_GBps * 1e9;
+  const double nic   = s.inter_GBps * 1e9 / per_node;
+  const double lat   = (nodes > 1 ? s.net_latency_us : 1.0) * 1e-6;
+  if (type == Collective::send_recv)
+    return lat + bytes / (per_node >= ranks ? intra : nic);
+  // all-to-all (and a fallback for the rest): each rank keeps 1/ranks, sends the rest to its peers
+  double in_node  = bytes * double(per_node - 1) / ranks / intra;
+  double off_node = nodes > 1 ? bytes * double(ranks - per_node) / ranks / nic : 0;
+  return lat + std::max(in_node, off_node);
+}
+
+LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
+{
+  const uint32_t t = c.tensor_model_parallel_size, cp = c.context_parallel_size, ep = c.expert_model_parallel_size;
+  const uint64_t h = c.hidden_size, k = c.kv_channels, a = c.num_attention_heads, q = c.num_query_groups;
+  const uint64_t M = c.seq_length / cp * c.micro_batch_size; // tokens of a micro-batch on one GPU
+  const bool sw    = c.swiglu;
+  const auto& d    = g.matmul;
+  LayerTimes lt;
+
+  GemmPasses gemm;
+  gemm.add(M, (a + 2 * q) * k / t, h, d); // QKV
+  gemm.add(M, h, a * k / t, d);           // attention output projection
+  double act_elements = 0;                // FFN activations on this GPU
+  if (c.num_experts == 0) {
+    gemm.add(M, c.ffn_hidden_size * (sw ? 2 : 1) / t, h, d);
+    gemm.add(M, h, c.ffn_hidden_size / t, d);
+    act_elements = double(M) * c.ffn_hidden_size / t;
+  } else {
+    const uint32_t local = c.num_experts / ep;
+    const double tokens  = double(M) * c.moe_router_topk * c.moe_load_imbalance; // on the busiest GPU
+    const auto per_exp   = uint64_t(std::ceil(tokens / local));
+    gemm.add(M, c.num_experts, h, d); // router
+    gemm.add(per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / t, h, d, local);
+    gemm.add(per_exp, h, c.moe_ffn_hidden_size / t, d, local);
+    act_elements = tokens * c.moe_ffn_hidden_size / t;
+  }
+  lt.gemm_fwd = gemm.fwd;
+  lt.gemm_bwd = gemm.bwd;
+
+  // attention: local queries against all keys, half of them under the causal mask, counted as
+  // FlashAttention counts (forward 4 s_q s_k d per head, backward 2.5 times that)
+  const double att_flops =
+      4.0 * c.micro_batch_size * (double(a) / t) * k * double(M / c.micro_batch_size) * double(c.seq_length) / 2;
+  const auto& ar = g.attention;
+  if (not c.fused_attention) {
+    // Megatron's unfused path: the full score matrix by batched GEMMs per head, then its fused
+    // scale-mask-softmax (reads and writes the scores: 4 bytes an element) and dropout (4 + a
+    // 1-byte mask); backward dropout (2 + 1 + 2) and softmax (6)
+    GemmPasses att;
+    att.add(M, c.seq_length, k, d, double(a) / t);
+    att.add(M, k, c.seq_length, d, double(a) / t);
+    const double scores = double(M) * c.seq_length * double(a) / t;
+    const double drop   = c.attention_dropout > 0 ? 1 : 0;
+    lt.attention_fwd    = att.fwd + scores * (4 + drop * 5) / g.stream_Bps;
+    lt.attention_bwd    = att.bwd + scores * (6 + drop * 5) / g.stream_Bps;
+  } else if (not ar.seq.empty()) {
+    const double s    = double(c.seq_length);
+    double causal_fwd = rate_at(ar.seq, ar.forward_causal, s);
+    // the backward is published without a mask: the mask costs it what it costs the forward
+    double causal_bwd = rate_at(ar.seq, ar.backward, s) * causal_fwd / rate_at(ar.seq, ar.forward, s);
+    lt.attention_fwd  = att_flops / causal_fwd;
+    lt.attention_bwd  = 2.5 * att_flops / causal_bwd;
+  } else {
+    // no published figure: the two products as GEMMs, per head
+    GemmPasses att;
+    att.add(M, c.seq_length / 2, k, d, double(a) / t);
+    att.add(M, k, c.seq_length / 2, d, double(a) / t);
+    lt.attention_fwd = att.fwd;
+    lt.attention_bwd = att.bwd * 2.5 / 2; // 5 products backward against 2 forward (FlashAttention-2)
+  }
+
+  // streaming kernels, bytes per element: a norm reads x and writes y (4), backward reads x and dy
+  // and writes dx (6); a dropout-add reads two inputs, writes the sum and a one-byte mask (6 + 1),
+  // backward reads dy and the mask, writes the branch's gradient, and the residual's gradients are
+  // summed (2 + 1 + 2 + 6); GeLU reads and writes (4), backward reads input and dy, writes (6);
+  // SwiGLU reads two and writes one (6), backward reads three and writes two (10)
+  const double mask  = c.hidden_dropout > 0 ? 1 : 0;
+  const double norm  = double(M) * h / (c.sequence_parallel ? t : 1);
+  const double fwd_b = norm * 2 * (4 + 6 + mask) + act_elements * (sw ? 6 : 4);
+  const double bwd_b = norm * 2 * (6 + 2 + mask + 2 + 6) + act_elements * (sw ? 10 : 6);
+  lt.stream_fwd      = fwd_b / g.stream_Bps;
+  lt.stream_bwd      = bwd_b / g.stream_Bps;
+
+  // per-layer communication, exposed where Megatron-Core cannot hide it
+  const uint32_t tp_node = ranks_per_node(t, 1, f.gpus_per_node);
+  const uint32_t cp_node = ranks_per_node(cp, t, f.gpus_per_node);
+  const uint32_t ep_node = ranks_per_node(ep, t, f.gpus_per_node);
+  double tp[2] = {0, 0}, cp_c[2] = {0, 0}, cp_step[2] = {0, 0};
+  uint32_t tp_n[2] = {0, 0};
+  for (const Transfer& x : layer_transfers(c)) {
+    const int ph = x.phase == Phase::forward ? 0 : 1;
+    if (x.group == Group::tensor) {
+      tp[ph] += x.count * collective_time(f, x.collective, x.ranks, tp_node, x.bytes);
+      tp_n[ph] += x.count;
+    } else if (x.group == Group::context) {
+      double one = collective_time(f, x.collective, 2, std::min<uint32_t>(cp_node, 2), x.bytes);
+      cp_c[ph] += x.count * one;
+      cp_step[ph] = std::max(cp_step[ph], one);
+    } else if (x.group == Group::expert)
+      (ph == 0 ? lt.ep_fwd : lt.ep_bwd) += x.count * collective_time(f, x.collective, x.ranks, ep_node, x.bytes);
+  }
+  const double gemms[2] = {lt.gemm_fwd, lt.gemm_bwd};
+  for (int ph = 0; ph < 2; ++ph) {
+    double exposed = tp[ph];
+    if (c.tp_comm_overlap && c.sequence_parallel && tp_n[ph] > 0) {
+      // each all-gather or reduce-scatter overlaps its share of the pass's GEMMs
+      double per_comm = tp[ph] / tp_n[ph], per_gemm = gemms[ph] / tp_n[ph];
+      exposed = tp_n[ph] * exposed_overlapped(per_comm, per_gemm, t);
+    }
+    (ph == 0 ? lt.tp_fwd : lt.tp_bwd) = exposed;
+    // ring attention: each step's K/V transfer overlaps the previous step's attention
+    const double att                  = ph == 0 ? lt.attention_fwd : lt.attention_bwd;
+    (ph == 0 ? lt.cp_fwd : lt.cp_bwd) = cp_c[ph] > 0 ? std::max(cp_step[ph], cp_c[ph] - att) : 0;
+  }
+  return lt;
+}
+
+namespace {
+
+/** What the prediction needs of each pipeline rank's model chunks. */
+struct ChunkCosts {
+  double fwd = 0, bwd = 0;       ///< pass times
+  double kernels = 0;            ///< their kernels (forward + backward)
+  double tp = 0, cp = 0, ep = 0; ///< their exposed per-layer communication
+  double params    = 0;          ///< parameters on one GPU
+  uint32_t buckets = 1;          ///< gradient buckets (Megatron's DDP)
+};
+
+double kernel_part(const LayerTimes& l)
+{
+  return l.gemm_fwd + l.gemm_bwd + l.attention_fwd + l.attention_bwd + l.stream_fwd + l.stream_bwd;
+}
+
+} // namespace
+
+Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
+{
+  if (g.matmul.peak_flops <= 0 || g.matmul.tile_fraction <= 0 || g.stream_Bps <= 0 || g.matmul.sms <= 0)
+    throw std::invalid_argument("the GPU " + g.name + " has no matmul, stream or SM figures at this precision");
+  const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
+  const uint32_t cp = c.context_parallel_size, dp = c.data_parallel_size, m = c.microbatches();
+  const uint64_t M = c.seq_length / cp * c.micro_batch_size;
+  const uint64_t h = c.hidden_size, V = c.padded_vocab_size;
+  Prediction out;
+  out.layer            = layer_times(c, g, f);
+  const LayerTimes& lt = out.layer;
+
+  // the embedding: a gather forward; backward a dense V/t x h gradient zeroed, scattered into and
+  // added to the fp32 main gradient (2 + 2 + 4 + 4 bytes an element)
+  out.embedding_fwd = double(M) * h * 4 / g.stream_Bps;
+  out.embedding_bwd = double(V) / t * h * 12 / g.stream_Bps;
+  // the LM head's GEMM and Megatron's vocab-parallel cross-entropy on fp32 logits
+  // (core/tensor_parallel/cross_entropy.py): forward casts (2 + 4), takes the max (4), subtracts,
+  // exponentiates and divides in place (8 each) and sums (4); backward scales in place (8) and
+  // casts back (6)
+  GemmPasses head;
+  head.add(M, V / t, h, g.matmul);
+  const double logits    = double(M) * V / t;
+  out.head_fwd           = head.fwd + logits * 38 / g.stream_Bps;
+  out.head_bwd           = head.bwd + logits * 14 / g.stream_Bps;
+  const uint32_t tp_node = ranks_per_node(t, 1, f.gpus_per_node);
+  if (c.sequence_parallel && t > 1) { // the head's input gathered, its gradient scattered
+    double bytes = double(M) * h * kHalf;
+    out.head_fwd += collective_time(f, Collective::all_gather, t, tp_node, bytes);
+    out.head_bwd += collective_time(f, Collective::reduce_scatter, t, tp_node, bytes);
+  }
+  const uint32_t pp_node = ranks_per_node(p, t * cp * dp, f.gpus_per_node);
+  out.p2p_s              = p > 1 ? collective_time(f, Collective::send_recv, 2, std::min<uint32_t>(pp_node, 2),
+                                                   double(M) * h * kHalf / (c.sequence_parallel ? t : 1))
+                                 : 0;
+
+  // each rank's chunks: model chunk c p + r holds L / (p v) layers
+  const ParameterCount pc  = count_parameters(c);
+  const uint32_t per_chunk = c.num_layers / (p * v);
+  const double layer_params =
+      (pc.attention_per_layer + pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) / t +
+      pc.norms_per_layer;
+  const uint32_t d    = dp * cp; // gradients reduce over data and context parallel ranks
+  const double bucket = std::max(40e6, 1e6 * dp);
+  std::vector<ChunkCosts> chunks(size_t(p) * v);
+  for (uint32_t r = 0; r < p; ++r)
+    for (uint32_t ch = 0; ch < v; ++ch) {
+      ChunkCosts& k = chunks[size_t(r) * v + ch];
+      k.fwd         = per_chunk * lt.forward();
+      k.bwd         = per_chunk * lt.backward();
+      k.kernels     = per_chunk * kernel_part(lt);
+      k.tp          = per_chunk * (lt.tp_fwd + lt.tp_bwd);
+      k.cp          = per_chunk * (lt.cp_fwd + lt.cp_bwd);
+      k.ep          = per_chunk * (lt.ep_fwd + lt.ep_bwd);
+      k.params      = per_chunk * layer_params;
+      if (r == 0 && ch == 0) {
+        k.fwd += out.embedding_fwd;
+        k.bwd += out.embedding_bwd;
+        k.kernels += out.embedding_fwd + out.embedding_bwd;
+        k.params += pc.embedding / t;
+      }
+      if (r == p - 1 && ch == v - 1) {
+        k.fwd += out.head_fwd;
+        k.bwd += out.head_bwd;
+        k.kernels += out.head_fwd + out.head_bwd;
+        if (c.untie_embeddings_and_output_weights)
+          k.params += pc.embedding / t;
+      }
+      // Megatron's DDP buckets only the first stage's first chunk; the rest reduce as one
+      if (c.overlap_grad_reduce && r == 0 && ch == 0)
+        k.buckets = uint32_t(std::max(1.0, std::ceil(k.params / bucket)));
+    }
+  auto chunk = [&](uint32_t r, uint32_t ch) -> const ChunkCosts& { return chunks[size_t(r) * v + ch]; };
+  auto time  = [&](uint32_t r, uint32_t ch, Pass ps) {
+    return ps == Pass::forward ? chunk(r, ch).fwd : chunk(r, ch).bwd;
+  };
+
+  // data-parallel communication: fp32 gradients (Megatron reduces in fp32 under bf16), bf16
+  // parameters gathered back with the distributed optimizer
+  const uint32_t dp_node = ranks_per_node(d, t, f.gpus_per_node);
+  const bool dist        = c.use_distributed_optimizer || c.use_torch_fsdp2; // FSDP: reduce-scatter and gather too
+  auto reduce            = [&](double params) {
+    return dist ? collective_time(f, Collective::reduce_scatter, d, dp_node, params * kFloat)
+                           : collective_time(f, Collective::all_reduce, d, dp_node, params * kFloat);
+  };
+  auto gather = [&](double params) {
+    return dist ? collective_time(f, Collective::all_gather, d, dp_node, params * kHalf) : 0.0;
+  };
+  // with --overlap-param-gather, each chunk's first forward waits for its parameters, gathered in
+  // chunk order from the iteration's start, bucket by bucket
+  std::vector<double> gates;
+  if (dist && c.overlap_param_gather && d > 1) {
+    gates.assign(size_t(p) * v, 0);
+    for (uint32_t r = 0; r < p; ++r) {
+      double done = 0;
+      for (uint32_t ch = 0; ch < v; ++ch) {
+        const ChunkCosts& k = chunk(r, ch);
+        done += k.buckets * gather(k.params / k.buckets);
+        gates[size_t(r) * v + ch] = std::max(0.0, done - k.fwd * (k.buckets - 1) / k.buckets);
+      }
+    }
+  }
+  const PipelineTimeline free_tl = pipeline_timeline(p, m, v, time, out.p2p_s);
+  const PipelineTimeline tl      = gates.empty() ? free_tl : pipeline_timeline(p, m, v, time, out.p2p_s, gates);
+
+  double worst = -1;
+  out.stage_end_s.assign(p, 0);
+  for (uint32_t r = 0; r < p; ++r) {
+    // gradient buckets become ready through their chunk's last backward, one reduction at a time
+    std::vector<std::pair<double, double>> ready; // (ready, duration)
+    double params = 0, kernels_s = 0, tp = 0, cpx = 0, epx = 0;
+    for (uint32_t ch = 0; ch < v; ++ch) {
+      const ChunkCosts& k = chunk(r, ch);
+      params += k.params;
+      kernels_s += m * k.kernels;
+      tp += m * k.tp, cpx += m * k.cp, epx += m * k.ep;
+      const double done = c.overlap_grad_reduce ? tl.chunk_done(r, ch) : tl.rank_end[r];
+      for (uint32_t b = 0; b < k.buckets; ++b)
+        ready.emplace_back(done - k.bwd * (1.0 - double(b + 1) / k.buckets), reduce(k.params / k.buckets));
+    }
+    std::sort(ready.begin(), ready.end());
+    double comm = 0;
+    for (auto [at, dur] : ready)
+      comm = std::max(comm, at) + dur;
+    double gather_all = 0;
+    for (uint32_t ch = 0; ch < v; ++ch)
+      gather_all += gather(chunk(r, ch).params);
+    const double shard = dist ? d : 1;
+    // Adam over the shard (fp32 parameter, gradient, two moments read; three written; the bf16
+    // parameter written: 30 bytes), the gradient norm (4), the gradient buffer zeroed (4 a parameter)
+    const double opt   = (params / shard * (30 + 4) + params * 4) / g.stream_Bps;
+    const double end_c = tl.rank_end[r];
+    double end         = std::max(end_c, comm) + opt;
+    if (dist && not c.overlap_param_gather)
+      end += gather_all;
+    out.stage_end_s[r] = end_c;
+    if (end > worst) {
+      worst             = end;
+      out.slowest_stage = r;
+      Breakdown& b      = out.breakdown;
+      b.compute_s       = kernels_s;
+      b.tp_s            = tp;
+      b.cp_s            = cpx;
+      b.ep_s            = epx;
+      b.bubble_s        = std::max(0.0, free_tl.rank_end[r] - (kernels_s + tp + cpx + epx));
+      b.dp_s            = (end_c - free_tl.rank_end[r]) + std::max(0.0, comm - end_c) +
+               (dist && not c.overlap_param_gather ? gather_all : 0);
+      b.optimizer_s = opt;
+    }
+    if (r == 0) {
+      for (auto [at, dur] : ready)
+        out.dp_reduce_s += dur;
+      out.dp_gather_s = gather_all;
+    }
+  }
+  out.iteration_s    = worst;
+  out.tokens_per_s   = tokens_per_iteration(c) / worst;
+  out.tflops_per_gpu = megatron_flops(c) / double(c.gpus()) / worst / 1e12;
+  out.mfu            = out.tflops_per_gpu * 1e12 / g.peak_bf16;
+  return out;
+}
+
+} // namespace sgai::training

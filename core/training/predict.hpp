@@ -1,0 +1,96 @@
+/* One training iteration predicted from its description, a GPU's kernel figures and NCCL's model of
+ * the platform's collectives: each GPU's kernels per layer (GEMMs by tile and wave, fused attention
+ * at published throughput, streaming kernels at a fraction of HBM bandwidth), tensor, context and
+ * expert communication per layer, Megatron-Core's pipeline schedule, the data-parallel gradient
+ * reduction and parameter gathering with their overlap, and the optimizer step. Analytic: no
+ * SimGrid, no contention between groups (docs/training.md says what is simplified). */
+#ifndef SGAI_CORE_TRAINING_PREDICT_HPP
+#define SGAI_CORE_TRAINING_PREDICT_HPP
+
+#include "core/collectives/nccl.hpp"
+#include "core/kernels/gemm.hpp"
+#include "core/training/config.hpp"
+#include "core/training/traffic.hpp"
+
+#include <string>
+#include <vector>
+
+namespace sgai::training {
+
+/** Published fused-attention throughput by sequence length (FLOP/s as FlashAttention counts them). */
+struct AttentionRates {
+  std::string kernel;
+  std::vector<double> seq, forward, forward_causal, backward;
+};
+
+/** One GPU's kernel figures at the run's precision. */
+struct GpuKernels {
+  std::string name;
+  kernels::MatmulDevice matmul; ///< SMs, dense peak at the precision, tile fraction, HBM bandwidth
+  double stream_Bps = 0;        ///< what streaming kernels reach: HBM bandwidth x the stream fraction
+  double peak_bf16  = 0;        ///< for MFU (Megatron states MFU against the BF16 dense peak)
+  AttentionRates attention;     ///< empty seq: attention priced as GEMMs
+};
+
+/** The platform as the prediction sees it: NCCL's view of a node and the GPUs per node. */
+struct Fabric {
+  collectives::nccl::System nccl;
+  uint32_t gpus_per_node = 8;
+};
+
+/** Times of one transformer layer's passes for one micro-batch on one GPU. */
+struct LayerTimes {
+  double gemm_fwd = 0, gemm_bwd = 0;           ///< dense or expert GEMMs
+  double attention_fwd = 0, attention_bwd = 0; ///< the fused attention kernel
+  double stream_fwd = 0, stream_bwd = 0;       ///< norms, dropout-adds, activation, router
+  double tp_fwd = 0, tp_bwd = 0;               ///< exposed tensor-parallel communication
+  double cp_fwd = 0, cp_bwd = 0;               ///< exposed ring-attention transfers
+  double ep_fwd = 0, ep_bwd = 0;               ///< MoE dispatch and combine all-to-alls
+  double forward() const { return gemm_fwd + attention_fwd + stream_fwd + tp_fwd + cp_fwd + ep_fwd; }
+  double backward() const { return gemm_bwd + attention_bwd + stream_bwd + tp_bwd + cp_bwd + ep_bwd; }
+};
+
+/** Where one iteration's time goes on the GPU that finishes last. */
+struct Breakdown {
+  double compute_s   = 0; ///< kernels
+  double tp_s        = 0; ///< exposed TP communication
+  double cp_s        = 0;
+  double ep_s        = 0;
+  double bubble_s    = 0; ///< the pipeline's idle time (fill, drain, waits for neighbours)
+  double dp_s        = 0; ///< exposed data-parallel communication (gradients, parameters)
+  double optimizer_s = 0;
+};
+
+struct Prediction {
+  double iteration_s     = 0;
+  double tokens_per_s    = 0;
+  double tflops_per_gpu  = 0; ///< Megatron's FLOP count over GPUs and time, 1e12
+  double mfu             = 0; ///< of the BF16 dense peak
+  uint32_t slowest_stage = 0;
+  Breakdown breakdown;
+  LayerTimes layer; ///< a transformer layer (the first stage's)
+  double embedding_fwd = 0, embedding_bwd = 0;
+  double head_fwd = 0, head_bwd = 0;       ///< LM head GEMMs and the cross-entropy, per micro-batch
+  double p2p_s       = 0;                  ///< one activation across a pipeline boundary
+  double dp_reduce_s = 0, dp_gather_s = 0; ///< the first stage's whole gradient reduction and parameter gathering
+  std::vector<double> stage_end_s;         ///< each pipeline stage's end of its last pass
+};
+
+/** A collective's time by NCCL's model on the fabric, for `ranks` GPUs `per_node` to a node
+ *  (rail-optimized: across nodes each GPU has its share of the node's NICs); all-to-all and
+ *  send/receive, which NCCL does not tune, at the slowest path's rate plus its latency. */
+double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_t per_node, double bytes);
+
+/** GPUs of one group per node under Megatron's rank order (tensor, context, data, pipeline
+ *  innermost first): a group of `size` ranks `stride` apart. */
+uint32_t ranks_per_node(uint32_t size, uint32_t stride, uint32_t gpus_per_node);
+
+/** A transformer layer's pass times (kernels and exposed per-layer communication). */
+LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabric& f);
+
+/** The whole iteration. std::invalid_argument when the GPU has no figures for the run's precision. */
+Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f);
+
+} // namespace sgai::training
+
+#endif

@@ -1,0 +1,193 @@
+/* The analytic iteration prediction (core/training/predict.hpp) and the pipeline timeline it runs
+ * on: hand-computed cases. */
+#include "core/kernels/gemm.hpp"
+#include "core/training/config.hpp"
+#include "core/training/predict.hpp"
+#include "core/training/schedule.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace sgai::training;
+
+namespace {
+
+std::vector<Setting> settings(const std::vector<std::pair<std::string, std::string>>& kv)
+{
+  std::vector<Setting> out;
+  for (const auto& [k, v] : kv)
+    out.push_back({k, v, "t.yaml", "line 1"});
+  return out;
+}
+
+/** A small GPT on one GPU: 2 layers, hidden 1024, 8 heads, sequence 2048, 4 micro-batches of 1. */
+std::vector<std::pair<std::string, std::string>> small()
+{
+  return {{"num-layers", "2"},     {"hidden-size", "1024"},   {"num-attention-heads", "8"}, {"seq-length", "2048"},
+          {"vocab-size", "32768"}, {"micro-batch-size", "1"}, {"global-batch-size", "4"}};
+}
+
+/** An H100-like GPU: 132 SMs, 989.4 TFLOP/s, tiles at 80%, 3.35 TB/s streaming at 86.7%, attention
+ *  at the FlashAttention-3 paper's cuDNN figures for 2k and 4k. */
+GpuKernels h100()
+{
+  GpuKernels g;
+  g.name                     = "H100";
+  g.matmul                   = {132, 989.4e12, 0.8, 3.35e12};
+  g.stream_Bps               = 3.35e12 * 0.867;
+  g.peak_bf16                = 989.4e12;
+  g.attention.kernel         = "cuDNN";
+  g.attention.seq            = {2048, 4096};
+  g.attention.forward        = {617e12, 609e12};
+  g.attention.forward_causal = {484e12, 518e12};
+  g.attention.backward       = {465e12, 499e12};
+  return g;
+}
+
+/** DGX H100 as NCCL sees it: NVLink 4 at 370.8 GB/s per GPU, 8 x 50 GB/s NICs a node. */
+Fabric dgx()
+{
+  Fabric f;
+  f.nccl.arch            = sgai::collectives::nccl::Arch::hopper;
+  f.nccl.intra_GBps      = 370.8;
+  f.nccl.inter_GBps      = 400;
+  f.nccl.net_latency_us  = 1;
+  f.nccl.nvls_efficiency = 0.85;
+  sgai::collectives::nccl::default_channels(f.nccl);
+  f.gpus_per_node = 8;
+  return f;
+}
+
+} // namespace
+
+TEST(PipelineTimeline, PassTimesByRankAndParameterGates)
+{
+  // 1F1B, p = 2, m = 2: rank 0 forwards in 1 and backwards in 2, rank 1 in 2 and 4. By hand:
+  // rank 0 F0 [0,1] F1 [1,2]; rank 1 F0 [1,3] B0 [3,7] F1 [7,9] B1 [9,13]; rank 0 B0 [7,9] B1 [13,15]
+  auto time = [](uint32_t r, uint32_t, Pass p) { return (r == 0 ? 1.0 : 2.0) * (p == Pass::forward ? 1 : 2); };
+  PipelineTimeline tl = pipeline_timeline(2, 2, 1, time, 0);
+  EXPECT_DOUBLE_EQ(tl.rank_end[0], 15);
+  EXPECT_DOUBLE_EQ(tl.rank_end[1], 13);
+  EXPECT_DOUBLE_EQ(tl.forward(1, 0, 1), 9);
+  EXPECT_DOUBLE_EQ(tl.chunk_done(0, 0), 15);
+  // the first forwards wait for their parameters: rank 0 from 0.5, rank 1 from 4
+  tl = pipeline_timeline(2, 2, 1, time, 0, {0.5, 4});
+  EXPECT_DOUBLE_EQ(tl.rank_end[0], 18);
+  EXPECT_DOUBLE_EQ(tl.rank_end[1], 16);
+  // the same ends as pipeline_ends when every rank's passes take the same time
+  auto same = [](uint32_t, uint32_t, Pass p) { return p == Pass::forward ? 1.0 : 2.0; };
+  EXPECT_EQ(pipeline_timeline(4, 8, 2, same, 0.1).rank_end, pipeline_ends(4, 8, 2, {1, 2, 0.1}));
+  EXPECT_THROW(pipeline_timeline(2, 2, 1, time, 0, {1}), std::invalid_argument);
+}
+
+TEST(TrainingPredict, GroupsSitWhereMegatronsRankOrderPutsThem)
+{
+  EXPECT_EQ(ranks_per_node(8, 1, 8), 8u);  // TP 8: one node
+  EXPECT_EQ(ranks_per_node(48, 1, 8), 8u); // DP 48 without TP: 8 a node
+  EXPECT_EQ(ranks_per_node(48, 8, 8), 1u); // DP behind TP 8: one a node
+  EXPECT_EQ(ranks_per_node(16, 2, 8), 4u); // DP behind TP 2: 4 a node
+  EXPECT_EQ(ranks_per_node(1, 1, 8), 1u);
+}
+
+TEST(TrainingPredict, PointToPointUsesTheGpusOwnNicAcrossNodes)
+{
+  Fabric f = dgx();
+  // two nodes, one GPU each: its rail's 50 GB/s, plus the latency
+  EXPECT_NEAR(collective_time(f, Collective::send_recv, 2, 1, 1e9), 1e-6 + 1e9 / 50e9, 1e-12);
+  // one node: NVLink
+  EXPECT_NEAR(collective_time(f, Collective::send_recv, 2, 2, 1e9), 1e-6 + 1e9 / 370.8e9, 1e-12);
+  // all-to-all over 8 GPUs, one a node: 7/8 of the buffer through the NIC
+  EXPECT_NEAR(collective_time(f, Collective::all_to_all, 8, 1, 8e9), 1e-6 + 7e9 / 50e9, 1e-12);
+  // NCCL's model: a reduce-scatter over 48 GPUs, one a node, is slower than over 6 full nodes
+  EXPECT_GT(collective_time(f, Collective::reduce_scatter, 48, 1, 1e9),
+            2 * collective_time(f, Collective::reduce_scatter, 48, 8, 1e9));
+  EXPECT_EQ(collective_time(f, Collective::all_gather, 1, 1, 1e9), 0);
+}
+
+TEST(TrainingPredict, LayerKernelsByHand)
+{
+  TrainingConfig c                     = make_config(settings(small()), 1);
+  GpuKernels g                         = h100();
+  LayerTimes l                         = layer_times(c, g, dgx());
+  const sgai::kernels::MatmulDevice& d = g.matmul;
+  auto t = [&](uint64_t m, uint64_t n, uint64_t k) { return sgai::kernels::gemm_time(m, n, k, 2, d).seconds; };
+  // M = 2048 tokens: QKV 2048 x 3072 x 1024, projection 2048 x 1024 x 1024, FC1 2048 x 4096 x 1024,
+  // FC2 2048 x 1024 x 4096; backward each as m x k (inner n) and k x n (inner m)
+  EXPECT_DOUBLE_EQ(l.gemm_fwd, t(2048, 3072, 1024) + t(2048, 1024, 1024) + t(2048, 4096, 1024) + t(2048, 1024, 4096));
+  EXPECT_DOUBLE_EQ(l.gemm_bwd, t(2048, 1024, 3072) + t(1024, 3072, 2048) + t(2048, 1024, 1024) + t(1024, 1024, 2048) +
+                                   t(2048, 1024, 4096) + t(1024, 4096, 2048) + t(2048, 4096, 1024) +
+                                   t(4096, 1024, 2048));
+  // attention at 2k: 4 x 8 heads x 128 x 2048 x 2048 / 2 = 8.59 GFLOP at 484 TFLOP/s causal; the
+  // backward 2.5 times that at 465 x 484/617 TFLOP/s
+  const double flops = 4.0 * 8 * 128 * 2048 * 2048 / 2;
+  EXPECT_NEAR(l.attention_fwd, flops / 484e12, 1e-15);
+  EXPECT_NEAR(l.attention_bwd, 2.5 * flops / (465e12 * 484 / 617), 1e-15);
+  // streaming: norms and dropout-adds on 2048 x 1024 elements (2 x (4 + 6 + 1) bytes forward,
+  // 2 x (6 + 2 + 1 + 2 + 6) backward), GeLU on 2048 x 4096 (4, 6)
+  const double nh = 2048.0 * 1024, nf = 2048.0 * 4096;
+  EXPECT_NEAR(l.stream_fwd, (nh * 22 + nf * 4) / g.stream_Bps, 1e-15);
+  EXPECT_NEAR(l.stream_bwd, (nh * 34 + nf * 6) / g.stream_Bps, 1e-15);
+  EXPECT_EQ(l.tp_fwd + l.cp_fwd + l.ep_fwd + l.tp_bwd, 0);
+}
+
+TEST(TrainingPredict, OneGpuIsItsPassesAndItsOptimizer)
+{
+  TrainingConfig c = make_config(settings(small()), 1);
+  GpuKernels g     = h100();
+  Prediction p     = predict_iteration(c, g, dgx());
+  const double passes =
+      2 * (p.layer.forward() + p.layer.backward()) + p.embedding_fwd + p.embedding_bwd + p.head_fwd + p.head_bwd;
+  EXPECT_NEAR(p.breakdown.compute_s, 4 * passes, 1e-12);
+  EXPECT_NEAR(p.iteration_s, 4 * passes + p.breakdown.optimizer_s, 1e-12);
+  EXPECT_EQ(p.breakdown.dp_s + p.breakdown.bubble_s + p.breakdown.tp_s, 0);
+  EXPECT_GT(p.breakdown.optimizer_s, 0);
+  // Megatron's count over the time: 4 sequences of 2048 tokens
+  EXPECT_NEAR(p.tokens_per_s, 4 * 2048 / p.iteration_s, 1e-6);
+}
+
+TEST(TrainingPredict, OverlapHidesDataParallelCommunication)
+{
+  auto kv = small();
+  for (auto& [k, v] : kv)
+    if (k == "global-batch-size")
+      v = "64"; // 16 GPUs, 4 micro-batches each
+  kv.emplace_back("use-distributed-optimizer", "true");
+  TrainingConfig plain = make_config(settings(kv), 16);
+  kv.emplace_back("overlap-grad-reduce", "true");
+  kv.emplace_back("overlap-param-gather", "true");
+  TrainingConfig overlapped = make_config(settings(kv), 16);
+  Prediction a              = predict_iteration(plain, h100(), dgx());
+  Prediction b              = predict_iteration(overlapped, h100(), dgx());
+  // without overlap the reduction and the gathering follow the passes, all exposed
+  EXPECT_NEAR(a.breakdown.dp_s, a.dp_reduce_s + a.dp_gather_s, 1e-12);
+  EXPECT_LT(b.breakdown.dp_s, a.breakdown.dp_s);
+  EXPECT_LT(b.iteration_s, a.iteration_s);
+  EXPECT_NEAR(a.iteration_s - b.iteration_s, a.breakdown.dp_s - b.breakdown.dp_s, 1e-12);
+}
+
+TEST(TrainingPredict, InterleavingShrinksTheBubble)
+{
+  auto kv = small();
+  for (auto& [k, v] : kv) {
+    if (k == "num-layers")
+      v = "8";
+    if (k == "global-batch-size")
+      v = "8";
+  }
+  kv.emplace_back("pipeline-model-parallel-size", "4");
+  TrainingConfig one = make_config(settings(kv), 4);
+  kv.emplace_back("num-layers-per-virtual-pipeline-stage", "1");
+  TrainingConfig two = make_config(settings(kv), 4);
+  Prediction a       = predict_iteration(one, h100(), dgx());
+  Prediction b       = predict_iteration(two, h100(), dgx());
+  EXPECT_GT(a.breakdown.bubble_s, 0);
+  EXPECT_LT(b.breakdown.bubble_s, a.breakdown.bubble_s);
+  EXPECT_GT(b.tflops_per_gpu, a.tflops_per_gpu);
+}
+
+TEST(TrainingPredict, NeedsTheGpusFigures)
+{
+  TrainingConfig c = make_config(settings(small()), 1);
+  GpuKernels g     = h100();
+  g.stream_Bps     = 0;
+  EXPECT_THROW(predict_iteration(c, g, dgx()), std::invalid_argument);
+}
