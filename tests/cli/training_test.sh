@@ -65,6 +65,58 @@ CASES
     n=$(ls $F/bogus_* | wc -l)
     [ "$n" -eq 15 ] || fail "$n bogus fixtures, 15 cases" ;;
 
+  train_predict)
+    # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
+    P=platforms/dgx-h100-superpod.json
+    J=$(mktemp -d)/p.json
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --json "$J"; expect_rc 0
+    grep -qE '^Platform: dgx-h100-superpod \(H100 SXM5 80GB, 8 a node; NCCL sees 370.8 GB/s per GPU in a node, 400.0 GB/s per node across\)$' <<<"$out" || fail "platform: $out"
+    grep -qE '^Iteration: [0-9.]+ s, [0-9]+ tokens/s, [0-9.]+ TFLOP/s per GPU, MFU [0-9.]+%$' <<<"$out" || fail "iteration: $out"
+    grep -q '^Where the time goes (stage 0, the last to finish):$' <<<"$out" || fail "breakdown: $out"
+    grep -qE '^  compute \(kernels\) +[0-9.]+ ms +[0-9.]+%$' <<<"$out" || fail "compute: $out"
+    # the JSON agrees with Megatron's count: TFLOP/s x GPUs x time = 8.866 PFLOP, MFU of 989.4
+    python3 - "$J" <<'PY' || fail "json: $(cat "$J")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["gpus"] == 48 and p["gpu"] == "H100 SXM5 80GB"
+assert abs(p["tflops_per_gpu"] * 1e12 * 48 * p["iteration_s"] / 8.866e15 - 1) < 1e-3, p
+assert abs(p["mfu"] - p["tflops_per_gpu"] / 989.4) < 1e-9, p
+assert abs(p["tokens_per_s"] * p["iteration_s"] - 786432) < 1e-3, p
+b = p["breakdown_s"]
+assert abs(sum(b.values()) - p["iteration_s"]) < 1e-9 * p["iteration_s"] + 1e-12, (sum(b.values()), p)
+assert b["compute"] > 0 and b["tp"] == 0 and b["bubble"] == 0, b
+PY
+    # the same inputs give the same prediction
+    cp "$J" "$J.first"
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --json "$J"; expect_rc 0
+    cmp -s "$J" "$J.first" || fail "not deterministic"
+    # pipelined with virtual stages: a bubble, TP exposed where its overlap cannot hide it
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 64 --global-batch-size 64 \
+      --tensor-model-parallel-size 2 --sequence-parallel --pipeline-model-parallel-size 4 \
+      --num-layers-per-virtual-pipeline-stage 3; expect_rc 0
+    grep -qE '^Parallelism: TP 2 x PP 4 x CP 1 x DP 8 = 64 GPUs; 8 micro-batches of 1 per replica, 2 virtual stages' <<<"$out" ||
+      fail "parallelism: $out"
+    grep -qE '^  pipeline bubble +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "bubble: $out"
+    grep -qE '^  exposed TP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "tp: $out" ;;
+
+  train_predict_bogus)
+    P=platforms/dgx-h100-superpod.json
+    # a platform too small for the run, a GPU without kernel figures, a stage that does not fit
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/hgx-h100.json --gpus 48; expect_rc 1
+    expect_one_error_line "platforms/hgx-h100.json: the platform has 8 GPUs, the run needs 48"
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/gavel-v100.json --gpus 4 --global-batch-size 4
+    expect_rc 1
+    expect_one_error_line "platforms/gavel-v100.json: GPU type 'V100 SXM2 16GB' has no peak_flops and matmul figures for bf16 in its catalogue entry"
+    run "$SGAI" train predict --platform $P --gpus 8 --num-layers 84 --hidden-size 8192 --num-attention-heads 64 \
+      --seq-length 4096 --vocab-size 131072 --micro-batch-size 1 --global-batch-size 8 \
+      --tensor-model-parallel-size 8 --sequence-parallel --use-distributed-optimizer; expect_rc 1
+    expect_one_error_line "stage 0 needs 166.93 GB per GPU"
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --gpus 48; expect_rc 2
+    expect_one_error_line "--platform is required"
+    run "$SGAI" train predict $F/bogus_tp_heads.json --platform $P --gpus 48; expect_rc 1
+    expect_one_error_line "$F/bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
+    no_backtrace ;;
+
   *) echo "unknown case $1" >&2; exit 2 ;;
 esac
 echo "ok: $1"

@@ -1,12 +1,20 @@
 /* sgai train: LLM training described by Megatron-LM's arguments (docs/training.md).
  *   check [DESCRIPTION] [--gpus N] [--gpu TYPE] [--catalogue C] [--KEY VALUE]...
  *     the description checked, its parameters, Megatron's FLOP count, each pipeline stage's memory
- *     per GPU and what one GPU sends; exit 1 when a stage does not fit in the GPU's memory. */
+ *     per GPU and what one GPU sends; exit 1 when a stage does not fit in the GPU's memory.
+ *   predict [DESCRIPTION] --platform P [--gpus N] [--json FILE] [--KEY VALUE]...
+ *     one iteration predicted on the platform's GPUs and fabric (core/training/predict.hpp): time,
+ *     tokens/s, TFLOP/s per GPU, MFU and where the time goes; exit 1 when a stage does not fit. */
+#include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
+#include "core/foundation/files.hpp"
+#include "core/foundation/json_writer.hpp"
 #include "core/foundation/numbers.hpp"
+#include "core/kernels/gemm.hpp"
 #include "core/training/config.hpp"
 #include "core/training/flops.hpp"
 #include "core/training/memory.hpp"
+#include "core/training/predict.hpp"
 #include "core/training/traffic.hpp"
 #include "generators/platform/catalogue.hpp"
 #include "generators/platform/platform.hpp"
@@ -18,13 +26,14 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace sgai::cli {
 
 namespace {
 
 struct TrainArgs {
-  std::string description, gpu = "H100 SXM5 80GB", catalogue;
+  std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json;
   std::optional<int64_t> gpus;
   std::map<std::string, std::string> flags; ///< Megatron's keys given on the command line
 };
@@ -34,18 +43,18 @@ std::string gb(double bytes)
   return format_fixed(bytes / 1e9, 2) + " GB";
 }
 
-int run_check(const TrainArgs& a)
+training::TrainingConfig read_config(const TrainArgs& a, uint64_t gpus)
 {
   std::vector<training::Setting> settings;
   if (not a.description.empty())
     settings = training::read_settings(a.description);
   for (const auto& [key, value] : a.flags)
     settings.push_back({key, value, "", "--" + key});
-  const std::string cat_file   = a.catalogue.empty() ? default_catalogue() : a.catalogue;
-  platform::Catalogue cat      = platform::load_catalogue(cat_file);
-  const platform::GpuType& gpu = platform::named_gpu(cat, a.gpu, "--gpu", cat_file);
-  training::TrainingConfig c   = training::make_config(settings, a.gpus ? uint64_t(*a.gpus) : 0);
+  return training::make_config(settings, gpus);
+}
 
+void print_description(const training::TrainingConfig& c)
+{
   auto params = training::count_parameters(c);
   std::cout << "Model: " << c.num_layers << " layers, hidden " << c.hidden_size << ", " << c.num_attention_heads
             << " heads (" << c.num_query_groups << " query groups), FFN " << c.ffn_hidden_size
@@ -64,6 +73,11 @@ int run_check(const TrainArgs& a)
             << "\n";
   std::cout << "Work per iteration: " << format_fixed(training::megatron_flops(c) / 1e15, 3)
             << " PFLOP (Megatron's count), " << format_plain(training::tokens_per_iteration(c)) << " tokens\n";
+}
+
+/** Prints each stage's memory; RunError naming the stage and the bytes when one does not fit. */
+training::StageMemory print_memory(const training::TrainingConfig& c, const platform::GpuType& gpu)
+{
   std::cout << "Memory per GPU (" << gpu.name << ", " << gb(gpu.memory_bytes) << "):\n";
   std::cout << "  stage  layers  parameters     weights   gradients   optimizer  activations (in flight)       total\n";
   const std::vector<training::StageMemory> stages = training::memory_per_stage(c);
@@ -82,6 +96,18 @@ int run_check(const TrainArgs& a)
                    gb(worst->weight_bytes + worst->gradient_bytes + worst->optimizer_bytes) +
                    " of parameters, gradients and optimizer state, " + gb(worst->activation_bytes) +
                    " of activations), more than the " + gb(gpu.memory_bytes) + " of a " + gpu.name);
+  return *worst;
+}
+
+int run_check(const TrainArgs& a)
+{
+  const std::string cat_file   = a.catalogue.empty() ? default_catalogue() : a.catalogue;
+  platform::Catalogue cat      = platform::load_catalogue(cat_file);
+  const platform::GpuType& gpu = platform::named_gpu(cat, a.gpu, "--gpu", cat_file);
+  training::TrainingConfig c   = read_config(a, a.gpus ? uint64_t(*a.gpus) : 0);
+  print_description(c);
+  const training::StageMemory worst_stage = print_memory(c, gpu);
+  const training::StageMemory* worst      = &worst_stage;
   std::cout << "Communication per GPU (nccl-tests' bytes):\n";
   auto show = [](const training::Transfer& t) {
     std::cout << "  " << std::left << std::setw(9) << training::to_string(t.group) << std::setw(15)
@@ -98,6 +124,150 @@ int run_check(const TrainArgs& a)
   return 0;
 }
 
+/** The prediction's view of a platform: its first GPU's kernel figures at the run's precision and
+ *  NCCL's view of its nodes (a fat tree's nodes reach the network through their level-1 links). */
+struct PredictInputs {
+  training::GpuKernels gpu;
+  training::Fabric fabric;
+  const platform::GpuType* type = nullptr;
+};
+
+PredictInputs predict_inputs(const platform::Platform& p, training::Precision precision, const std::string& file)
+{
+  if (p.gpus.empty())
+    throw InputError(file, "", "the platform has no GPUs to train on");
+  PredictInputs in;
+  const platform::GpuType& g = p.catalogue.gpus.at(p.gpus[0].type);
+  in.type                    = &g;
+  const std::string prec     = precision == training::Precision::fp8    ? "fp8"
+                               : precision == training::Precision::fp16 ? "fp16"
+                                                                        : "bf16";
+  auto need                  = [&](bool ok, const std::string& what) {
+    if (not ok)
+      throw InputError(file, "",
+                                        "GPU type " + quote(g.name) + " has no " + what +
+                                            " in its catalogue entry (the kernel model needs it: docs/training.md)");
+  };
+  const std::string mm_prec = g.matmul.count(prec) ? prec : (prec == "fp16" ? "bf16" : prec);
+  need(g.peak_flops.count(prec) && g.matmul.count(mm_prec), "peak_flops and matmul figures for " + prec);
+  need(g.stream_fraction > 0, "stream fraction");
+  need(g.peak_flops.count("bf16") > 0, "bf16 peak");
+  const platform::MatmulMeasure& mm = g.matmul.at(mm_prec);
+  in.gpu.name                       = g.name;
+  in.gpu.matmul.sms                 = g.multiprocessors;
+  in.gpu.matmul.peak_flops          = g.peak_flops.at(prec);
+  in.gpu.matmul.tile_fraction       = kernels::tile_fraction_from(mm.fraction, mm.m, mm.n, g.multiprocessors);
+  in.gpu.matmul.memory_Bps          = g.mem_bw_Bps;
+  in.gpu.stream_Bps                 = g.mem_bw_Bps * g.stream_fraction;
+  in.gpu.peak_bf16                  = g.peak_flops.at("bf16");
+  // Transformer Engine runs attention in 16 bits under FP8 unless told otherwise
+  auto att = g.attention.find(prec == "fp8" ? "bf16" : prec);
+  if (att != g.attention.end())
+    in.gpu.attention = {att->second.kernel, att->second.seq, att->second.forward, att->second.forward_causal,
+                        att->second.backward};
+  auto sys = collectives::nccl_system(p);
+  if (not sys)
+    throw InputError(file, "", "GPU type " + quote(g.name) + " names no architecture NCCL's model knows");
+  in.fabric.nccl                 = *sys;
+  in.fabric.gpus_per_node        = p.nodes[p.gpus[0].node].gpu_count;
+  const platform::Topology& topo = p.clusters[p.nodes[p.gpus[0].node].cluster].topology;
+  if (p.nodes[p.gpus[0].node].nic_link == platform::kNone && topo.kind == platform::TopologyKind::fat_tree &&
+      not topo.levels.empty()) {
+    const auto& l0                = topo.levels[0];
+    in.fabric.nccl.inter_GBps     = l0.link.bandwidth_Bps * l0.links * l0.up / 1e9;
+    in.fabric.nccl.net_latency_us = l0.link.latency_s * 1e6;
+  }
+  return in;
+}
+
+std::string ms(double s)
+{
+  return format_fixed(s * 1e3, 3) + " ms";
+}
+
+void write_prediction_json(const std::string& path, const training::TrainingConfig& c, const training::Prediction& r,
+                           const PredictInputs& in)
+{
+  std::ostringstream text;
+  json::Writer w(text);
+  w.begin_object();
+  w.key("sgai_training_prediction").value(1u);
+  w.key("gpu").value(in.gpu.name);
+  w.key("gpus").value(uint64_t(c.gpus()));
+  w.key("iteration_s").value(r.iteration_s);
+  w.key("tokens_per_s").value(r.tokens_per_s);
+  w.key("tflops_per_gpu").value(r.tflops_per_gpu);
+  w.key("mfu").value(r.mfu);
+  w.key("slowest_stage").value(r.slowest_stage);
+  const auto& b = r.breakdown;
+  w.key("breakdown_s").begin_object();
+  w.key("compute").value(b.compute_s).key("tp").value(b.tp_s).key("cp").value(b.cp_s).key("ep").value(b.ep_s);
+  w.key("bubble").value(b.bubble_s).key("dp").value(b.dp_s).key("optimizer").value(b.optimizer_s);
+  w.end_object();
+  const auto& l = r.layer;
+  w.key("layer_s").begin_object();
+  w.key("gemm_fwd").value(l.gemm_fwd).key("gemm_bwd").value(l.gemm_bwd);
+  w.key("attention_fwd").value(l.attention_fwd).key("attention_bwd").value(l.attention_bwd);
+  w.key("stream_fwd").value(l.stream_fwd).key("stream_bwd").value(l.stream_bwd);
+  w.key("tp_fwd").value(l.tp_fwd).key("tp_bwd").value(l.tp_bwd);
+  w.key("cp_fwd").value(l.cp_fwd).key("cp_bwd").value(l.cp_bwd);
+  w.key("ep_fwd").value(l.ep_fwd).key("ep_bwd").value(l.ep_bwd);
+  w.end_object();
+  w.key("p2p_s").value(r.p2p_s).key("dp_reduce_s").value(r.dp_reduce_s).key("dp_gather_s").value(r.dp_gather_s);
+  w.end_object();
+  write_file_atomically(path, text.str() + "\n");
+}
+
+int run_predict(const TrainArgs& a)
+{
+  const platform::Platform plat = platform::generate(a.platform);
+  const uint64_t gpus           = a.gpus ? uint64_t(*a.gpus) : 0;
+  training::TrainingConfig c    = read_config(a, gpus);
+  if (c.gpus() > plat.gpus.size())
+    throw InputError(a.platform, "",
+                     "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the run needs " +
+                         std::to_string(c.gpus()));
+  PredictInputs in = predict_inputs(plat, c.precision, a.platform);
+  std::cout << "Platform: " << plat.name << " (" << in.gpu.name << ", " << in.fabric.gpus_per_node
+            << " a node; NCCL sees " << format_fixed(in.fabric.nccl.intra_GBps, 1) << " GB/s per GPU in a node, "
+            << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
+  print_description(c);
+  print_memory(c, *in.type);
+  const training::Prediction r = training::predict_iteration(c, in.gpu, in.fabric);
+  std::cout << "Iteration: " << format_fixed(r.iteration_s, 4) << " s, " << format_fixed(r.tokens_per_s, 0)
+            << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1) << " TFLOP/s per GPU, MFU "
+            << format_fixed(r.mfu * 100, 1) << "%\n";
+  const auto& b = r.breakdown;
+  std::cout << "Where the time goes (stage " << r.slowest_stage << ", the last to finish):\n";
+  for (auto [name, v] : {std::pair{"compute (kernels)", b.compute_s}, std::pair{"exposed TP communication", b.tp_s},
+                         std::pair{"exposed CP communication", b.cp_s}, std::pair{"exposed EP communication", b.ep_s},
+                         std::pair{"pipeline bubble", b.bubble_s}, std::pair{"exposed DP communication", b.dp_s},
+                         std::pair{"optimizer step", b.optimizer_s}})
+    std::cout << "  " << std::left << std::setw(26) << name << std::right << std::setw(14) << ms(v) << std::setw(8)
+              << format_fixed(v / r.iteration_s * 100, 1) << "%\n";
+  const auto& l = r.layer;
+  std::cout << "A layer, one micro-batch: forward " << ms(l.forward()) << " (GEMMs " << ms(l.gemm_fwd) << ", attention "
+            << ms(l.attention_fwd) << ", streaming " << ms(l.stream_fwd) << ", exposed TP " << ms(l.tp_fwd)
+            << "), backward " << ms(l.backward()) << " (GEMMs " << ms(l.gemm_bwd) << ", attention "
+            << ms(l.attention_bwd) << ", streaming " << ms(l.stream_bwd) << ", exposed TP " << ms(l.tp_bwd) << ")\n";
+  std::cout << "Data parallel: gradients reduced in " << ms(r.dp_reduce_s) << ", parameters gathered in "
+            << ms(r.dp_gather_s) << " (stage 0); pipeline transfer " << ms(r.p2p_s) << "\n";
+  if (not a.json.empty())
+    write_prediction_json(a.json, c, r, in);
+  return 0;
+}
+
+void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
+{
+  for (const std::string& key : training::known_keys()) {
+    auto* o = cmd->add_option_function<std::string>(
+        "--" + key, [a, key](const std::string& v) { a->flags[key] = v; },
+        "Megatron-LM's --" + key + " (overrides the description)");
+    if (training::is_boolean_key(key))
+      o->expected(0, 1)->default_str("true");
+  }
+}
+
 } // namespace
 
 void add_train_commands(CLI::App& app, Action& action)
@@ -110,14 +280,17 @@ void add_train_commands(CLI::App& app, Action& action)
   add_count(cmd, "--gpus", a->gpus, "GPUs (TP x PP x CP x DP; default: data-parallel-size given)", 1, 1 << 24);
   cmd->add_option("--gpu", a->gpu, "The GPU type in the catalogue (default: H100 SXM5 80GB)");
   add_path(cmd, "--catalogue", a->catalogue, "GPU catalogue (default: platforms/catalogues/accelerators.json)");
-  for (const std::string& key : training::known_keys()) {
-    auto* o = cmd->add_option_function<std::string>(
-        "--" + key, [a, key](const std::string& v) { a->flags[key] = v; },
-        "Megatron-LM's --" + key + " (overrides the description)");
-    if (training::is_boolean_key(key))
-      o->expected(0, 1)->default_str("true");
-  }
+  add_description_flags(cmd, a);
   cmd->callback([a, &action]() { action = [a]() { return run_check(*a); }; });
+
+  auto p    = std::make_shared<TrainArgs>();
+  auto* pre = train->add_subcommand("predict", "One iteration predicted on a platform: time, TFLOP/s, MFU, breakdown");
+  pre->add_option("description", p->description, "Megatron-LM's arguments in a JSON or YAML file (optional)");
+  add_path(pre, "--platform", p->platform, "The platform (sgai JSON): its GPU type and fabric")->required();
+  add_count(pre, "--gpus", p->gpus, "GPUs (TP x PP x CP x DP; default: data-parallel-size given)", 1, 1 << 24);
+  pre->add_option("--json", p->json, "Also write the prediction as JSON to this file");
+  add_description_flags(pre, p);
+  pre->callback([p, &action]() { action = [p]() { return run_predict(*p); }; });
 }
 
 } // namespace sgai::cli
