@@ -54,12 +54,67 @@ cn::System rails(const Fabric& f, uint32_t per_node, uint32_t nodes)
   return s;
 }
 
-double exposed_overlapped(double comm, double gemm, uint32_t t)
+/** The device with `sms` of its SMs (the rest left to communication kernels). */
+kernels::MatmulDevice with_sms(const kernels::MatmulDevice& d, int sms)
 {
-  // Transformer Engine's userbuffers split the GEMM into t pieces, each overlapping a piece of the
-  // communication: the longer of the two, plus one piece of the shorter that cannot overlap
-  return std::max(comm, gemm) + std::min(comm, gemm) / t - gemm;
+  kernels::MatmulDevice out = d;
+  out.sms                   = std::max(1, sms);
+  out.peak_flops            = d.peak_flops * out.sms / d.sms;
+  return out;
 }
+
+/** Transformer Engine's userbuffers overlap of the TP collectives with a dense layer's GEMMs
+ *  (Megatron's --tp-comm-overlap; TE's initialize_ub defaults, transformer_engine/pytorch/module/
+ *  base.py): the all-gathers before QKV and FC1 (and of the output gradient before the projection's
+ *  and FC2's data gradients) by ring exchange, the GEMM split in t pieces, each piece's input passed
+ *  on to the next rank by the copy engines while the GEMM runs; the reduce-scatters after the
+ *  projection and FC2 by "pipeline", the GEMM in 4 pieces on all SMs but 16, each piece's
+ *  reduce-scatter on those 16 while the next piece computes; the backward's remaining all-gather
+ *  (the norm's output, for the weight gradient) and reduce-scatter (the input gradient) in "bulk",
+ *  beside the QKV's and FC1's data and weight gradient GEMMs, which leave 16 SMs to them. */
+struct TeOverlap {
+  const kernels::MatmulDevice& d;
+  const Fabric& f;
+  uint32_t t, tp_node;
+  static constexpr int kCommSms = 16; ///< TE's num_sm for the pipeline and bulk methods
+  static constexpr int kSplits  = 4;  ///< TE's num_splits for the pipeline method
+
+  double gemm(uint64_t m, uint64_t n, uint64_t k, int sms) const
+  {
+    return kernels::gemm_time(m, n, k, kHalf, with_sms(d, sms)).seconds;
+  }
+  /** m x n x k behind a ring-exchange all-gather of its m x k input. */
+  double ring(uint64_t m, uint64_t n, uint64_t k) const
+  {
+    const double piece = gemm(m / t, n, k, d.sms);
+    const double step =
+        collective_time(f, Collective::send_recv, 2, std::min<uint32_t>(tp_node, 2), double(m / t) * k * kHalf);
+    return piece + (t - 1) * std::max(piece, step);
+  }
+  /** m x n x k followed by a pipelined reduce-scatter of its m x n output. */
+  double pipeline(uint64_t m, uint64_t n, uint64_t k) const
+  {
+    const double piece = gemm(m / kSplits, n, k, d.sms - kCommSms);
+    const double rs    = collective_time(f, Collective::reduce_scatter, t, tp_node, double(m / kSplits) * n * kHalf);
+    return piece + (kSplits - 1) * std::max(piece, rs) + rs;
+  }
+  /** A GEMM beside a bulk collective. */
+  double bulk(uint64_t m, uint64_t n, uint64_t k, Collective c, double bytes) const
+  {
+    return std::max(gemm(m, n, k, d.sms - kCommSms), collective_time(f, c, t, tp_node, bytes));
+  }
+  /** A column-parallel GEMM (QKV, FC1: M x n x h) and the row-parallel one after it (projection,
+   *  FC2: M x h x n_in), forward and backward with their collectives. */
+  std::pair<double, double> block(uint64_t M, uint64_t h, uint64_t n, uint64_t n_in) const
+  {
+    const double act = double(M) * h * kHalf;
+    double fwd       = ring(M, n, h) + pipeline(M, h, n_in);
+    double bwd       = ring(M, n_in, h) + gemm(n_in, h, M, d.sms)  // row-parallel: data, weight gradients
+                 + bulk(M, h, n, Collective::all_gather, act)      // column-parallel data gradient
+                 + bulk(h, n, M, Collective::reduce_scatter, act); // and its weight gradient
+    return {fwd, bwd};
+  }
+};
 
 } // namespace
 
@@ -175,12 +230,10 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   const uint32_t cp_node = ranks_per_node(cp, t, f.gpus_per_node);
   const uint32_t ep_node = ranks_per_node(ep, t, f.gpus_per_node);
   double tp[2] = {0, 0}, cp_c[2] = {0, 0}, cp_step[2] = {0, 0};
-  uint32_t tp_n[2] = {0, 0};
   for (const Transfer& x : layer_transfers(c)) {
     const int ph = x.phase == Phase::forward ? 0 : 1;
     if (x.group == Group::tensor) {
       tp[ph] += x.count * collective_time(f, x.collective, x.ranks, tp_node, x.bytes);
-      tp_n[ph] += x.count;
     } else if (x.group == Group::context) {
       double one = collective_time(f, x.collective, 2, std::min<uint32_t>(cp_node, 2), x.bytes);
       cp_c[ph] += x.count * one;
@@ -188,15 +241,18 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     } else if (x.group == Group::expert)
       (ph == 0 ? lt.ep_fwd : lt.ep_bwd) += x.count * collective_time(f, x.collective, x.ranks, ep_node, x.bytes);
   }
-  const double gemms[2] = {lt.gemm_fwd, lt.gemm_bwd};
+  // Transformer Engine's overlap on dense layers: the exposed TP time is what the overlapped GEMMs
+  // and collectives take beyond the GEMMs alone on all SMs
+  double overlapped[2] = {-1, -1};
+  if (c.tp_comm_overlap && c.sequence_parallel && t > 1 && c.num_experts == 0) {
+    TeOverlap te{d, f, t, tp_node};
+    auto att      = te.block(M, h, (a + 2 * q) * k / t, a * k / t);
+    auto mlp      = te.block(M, h, c.ffn_hidden_size * (sw ? 2 : 1) / t, c.ffn_hidden_size / t);
+    overlapped[0] = att.first + mlp.first - lt.gemm_fwd;
+    overlapped[1] = att.second + mlp.second - lt.gemm_bwd;
+  }
   for (int ph = 0; ph < 2; ++ph) {
-    double exposed = tp[ph];
-    if (c.tp_comm_overlap && c.sequence_parallel && tp_n[ph] > 0) {
-      // each all-gather or reduce-scatter overlaps its share of the pass's GEMMs
-      double per_comm = tp[ph] / tp_n[ph], per_gemm = gemms[ph] / tp_n[ph];
-      exposed = tp_n[ph] * exposed_overlapped(per_comm, per_gemm, t);
-    }
-    (ph == 0 ? lt.tp_fwd : lt.tp_bwd) = exposed;
+    (ph == 0 ? lt.tp_fwd : lt.tp_bwd) = overlapped[ph] >= 0 ? overlapped[ph] : tp[ph];
     // ring attention: each step's K/V transfer overlaps the previous step's attention
     const double att                  = ph == 0 ? lt.attention_fwd : lt.attention_bwd;
     (ph == 0 ? lt.cp_fwd : lt.cp_bwd) = cp_c[ph] > 0 ? std::max(cp_step[ph], cp_c[ph] - att) : 0;
