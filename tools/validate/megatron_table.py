@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""sgai train predict against Megatron-Core's published H100 weak-scaling table (docs/validation.md).
+
+Measured: ../shared/data/training/megatron-core-h100-weak-scaling.csv (NVIDIA/Megatron-LM README,
+"Performance Benchmarking", July 2024): 9 GPT models, 48 to 6,144 H100 GPUs, per-GPU TFLOP/s and MFU.
+Platform: platforms/dgx-h100-superpod.json, 768 DGX H100 nodes (8 H100 SXM5, NVSwitch, 8 ConnectX-7
+NDR 400 Gb/s NICs each) on a non-blocking fat tree: the nodes NVIDIA's H100 clusters were built
+of at the time; the table does not name its cluster.
+
+The settings Megatron-Core did not publish follow one rule for every row, written in
+docs/training.md before any comparison:
+  - micro-batch 1, no activation recomputation, hidden and attention dropout 0.1 (Megatron's
+    defaults), GeLU FFN of 4 h, LayerNorm, untied embedding and LM head, BF16;
+  - with TP > 1: sequence parallelism and --tp-comm-overlap (the README says TP communication is
+    overlapped; Megatron needs sequence parallelism for it);
+  - the distributed optimizer with --overlap-grad-reduce and --overlap-param-gather (the README);
+  - virtual pipeline stages at the maximum, one layer each, as NeMo's published GPT-3 175B recipe
+    sets them ("virtual_pipeline_model_parallel_size: 12 # interleaved pipeline, set to maximum",
+    NeMo-Megatron-Launcher conf/training/gpt3/175b.yaml: 96 layers, PP 8);
+  - attention: cuDNN's fused flash attention (Transformer Engine's FusedAttention) at the
+    FlashAttention-3 paper's published H100 figures (the catalogue's "attention").
+Nothing is fitted to the table: every kernel and network figure comes from the catalogue.
+
+Prints each row: measured and predicted TFLOP/s per GPU and MFU, the error, where the predicted time
+goes, then the mean absolute error, the worst row, Spearman's rank correlation of the MFUs, and each
+pipelined row's sensitivity to the virtual-stage count (1, 2 when it divides, the rule's).
+Usage: tools/validate/megatron_table.py [--sgai build/tools/sgai] [--keep DIR]
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TABLE = os.path.join(ROOT, "..", "shared", "data", "training", "megatron-core-h100-weak-scaling.csv")
+PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
+
+
+def description(row, layers_per_virtual):
+    """The row as Megatron-LM's arguments, by the rule above."""
+    tp, pp = int(row["tp"]), int(row["pp"])
+    d = {
+        "num-layers": int(row["layers"]),
+        "hidden-size": int(row["hidden"]),
+        "num-attention-heads": int(row["attention_heads"]),
+        "seq-length": 4096,
+        "vocab-size": 131072,
+        "untie-embeddings-and-output-weights": True,
+        "micro-batch-size": 1,
+        "global-batch-size": int(row["global_batch"]),
+        "tensor-model-parallel-size": tp,
+        "pipeline-model-parallel-size": pp,
+        "use-distributed-optimizer": True,
+        "overlap-grad-reduce": True,
+        "overlap-param-gather": True,
+    }
+    if tp > 1:
+        d["sequence-parallel"] = True
+        d["tp-comm-overlap"] = True
+    if pp > 1 and layers_per_virtual:
+        d["num-layers-per-virtual-pipeline-stage"] = layers_per_virtual
+    return d
+
+
+def predict(sgai, row, layers_per_virtual, work):
+    name = "%s-%s" % (row["model"], layers_per_virtual or "none")
+    path = os.path.join(work, name + ".json")
+    with open(path, "w") as f:
+        json.dump(description(row, layers_per_virtual), f, indent=1)
+    out = os.path.join(work, name + ".prediction.json")
+    r = subprocess.run([sgai, "train", "predict", path, "--platform", PLATFORM, "--gpus", row["gpus"], "--json", out],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("sgai train predict failed for %s:\n%s%s" % (name, r.stdout, r.stderr))
+    with open(out) as f:
+        return json.load(f)
+
+
+def ranks(xs):
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b)
+    n = len(a)
+    ma, mb = sum(ra) / n, sum(rb) / n
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
+    ap.add_argument("--keep", help="keep the descriptions and predictions in this folder")
+    a = ap.parse_args()
+    rows = list(csv.DictReader(open(TABLE)))
+    work = a.keep or tempfile.mkdtemp(prefix="sgai-megatron-")
+    os.makedirs(work, exist_ok=True)
+    print("Megatron-Core H100 weak scaling (measured) against sgai train predict on %s" % os.path.relpath(PLATFORM, ROOT))
+    print("%-5s %5s %3s %3s %3s %6s | %8s %8s %7s | %6s %6s | %s" % (
+        "model", "gpus", "tp", "pp", "v", "batch", "TFLOP/s", "sgai", "error", "MFU", "sgai",
+        "sgai's breakdown: compute, TP, bubble, DP, optimizer (% of the iteration)"))
+    errors, measured_mfu, predicted_mfu, sens = [], [], [], []
+    for row in rows:
+        pp, layers = int(row["pp"]), int(row["layers"])
+        rule = 1 if pp > 1 else 0  # one layer per virtual stage: v = layers / PP
+        p = predict(a.sgai, row, rule, work)
+        meas = float(row["tflops_per_gpu"])
+        err = p["tflops_per_gpu"] / meas - 1
+        errors.append(err)
+        measured_mfu.append(float(row["mfu_percent"]))
+        predicted_mfu.append(p["mfu"] * 100)
+        b = p["breakdown_s"]
+        share = lambda k: 100 * b[k] / p["iteration_s"]
+        print("%-5s %5s %3s %3d %3d %6s | %8.1f %8.1f %+6.1f%% | %5.1f%% %5.1f%% | %.0f, %.0f, %.0f, %.0f, %.0f" % (
+            row["model"], row["gpus"], row["tp"], pp, layers // pp if rule else 1, row["global_batch"], meas,
+            p["tflops_per_gpu"], 100 * err, float(row["mfu_percent"]), p["mfu"] * 100,
+            share("compute"), share("tp"), share("bubble"), share("dp"), share("optimizer")))
+        if pp > 1:
+            per_stage = layers // pp
+            line = []
+            for lpv, label in ((0, "v=1"), (per_stage // 2 if per_stage % 2 == 0 else None, "v=2"), (1, "v=%d" % per_stage)):
+                if lpv is None:
+                    line.append("%s: not possible (%d layers a stage)" % (label, per_stage))
+                    continue
+                q = p if lpv == 1 else predict(a.sgai, row, lpv, work)
+                line.append("%s: %.1f TFLOP/s (%+.1f%%)" % (label, q["tflops_per_gpu"], 100 * (q["tflops_per_gpu"] / meas - 1)))
+            sens.append("  %-5s %s" % (row["model"], "; ".join(line)))
+    mae = sum(abs(e) for e in errors) / len(errors)
+    worst = max(range(len(errors)), key=lambda i: abs(errors[i]))
+    print("mean absolute error %.1f%%, worst %s at %+.1f%%, Spearman rank correlation of the MFUs %.2f" % (
+        100 * mae, rows[worst]["model"], 100 * errors[worst], spearman(measured_mfu, predicted_mfu)))
+    print("sensitivity to the virtual stages (the rule: one layer each):")
+    for s in sens:
+        print(s)
+    if not a.keep:
+        for f in os.listdir(work):
+            os.remove(os.path.join(work, f))
+        os.rmdir(work)
+
+
+if __name__ == "__main__":
+    main()
