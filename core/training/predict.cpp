@@ -276,20 +276,12 @@ double kernel_part(const LayerTimes& l)
   return l.gemm_fwd + l.gemm_bwd + l.attention_fwd + l.attention_bwd + l.stream_fwd + l.stream_bwd;
 }
 
-} // namespace
-
-Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
+/** The first stage's embedding, the last stage's LM head and loss, a pipeline transfer. */
+void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, Prediction& out)
 {
-  if (g.matmul.peak_flops <= 0 || g.matmul.tile_fraction <= 0 || g.stream_Bps <= 0 || g.matmul.sms <= 0)
-    throw std::invalid_argument("the GPU " + g.name + " has no matmul, stream or SM figures at this precision");
-  const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
-  const uint32_t cp = c.context_parallel_size, dp = c.data_parallel_size, m = c.microbatches();
-  const uint64_t M = c.seq_length / cp * c.micro_batch_size;
+  const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size;
+  const uint64_t M = c.seq_length / c.context_parallel_size * c.micro_batch_size;
   const uint64_t h = c.hidden_size, V = c.padded_vocab_size;
-  Prediction out;
-  out.layer            = layer_times(c, g, f);
-  const LayerTimes& lt = out.layer;
-
   // the embedding: a gather forward; backward a dense V/t x h gradient zeroed, scattered into and
   // added to the fp32 main gradient (2 + 2 + 4 + 4 bytes an element)
   out.embedding_fwd = double(M) * h * 4 / g.stream_Bps;
@@ -309,19 +301,23 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     out.head_fwd += collective_time(f, Collective::all_gather, t, tp_node, bytes);
     out.head_bwd += collective_time(f, Collective::reduce_scatter, t, tp_node, bytes);
   }
-  const uint32_t pp_node = ranks_per_node(p, t * cp * dp, f.gpus_per_node);
+  const uint32_t pp_node = ranks_per_node(p, t * c.context_parallel_size * c.data_parallel_size, f.gpus_per_node);
   out.p2p_s              = p > 1 ? collective_time(f, Collective::send_recv, 2, std::min<uint32_t>(pp_node, 2),
                                                    double(M) * h * kHalf / (c.sequence_parallel ? t : 1))
                                  : 0;
+}
 
-  // each rank's chunks: model chunk c p + r holds L / (p v) layers
+/** Each pipeline rank's model chunks ([rank v + chunk]): model chunk c p + r holds L / (p v) layers. */
+std::vector<ChunkCosts> chunk_costs(const TrainingConfig& c, const Prediction& out)
+{
+  const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
+  const LayerTimes& lt     = out.layer;
   const ParameterCount pc  = count_parameters(c);
   const uint32_t per_chunk = c.num_layers / (p * v);
   const double layer_params =
       (pc.attention_per_layer + pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) / t +
       pc.norms_per_layer;
-  const uint32_t d    = dp * cp; // gradients reduce over data and context parallel ranks
-  const double bucket = std::max(40e6, 1e6 * dp);
+  const double bucket = std::max(40e6, 1e6 * c.data_parallel_size);
   std::vector<ChunkCosts> chunks(size_t(p) * v);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t ch = 0; ch < v; ++ch) {
@@ -350,6 +346,23 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
       if (c.overlap_grad_reduce && r == 0 && ch == 0)
         k.buckets = uint32_t(std::max(1.0, std::ceil(k.params / bucket)));
     }
+  return chunks;
+}
+
+} // namespace
+
+Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
+{
+  if (g.matmul.peak_flops <= 0 || g.matmul.tile_fraction <= 0 || g.stream_Bps <= 0 || g.matmul.sms <= 0)
+    throw std::invalid_argument("the GPU " + g.name + " has no matmul, stream or SM figures at this precision");
+  const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
+  const uint32_t cp = c.context_parallel_size, dp = c.data_parallel_size, m = c.microbatches();
+  Prediction out;
+  out.layer = layer_times(c, g, f);
+
+  edge_passes(c, g, f, out);
+  const std::vector<ChunkCosts> chunks = chunk_costs(c, out);
+  const uint32_t d                     = dp * cp; // gradients reduce over data and context parallel ranks
   auto chunk = [&](uint32_t r, uint32_t ch) -> const ChunkCosts& { return chunks[size_t(r) * v + ch]; };
   auto time  = [&](uint32_t r, uint32_t ch, Pass ps) {
     return ps == Pass::forward ? chunk(r, ch).fwd : chunk(r, ch).bwd;

@@ -117,6 +117,20 @@ PY
     expect_one_error_line "$F/bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
     no_backtrace ;;
 
+  megatron_table)
+    # Megatron-Core's H100 table beside sgai's predictions (docs/validation.md): 9 rows, the
+    # virtual-stage sensitivity of the 5 pipelined ones; 1F1B (v=1) keeps those within 10%
+    shared_or_skip
+    /usr/bin/python3 tools/validate/megatron_table.py --sgai "$SGAI" >"$tmp/out" 2>"$tmp/err" ||
+      fail "megatron_table: $(cat "$tmp/err")"
+    [ "$(grep -cE '^[0-9.]+B +[0-9]+ +[0-9]+ +[0-9]+ ' "$tmp/out")" -eq 9 ] || fail "9 rows: $(cat "$tmp/out")"
+    grep -qE '^mean absolute error [0-9.]+%, worst .*, Spearman rank correlation of the MFUs -?[0-9.]+$' "$tmp/out" ||
+      fail "summary: $(cat "$tmp/out")"
+    [ "$(grep -cE '^  [0-9.]+B +v=1: ' "$tmp/out")" -eq 5 ] || fail "sensitivity: $(cat "$tmp/out")"
+    grep -oE 'v=1: [0-9.]+ TFLOP/s \([-+][0-9.]+%\)' "$tmp/out" | grep -oE '[-+][0-9.]+%' | tr -d '%+' |
+      awk '{ if ($1 > 10 || $1 < -10) bad = bad " " $1 } END { exit bad != "" }' ||
+      fail "1F1B rows beyond 10%: $(grep 'v=1' "$tmp/out")" ;;
+
   *) echo "unknown case $1" >&2; exit 2 ;;
 esac
 echo "ok: $1"
