@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace sgai::training {
 
@@ -349,6 +350,20 @@ std::vector<ChunkCosts> chunk_costs(const TrainingConfig& c, const Prediction& o
   return chunks;
 }
 
+/** Every pass of the timeline as a span: "F<micro-batch>.<chunk>" or "B...", lane 0. */
+void add_pass_spans(const PipelineTimeline& tl, const PassTime& time, std::vector<Span>& spans)
+{
+  for (uint32_t r = 0; r < tl.p; ++r)
+    for (uint32_t ch = 0; ch < tl.v; ++ch)
+      for (uint32_t mb = 0; mb < tl.m; ++mb)
+        for (Pass ps : {Pass::forward, Pass::backward}) {
+          const double end = ps == Pass::forward ? tl.forward(r, ch, mb) : tl.backward(r, ch, mb);
+          const double dur = time(r, ch, ps);
+          spans.push_back({r, 0, end - dur, dur,
+                           (ps == Pass::forward ? "F" : "B") + std::to_string(mb) + "." + std::to_string(ch)});
+        }
+}
+
 } // namespace
 
 Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
@@ -398,6 +413,18 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
 
   double worst = -1;
   out.stage_end_s.assign(p, 0);
+  out.stage_busy_s.assign(p, 0);
+  out.stage_comm_s.assign(p, 0);
+  add_pass_spans(tl, time, out.spans);
+  for (uint32_t r = 0; r < p && not gates.empty(); ++r) { // the parameters' all-gathers, chunk by chunk
+    double at = 0;
+    for (uint32_t ch = 0; ch < v; ++ch) {
+      const ChunkCosts& k = chunk(r, ch);
+      double dur          = k.buckets * gather(k.params / k.buckets);
+      out.spans.push_back({r, 1, at, dur, "all-gather " + std::to_string(ch)});
+      at += dur;
+    }
+  }
   for (uint32_t r = 0; r < p; ++r) {
     // gradient buckets become ready through their chunk's last backward, one reduction at a time
     std::vector<std::pair<double, double>> ready; // (ready, duration)
@@ -412,9 +439,12 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
         ready.emplace_back(done - k.bwd * (1.0 - double(b + 1) / k.buckets), reduce(k.params / k.buckets));
     }
     std::sort(ready.begin(), ready.end());
-    double comm = 0;
-    for (auto [at, dur] : ready)
+    double comm = 0, comm_busy = 0;
+    for (auto [at, dur] : ready) {
+      out.spans.push_back({r, 1, std::max(comm, at), dur, dist ? "reduce-scatter" : "all-reduce"});
       comm = std::max(comm, at) + dur;
+      comm_busy += dur;
+    }
     double gather_all = 0;
     for (uint32_t ch = 0; ch < v; ++ch)
       gather_all += gather(chunk(r, ch).params);
@@ -426,7 +456,9 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     double end         = std::max(end_c, comm) + opt;
     if (dist && not c.overlap_param_gather)
       end += gather_all;
-    out.stage_end_s[r] = end_c;
+    out.stage_end_s[r]  = end_c;
+    out.stage_busy_s[r] = kernels_s;
+    out.stage_comm_s[r] = comm_busy + (dist ? gather_all : 0) + tp + cpx + epx + (p > 1 ? 2.0 * m * v * out.p2p_s : 0);
     if (end > worst) {
       worst             = end;
       out.slowest_stage = r;
@@ -446,11 +478,32 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
       out.dp_gather_s = gather_all;
     }
   }
+  std::stable_sort(out.spans.begin(), out.spans.end(), [](const Span& x, const Span& y) {
+    return std::tie(x.stage, x.lane, x.start_s) < std::tie(y.stage, y.lane, y.start_s);
+  });
   out.iteration_s    = worst;
   out.tokens_per_s   = tokens_per_iteration(c) / worst;
   out.tflops_per_gpu = megatron_flops(c) / double(c.gpus()) / worst / 1e12;
   out.mfu            = out.tflops_per_gpu * 1e12 / g.peak_bf16;
   return out;
+}
+
+Energy iteration_energy(const TrainingConfig& c, const Prediction& p, uint32_t gpus_per_node, double gpu_busy_w,
+                        double gpu_idle_w, double node_cpu_w, double nic_idle_w, double nic_busy_w)
+{
+  Energy e;
+  const double T         = p.iteration_s;
+  const double per_stage = double(c.tensor_model_parallel_size) * c.context_parallel_size * c.data_parallel_size;
+  double comm_share      = 0;
+  for (size_t r = 0; r < p.stage_busy_s.size(); ++r) {
+    const double busy = std::min(T, p.stage_busy_s[r]);
+    e.gpu_j += per_stage * (busy * gpu_busy_w + (T - busy) * gpu_idle_w);
+    comm_share += std::min(1.0, p.stage_comm_s[r] / T) / p.stage_busy_s.size();
+  }
+  const double nodes = std::ceil(double(c.gpus()) / std::max<uint32_t>(1, gpus_per_node));
+  e.cpu_j            = nodes * node_cpu_w * T;
+  e.network_j        = nodes * (nic_idle_w + (nic_busy_w - nic_idle_w) * comm_share) * T;
+  return e;
 }
 
 } // namespace sgai::training

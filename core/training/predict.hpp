@@ -61,6 +61,22 @@ struct Breakdown {
   double optimizer_s = 0;
 };
 
+/** A span of one pipeline stage's timeline: a pass (lane 0) or a data-parallel collective (lane 1). */
+struct Span {
+  uint32_t stage = 0;
+  uint8_t lane   = 0;
+  double start_s = 0, duration_s = 0;
+  std::string name; ///< "F3.1" (forward, micro-batch 3, chunk 1), "B3.1", "reduce-scatter", ...
+};
+
+/** Energy of one iteration, by part, with how each is counted (docs/training.md). */
+struct Energy {
+  double gpu_j     = 0; ///< kernels at the P-state's full-load power, the rest of the iteration idle
+  double cpu_j     = 0; ///< the nodes' processors at their rated power (HDeepRM's "power")
+  double network_j = 0; ///< the nodes' network links: busy while their GPUs communicate, idle otherwise
+  double total() const { return gpu_j + cpu_j + network_j; }
+};
+
 struct Prediction {
   double iteration_s     = 0;
   double tokens_per_s    = 0;
@@ -74,7 +90,17 @@ struct Prediction {
   double p2p_s       = 0;                  ///< one activation across a pipeline boundary
   double dp_reduce_s = 0, dp_gather_s = 0; ///< the first stage's whole gradient reduction and parameter gathering
   std::vector<double> stage_end_s;         ///< each pipeline stage's end of its last pass
+  std::vector<double> stage_busy_s;        ///< each stage's kernel time (its GPUs' energy)
+  std::vector<double> stage_comm_s;        ///< each stage's time in DP collectives and exposed TP/CP/EP
+  std::vector<Span> spans;                 ///< every pass and DP collective of every stage
 };
+
+/** The iteration's energy on a platform of `gpus_per_node` GPUs a node: every GPU of stage r busy
+ *  at `gpu_busy_w` for stage_busy_s[r], at `gpu_idle_w` the rest; each node's processors at
+ *  `node_cpu_w`; each node's network links at `nic_busy_w` while its GPUs communicate (the
+ *  stage's stage_comm_s), `nic_idle_w` otherwise. */
+Energy iteration_energy(const TrainingConfig& c, const Prediction& p, uint32_t gpus_per_node, double gpu_busy_w,
+                        double gpu_idle_w, double node_cpu_w, double nic_idle_w, double nic_busy_w);
 
 /** A collective's time by NCCL's model on the fabric, for `ranks` GPUs `per_node` to a node
  *  (rail-optimized: across nodes each GPU has its share of the node's NICs); all-to-all and

@@ -117,6 +117,44 @@ PY
     expect_one_error_line "$F/bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
     no_backtrace ;;
 
+  train_moe_cp)
+    # a mixture of experts (8 experts, top-2, EP 8) on 128 GPUs and a 32K context with CP 4 on 64:
+    # their all-to-alls and ring-attention transfers in the breakdown; energy; a Perfetto timeline
+    P=platforms/dgx-h100-superpod.json
+    run "$SGAI" train predict $F/moe-8x-top2.yaml --platform $P --gpus 128; expect_rc 0
+    grep -qE '^Model: 16 layers, hidden 4096, 32 heads \(8 query groups\), FFN 14336 SwiGLU, .*, 8 experts \(top 2\)' <<<"$out" ||
+      fail "moe model: $out"
+    grep -qE '^  exposed EP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "all-to-all: $out"
+    grep -qE '^  exposed CP communication +0.000 ms' <<<"$out" || fail "no CP: $out"
+    T=$(mktemp -d)
+    run "$SGAI" train predict $F/llama-8b-cp4-32k.yaml --platform $P --gpus 64 --timeline "$T/t.json" --json "$T/p.json"
+    expect_rc 0
+    grep -qE '^Parallelism: TP 2 x PP 1 x CP 4 x DP 8 = 64 GPUs' <<<"$out" || fail "cp parallelism: $out"
+    grep -qE '^  exposed CP communication +[0-9.]+ ms' <<<"$out" || fail "cp line: $out"
+    grep -qE '^Energy per iteration: [0-9.]+ MJ \(GPUs [0-9.]+, processors [0-9.]+, network [0-9.]+\), [0-9.]+ J per token; [0-9.]+ kW per node$' <<<"$out" ||
+      fail "energy: $out"
+    python3 - "$T/t.json" "$T/p.json" <<'PY' || fail "timeline: $(head -c 600 "$T/t.json")"
+import json, sys
+t = json.load(open(sys.argv[1]))["traceEvents"]
+p = json.load(open(sys.argv[2]))
+passes = [e for e in t if e["ph"] == "X" and e["tid"] == 0]
+# one stage, 4 micro-batches, forward and backward: 8 passes, none overlapping, the last ending at
+# the stage's end, within the iteration
+assert len(passes) == 8, len(passes)
+passes.sort(key=lambda e: e["ts"])
+assert all(a["ts"] + a["dur"] <= b["ts"] + 1e-6 for a, b in zip(passes, passes[1:]))
+assert passes[-1]["ts"] + passes[-1]["dur"] <= p["iteration_s"] * 1e6 * (1 + 1e-9)
+assert {e["name"] for e in passes} == {"F%d.0" % i for i in range(4)} | {"B%d.0" % i for i in range(4)}
+# the DP collectives: the gradients' reduce-scatters and the parameters' all-gather
+names = {e["name"] for e in t if e["ph"] == "X" and e["tid"] == 1}
+assert "reduce-scatter" in names and "all-gather 0" in names, names
+e = p["energy_j"]
+assert abs(e["gpus"] + e["processors"] + e["network"] - e["total"]) < 1e-6 * e["total"]
+# the GPUs: between all idle (70 W) and all busy (700 W) over the iteration
+assert 64 * 70 * p["iteration_s"] < e["gpus"] < 64 * 700 * p["iteration_s"], e
+PY
+    ;;
+
   megatron_table)
     # Megatron-Core's H100 table beside sgai's predictions (docs/validation.md): 9 rows, the
     # virtual-stage sensitivity of the 5 pipelined ones; 1F1B (v=1) keeps those within 10%

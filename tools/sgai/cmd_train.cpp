@@ -2,9 +2,9 @@
  *   check [DESCRIPTION] [--gpus N] [--gpu TYPE] [--catalogue C] [--KEY VALUE]...
  *     the description checked, its parameters, Megatron's FLOP count, each pipeline stage's memory
  *     per GPU and what one GPU sends; exit 1 when a stage does not fit in the GPU's memory.
- *   predict [DESCRIPTION] --platform P [--gpus N] [--json FILE] [--KEY VALUE]...
+ *   predict [DESCRIPTION] --platform P [--gpus N] [--json FILE] [--timeline FILE] [--KEY VALUE]...
  *     one iteration predicted on the platform's GPUs and fabric (core/training/predict.hpp): time,
- *     tokens/s, TFLOP/s per GPU, MFU and where the time goes; exit 1 when a stage does not fit. */
+ *     tokens/s, TFLOP/s per GPU, MFU, where the time goes, energy; exit 1 when a stage does not fit. */
 #include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
@@ -33,7 +33,7 @@ namespace sgai::cli {
 namespace {
 
 struct TrainArgs {
-  std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json;
+  std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json, timeline;
   std::optional<int64_t> gpus;
   std::map<std::string, std::string> flags; ///< Megatron's keys given on the command line
 };
@@ -130,6 +130,9 @@ struct PredictInputs {
   training::GpuKernels gpu;
   training::Fabric fabric;
   const platform::GpuType* type = nullptr;
+  double gpu_busy_w = 0, gpu_idle_w = 0; ///< P-state 0's full-load power, idle power
+  double node_cpu_w = 0;                 ///< a node's processors at their rated power
+  double nic_idle_w = 0, nic_busy_w = 0; ///< a node's network link (0: no wattage given)
 };
 
 PredictInputs predict_inputs(const platform::Platform& p, training::Precision precision, const std::string& file)
@@ -171,6 +174,24 @@ PredictInputs predict_inputs(const platform::Platform& p, training::Precision pr
   in.fabric.nccl                 = *sys;
   in.fabric.gpus_per_node        = p.nodes[p.gpus[0].node].gpu_count;
   const platform::Topology& topo = p.clusters[p.nodes[p.gpus[0].node].cluster].topology;
+  const platform::NodeDesc& node = p.nodes[p.gpus[0].node];
+  in.gpu_busy_w                  = g.pstates.empty() ? g.max_w : g.pstates[0].max_w;
+  in.gpu_idle_w                  = g.idle_w;
+  for (uint32_t i = 0; i < node.processor_count; ++i)
+    in.node_cpu_w += p.processors[node.first_processor + i].tdp_w;
+  std::optional<double> nic_idle, nic_busy;
+  if (node.nic_link != platform::kNone) {
+    nic_idle = p.links[size_t(node.nic_link)].idle_w;
+    nic_busy = p.links[size_t(node.nic_link)].busy_w;
+  } else if (topo.kind == platform::TopologyKind::fat_tree && not topo.levels.empty()) {
+    const auto& l0 = topo.levels[0];
+    if (l0.link.idle_w)
+      nic_idle = *l0.link.idle_w * l0.links * l0.up;
+    if (l0.link.busy_w)
+      nic_busy = *l0.link.busy_w * l0.links * l0.up;
+  }
+  in.nic_idle_w = nic_idle.value_or(0);
+  in.nic_busy_w = nic_busy.value_or(in.nic_idle_w);
   if (p.nodes[p.gpus[0].node].nic_link == platform::kNone && topo.kind == platform::TopologyKind::fat_tree &&
       not topo.levels.empty()) {
     const auto& l0                = topo.levels[0];
@@ -186,7 +207,7 @@ std::string ms(double s)
 }
 
 void write_prediction_json(const std::string& path, const training::TrainingConfig& c, const training::Prediction& r,
-                           const PredictInputs& in)
+                           const PredictInputs& in, const training::Energy& e)
 {
   std::ostringstream text;
   json::Writer w(text);
@@ -214,7 +235,42 @@ void write_prediction_json(const std::string& path, const training::TrainingConf
   w.key("ep_fwd").value(l.ep_fwd).key("ep_bwd").value(l.ep_bwd);
   w.end_object();
   w.key("p2p_s").value(r.p2p_s).key("dp_reduce_s").value(r.dp_reduce_s).key("dp_gather_s").value(r.dp_gather_s);
+  w.key("energy_j").begin_object();
+  w.key("gpus").value(e.gpu_j).key("processors").value(e.cpu_j).key("network").value(e.network_j);
+  w.key("total").value(e.total()).end_object();
+  w.key("energy_per_token_j").value(e.total() / training::tokens_per_iteration(c));
   w.end_object();
+  write_file_atomically(path, text.str() + "\n");
+}
+
+/** Every stage's passes and DP collectives as a Chrome trace (ui.perfetto.dev): a process per pipeline
+ *  stage (its first GPU), a thread for the passes and one for the DP collectives. */
+void write_timeline(const std::string& path, const training::TrainingConfig& c, const training::Prediction& r)
+{
+  std::ostringstream text;
+  json::Writer w(text);
+  w.begin_object().key("traceEvents").begin_array();
+  const uint64_t per_stage = uint64_t(c.tensor_model_parallel_size) * c.context_parallel_size * c.data_parallel_size;
+  for (uint32_t st = 0; st < c.pipeline_model_parallel_size; ++st) {
+    w.begin_object(true).field("name", "process_name").field("ph", "M").field("pid", st);
+    w.key("args").begin_object(true).field("name", "stage " + std::to_string(st) + " (GPU " +
+                                                       std::to_string(st * per_stage) + ")");
+    w.end_object().end_object();
+    for (auto [tid, name] : {std::pair{0, "passes"}, std::pair{1, "data-parallel collectives"}}) {
+      w.begin_object(true).field("name", "thread_name").field("ph", "M").field("pid", st).field("tid", tid);
+      w.key("args").begin_object(true).field("name", name).end_object().end_object();
+    }
+  }
+  for (const training::Span& sp : r.spans)
+    w.begin_object(true)
+        .field("name", sp.name)
+        .field("ph", "X")
+        .field("pid", sp.stage)
+        .field("tid", unsigned(sp.lane))
+        .field("ts", sp.start_s * 1e6)
+        .field("dur", sp.duration_s * 1e6)
+        .end_object();
+  w.end_array().end_object();
   write_file_atomically(path, text.str() + "\n");
 }
 
@@ -250,10 +306,20 @@ int run_predict(const TrainArgs& a)
             << ms(l.attention_fwd) << ", streaming " << ms(l.stream_fwd) << ", exposed TP " << ms(l.tp_fwd)
             << "), backward " << ms(l.backward()) << " (GEMMs " << ms(l.gemm_bwd) << ", attention "
             << ms(l.attention_bwd) << ", streaming " << ms(l.stream_bwd) << ", exposed TP " << ms(l.tp_bwd) << ")\n";
+  const training::Energy e = training::iteration_energy(c, r, in.fabric.gpus_per_node, in.gpu_busy_w, in.gpu_idle_w,
+                                                        in.node_cpu_w, in.nic_idle_w, in.nic_busy_w);
+  std::cout << "Energy per iteration: " << format_fixed(e.total() / 1e6, 3) << " MJ (GPUs "
+            << format_fixed(e.gpu_j / 1e6, 3) << ", processors " << format_fixed(e.cpu_j / 1e6, 3) << ", network "
+            << format_fixed(e.network_j / 1e6, 3) << "), "
+            << format_fixed(e.total() / training::tokens_per_iteration(c), 3) << " J per token; "
+            << format_fixed(e.total() / r.iteration_s / 1e3 / std::ceil(double(c.gpus()) / in.fabric.gpus_per_node), 2)
+            << " kW per node\n";
   std::cout << "Data parallel: gradients reduced in " << ms(r.dp_reduce_s) << ", parameters gathered in "
             << ms(r.dp_gather_s) << " (stage 0); pipeline transfer " << ms(r.p2p_s) << "\n";
   if (not a.json.empty())
-    write_prediction_json(a.json, c, r, in);
+    write_prediction_json(a.json, c, r, in, e);
+  if (not a.timeline.empty())
+    write_timeline(a.timeline, c, r);
   return 0;
 }
 
@@ -289,6 +355,8 @@ void add_train_commands(CLI::App& app, Action& action)
   add_path(pre, "--platform", p->platform, "The platform (sgai JSON): its GPU type and fabric")->required();
   add_count(pre, "--gpus", p->gpus, "GPUs (TP x PP x CP x DP; default: data-parallel-size given)", 1, 1 << 24);
   pre->add_option("--json", p->json, "Also write the prediction as JSON to this file");
+  pre->add_option("--timeline", p->timeline,
+                  "Also write every stage's passes and DP collectives as a Chrome trace (ui.perfetto.dev)");
   add_description_flags(pre, p);
   pre->callback([p, &action]() { action = [p]() { return run_predict(*p); }; });
 }
