@@ -263,15 +263,6 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
 
 namespace {
 
-/** What the prediction needs of each pipeline rank's model chunks. */
-struct ChunkCosts {
-  double fwd = 0, bwd = 0;       ///< pass times
-  double kernels = 0;            ///< their kernels (forward + backward)
-  double tp = 0, cp = 0, ep = 0; ///< their exposed per-layer communication
-  double params    = 0;          ///< parameters on one GPU
-  uint32_t buckets = 1;          ///< gradient buckets (Megatron's DDP)
-};
-
 double kernel_part(const LayerTimes& l)
 {
   return l.gemm_fwd + l.gemm_bwd + l.attention_fwd + l.attention_bwd + l.stream_fwd + l.stream_bwd;
@@ -309,7 +300,7 @@ void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, 
 }
 
 /** Each pipeline rank's model chunks ([rank v + chunk]): model chunk c p + r holds L / (p v) layers. */
-std::vector<ChunkCosts> chunk_costs(const TrainingConfig& c, const Prediction& out)
+std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& out)
 {
   const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
   const LayerTimes& lt     = out.layer;
@@ -319,17 +310,17 @@ std::vector<ChunkCosts> chunk_costs(const TrainingConfig& c, const Prediction& o
       (pc.attention_per_layer + pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) / t +
       pc.norms_per_layer;
   const double bucket = std::max(40e6, 1e6 * c.data_parallel_size);
-  std::vector<ChunkCosts> chunks(size_t(p) * v);
+  std::vector<ChunkPlan> chunks(size_t(p) * v);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t ch = 0; ch < v; ++ch) {
-      ChunkCosts& k = chunks[size_t(r) * v + ch];
-      k.fwd         = per_chunk * lt.forward();
-      k.bwd         = per_chunk * lt.backward();
-      k.kernels     = per_chunk * kernel_part(lt);
-      k.tp          = per_chunk * (lt.tp_fwd + lt.tp_bwd);
-      k.cp          = per_chunk * (lt.cp_fwd + lt.cp_bwd);
-      k.ep          = per_chunk * (lt.ep_fwd + lt.ep_bwd);
-      k.params      = per_chunk * layer_params;
+      ChunkPlan& k = chunks[size_t(r) * v + ch];
+      k.fwd        = per_chunk * lt.forward();
+      k.bwd        = per_chunk * lt.backward();
+      k.kernels    = per_chunk * kernel_part(lt);
+      k.tp         = per_chunk * (lt.tp_fwd + lt.tp_bwd);
+      k.cp         = per_chunk * (lt.cp_fwd + lt.cp_bwd);
+      k.ep         = per_chunk * (lt.ep_fwd + lt.ep_bwd);
+      k.params     = per_chunk * layer_params;
       if (r == 0 && ch == 0) {
         k.fwd += out.embedding_fwd;
         k.bwd += out.embedding_bwd;
@@ -376,9 +367,10 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
   out.layer = layer_times(c, g, f);
 
   edge_passes(c, g, f, out);
-  const std::vector<ChunkCosts> chunks = chunk_costs(c, out);
+  out.chunks                           = chunk_costs(c, out);
+  const std::vector<ChunkPlan>& chunks = out.chunks;
   const uint32_t d                     = dp * cp; // gradients reduce over data and context parallel ranks
-  auto chunk = [&](uint32_t r, uint32_t ch) -> const ChunkCosts& { return chunks[size_t(r) * v + ch]; };
+  auto chunk = [&](uint32_t r, uint32_t ch) -> const ChunkPlan& { return chunks[size_t(r) * v + ch]; };
   auto time  = [&](uint32_t r, uint32_t ch, Pass ps) {
     return ps == Pass::forward ? chunk(r, ch).fwd : chunk(r, ch).bwd;
   };
@@ -395,16 +387,21 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     return dist ? collective_time(f, Collective::all_gather, d, dp_node, params * kHalf) : 0.0;
   };
   // with --overlap-param-gather, each chunk's first forward waits for its parameters, gathered in
-  // chunk order from the iteration's start, bucket by bucket
+  // chunk order from the iteration's start, bucket by bucket: its k-th piece (of as many as it has
+  // buckets) starts once the k-th bucket is in
   std::vector<double> gates;
   if (dist && c.overlap_param_gather && d > 1) {
     gates.assign(size_t(p) * v, 0);
     for (uint32_t r = 0; r < p; ++r) {
       double done = 0;
       for (uint32_t ch = 0; ch < v; ++ch) {
-        const ChunkCosts& k = chunk(r, ch);
-        done += k.buckets * gather(k.params / k.buckets);
-        gates[size_t(r) * v + ch] = std::max(0.0, done - k.fwd * (k.buckets - 1) / k.buckets);
+        const ChunkPlan& k = chunk(r, ch);
+        const double each  = gather(k.params / k.buckets);
+        double& gate       = gates[size_t(r) * v + ch];
+        for (uint32_t i = 0; i < k.buckets; ++i) {
+          done += each;
+          gate = std::max(gate, done - i * k.fwd / k.buckets);
+        }
       }
     }
   }
@@ -414,13 +411,14 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
   double worst = -1;
   out.stage_end_s.assign(p, 0);
   out.stage_busy_s.assign(p, 0);
+  out.stage_optimizer_s.assign(p, 0);
   out.stage_comm_s.assign(p, 0);
   add_pass_spans(tl, time, out.spans);
   for (uint32_t r = 0; r < p && not gates.empty(); ++r) { // the parameters' all-gathers, chunk by chunk
     double at = 0;
     for (uint32_t ch = 0; ch < v; ++ch) {
-      const ChunkCosts& k = chunk(r, ch);
-      double dur          = k.buckets * gather(k.params / k.buckets);
+      const ChunkPlan& k = chunk(r, ch);
+      double dur         = k.buckets * gather(k.params / k.buckets);
       out.spans.push_back({r, 1, at, dur, "all-gather " + std::to_string(ch)});
       at += dur;
     }
@@ -430,7 +428,7 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     std::vector<std::pair<double, double>> ready; // (ready, duration)
     double params = 0, kernels_s = 0, tp = 0, cpx = 0, epx = 0;
     for (uint32_t ch = 0; ch < v; ++ch) {
-      const ChunkCosts& k = chunk(r, ch);
+      const ChunkPlan& k = chunk(r, ch);
       params += k.params;
       kernels_s += m * k.kernels;
       tp += m * k.tp, cpx += m * k.cp, epx += m * k.ep;
@@ -456,8 +454,9 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     double end         = std::max(end_c, comm) + opt;
     if (dist && not c.overlap_param_gather)
       end += gather_all;
-    out.stage_end_s[r]  = end_c;
-    out.stage_busy_s[r] = kernels_s;
+    out.stage_end_s[r]       = end_c;
+    out.stage_busy_s[r]      = kernels_s;
+    out.stage_optimizer_s[r] = opt;
     out.stage_comm_s[r] = comm_busy + (dist ? gather_all : 0) + tp + cpx + epx + (p > 1 ? 2.0 * m * v * out.p2p_s : 0);
     if (end > worst) {
       worst             = end;

@@ -61,6 +61,16 @@ struct Breakdown {
   double optimizer_s = 0;
 };
 
+/** What one pipeline rank does with one of its model chunks (model chunk c p + r holds L / (p v)
+ *  layers; the first stage's first chunk also the embedding, the last stage's last the LM head). */
+struct ChunkPlan {
+  double fwd = 0, bwd = 0;       ///< pass times of one micro-batch: kernels and exposed TP / CP / EP
+  double kernels = 0;            ///< its kernels alone, forward + backward
+  double tp = 0, cp = 0, ep = 0; ///< its exposed per-layer communication, forward + backward
+  double params    = 0;          ///< parameters on one GPU
+  uint32_t buckets = 1;          ///< gradient buckets (Megatron's DDP buckets the first stage's first chunk)
+};
+
 /** A span of one pipeline stage's timeline: a pass (lane 0) or a data-parallel collective (lane 1). */
 struct Span {
   uint32_t stage = 0;
@@ -93,6 +103,8 @@ struct Prediction {
   std::vector<double> stage_busy_s;        ///< each stage's kernel time (its GPUs' energy)
   std::vector<double> stage_comm_s;        ///< each stage's time in DP collectives and exposed TP/CP/EP
   std::vector<Span> spans;                 ///< every pass and DP collective of every stage
+  std::vector<ChunkPlan> chunks;           ///< [stage v + chunk]
+  std::vector<double> stage_optimizer_s;   ///< each stage's optimizer step
 };
 
 /** The iteration's energy on a platform of `gpus_per_node` GPUs a node: every GPU of stage r busy

@@ -155,6 +155,33 @@ assert 64 * 70 * p["iteration_s"] < e["gpus"] < 64 * 700 * p["iteration_s"], e
 PY
     ;;
 
+  train_chakra)
+    # the predicted iteration as Chakra ETs replayed on SimGrid (contention included) ends within 1%
+    # of the direct prediction: 48 GPUs of data parallelism (37 gradient buckets, parameters gathered
+    # bucket by bucket), 64 GPUs of TP 4 x interleaved PP 4 x DP 4
+    P=platforms/dgx-h100-superpod.json
+    check() {
+      local d=$tmp/et$1; shift
+      run "$SGAI" train chakra $F/gpt-1.7b.yaml --platform $P --out "$d" "$@"; expect_rc 0
+      local pred=$(grep -oE 'predicted iteration [0-9.]+ s' <<<"$out" | awk '{ print $3 }')
+      [ -n "$pred" ] && [ -f "$d/training.0.et" ] && [ -f "$d/training.groups.json" ] || fail "chakra: $out"
+      run "$SGAI" replay --workload "$d/training" --comm-group "$d/training.groups.json" --platform $P --out "$d.replay"
+      expect_rc 0
+      local sim=$(grep -oE 'simulated [0-9]+ ns' <<<"$out" | awk '{ print $2 / 1e9 }')
+      awk -v p="$pred" -v s="$sim" 'BEGIN { e = s / p - 1; exit !(e < 0.01 && e > -0.01) }' ||
+        fail "replay $sim s against the prediction $pred s"
+    }
+    check 48 --gpus 48
+    check 64 --gpus 64 --global-batch-size 64 --tensor-model-parallel-size 4 --sequence-parallel --tp-comm-overlap \
+      --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2
+    # the ranks' groups: DP over the same stage and tensor rank
+    python3 - "$tmp/et64/training.groups.json" <<'PY' || fail "groups: $(cat "$tmp/et64/training.groups.json")"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert len(g) == 16 and g["1"] == [0, 4, 8, 12] and g["16"] == [51, 55, 59, 63], g
+PY
+    ;;
+
   megatron_table)
     # Megatron-Core's H100 table beside sgai's predictions (docs/validation.md): 9 rows, the
     # virtual-stage sensitivity of the 5 pipelined ones; 1F1B (v=1) keeps those within 10%

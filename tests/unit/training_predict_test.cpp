@@ -1,11 +1,15 @@
 /* The analytic iteration prediction (core/training/predict.hpp) and the pipeline timeline it runs
  * on: hand-computed cases. */
 #include "core/kernels/gemm.hpp"
+#include "core/training/chakra_out.hpp"
 #include "core/training/config.hpp"
 #include "core/training/predict.hpp"
 #include "core/training/schedule.hpp"
 
 #include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
 
 using namespace sgai::training;
 
@@ -238,4 +242,57 @@ TEST(TrainingPredict, TransformerEnginesOverlapByHand)
   EXPECT_EQ(b.gemm_fwd, a.gemm_fwd);
   // at this size the pieces lose more to wave quantization than the overlap saves
   EXPECT_GT(b.forward(), a.forward());
+}
+
+TEST(TrainingChakra, EverySendHasItsReceiveAndEveryPassItsTime)
+{
+  // 8 layers on 2 interleaved stages of 2 chunks, TP 2, DP 2: 8 GPUs, 4 micro-batches each
+  auto kv = small();
+  for (auto& [k, v] : kv) {
+    if (k == "num-layers")
+      v = "8";
+    if (k == "global-batch-size")
+      v = "8";
+  }
+  for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{{"tensor-model-parallel-size", "2"},
+                                                                      {"sequence-parallel", "true"},
+                                                                      {"pipeline-model-parallel-size", "2"},
+                                                                      {"num-layers-per-virtual-pipeline-stage", "2"},
+                                                                      {"use-distributed-optimizer", "true"},
+                                                                      {"overlap-grad-reduce", "true"},
+                                                                      {"overlap-param-gather", "true"}})
+    kv.emplace_back(k, v);
+  TrainingConfig c = make_config(settings(kv), 8);
+  Prediction p     = predict_iteration(c, h100(), dgx());
+  std::multiset<std::tuple<int64_t, int64_t, int64_t, uint64_t>> sends, recvs;
+  for (uint32_t rank = 0; rank < 8; ++rank) {
+    sgai::chakra::Trace t = iteration_trace(c, p, rank);
+    uint64_t micros = 0, collectives = 0;
+    for (const auto& n : t.nodes) {
+      if (n.type == sgai::chakra::NodeType::comp)
+        micros += n.duration_micros;
+      if (n.type == sgai::chakra::NodeType::comm_coll)
+        ++collectives;
+      if (n.type == sgai::chakra::NodeType::comm_send)
+        sends.insert({rank, *n.int_attr("comm_dst"), *n.int_attr("comm_tag"), *n.comm_size()});
+      if (n.type == sgai::chakra::NodeType::comm_recv)
+        recvs.insert({*n.int_attr("comm_src"), rank, *n.int_attr("comm_tag"), *n.comm_size()});
+    }
+    // 4 micro-batches through 2 chunks forward and backward, and the optimizer, to the microsecond
+    const uint32_t st = rank / 4;
+    double want       = p.stage_optimizer_s[st];
+    for (uint32_t ch = 0; ch < 2; ++ch)
+      want += 4 * (p.chunks[st * 2 + ch].fwd + p.chunks[st * 2 + ch].bwd);
+    EXPECT_NEAR(micros * 1e-6, want, 20e-6) << rank;
+    // each chunk's parameters gathered and its gradients reduce-scattered, bucket by bucket
+    uint64_t buckets = p.chunks[st * 2].buckets + p.chunks[st * 2 + 1].buckets;
+    EXPECT_EQ(collectives, 2 * buckets) << rank;
+  }
+  // 4 micro-batches x (2 chunks x 2 stages - 1) boundaries x 2 directions x 4 (TP x DP) pipelines
+  EXPECT_EQ(sends.size(), 4u * 3 * 2 * 4);
+  EXPECT_EQ(sends, recvs);
+  auto groups = iteration_groups(c);
+  EXPECT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups["1"], (std::vector<uint32_t>{0, 2}));
+  EXPECT_EQ(groups["4"], (std::vector<uint32_t>{5, 7}));
 }

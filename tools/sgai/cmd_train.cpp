@@ -4,13 +4,18 @@
  *     per GPU and what one GPU sends; exit 1 when a stage does not fit in the GPU's memory.
  *   predict [DESCRIPTION] --platform P [--gpus N] [--json FILE] [--timeline FILE] [--KEY VALUE]...
  *     one iteration predicted on the platform's GPUs and fabric (core/training/predict.hpp): time,
- *     tokens/s, TFLOP/s per GPU, MFU, where the time goes, energy; exit 1 when a stage does not fit. */
+ *     tokens/s, TFLOP/s per GPU, MFU, where the time goes, energy; exit 1 when a stage does not fit.
+ *   chakra [DESCRIPTION] --platform P [--gpus N] --out DIR [--prefix NAME] [--KEY VALUE]...
+ *     the predicted iteration as one Chakra ET per GPU and its communicator groups, for sgai replay. */
+#include "chakra/et_io.hpp"
+#include "chakra/synth.hpp"
 #include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json_writer.hpp"
 #include "core/foundation/numbers.hpp"
 #include "core/kernels/gemm.hpp"
+#include "core/training/chakra_out.hpp"
 #include "core/training/config.hpp"
 #include "core/training/flops.hpp"
 #include "core/training/memory.hpp"
@@ -33,7 +38,7 @@ namespace sgai::cli {
 namespace {
 
 struct TrainArgs {
-  std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json, timeline;
+  std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json, timeline, out, prefix = "training";
   std::optional<int64_t> gpus;
   std::map<std::string, std::string> flags; ///< Megatron's keys given on the command line
 };
@@ -323,6 +328,40 @@ int run_predict(const TrainArgs& a)
   return 0;
 }
 
+/** The most trace nodes `train chakra` writes (one rank at a time, so disk and time bound it). */
+constexpr uint64_t kMaxTraceNodes = 100'000'000;
+
+int run_chakra(const TrainArgs& a)
+{
+  const platform::Platform plat = platform::generate(a.platform);
+  training::TrainingConfig c    = read_config(a, a.gpus ? uint64_t(*a.gpus) : 0);
+  if (c.gpus() > plat.gpus.size())
+    throw InputError(a.platform, "",
+                     "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the run needs " +
+                         std::to_string(c.gpus()));
+  PredictInputs in = predict_inputs(plat, c.precision, a.platform);
+  training::memory_per_stage(c); // (checked by predict)
+  const training::Prediction r = training::predict_iteration(c, in.gpu, in.fabric);
+  uint64_t nodes               = 0;
+  for (const auto& k : r.chunks)
+    nodes += 2 * k.buckets;
+  nodes = (nodes / c.pipeline_model_parallel_size + 6ull * c.microbatches() * c.virtual_stages() + 2) * c.gpus();
+  if (nodes > kMaxTraceNodes)
+    throw UsageError("--gpus: " + std::to_string(c.gpus()) + " GPUs make about " + std::to_string(nodes) +
+                     " trace nodes, above the " + std::to_string(kMaxTraceNodes) + " sgai writes");
+  check_output_dir(a.out);
+  ensure_directory(a.out);
+  const std::filesystem::path dir(a.out);
+  for (uint32_t rank = 0; rank < c.gpus(); ++rank)
+    chakra::write_trace(dir / (a.prefix + "." + std::to_string(rank) + ".et"), training::iteration_trace(c, r, rank));
+  write_file_atomically(dir / (a.prefix + ".groups.json"), chakra::comm_groups_json(training::iteration_groups(c)));
+  std::cout << "Wrote " << c.gpus() << " ranks: " << (dir / a.prefix).string() << ".{0.." << c.gpus() - 1 << "}.et and "
+            << a.prefix << ".groups.json; predicted iteration " << format_fixed(r.iteration_s, 4)
+            << " s\nReplay: sgai replay --workload " << (dir / a.prefix).string() << " --comm-group "
+            << (dir / (a.prefix + ".groups.json")).string() << " --platform " << a.platform << " --out DIR\n";
+  return 0;
+}
+
 void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
 {
   for (const std::string& key : training::known_keys()) {
@@ -359,6 +398,16 @@ void add_train_commands(CLI::App& app, Action& action)
                   "Also write every stage's passes and DP collectives as a Chrome trace (ui.perfetto.dev)");
   add_description_flags(pre, p);
   pre->callback([p, &action]() { action = [p]() { return run_predict(*p); }; });
+
+  auto e    = std::make_shared<TrainArgs>();
+  auto* cha = train->add_subcommand("chakra", "The predicted iteration as Chakra ETs, one per GPU, for sgai replay");
+  cha->add_option("description", e->description, "Megatron-LM's arguments in a JSON or YAML file (optional)");
+  add_path(cha, "--platform", e->platform, "The platform (sgai JSON): its GPU type and fabric")->required();
+  add_count(cha, "--gpus", e->gpus, "GPUs (TP x PP x CP x DP; default: data-parallel-size given)", 1, 1 << 24);
+  cha->add_option("--out", e->out, "Output folder")->required();
+  cha->add_option("--prefix", e->prefix, "Trace file prefix (default: training)");
+  add_description_flags(cha, e);
+  cha->callback([e, &action]() { action = [e]() { return run_chakra(*e); }; });
 }
 
 } // namespace sgai::cli
