@@ -62,7 +62,9 @@ public:
 private:
   const ChunkPlan& chunk(uint32_t ch) const { return p_.chunks[size_t(at_.stage) * v_ + ch]; }
   uint32_t peer(uint32_t stage) const { return megatron_rank(c_, at_.tp, at_.cp, at_.dp, stage); }
-  /** A transfer's tag: the receiving pass's micro-batch, chunk and direction. */
+  /** A transfer's tag: the receiving pass's micro-batch, chunk and direction. A receive is posted
+   *  after the rank's previous pass (the sender's transfer does not wait for it): one receive in
+   *  flight a rank, not every one of them from the start (each is an actor in the replay). */
   int32_t tag(uint32_t microbatch, uint32_t chunk, Pass pass) const
   {
     return int32_t((microbatch * v_ + chunk) * 2 + (pass == Pass::forward ? 0 : 1));
@@ -101,7 +103,7 @@ private:
     if (not first) {
       uint32_t from = at_.stage > 0 ? at_.stage - 1 : pp_ - 1;
       last_.push_back(
-          b_.recv("recv " + pass_name(op), peer(from), act_bytes_, tag(op.microbatch, op.chunk, op.pass), {}));
+          b_.recv("recv " + pass_name(op), peer(from), act_bytes_, tag(op.microbatch, op.chunk, op.pass), last_));
     }
     const ChunkPlan& k   = chunk(op.chunk);
     const uint32_t parts = op.microbatch == 0 && not gathered_.empty() ? k.buckets : 1;
@@ -122,7 +124,7 @@ private:
     if (not last) {
       uint32_t from = at_.stage + 1 < pp_ ? at_.stage + 1 : 0;
       last_.push_back(
-          b_.recv("recv " + pass_name(op), peer(from), act_bytes_, tag(op.microbatch, op.chunk, op.pass), {}));
+          b_.recv("recv " + pass_name(op), peer(from), act_bytes_, tag(op.microbatch, op.chunk, op.pass), last_));
     }
     const ChunkPlan& k   = chunk(op.chunk);
     const bool final     = op.microbatch + 1 == m_ && c_.overlap_grad_reduce;
