@@ -3,8 +3,10 @@
 #include "generators/workload/batsim.hpp"
 #include "generators/workload/batsim_internal.hpp"
 
+#include "core/foundation/error.hpp"
 #include "core/foundation/json.hpp"
 #include "core/foundation/json_raw.hpp"
+#include "core/training/config.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -180,10 +182,11 @@ void read_training(Object& o, Profile& p, const std::filesystem::path& folder)
   auto ct           = o.optional("compute_time");
   auto tr           = o.optional("traces");
   auto par          = o.optional("parallelism");
+  auto meg          = o.optional("megatron");
   const char* kinds = "'iteration_time' (measured alone, communication included), 'compute_time' (communication "
-                      "excluded), 'traces' (Chakra ETs, one per rank) or 'parallelism' with 'transformer' (a "
-                      "generated iteration)";
-  int given         = (it ? 1 : 0) + (ct ? 1 : 0) + (tr ? 1 : 0) + (par ? 1 : 0);
+                      "excluded), 'traces' (Chakra ETs, one per rank), 'parallelism' with 'transformer' (a "
+                      "generated iteration) or 'megatron' (a training description)";
+  int given         = (it ? 1 : 0) + (ct ? 1 : 0) + (tr ? 1 : 0) + (par ? 1 : 0) + (meg ? 1 : 0);
   if (given > 1)
     o.fail(std::string("a training profile gives one of ") + kinds + ", not several");
   if (given == 0)
@@ -202,6 +205,18 @@ void read_training(Object& o, Profile& p, const std::filesystem::path& folder)
       if (std::filesystem::path(p.comm_groups).is_absolute())
         g->fail("comm_groups " + g->shown() + " must be relative to the workload's folder");
       p.comm_groups_path = (folder / p.comm_groups).lexically_normal();
+    }
+  }
+  if (meg) {
+    p.megatron = label(*meg, "the training description's file");
+    if (std::filesystem::path(p.megatron).is_absolute())
+      meg->fail("megatron " + meg->shown() + " must be relative to the workload's folder");
+    p.megatron_path = (folder / p.megatron).lexically_normal();
+    // checked now, as sgai train check checks it; its GPU count from data-parallel-size
+    try {
+      p.megatron_gpus = training::make_config(training::read_settings(p.megatron_path), 0).gpus();
+    } catch (const sgai::InputError& e) {
+      meg->fail("megatron " + meg->shown() + ": " + e.what());
     }
   }
   auto tf = o.optional("transformer");
@@ -339,8 +354,9 @@ void read_builtin(const std::string& type_name, Object& o, Profile& p, const std
     break;
   case ProfileType::training:
     read_training(o, p, folder);
-    accepted.insert(accepted.end(), {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes",
-                                     "gpu_type", "pstate", "traces", "comm_groups", "parallelism", "transformer"});
+    accepted.insert(accepted.end(),
+                    {"model", "iterations", "iteration_time", "compute_time", "gradient_bytes", "gpu_type", "pstate",
+                     "traces", "comm_groups", "parallelism", "transformer", "megatron"});
     break;
   case ProfileType::custom:
     break; // (parse_profile reads them)

@@ -99,6 +99,8 @@ void write_batsim(const Workload& w, std::ostream& out)
         jw.field("traces", p.traces);
       if (not p.comm_groups.empty())
         jw.field("comm_groups", p.comm_groups);
+      if (not p.megatron.empty())
+        jw.field("megatron", p.megatron);
       if (const auto& g = p.generated) {
         jw.key("parallelism").begin_object();
         jw.field("data", g->data).field("tensor", g->tensor).field("pipeline", g->pipeline);

@@ -74,9 +74,15 @@ struct Profile {
     uint64_t ranks() const { return uint64_t{data} * tensor * pipeline; }
   };
   std::optional<Generated> generated;
-  /** training: its iterations replay Chakra traces (`traces` or `generated`) rather than a compute
-   *  time and a gradient all-reduce. */
-  bool replays_traces() const { return not traces.empty() || generated.has_value(); }
+  /** training from a description in Megatron-LM's argument names (docs/training.md, `megatron`:
+   *  its file, relative to the workload's folder): the iteration sgai train predict prices on the
+   *  cluster's GPUs, replayed as sgai train chakra writes it, one rank per GPU. */
+  std::string megatron;
+  std::filesystem::path megatron_path;
+  uint64_t megatron_gpus = 0; ///< its GPUs (TP x PP x CP x DP, data-parallel-size given)
+  /** training: its iterations replay Chakra traces (`traces`, `generated` or `megatron`) rather
+   *  than a compute time and a gradient all-reduce. */
+  bool replays_traces() const { return not traces.empty() || generated.has_value() || not megatron.empty(); }
   // HDeepRM's fields (absent in plain Batsim workloads)
   std::optional<double> req_time_s;  ///< the user's requested time
   std::optional<double> req_ops;     ///< operations the user asked for (requested time x reference speed)

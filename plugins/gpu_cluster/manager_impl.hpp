@@ -12,6 +12,9 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/numbers.hpp"
+#include "core/training/chakra_out.hpp"
+#include "core/training/memory.hpp"
+#include "core/training/platform_inputs.hpp"
 #include "plugins/communicator/communicator.hpp"
 #include "plugins/communicator/network.hpp"
 #include "plugins/gpu/gpu.hpp"
@@ -139,7 +142,9 @@ public:
                                "; the platform has " + std::to_string(per_type[pr.gpu_type]));
       }
       if (pr.replays_traces()) {
-        uint64_t ranks = pr.generated ? pr.generated->ranks() : trace_set(j.profile).files.size();
+        uint64_t ranks = pr.generated              ? pr.generated->ranks()
+                         : not pr.megatron.empty() ? pr.megatron_gpus
+                                                   : trace_set(j.profile).files.size();
         if (ranks != j.resources)
           throw InputError(cfg.workload_file, place,
                            "its profile " + quote(pr.name) + " has " + std::to_string(ranks) +
@@ -235,6 +240,8 @@ public:
       }
       if (not pr.comm_groups.empty())
         ts.groups = replay::read_comm_groups(pr.comm_groups_path);
+    } else if (not pr.megatron.empty()) {
+      megatron_traces(pi, ts);
     } else {
       const auto& g = *pr.generated;
       chakra::Parallelism par;
@@ -274,6 +281,48 @@ public:
       ts.groups = chakra::training_groups(par);
     }
     return trace_sets.emplace(pi, std::move(ts)).first->second;
+  }
+
+  /** A folder for generated traces, removed with the manager. */
+  const std::filesystem::path& generated_folder()
+  {
+    if (generated_dir.empty()) {
+      std::string tmpl = (std::filesystem::temp_directory_path() / "sgai-gpu-traces-XXXXXX").string();
+      if (::mkdtemp(tmpl.data()) == nullptr)
+        throw RunError("cannot create a folder for the generated traces in " +
+                       std::filesystem::temp_directory_path().string());
+      generated_dir = tmpl;
+    }
+    return generated_dir;
+  }
+
+  /** Profile `pi`'s training description as sgai train chakra writes it: its iteration predicted on
+   *  the cluster's GPUs (of the profile's type), one trace per rank. */
+  void megatron_traces(uint32_t pi, TraceSet& ts)
+  {
+    const auto& pr          = w.profiles[pi];
+    const std::string place = "profile " + quote(pr.name);
+    try {
+      training::TrainingConfig c = training::make_config(training::read_settings(pr.megatron_path), 0);
+      training::PlatformInputs in =
+          training::platform_inputs(plat, c.precision, pr.megatron_path.string(), pr.gpu_type);
+      for (const auto& st : training::memory_per_stage(c))
+        if (st.total_bytes > in.type->memory_bytes)
+          throw InputError(pr.megatron_path.string(), "",
+                           "stage " + std::to_string(st.stage) + " needs " + format_number(st.total_bytes / 1e9) +
+                               " GB per GPU, more than the " + format_number(in.type->memory_bytes / 1e9) +
+                               " GB of a " + in.type->name);
+      const training::Prediction p = training::predict_iteration(c, in.gpu, in.fabric);
+      const std::string prefix     = "profile" + std::to_string(pi);
+      for (uint32_t rank = 0; rank < c.gpus(); ++rank) {
+        auto path = generated_folder() / (prefix + "." + std::to_string(rank) + ".et");
+        chakra::write_trace(path, training::iteration_trace(c, p, rank));
+        ts.files.push_back(path);
+      }
+      ts.groups = training::iteration_groups(c);
+    } catch (const InputError& e) {
+      throw InputError(cfg.workload_file, place, "megatron " + quote(pr.megatron) + ": " + e.what());
+    }
   }
 
   /** How the manager replays traced jobs: NCCL's collectives when it models them, the bytes each

@@ -182,6 +182,28 @@ assert len(g) == 16 and g["1"] == [0, 4, 8, 12] and g["16"] == [51, 55, 59, 63],
 PY
     ;;
 
+  train_gpu_cluster)
+    # the same description as a GPU-cluster job profile ("megatron"): its iteration alone within 1%
+    # of sgai train predict on the cluster's GPUs; a description that does not check is the
+    # workload's error
+    P=platforms/hgx-h100-cluster.json
+    run "$SGAI" train predict $F/gpt-1.7b-16gpu.yaml --platform $P; expect_rc 0
+    pred=$(grep -oE '^Iteration: [0-9.]+' <<<"$out" | awk '{ print $2 }')
+    run "$SGAI" batch gpu --platform $P --workload $F/gpu-cluster-megatron.json --out "$tmp/gc"; expect_rc 0
+    python3 - "$tmp/gc/jobs.csv" "$pred" <<'PY' || fail "jobs.csv: $(cat "$tmp/gc/jobs.csv")"
+import csv, sys
+job = next(csv.DictReader(open(sys.argv[1])))
+alone, pred = float(job["alone_iteration_time"]), float(sys.argv[2])
+assert abs(alone / pred - 1) < 0.01, (alone, pred)
+assert job["allreduce"] == "trace" and job["simulated_iterations"] == "3", job
+assert abs(float(job["execution_time"]) / (3 * alone) - 1) < 0.01, job
+PY
+    sed 's/gpt-1.7b-16gpu.yaml/bogus_tp_heads.json/' $F/gpu-cluster-megatron.json >"$tmp/bad.json"
+    cp $F/bogus_tp_heads.json "$tmp/"
+    run "$SGAI" batch gpu --platform $P --workload "$tmp/bad.json" --out "$tmp/bad"; expect_rc 1
+    expect_one_error_line "bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
+    no_backtrace ;;
+
   megatron_table)
     # Megatron-Core's H100 table beside sgai's predictions (docs/validation.md): 9 rows, the
     # virtual-stage sensitivity of the 5 pipelined ones; 1F1B (v=1) keeps those within 10%

@@ -19,6 +19,7 @@
 #include "core/training/config.hpp"
 #include "core/training/flops.hpp"
 #include "core/training/memory.hpp"
+#include "core/training/platform_inputs.hpp"
 #include "core/training/predict.hpp"
 #include "core/training/traffic.hpp"
 #include "generators/platform/catalogue.hpp"
@@ -129,90 +130,13 @@ int run_check(const TrainArgs& a)
   return 0;
 }
 
-/** The prediction's view of a platform: its first GPU's kernel figures at the run's precision and
- *  NCCL's view of its nodes (a fat tree's nodes reach the network through their level-1 links). */
-struct PredictInputs {
-  training::GpuKernels gpu;
-  training::Fabric fabric;
-  const platform::GpuType* type = nullptr;
-  double gpu_busy_w = 0, gpu_idle_w = 0; ///< P-state 0's full-load power, idle power
-  double node_cpu_w = 0;                 ///< a node's processors at their rated power
-  double nic_idle_w = 0, nic_busy_w = 0; ///< a node's network link (0: no wattage given)
-};
-
-PredictInputs predict_inputs(const platform::Platform& p, training::Precision precision, const std::string& file)
-{
-  if (p.gpus.empty())
-    throw InputError(file, "", "the platform has no GPUs to train on");
-  PredictInputs in;
-  const platform::GpuType& g = p.catalogue.gpus.at(p.gpus[0].type);
-  in.type                    = &g;
-  const std::string prec     = precision == training::Precision::fp8    ? "fp8"
-                               : precision == training::Precision::fp16 ? "fp16"
-                                                                        : "bf16";
-  auto need                  = [&](bool ok, const std::string& what) {
-    if (not ok)
-      throw InputError(file, "",
-                                        "GPU type " + quote(g.name) + " has no " + what +
-                                            " in its catalogue entry (the kernel model needs it: docs/training.md)");
-  };
-  const std::string mm_prec = g.matmul.count(prec) ? prec : (prec == "fp16" ? "bf16" : prec);
-  need(g.peak_flops.count(prec) && g.matmul.count(mm_prec), "peak_flops and matmul figures for " + prec);
-  need(g.stream_fraction > 0, "stream fraction");
-  need(g.peak_flops.count("bf16") > 0, "bf16 peak");
-  const platform::MatmulMeasure& mm = g.matmul.at(mm_prec);
-  in.gpu.name                       = g.name;
-  in.gpu.matmul.sms                 = g.multiprocessors;
-  in.gpu.matmul.peak_flops          = g.peak_flops.at(prec);
-  in.gpu.matmul.tile_fraction       = kernels::tile_fraction_from(mm.fraction, mm.m, mm.n, g.multiprocessors);
-  in.gpu.matmul.memory_Bps          = g.mem_bw_Bps;
-  in.gpu.stream_Bps                 = g.mem_bw_Bps * g.stream_fraction;
-  in.gpu.peak_bf16                  = g.peak_flops.at("bf16");
-  // Transformer Engine runs attention in 16 bits under FP8 unless told otherwise
-  auto att = g.attention.find(prec == "fp8" ? "bf16" : prec);
-  if (att != g.attention.end())
-    in.gpu.attention = {att->second.kernel, att->second.seq, att->second.forward, att->second.forward_causal,
-                        att->second.backward};
-  auto sys = collectives::nccl_system(p);
-  if (not sys)
-    throw InputError(file, "", "GPU type " + quote(g.name) + " names no architecture NCCL's model knows");
-  in.fabric.nccl                 = *sys;
-  in.fabric.gpus_per_node        = p.nodes[p.gpus[0].node].gpu_count;
-  const platform::Topology& topo = p.clusters[p.nodes[p.gpus[0].node].cluster].topology;
-  const platform::NodeDesc& node = p.nodes[p.gpus[0].node];
-  in.gpu_busy_w                  = g.pstates.empty() ? g.max_w : g.pstates[0].max_w;
-  in.gpu_idle_w                  = g.idle_w;
-  for (uint32_t i = 0; i < node.processor_count; ++i)
-    in.node_cpu_w += p.processors[node.first_processor + i].tdp_w;
-  std::optional<double> nic_idle, nic_busy;
-  if (node.nic_link != platform::kNone) {
-    nic_idle = p.links[size_t(node.nic_link)].idle_w;
-    nic_busy = p.links[size_t(node.nic_link)].busy_w;
-  } else if (topo.kind == platform::TopologyKind::fat_tree && not topo.levels.empty()) {
-    const auto& l0 = topo.levels[0];
-    if (l0.link.idle_w)
-      nic_idle = *l0.link.idle_w * l0.links * l0.up;
-    if (l0.link.busy_w)
-      nic_busy = *l0.link.busy_w * l0.links * l0.up;
-  }
-  in.nic_idle_w = nic_idle.value_or(0);
-  in.nic_busy_w = nic_busy.value_or(in.nic_idle_w);
-  if (p.nodes[p.gpus[0].node].nic_link == platform::kNone && topo.kind == platform::TopologyKind::fat_tree &&
-      not topo.levels.empty()) {
-    const auto& l0                = topo.levels[0];
-    in.fabric.nccl.inter_GBps     = l0.link.bandwidth_Bps * l0.links * l0.up / 1e9;
-    in.fabric.nccl.net_latency_us = l0.link.latency_s * 1e6;
-  }
-  return in;
-}
-
 std::string ms(double s)
 {
   return format_fixed(s * 1e3, 3) + " ms";
 }
 
 void write_prediction_json(const std::string& path, const training::TrainingConfig& c, const training::Prediction& r,
-                           const PredictInputs& in, const training::Energy& e)
+                           const training::PlatformInputs& in, const training::Energy& e)
 {
   std::ostringstream text;
   json::Writer w(text);
@@ -288,7 +212,7 @@ int run_predict(const TrainArgs& a)
     throw InputError(a.platform, "",
                      "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the run needs " +
                          std::to_string(c.gpus()));
-  PredictInputs in = predict_inputs(plat, c.precision, a.platform);
+  training::PlatformInputs in = training::platform_inputs(plat, c.precision, a.platform);
   std::cout << "Platform: " << plat.name << " (" << in.gpu.name << ", " << in.fabric.gpus_per_node
             << " a node; NCCL sees " << format_fixed(in.fabric.nccl.intra_GBps, 1) << " GB/s per GPU in a node, "
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
@@ -339,7 +263,7 @@ int run_chakra(const TrainArgs& a)
     throw InputError(a.platform, "",
                      "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the run needs " +
                          std::to_string(c.gpus()));
-  PredictInputs in = predict_inputs(plat, c.precision, a.platform);
+  training::PlatformInputs in = training::platform_inputs(plat, c.precision, a.platform);
   training::memory_per_stage(c); // (checked by predict)
   const training::Prediction r = training::predict_iteration(c, in.gpu, in.fabric);
   uint64_t nodes               = 0;
