@@ -323,6 +323,15 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     fail(at("num-layers-per-virtual-pipeline-stage"),
          "the interleaved schedule needs the " + std::to_string(c.microbatches()) +
              " micro-batches per replica to be a multiple of pipeline-model-parallel-size " + std::to_string(pp));
+  // the schedule sgai prices: every pass of every pipeline rank (a typo in the batch must not run
+  // for hours)
+  const uint64_t passes = uint64_t(c.microbatches()) * pp * c.virtual_stages();
+  if (passes > kMaxPipelinePasses)
+    fail(at("global-batch-size"), "makes " + std::to_string(c.microbatches()) + " micro-batches per replica, x " +
+                                      std::to_string(pp) + " pipeline stages x " + std::to_string(c.virtual_stages()) +
+                                      " virtual stages = " + std::to_string(passes) +
+                                      " forward passes to schedule, above " + std::to_string(kMaxPipelinePasses) +
+                                      " (sgai's bound)");
 
   if (c.num_experts > 0) {
     if (c.moe_router_topk > c.num_experts)

@@ -81,6 +81,10 @@ struct Setting {
   std::string place; ///< "line 4", "at /num-layers", or the flag
 };
 
+/** The most forward passes (micro-batches x pipeline stages x virtual stages) a description may
+ *  make: the prediction schedules every one of them. */
+constexpr uint64_t kMaxPipelinePasses = 1 << 20;
+
 /** Every key a description may hold, with dashes, in the order docs/training.md lists them. */
 const std::vector<std::string>& known_keys();
 /** Whether a key takes true or false (Megatron's store_true flags: swiglu, sequence-parallel, ...). */

@@ -357,7 +357,7 @@ void add_pass_spans(const PipelineTimeline& tl, const PassTime& time, std::vecto
 
 } // namespace
 
-Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
+Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, bool spans)
 {
   if (g.matmul.peak_flops <= 0 || g.matmul.tile_fraction <= 0 || g.stream_Bps <= 0 || g.matmul.sms <= 0)
     throw std::invalid_argument("the GPU " + g.name + " has no matmul, stream or SM figures at this precision");
@@ -413,8 +413,9 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
   out.stage_busy_s.assign(p, 0);
   out.stage_optimizer_s.assign(p, 0);
   out.stage_comm_s.assign(p, 0);
-  add_pass_spans(tl, time, out.spans);
-  for (uint32_t r = 0; r < p && not gates.empty(); ++r) { // the parameters' all-gathers, chunk by chunk
+  if (spans)
+    add_pass_spans(tl, time, out.spans);
+  for (uint32_t r = 0; r < p && spans && not gates.empty(); ++r) { // the parameters' all-gathers, chunk by chunk
     double at = 0;
     for (uint32_t ch = 0; ch < v; ++ch) {
       const ChunkPlan& k = chunk(r, ch);
@@ -439,7 +440,8 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     std::sort(ready.begin(), ready.end());
     double comm = 0, comm_busy = 0;
     for (auto [at, dur] : ready) {
-      out.spans.push_back({r, 1, std::max(comm, at), dur, dist ? "reduce-scatter" : "all-reduce"});
+      if (spans)
+        out.spans.push_back({r, 1, std::max(comm, at), dur, dist ? "reduce-scatter" : "all-reduce"});
       comm = std::max(comm, at) + dur;
       comm_busy += dur;
     }

@@ -102,7 +102,7 @@ struct Prediction {
   std::vector<double> stage_end_s;         ///< each pipeline stage's end of its last pass
   std::vector<double> stage_busy_s;        ///< each stage's kernel time (its GPUs' energy)
   std::vector<double> stage_comm_s;        ///< each stage's time in DP collectives and exposed TP/CP/EP
-  std::vector<Span> spans;                 ///< every pass and DP collective of every stage
+  std::vector<Span> spans;                 ///< every pass and DP collective of every stage (when asked)
   std::vector<ChunkPlan> chunks;           ///< [stage v + chunk]
   std::vector<double> stage_optimizer_s;   ///< each stage's optimizer step
 };
@@ -126,8 +126,9 @@ uint32_t ranks_per_node(uint32_t size, uint32_t stride, uint32_t gpus_per_node);
 /** A transformer layer's pass times (kernels and exposed per-layer communication). */
 LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabric& f);
 
-/** The whole iteration. std::invalid_argument when the GPU has no figures for the run's precision. */
-Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f);
+/** The whole iteration; `spans` also lists every pass and DP collective (for a timeline).
+ *  std::invalid_argument when the GPU has no figures for the run's precision. */
+Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, bool spans = false);
 
 } // namespace sgai::training
 

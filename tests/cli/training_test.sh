@@ -113,6 +113,10 @@ PY
     expect_one_error_line "stage 0 needs 166.93 GB per GPU"
     run "$SGAI" train predict $F/gpt-1.7b.yaml --gpus 48; expect_rc 2
     expect_one_error_line "--platform is required"
+    # a batch so large its schedule would not end: refused before any work
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --global-batch-size 16777200 \
+      --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 1; expect_rc 2
+    expect_one_error_line "--global-batch-size '16777200': makes 1398100 micro-batches per replica, x 4 pipeline stages x 6 virtual stages = 33554400 forward passes to schedule, above 1048576"
     run "$SGAI" train predict $F/bogus_tp_heads.json --platform $P --gpus 48; expect_rc 1
     expect_one_error_line "$F/bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
     no_backtrace ;;

@@ -218,7 +218,7 @@ int run_predict(const TrainArgs& a)
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
   print_description(c);
   print_memory(c, *in.type);
-  const training::Prediction r = training::predict_iteration(c, in.gpu, in.fabric);
+  const training::Prediction r = training::predict_iteration(c, in.gpu, in.fabric, not a.timeline.empty());
   std::cout << "Iteration: " << format_fixed(r.iteration_s, 4) << " s, " << format_fixed(r.tokens_per_s, 0)
             << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1) << " TFLOP/s per GPU, MFU "
             << format_fixed(r.mfu * 100, 1) << "%\n";
@@ -252,8 +252,8 @@ int run_predict(const TrainArgs& a)
   return 0;
 }
 
-/** The most trace nodes `train chakra` writes (one rank at a time, so disk and time bound it). */
-constexpr uint64_t kMaxTraceNodes = 100'000'000;
+/** The most trace nodes `train chakra` writes (one rank at a time; about 2 GB of ETs at the bound). */
+constexpr uint64_t kMaxTraceNodes = 20'000'000;
 
 int run_chakra(const TrainArgs& a)
 {
