@@ -2,6 +2,7 @@
 
 #include "chakra/builder.hpp"
 #include "core/training/schedule.hpp"
+#include "core/training/traffic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,11 @@ public:
     b_.metadata().attrs.push_back(chakra::Attribute::of_int64("rank", rank));
     const uint64_t M = c.seq_length / c.context_parallel_size * c.micro_batch_size;
     act_bytes_ = uint64_t(double(M) * c.hidden_size * 2 / (c.sequence_parallel ? c.tensor_model_parallel_size : 1));
+    layers_    = c.num_layers / (pp_ * v_);
+    if (c.num_experts > 0 && c.expert_model_parallel_size > 1)
+      for (const Transfer& x : layer_transfers(c))
+        if (x.group == Group::expert && x.phase == Phase::forward)
+          a2a_bytes_ = x.bytes; // one rank's buffer: 1/EP of it to each peer
   }
 
   chakra::Trace build()
@@ -93,6 +99,42 @@ private:
         gathered_[ch].push_back(comm(chakra::CollectiveType::all_gather, chunk(ch).params / chunk(ch).buckets * 2 / d_,
                                      "parameters " + std::to_string(ch) + "." + std::to_string(k), {}));
   }
+  /** The MoE layers' dispatch and combine all-to-alls of a pass, as the point-to-point transfers
+   *  NCCL runs them with (a share of the buffer to each EP peer, from each), after the pass's
+   *  kernels: each waits for the one before. */
+  void expert_exchanges(const PipelineOp& op)
+  {
+    const uint32_t ep = c_.expert_model_parallel_size, C = c_.context_parallel_size;
+    if (a2a_bytes_ <= 0)
+      return;
+    const uint32_t x = at_.cp + C * at_.dp, base = x / ep * ep; // the rank's place among DP x CP
+    const uint64_t piece = uint64_t(std::llround(a2a_bytes_ / ep));
+    for (uint32_t l = 0; l < layers_; ++l)
+      for (uint32_t k = 0; k < 2; ++k) {
+        const uint64_t t64 =
+            ((((uint64_t(op.microbatch) * v_ + op.chunk) * 2 + (op.pass == Pass::forward ? 0 : 1)) * layers_ + l) * 2 +
+             k);
+        const int32_t tag = int32_t(t64 % (uint64_t(1) << 31));
+        std::vector<uint64_t> done;
+        const std::string name = pass_name(op) + (k == 0 ? " dispatch " : " combine ") + std::to_string(l);
+        for (uint32_t y = base; y < base + ep; ++y) {
+          if (y == x)
+            continue;
+          const uint32_t other = megatron_rank(c_, at_.tp, y % C, y / C, at_.stage);
+          b_.send(name, other, piece, tag, last_);
+          done.push_back(b_.recv(name, other, piece, tag, last_));
+        }
+        last_ = done;
+      }
+  }
+  /** A pass's kernels, without the MoE exchanges that follow them. */
+  double kernels_of(const ChunkPlan& k, Pass pass) const
+  {
+    if (a2a_bytes_ <= 0)
+      return pass == Pass::forward ? k.fwd : k.bwd;
+    const double ep = pass == Pass::forward ? p_.layer.ep_fwd : p_.layer.ep_bwd;
+    return std::max(0.0, (pass == Pass::forward ? k.fwd : k.bwd) - layers_ * ep);
+  }
   std::string pass_name(const PipelineOp& op) const
   {
     return (op.pass == Pass::forward ? "F" : "B") + std::to_string(op.microbatch) + "." + std::to_string(op.chunk);
@@ -111,9 +153,10 @@ private:
       std::vector<uint64_t> deps = last_;
       if (op.microbatch == 0 && not gathered_.empty())
         deps.push_back(gathered_[op.chunk][i]);
-      last_ = {
-          b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, deps, micros(k.fwd / parts))};
+      last_ = {b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, deps,
+                          micros(kernels_of(k, Pass::forward) / parts))};
     }
+    expert_exchanges(op);
     if (not last) // to the next stage's same chunk, or from the last stage to the first's next chunk
       b_.send("send " + pass_name(op), peer(at_.stage + 1 < pp_ ? at_.stage + 1 : 0), act_bytes_,
               tag(op.microbatch, at_.stage + 1 < pp_ ? op.chunk : op.chunk + 1, op.pass), last_);
@@ -130,11 +173,12 @@ private:
     const bool final     = op.microbatch + 1 == m_ && c_.overlap_grad_reduce;
     const uint32_t parts = final ? k.buckets : 1;
     for (uint32_t i = 0; i < parts; ++i) {
-      last_ = {
-          b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, last_, micros(k.bwd / parts))};
+      last_ = {b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, last_,
+                          micros(kernels_of(k, Pass::backward) / parts))};
       if (final)
         reduce(k.params / parts, "gradients " + std::to_string(op.chunk) + "." + std::to_string(i));
     }
+    expert_exchanges(op);
     if (not first) // to the previous stage's same chunk, or from the first stage to the last's previous chunk
       b_.send("send " + pass_name(op), peer(at_.stage > 0 ? at_.stage - 1 : pp_ - 1), act_bytes_,
               tag(op.microbatch, at_.stage > 0 ? op.chunk : op.chunk - 1, op.pass), last_);
@@ -148,6 +192,8 @@ private:
   uint32_t d_;
   std::string group_;
   uint64_t act_bytes_ = 0;
+  uint32_t layers_    = 1; ///< transformer layers a chunk holds
+  double a2a_bytes_   = 0; ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
   chakra::TraceBuilder b_;
   std::vector<uint64_t> last_;                  ///< what the next pass waits for
   std::optional<uint64_t> comm_;                ///< the last DP collective
