@@ -41,10 +41,12 @@ public:
     const uint64_t M = c.seq_length / c.context_parallel_size * c.micro_batch_size;
     act_bytes_ = uint64_t(double(M) * c.hidden_size * 2 / (c.sequence_parallel ? c.tensor_model_parallel_size : 1));
     layers_    = c.num_layers / (pp_ * v_);
-    if (c.num_experts > 0 && c.expert_model_parallel_size > 1)
-      for (const Transfer& x : layer_transfers(c))
-        if (x.group == Group::expert && x.phase == Phase::forward)
-          a2a_bytes_ = x.bytes; // one rank's buffer: 1/EP of it to each peer
+    for (const Transfer& x : layer_transfers(c)) {
+      if (x.group == Group::expert && x.phase == Phase::forward && c.expert_model_parallel_size > 1)
+        a2a_bytes_ = x.bytes; // one rank's buffer: 1/EP of it to each peer
+      if (x.group == Group::context)
+        ring_bytes_[x.phase == Phase::forward ? 0 : 1] = x.bytes; // one block, to the next CP rank
+    }
   }
 
   chakra::Trace build()
@@ -99,41 +101,129 @@ private:
         gathered_[ch].push_back(comm(chakra::CollectiveType::all_gather, chunk(ch).params / chunk(ch).buckets * 2 / d_,
                                      "parameters " + std::to_string(ch) + "." + std::to_string(k), {}));
   }
-  /** The MoE layers' dispatch and combine all-to-alls of a pass, as the point-to-point transfers
-   *  NCCL runs them with (a share of the buffer to each EP peer, from each), after the pass's
-   *  kernels: each waits for the one before. */
-  void expert_exchanges(const PipelineOp& op)
+  /** A transfer's tag between ranks of one stage: the pass, the layer, the step and the kind
+   *  (0: ring attention, 1: dispatch, 2: combine), folded into 31 bits. */
+  int32_t layer_tag(const PipelineOp& op, uint32_t layer, uint32_t step, uint32_t kind) const
+  {
+    const uint64_t steps = std::max<uint32_t>(2, c_.context_parallel_size);
+    const uint64_t t64 =
+        (((((uint64_t(op.microbatch) * v_ + op.chunk) * 2 + (op.pass == Pass::forward ? 0 : 1)) * layers_ + layer) *
+              steps +
+          step) *
+             4 +
+         kind);
+    return int32_t(t64 % (uint64_t(1) << 31));
+  }
+  /** A MoE layer's dispatch and combine all-to-alls, as the point-to-point transfers NCCL runs them
+   *  with: 1/EP of the buffer to each EP peer and from each, each exchange after the one before. */
+  void expert_exchanges(const PipelineOp& op, uint32_t layer)
   {
     const uint32_t ep = c_.expert_model_parallel_size, C = c_.context_parallel_size;
-    if (a2a_bytes_ <= 0)
-      return;
     const uint32_t x = at_.cp + C * at_.dp, base = x / ep * ep; // the rank's place among DP x CP
     const uint64_t piece = uint64_t(std::llround(a2a_bytes_ / ep));
-    for (uint32_t l = 0; l < layers_; ++l)
-      for (uint32_t k = 0; k < 2; ++k) {
-        const uint64_t t64 =
-            ((((uint64_t(op.microbatch) * v_ + op.chunk) * 2 + (op.pass == Pass::forward ? 0 : 1)) * layers_ + l) * 2 +
-             k);
-        const int32_t tag = int32_t(t64 % (uint64_t(1) << 31));
-        std::vector<uint64_t> done;
-        const std::string name = pass_name(op) + (k == 0 ? " dispatch " : " combine ") + std::to_string(l);
-        for (uint32_t y = base; y < base + ep; ++y) {
-          if (y == x)
-            continue;
-          const uint32_t other = megatron_rank(c_, at_.tp, y % C, y / C, at_.stage);
-          b_.send(name, other, piece, tag, last_);
-          done.push_back(b_.recv(name, other, piece, tag, last_));
-        }
-        last_ = done;
+    for (uint32_t k = 0; k < 2; ++k) {
+      const int32_t tag = layer_tag(op, layer, 0, 1 + k);
+      std::vector<uint64_t> done;
+      const std::string name = pass_name(op) + (k == 0 ? " dispatch " : " combine ") + std::to_string(layer);
+      for (uint32_t y = base; y < base + ep; ++y) {
+        if (y == x)
+          continue;
+        const uint32_t other = megatron_rank(c_, at_.tp, y % C, y / C, at_.stage);
+        b_.send(name, other, piece, tag, last_);
+        done.push_back(b_.recv(name, other, piece, tag, last_));
       }
+      last_ = done;
+    }
   }
-  /** A pass's kernels, without the MoE exchanges that follow them. */
-  double kernels_of(const ChunkPlan& k, Pass pass) const
+  /** A layer's ring attention over the CP ranks: the local block's attention first; each block
+   *  received from the previous rank is passed on to the next and its attention computed. */
+  void ring_attention(const PipelineOp& op, uint32_t layer, double attention)
   {
-    if (a2a_bytes_ <= 0)
-      return pass == Pass::forward ? k.fwd : k.bwd;
-    const double ep = pass == Pass::forward ? p_.layer.ep_fwd : p_.layer.ep_bwd;
-    return std::max(0.0, (pass == Pass::forward ? k.fwd : k.bwd) - layers_ * ep);
+    const uint32_t C       = c_.context_parallel_size;
+    const uint32_t nxt     = megatron_rank(c_, at_.tp, (at_.cp + 1) % C, at_.dp, at_.stage);
+    const uint32_t prv     = megatron_rank(c_, at_.tp, (at_.cp + C - 1) % C, at_.dp, at_.stage);
+    const uint64_t bytes   = uint64_t(ring_bytes_[op.pass == Pass::forward ? 0 : 1]);
+    const std::string name = pass_name(op) + " attention " + std::to_string(layer);
+    std::vector<uint64_t> recvs;
+    for (uint32_t i = 0; i + 1 < C; ++i) {
+      b_.send(name, nxt, bytes, layer_tag(op, layer, i, 0), i == 0 ? last_ : std::vector<uint64_t>{recvs.back()});
+      recvs.push_back(b_.recv(name, prv, bytes, layer_tag(op, layer, i, 0), last_));
+    }
+    for (uint32_t i = 0; i < C; ++i) {
+      std::vector<uint64_t> deps = last_;
+      if (i > 0)
+        deps.push_back(recvs[i - 1]);
+      last_ = {b_.compute(name + "." + std::to_string(i), 0, 0, deps, micros(attention / C))};
+    }
+  }
+  /** Whether passes are laid out layer by layer, their CP ring or MoE exchanges as transfers. */
+  bool layered() const { return a2a_bytes_ > 0 || (c_.context_parallel_size > 1 && ring_bytes_[0] > 0); }
+  /** One pass layer by layer: the chunk's embedding or LM head, then each layer's kernels (its
+   *  attention as ring attention with CP) and its MoE exchanges, laid on the pass's time as the
+   *  prediction prices it. The chunk's B buckets split the pass in B equal parts, as in the
+   *  prediction: with `gate`, part i waits for parameter bucket i; with `reduce_buckets`, gradient
+   *  bucket i leaves when part i ends (kernels are cut at those instants; exchanges are not). */
+  void layered_pass(const PipelineOp& op, bool gate, bool reduce_buckets)
+  {
+    const bool fwd         = op.pass == Pass::forward;
+    const LayerTimes& l    = p_.layer;
+    const ChunkPlan& k     = chunk(op.chunk);
+    const double total     = fwd ? k.fwd : k.bwd;
+    const double per_layer = fwd ? l.forward() : l.backward();
+    const double att       = fwd ? l.attention_fwd : l.attention_bwd;
+    const bool ring        = c_.context_parallel_size > 1 && ring_bytes_[0] > 0;
+    const double cpx = ring ? (fwd ? l.cp_fwd : l.cp_bwd) : 0, epx = fwd ? l.ep_fwd : l.ep_bwd;
+    const double exchanges = epx + (ring ? cpx + att : 0);
+    const uint64_t B       = k.buckets;
+    double now             = 0; // the pass's time as the prediction prices it
+    uint64_t next          = 0; // the next bucket boundary
+    auto boundary          = [&](uint64_t i) { return total * double(i) / double(B); };
+    auto cross             = [&]() { // what happens at boundary `next`
+      if (gate && next < B)
+        last_.push_back(gathered_[op.chunk][next]);
+      if (reduce_buckets && next > 0)
+        reduce(k.params / B, "gradients " + std::to_string(op.chunk) + "." + std::to_string(next - 1));
+      ++next;
+    };
+    auto kernels = [&](const std::string& name, double seconds) {
+      while (next <= B && boundary(next) <= now + 1e-12)
+        cross();
+      double left = seconds;
+      while (left > 1e-12) {
+        double until = next <= B ? std::min(left, boundary(next) - now) : left;
+        last_        = {b_.compute(name, 0, 0, last_, micros(until))};
+        now += until;
+        left -= until;
+        while (next <= B && boundary(next) <= now + 1e-12)
+          cross();
+      }
+    };
+    // the first stage's first chunk holds the embedding (first forward, last backward), the last
+    // stage's last chunk the LM head and the loss (last forward, first backward)
+    const bool emb = at_.stage == 0 && op.chunk == 0, head = at_.stage + 1 == pp_ && op.chunk + 1 == v_;
+    const double emb_s  = emb ? (fwd ? p_.embedding_fwd : p_.embedding_bwd) : 0;
+    const double head_s = head ? (fwd ? p_.head_fwd : p_.head_bwd) : 0;
+    if (emb_s > 0 && fwd)
+      kernels(pass_name(op) + " embedding", emb_s);
+    if (head_s > 0 && not fwd)
+      kernels(pass_name(op) + " head", head_s);
+    for (uint32_t layer = 0; layer < layers_; ++layer) {
+      kernels(pass_name(op) + " layer " + std::to_string(layer), std::max(0.0, per_layer - exchanges));
+      if (ring) {
+        ring_attention(op, layer, att);
+        now += att + cpx;
+      }
+      if (a2a_bytes_ > 0) {
+        expert_exchanges(op, layer);
+        now += epx;
+      }
+    }
+    if (head_s > 0 && fwd)
+      kernels(pass_name(op) + " head", head_s);
+    if (emb_s > 0 && not fwd)
+      kernels(pass_name(op) + " embedding", emb_s);
+    while (next <= B)
+      cross();
   }
   std::string pass_name(const PipelineOp& op) const
   {
@@ -148,15 +238,16 @@ private:
           b_.recv("recv " + pass_name(op), peer(from), act_bytes_, tag(op.microbatch, op.chunk, op.pass), last_));
     }
     const ChunkPlan& k   = chunk(op.chunk);
-    const uint32_t parts = op.microbatch == 0 && not gathered_.empty() ? k.buckets : 1;
-    for (uint32_t i = 0; i < parts; ++i) {
+    const uint32_t parts = op.microbatch == 0 && not gathered_.empty() && not layered() ? k.buckets : 1;
+    if (layered())
+      layered_pass(op, op.microbatch == 0 && not gathered_.empty(), false);
+    for (uint32_t i = 0; i < parts && not layered(); ++i) {
       std::vector<uint64_t> deps = last_;
       if (op.microbatch == 0 && not gathered_.empty())
         deps.push_back(gathered_[op.chunk][i]);
-      last_ = {b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, deps,
-                          micros(kernels_of(k, Pass::forward) / parts))};
+      last_ = {
+          b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, deps, micros(k.fwd / parts))};
     }
-    expert_exchanges(op);
     if (not last) // to the next stage's same chunk, or from the last stage to the first's next chunk
       b_.send("send " + pass_name(op), peer(at_.stage + 1 < pp_ ? at_.stage + 1 : 0), act_bytes_,
               tag(op.microbatch, at_.stage + 1 < pp_ ? op.chunk : op.chunk + 1, op.pass), last_);
@@ -172,13 +263,14 @@ private:
     const ChunkPlan& k   = chunk(op.chunk);
     const bool final     = op.microbatch + 1 == m_ && c_.overlap_grad_reduce;
     const uint32_t parts = final ? k.buckets : 1;
-    for (uint32_t i = 0; i < parts; ++i) {
-      last_ = {b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, last_,
-                          micros(kernels_of(k, Pass::backward) / parts))};
+    if (layered())
+      layered_pass(op, false, final);
+    for (uint32_t i = 0; i < parts && not layered(); ++i) {
+      last_ = {
+          b_.compute(pass_name(op) + (parts > 1 ? "." + std::to_string(i) : ""), 0, 0, last_, micros(k.bwd / parts))};
       if (final)
         reduce(k.params / parts, "gradients " + std::to_string(op.chunk) + "." + std::to_string(i));
     }
-    expert_exchanges(op);
     if (not first) // to the previous stage's same chunk, or from the first stage to the last's previous chunk
       b_.send("send " + pass_name(op), peer(at_.stage > 0 ? at_.stage - 1 : pp_ - 1), act_bytes_,
               tag(op.microbatch, at_.stage > 0 ? op.chunk : op.chunk - 1, op.pass), last_);
@@ -191,9 +283,10 @@ private:
   bool dist_;
   uint32_t d_;
   std::string group_;
-  uint64_t act_bytes_ = 0;
-  uint32_t layers_    = 1; ///< transformer layers a chunk holds
-  double a2a_bytes_   = 0; ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
+  uint64_t act_bytes_   = 0;
+  uint32_t layers_      = 1;      ///< transformer layers a chunk holds
+  double a2a_bytes_     = 0;      ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
+  double ring_bytes_[2] = {0, 0}; ///< one ring-attention block, forward and backward (0: no CP)
   chakra::TraceBuilder b_;
   std::vector<uint64_t> last_;                  ///< what the next pass waits for
   std::optional<uint64_t> comm_;                ///< the last DP collective

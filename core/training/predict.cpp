@@ -254,9 +254,10 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   }
   for (int ph = 0; ph < 2; ++ph) {
     (ph == 0 ? lt.tp_fwd : lt.tp_bwd) = overlapped[ph] >= 0 ? overlapped[ph] : tp[ph];
-    // ring attention: each step's K/V transfer overlaps the previous step's attention
+    // ring attention: the local block's attention first, then each block received while the one
+    // before computes: c - 1 transfers, each exposed by what it takes beyond a block's attention
     const double att                  = ph == 0 ? lt.attention_fwd : lt.attention_bwd;
-    (ph == 0 ? lt.cp_fwd : lt.cp_bwd) = cp_c[ph] > 0 ? std::max(cp_step[ph], cp_c[ph] - att) : 0;
+    (ph == 0 ? lt.cp_fwd : lt.cp_bwd) = cp_c[ph] > 0 ? (cp - 1) * std::max(0.0, cp_step[ph] - att / cp) : 0;
   }
   return lt;
 }
@@ -438,7 +439,10 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
         ready.emplace_back(done - k.bwd * (1.0 - double(b + 1) / k.buckets), reduce(k.params / k.buckets));
     }
     std::sort(ready.begin(), ready.end());
+    // one DP stream: the reductions follow the parameters' all-gathers issued at the start
     double comm = 0, comm_busy = 0;
+    for (uint32_t ch = 0; ch < v && not gates.empty(); ++ch)
+      comm += chunk(r, ch).buckets * gather(chunk(r, ch).params / chunk(r, ch).buckets);
     for (auto [at, dur] : ready) {
       if (spans)
         out.spans.push_back({r, 1, std::max(comm, at), dur, dist ? "reduce-scatter" : "all-reduce"});
