@@ -225,6 +225,16 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   const double bwd_b = norm * 2 * (6 + 2 + mask + 2 + 6) + act_elements * (sw ? 10 : 6);
   lt.stream_fwd      = fwd_b / g.stream_Bps;
   lt.stream_bwd      = bwd_b / g.stream_Bps;
+  // activation recomputation runs again in the backward what it did not keep: the core attention
+  // (selective, Korthikanti et al.) or the whole layer's forward (full; its TP collectives are in
+  // layer_transfers' backward)
+  if (c.recompute_granularity == Recompute::selective)
+    lt.attention_bwd += lt.attention_fwd;
+  if (c.recompute_granularity == Recompute::full) {
+    lt.gemm_bwd += lt.gemm_fwd;
+    lt.attention_bwd += lt.attention_fwd;
+    lt.stream_bwd += lt.stream_fwd;
+  }
 
   // per-layer communication, exposed where Megatron-Core cannot hide it
   const uint32_t tp_node = ranks_per_node(t, 1, f.gpus_per_node);
@@ -251,6 +261,8 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     auto mlp      = te.block(M, h, c.ffn_hidden_size * (sw ? 2 : 1) / t, c.ffn_hidden_size / t);
     overlapped[0] = att.first + mlp.first - lt.gemm_fwd;
     overlapped[1] = att.second + mlp.second - lt.gemm_bwd;
+    if (c.recompute_granularity == Recompute::full) // the forward's blocks again
+      overlapped[1] += att.first + mlp.first;
   }
   for (int ph = 0; ph < 2; ++ph) {
     (ph == 0 ? lt.tp_fwd : lt.tp_bwd) = overlapped[ph] >= 0 ? overlapped[ph] : tp[ph];

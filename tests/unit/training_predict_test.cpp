@@ -296,3 +296,19 @@ TEST(TrainingChakra, EverySendHasItsReceiveAndEveryPassItsTime)
   EXPECT_EQ(groups["1"], (std::vector<uint32_t>{0, 2}));
   EXPECT_EQ(groups["4"], (std::vector<uint32_t>{5, 7}));
 }
+
+TEST(TrainingPredict, RecomputationRunsTheForwardAgain)
+{
+  auto kv             = small();
+  TrainingConfig none = make_config(settings(kv), 1);
+  kv.emplace_back("recompute-granularity", "selective");
+  TrainingConfig selective = make_config(settings(kv), 1);
+  kv.back().second         = "full";
+  TrainingConfig full      = make_config(settings(kv), 1);
+  LayerTimes n = layer_times(none, h100(), dgx()), s = layer_times(selective, h100(), dgx()),
+             f = layer_times(full, h100(), dgx());
+  // selective: the core attention again; full: the layer's whole forward again
+  EXPECT_NEAR(s.backward() - n.backward(), n.attention_fwd, 1e-15);
+  EXPECT_NEAR(f.backward() - n.backward(), n.forward(), 1e-15);
+  EXPECT_EQ(f.forward(), n.forward());
+}
