@@ -124,24 +124,40 @@ NetworkType parse_network(Object o, const std::string& name)
   return n;
 }
 
-/** "matmul": {"source": "...", "bf16": {"fraction": 0.803, "shape": [M, N, K]}, ...}: per precision
- *  of the GPU's peak_flops, the measured best GEMM; the SMs must be given (the model spreads tiles
- *  over them). */
-void parse_matmul(Object o, GpuType& g)
+/** A figure block's "source" (required, not empty): what the `what` figures come from. */
+std::string block_source(Object& o, const std::string& what)
 {
-  auto src        = o.required("source");
-  g.matmul_source = src.string();
-  if (g.matmul_source.empty())
-    src.fail("source is empty: name the measurement the matmul figures come from");
-  if (g.multiprocessors <= 0)
-    o.fail("matmul needs the GPU's multiprocessors (the model spreads output tiles over them)");
+  auto src          = o.required("source");
+  std::string where = src.string();
+  if (where.empty())
+    src.fail("source is empty: name the measurement the " + what + " figures come from");
+  return where;
+}
+
+/** `each(precision, its object)` for every precision of a figure block, each one the GPU has a
+ *  peak for. */
+template <class Each>
+void for_each_precision(Object& o, const GpuType& g, Each each)
+{
   for (const std::string& prec : o.take_all_keys()) {
     if (prec == "source")
       continue;
     auto v = *o.optional(prec);
     if (not g.peak_flops.count(prec))
       v.fail("precision " + quote(prec) + " has no peak_flops here");
-    auto mo = v.object();
+    each(prec, v.object());
+  }
+}
+
+/** "matmul": {"source": "...", "bf16": {"fraction": 0.803, "shape": [M, N, K]}, ...}: per precision
+ *  of the GPU's peak_flops, the measured best GEMM; the SMs must be given (the model spreads tiles
+ *  over them). */
+void parse_matmul(Object o, GpuType& g)
+{
+  g.matmul_source = block_source(o, "matmul");
+  if (g.multiprocessors <= 0)
+    o.fail("matmul needs the GPU's multiprocessors (the model spreads output tiles over them)");
+  for_each_precision(o, g, [&](const std::string& prec, Object mo) {
     MatmulMeasure m;
     m.fraction = unit_fraction(mo.required("fraction"), "fraction", "the peak");
     auto shape = mo.required("shape");
@@ -153,7 +169,7 @@ void parse_matmul(Object o, GpuType& g)
     m.k = uint64_t(dims[2].integer(1, 1 << 30));
     mo.finish({"fraction", "shape"});
     g.matmul[prec] = m;
-  }
+  });
 }
 
 /** A list of positive numbers of `size` (0: any), increasing when asked. */
@@ -174,17 +190,8 @@ std::vector<double> positive_list(const Value& v, size_t size, bool increasing)
  *  "forward": [...], "forward_causal": [...], "backward": [...]}}: TFLOP/s by sequence length. */
 void parse_attention(Object o, GpuType& g)
 {
-  auto src           = o.required("source");
-  g.attention_source = src.string();
-  if (g.attention_source.empty())
-    src.fail("source is empty: name the measurement the attention figures come from");
-  for (const std::string& prec : o.take_all_keys()) {
-    if (prec == "source")
-      continue;
-    auto v = *o.optional(prec);
-    if (not g.peak_flops.count(prec))
-      v.fail("precision " + quote(prec) + " has no peak_flops here");
-    auto ao = v.object();
+  g.attention_source = block_source(o, "attention");
+  for_each_precision(o, g, [&](const std::string& prec, Object ao) {
     AttentionMeasure a;
     a.kernel   = ao.required("kernel").string();
     a.head_dim = uint32_t(ao.required("head_dim").integer(1, 1024));
@@ -197,7 +204,7 @@ void parse_attention(Object o, GpuType& g)
     }
     ao.finish({"kernel", "head_dim", "seq", "forward", "forward_causal", "backward"});
     g.attention[prec] = a;
-  }
+  });
 }
 
 GpuType parse_gpu(Object o, const std::string& name)

@@ -270,14 +270,7 @@ public:
       } catch (const std::invalid_argument& e) {
         throw InputError(cfg.workload_file, place, e.what());
       }
-      if (generated_dir.empty()) {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "sgai-gpu-traces-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr)
-          throw RunError("cannot create a folder for the generated traces in " +
-                         std::filesystem::temp_directory_path().string());
-        generated_dir = tmpl;
-      }
-      ts.files  = chakra::write_workload(generated_dir, "profile" + std::to_string(pi), traces);
+      ts.files  = chakra::write_workload(generated_folder(), "profile" + std::to_string(pi), traces);
       ts.groups = chakra::training_groups(par);
     }
     return trace_sets.emplace(pi, std::move(ts)).first->second;
