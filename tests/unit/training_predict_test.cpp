@@ -6,6 +6,8 @@
 #include "core/training/predict.hpp"
 #include "core/training/schedule.hpp"
 
+#include "tests/unit/training_kv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -29,6 +31,8 @@ std::vector<std::pair<std::string, std::string>> small()
   return {{"num-layers", "2"},     {"hidden-size", "1024"},   {"num-attention-heads", "8"}, {"seq-length", "2048"},
           {"vocab-size", "32768"}, {"micro-batch-size", "1"}, {"global-batch-size", "4"}};
 }
+
+using sgai::test::with;
 
 /** An H100-like GPU: 132 SMs, 989.4 TFLOP/s, tiles at 80%, 3.35 TB/s streaming at 86.7%, attention
  *  at the FlashAttention-3 paper's cuDNN figures for 2k and 4k. */
@@ -170,13 +174,7 @@ TEST(TrainingPredict, OverlapHidesDataParallelCommunication)
 
 TEST(TrainingPredict, InterleavingShrinksTheBubble)
 {
-  auto kv = small();
-  for (auto& [k, v] : kv) {
-    if (k == "num-layers")
-      v = "8";
-    if (k == "global-batch-size")
-      v = "8";
-  }
+  auto kv = with(with(small(), "num-layers", "8"), "global-batch-size", "8");
   kv.emplace_back("pipeline-model-parallel-size", "4");
   TrainingConfig one = make_config(settings(kv), 4);
   kv.emplace_back("num-layers-per-virtual-pipeline-stage", "1");
@@ -247,13 +245,7 @@ TEST(TrainingPredict, TransformerEnginesOverlapByHand)
 TEST(TrainingChakra, EverySendHasItsReceiveAndEveryPassItsTime)
 {
   // 8 layers on 2 interleaved stages of 2 chunks, TP 2, DP 2: 8 GPUs, 4 micro-batches each
-  auto kv = small();
-  for (auto& [k, v] : kv) {
-    if (k == "num-layers")
-      v = "8";
-    if (k == "global-batch-size")
-      v = "8";
-  }
+  auto kv = with(with(small(), "num-layers", "8"), "global-batch-size", "8");
   for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{{"tensor-model-parallel-size", "2"},
                                                                       {"sequence-parallel", "true"},
                                                                       {"pipeline-model-parallel-size", "2"},

@@ -6,6 +6,8 @@
 #include "core/training/schedule.hpp"
 #include "core/training/traffic.hpp"
 
+#include "tests/unit/training_kv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,17 +50,7 @@ std::string error_of(const std::vector<std::pair<std::string, std::string>>& kv,
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> with(std::vector<std::pair<std::string, std::string>> kv,
-                                                      const std::string& key, const std::string& value)
-{
-  for (auto& [k, v] : kv)
-    if (k == key) {
-      v = value;
-      return kv;
-    }
-  kv.emplace_back(key, value);
-  return kv;
-}
+using sgai::test::with;
 
 } // namespace
 
