@@ -283,6 +283,50 @@ void Scheduler::start(size_t queue_index, std::vector<uint32_t> cores, double no
   queue_.remove({queue_index});
 }
 
+namespace {
+/** Position of a waiting job in the queue, or the queue's size. */
+size_t waiting_index(std::span<const QueuedJob> q, uint32_t job)
+{
+  for (size_t i = 0; i < q.size(); i++)
+    if (q[i].job == job)
+      return i;
+  return q.size();
+}
+} // namespace
+
+Scheduler::GivenStart Scheduler::start_given(uint32_t job, const std::vector<uint32_t>& cores, double now,
+                                             std::vector<Decision>& out)
+{
+  size_t i = waiting_index(queue_.view(), job);
+  if (i == queue_.size())
+    return {GivenStart::Problem::not_waiting, 0, 0};
+  const QueuedJob& q = queue_[i];
+  for (uint32_t c : cores) {
+    if (not state_.is_free(c))
+      return {GivenStart::Problem::busy, c, state_.owner(c)};
+  }
+  // the memory each node must give: the job's per-core memory times its cores there
+  std::map<uint32_t, double> need;
+  for (uint32_t c : cores)
+    need[state_.resources().cores[c].node] += q.demand.mem_mb;
+  for (uint32_t c : cores)
+    if (need[state_.resources().cores[c].node] > state_.node_free_memory_mb(state_.resources().cores[c].node))
+      return {GivenStart::Problem::memory, c, 0};
+  for (uint32_t c : cores)
+    state_.take(c, job, q.demand);
+  start(i, cores, now, out);
+  return {};
+}
+
+bool Scheduler::remove_waiting(uint32_t job)
+{
+  size_t i = waiting_index(queue_.view(), job);
+  if (i == queue_.size())
+    return false;
+  queue_.remove({i});
+  return true;
+}
+
 std::vector<Decision> Scheduler::step(double now)
 {
   switch (backfill_) {

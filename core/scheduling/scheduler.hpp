@@ -112,6 +112,20 @@ public:
    *  than there are, or more memory per core than nodes can give to that many cores. Conservative
    *  backfilling also rejects jobs without a (positive, finite) requested time, as batsched does. */
   bool submit(const QueuedJob& job);
+  /** Queues a job whatever it asks (an external scheduler decides whether it runs or is rejected). */
+  void enqueue(const QueuedJob& job) { queue_.push_back(job); }
+  /** Why start_given could not start a job (an external scheduler's decision). */
+  struct GivenStart {
+    enum class Problem { none, not_waiting, busy, memory } problem = Problem::none;
+    uint32_t core                                                  = 0; ///< busy, memory: the first core at fault
+    uint32_t owner                                                 = 0; ///< busy: who holds it (a job, or a hold key)
+  };
+  /** Starts waiting job `job` now on exactly these cores (an external scheduler's allocation),
+   *  taking them in the cluster state; the decision goes to `out`. Nothing changes when the job is
+   *  not waiting, a core is not free, or a node lacks the memory: the problem is returned. */
+  GivenStart start_given(uint32_t job, const std::vector<uint32_t>& cores, double now, std::vector<Decision>& out);
+  /** Takes a waiting job out of the queue (rejected); false when it is not waiting. */
+  bool remove_waiting(uint32_t job);
   /** Frees the cores of a finished (or killed) job, or of a hold. */
   void release(uint32_t job);
   /** Takes free cores out of scheduling from `start` until `until` (infinity: until released): a

@@ -55,6 +55,8 @@ const char* to_string(FinalState s)
     return "COMPLETED_FAILED";
   case FinalState::rejected:
     return "REJECTED";
+  case FinalState::killed:
+    return "COMPLETED_KILLED";
   }
   return "PENDING";
 }
@@ -81,6 +83,12 @@ WorkloadManager::Impl::Impl(const workload::Workload& w, scheduling::Resources r
     throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
   if (w.jobs.size() >= kHoldKey)
     throw InputError(w.source, "", "more than 2^31 jobs");
+  if (not cfg_.socket_endpoint.empty()) {
+    if (cfg_.decide || cfg_.power || not cfg_.switches.empty())
+      throw UsageError("an external scheduler (--socket-endpoint) decides alone: no learning agent, energy policy "
+                       "or scripted switches with it");
+    ext_ = std::make_unique<External>(cfg_.socket_endpoint, cfg_.socket_timeout_s);
+  }
   if (cfg_.power && cfg_.scheduler.backfill != scheduling::Backfill::easy)
     throw InputError(cfg_.power_source, "",
                      std::string("the energy policy ") + cfg_.power->variant +
@@ -388,6 +396,8 @@ void WorkloadManager::Impl::run_actor()
     // policy may switch idle machines off then
     if (auto* policy = power_.policy())
       power_.apply(policy->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
+    if (ext_)
+      external_begin();
     if (cfg_.submitters > 0) // a submission may come first
       wait_until(next_date());
     else if (double first = next_date(); first < kInf) // the first submission or scripted switch
@@ -401,6 +411,8 @@ void WorkloadManager::Impl::run_actor()
       if ((finished_ && power_.switches_in_flight() == 0) || not error_.empty())
         return;
       if (not ended_.empty() || not execs_done_.empty()) // stages without work end at once
+        continue;
+      if (ext_ && not ext_->to_kill.empty()) // kills asked at this instant
         continue;
       if (redecide_) { // a decision to start nothing, with no submission to come: asked again now
         redecide_ = false;
@@ -486,6 +498,12 @@ double WorkloadManager::Impl::next_date() const
     next = std::min(next, timed_.top().t);
   if (power_.policy() && done_ < w_.jobs.size())
     next = std::min(next, power_.policy()->next_stage());
+  if (ext_) {
+    if (not ext_->deferred.empty())
+      next = std::min(next, ext_->deferred.front().timestamp);
+    if (not ext_->pending.empty())
+      next = std::min(next, ext_->ready_at);
+  }
   return next;
 }
 
@@ -521,6 +539,8 @@ void WorkloadManager::Impl::step()
     stage_over(in, e.job, e.stage, e.ok);
   if (not fire_timers(in))
     return;
+  if (ext_)
+    take_kills(in);
   std::vector<uint32_t> touched_procs; // (sorted and made unique by update_processors)
   std::vector<uint32_t> hosts_before = end_jobs(in, touched_procs);
   queue_arrivals(in);
@@ -529,7 +549,9 @@ void WorkloadManager::Impl::step()
     power_.apply(policy->promised(in.now, power_.waiting(), machines()), in.now);
 
   const bool deciding                         = cfg_.decide && sched_.queue_size() > 0;
-  std::vector<scheduling::Decision> decisions = decide(in.now, deciding);
+  std::vector<scheduling::Decision> decisions = ext_ ? external_decide(in) : decide(in.now, deciding);
+  if (not error_.empty())
+    return;
   if (not decisions.empty())
     take_cores(decisions, hosts_before, touched_procs);
   for (uint32_t h : hosts_before) {
@@ -548,8 +570,11 @@ void WorkloadManager::Impl::step()
     cfg_.decided(decision_point(in.now));
   sample(in.now);
   progress(in.now, false);
-  if (done_ == in.n && running_.empty() && not finished_ && no_more_submissions())
+  if (done_ == in.n && running_.empty() && not finished_ && no_more_submissions()) {
+    if (ext_ && not external_end(in.now))
+      return;
     finish();
+  }
 }
 
 void WorkloadManager::Impl::stage_over(Instant& in, uint32_t job, uint32_t stage, bool ok)
@@ -571,7 +596,10 @@ bool WorkloadManager::Impl::fire_timers(Instant& in)
   while (not timed_.empty() && timed_.top().t <= in.now) {
     Timed t = timed_.top();
     timed_.pop();
-    if (t.script != 0) {
+    if (t.script == kCallTimer) {
+      ext_->pending.requested_call(in.now);
+      in.happened = true;
+    } else if (t.script != 0) {
       // a scripted switch a machine cannot take ends the run with that error (said, not thrown:
       // an exception unwinding an actor's stack is what sanitizers cannot follow)
       scheduling::MachineState need =
@@ -609,6 +637,8 @@ std::vector<uint32_t> WorkloadManager::Impl::end_jobs(const Instant& in, std::ve
     end_job(in.ending[i], in.ending_state[i], in.now);
     done_++;
   }
+  if (ext_)
+    external_ended(in);
   for (uint32_t h : hosts_before) // machines their jobs left are idle now (the energy policy sees it)
     power_.update_mstate(h, in.now);
   return hosts_before;
@@ -632,7 +662,10 @@ void WorkloadManager::Impl::queue_arrivals(Instant& in)
     q.arrival          = arrivals_++;
     q.requested_time_s = workload::requested_time(w_, j).value_or(kInf);
     q.demand           = demand_of(job);
-    if (not sched_.submit(q)) {
+    if (ext_) {
+      sched_.enqueue(q);
+      external_submitted(job, in.now);
+    } else if (not sched_.submit(q)) {
       hist_.records[job].state    = FinalState::rejected;
       hist_.records[job].finish_s = in.now;
       done_++;

@@ -24,7 +24,7 @@
 namespace sgai::batch {
 
 /** Batsim's final states. */
-enum class FinalState { pending, running, success, walltime_reached, failed, rejected };
+enum class FinalState { pending, running, success, walltime_reached, failed, rejected, killed };
 const char* to_string(FinalState s);
 
 struct JobRecord {
@@ -32,7 +32,8 @@ struct JobRecord {
   double start_s   = -1;
   double finish_s  = -1;
   std::vector<uint32_t> cores;
-  double energy_j = 0; ///< its cores' energy while it ran, with shared processor power split
+  double energy_j = 0;  ///< its cores' energy while it ran, with shared processor power split
+  std::string metadata; ///< set by an external scheduler (Batsim's SET_JOB_METADATA)
 };
 
 /** A decision point: the state a decision maker (a learning agent) sees before the scheduling step
@@ -100,6 +101,14 @@ struct ManagerConfig {
    *  end_submissions. The manager ends once every submitter has ended and every job with it;
    *  until then an empty queue is no reason to stop. 0: the workload given is every job. */
   unsigned submitters = 0;
+  /** An external scheduler speaking Batsim's protocol over ZeroMQ at this endpoint (Batsim's
+   *  --socket-endpoint: the scheduler binds it, the manager connects) decides instead of the
+   *  scheduler: which job runs where and when, rejections, kills, calls. Empty: none. */
+  std::string socket_endpoint;
+  /** How long a reply may take (the scheduler died or hangs past it: the run ends with an error). */
+  double socket_timeout_s = 60;
+  /** Forwarded to the external scheduler as SIMULATION_BEGINS' config["sched-config"]. */
+  std::string sched_config;
   /** The platform file, for messages about its hosts. */
   std::string platform_file;
   /** Where switches and the energy policy come from, for messages. */

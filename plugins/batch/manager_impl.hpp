@@ -9,6 +9,7 @@
 
 #include "plugins/batch/energy_ledger.hpp"
 #include "plugins/batch/executors.hpp"
+#include "plugins/batch/external.hpp"
 #include "plugins/batch/history.hpp"
 #include "plugins/batch/hosts.hpp"
 #include "plugins/batch/interference.hpp"
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <unistd.h>
@@ -110,9 +112,10 @@ public:
     uint32_t job;   ///< (a scripted switch: the host)
     uint32_t stage; ///< a delay stage's number, or walltime
     bool walltime;
-    int8_t script = 0; ///< a scripted switch: 1 on, -1 off
+    int8_t script = 0; ///< a scripted switch: 1 on, -1 off; kCallTimer: an external scheduler's call
     bool operator>(const Timed& o) const { return t > o.t || (t == o.t && seq > o.seq); }
   };
+  static constexpr int8_t kCallTimer = 2;
   std::priority_queue<Timed, std::vector<Timed>, std::greater<>> timed_;
   uint64_t seq_ = 0;
 
@@ -277,6 +280,30 @@ public:
   void sample(double now);
 
   void finish();
+
+  // ------------------------------------------------- an external scheduler (manager_external.cpp)
+
+  std::unique_ptr<External> ext_; ///< null: the scheduler decides
+
+  /** SIMULATION_BEGINS, and the decisions of its reply. */
+  void external_begin();
+  /** JOB_SUBMITTED for a job queued now. */
+  void external_submitted(uint32_t job, double now);
+  /** JOB_COMPLETED (or JOB_KILLED) for the jobs that ended at this instant. */
+  void external_ended(const Instant& in);
+  /** The jobs a KILL_JOB named end at this instant. */
+  void take_kills(Instant& in);
+  /** Sends what happened (when the scheduler is ready) and applies its decisions: the jobs that
+   *  start now. A decision that cannot be applied sets error_. */
+  std::vector<scheduling::Decision> external_decide(Instant& in);
+  /** Applies one decision dated now; false (error_ set) when it cannot be. */
+  bool external_apply(const scheduling::BatsimDecision& d, double now, std::vector<scheduling::Decision>& out);
+  /** SIMULATION_ENDS and its reply; false (error_ set) when the reply is wrong. */
+  bool external_end(double now);
+  /** The job an id names, or none (error_ set, naming the event). */
+  std::optional<uint32_t> external_job(const scheduling::BatsimDecision& d, const std::string& id);
+  /** Sends the pending events dated `now` and reads the reply (error_ set when it is malformed). */
+  std::optional<scheduling::BatsimReply> external_exchange(double now);
 };
 
 } // namespace sgai::batch

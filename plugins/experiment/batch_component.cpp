@@ -172,6 +172,23 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     if (config.power_source.empty())
       config.power_source = v->file();
   }
+  if (auto v = options.optional("socket_endpoint")) {
+    // a scheduler process speaking Batsim's protocol decides instead of the policies
+    config.socket_endpoint = v->string();
+    if (config.socket_endpoint.empty())
+      v->fail("socket_endpoint must name a ZeroMQ endpoint (tcp://host:port)");
+    for (const char* key : {"jobs", "resources", "backfill", "energy_policy", "switches"})
+      if (options.has(key))
+        options.fail_at(key, std::string("an external scheduler (socket_endpoint) decides alone: ") + key +
+                                 " cannot be given with it");
+  }
+  if (auto v = options.optional("socket_timeout")) {
+    config.socket_timeout_s = v->quantity(units::Quantity::time, 1.0);
+    if (not(config.socket_timeout_s > 0))
+      v->fail("socket_timeout must be positive");
+  }
+  if (auto v = options.optional("sched_config"))
+    config.sched_config = v->string();
   if (auto v = options.optional("series")) {
     try {
       config.series = batch::parse_series(v->string());
@@ -180,7 +197,7 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     }
   }
   options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period",
-                  "energy_policy", "switches", "series"});
+                  "energy_policy", "switches", "series", "socket_endpoint", "socket_timeout", "sched_config"});
   return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 

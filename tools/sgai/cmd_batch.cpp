@@ -38,6 +38,9 @@ struct BatchArgs {
   std::string energy_policy;
   std::string energy_options;
   std::string series = "none";
+  std::string socket_endpoint;
+  double socket_timeout_s = 60;
+  std::string sched_config;
 };
 
 std::string absolute(const std::string& p)
@@ -58,6 +61,10 @@ void check_policies(const BatchArgs& a)
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", "--resources", e.what());
   }
+  if (not a.socket_endpoint.empty() &&
+      (a.jobs != "first" || a.resources != "first" || a.backfill != "none" || not a.energy_policy.empty()))
+    throw UsageError("--socket-endpoint: the external scheduler decides alone; --jobs, --resources, --backfill and "
+                     "--energy-policy cannot be given with it");
   if (not scheduling::backfill_from_string(a.backfill))
     throw InputError("command line", "--backfill",
                      "unknown backfilling " + quote(a.backfill) + " (known: none, easy, conservative)");
@@ -90,6 +97,15 @@ std::string record_of(const BatchArgs& a)
                                     {"interference", not a.no_interference},
                                     {"max_resources", a.max_resources},
                                     {"series", a.series}};
+  if (not a.socket_endpoint.empty()) {
+    options.erase("jobs");
+    options.erase("resources");
+    options.erase("backfill");
+    options["socket_endpoint"] = a.socket_endpoint;
+    options["socket_timeout"]  = a.socket_timeout_s;
+    if (not a.sched_config.empty())
+      options["sched_config"] = a.sched_config;
+  }
   if (not a.energy_policy.empty() || not a.energy_options.empty()) {
     if (a.energy_policy.empty() || a.energy_options.empty())
       throw UsageError("--energy-policy and --energy-options go together (batsched's variant and its options file)");
@@ -128,7 +144,10 @@ experiment::BatchSetup batch_setup(const BatchArgs& a)
     s.config.power        = scheduling::read_power_options(f, a.energy_policy);
     s.config.power_source = f.string();
   }
-  s.config.series = batch::parse_series(a.series);
+  s.config.series           = batch::parse_series(a.series);
+  s.config.socket_endpoint  = a.socket_endpoint;
+  s.config.socket_timeout_s = a.socket_timeout_s;
+  s.config.sched_config     = a.sched_config;
   return s;
 }
 
@@ -271,6 +290,14 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
             return std::string(e.what());
           }
         });
+    cmd->add_option("--socket-endpoint", a->socket_endpoint,
+                    "Let a scheduler process speaking Batsim's protocol decide (Batsim's option): the ZeroMQ "
+                    "endpoint it binds, e.g. tcp://localhost:28000 for batsched -s 'tcp://*:28000'");
+    cmd->add_option("--socket-timeout", a->socket_timeout_s,
+                    "Seconds a reply of the external scheduler may take before the run stops (default 60)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--sched-cfg", a->sched_config,
+                    "Text forwarded to the external scheduler as config[\"sched-config\"] (Batsim's option)");
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
   }
   {

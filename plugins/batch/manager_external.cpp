@@ -1,0 +1,334 @@
+/* The workload manager driven by an external scheduler over Batsim's protocol: what happened at
+ * each instant goes out as Batsim's events, the scheduler's decisions come back and are applied
+ * (or the run stops, naming the reply, the field and the value). Batsim's rhythm is kept: one
+ * request per instant with events while the scheduler is ready (a reply's `now` later than the
+ * request's makes it busy until then: events wait), decisions dated after the request applied at
+ * their date, a QUERY's ANSWER and the jobs a KILL_JOB ends sent in a new request at the same
+ * instant. Resource ids are the platform's cores (Batsim's one-core hosts: its machine ids). */
+#include "plugins/batch/manager_impl.hpp"
+
+#include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
+#include "generators/workload/batsim.hpp"
+
+#include <nlohmann/json.hpp>
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+namespace sgai::batch {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+/** The job as Batsim describes it to the scheduler: its workload fields, the id prefixed. */
+std::string job_json(const workload::Workload& w, const workload::Job& j, const std::string& id)
+{
+  ojson o;
+  o["id"]      = id;
+  o["subtime"] = j.submit_s;
+  o["res"]     = j.resources;
+  if (j.walltime_s)
+    o["walltime"] = *j.walltime_s;
+  o["profile"] = w.profile_of(j).name;
+  if (not j.extra_json.empty()) {
+    auto extra = ojson::parse(j.extra_json);
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+      if (not o.contains(it.key()))
+        o[it.key()] = it.value();
+  }
+  return o.dump();
+}
+
+/** The workload's profiles as Batsim's JSON (write_batsim's), one object by name. */
+std::string profiles_json(const workload::Workload& w)
+{
+  std::ostringstream out;
+  workload::write_batsim(w, out);
+  return ojson::parse(out.str())["profiles"].dump();
+}
+
+std::string event_place(const std::string& where, const scheduling::BatsimDecision& d)
+{
+  return where + ": event " + std::to_string(d.index) + " (" + to_string(d.type) + ")";
+}
+
+} // namespace
+
+void WorkloadManager::Impl::external_begin()
+{
+  double now = sg4::Engine::get_clock();
+  std::vector<scheduling::BatsimResource> resources;
+  resources.reserve(r_.core_count());
+  for (uint32_t c = 0; c < r_.core_count(); c++) {
+    uint32_t h = r_.cores[c].host;
+    scheduling::BatsimResource br;
+    br.name = hosts_.cores[h].size() == 1 ? r_.host_names[h]
+                                          : r_.host_names[h] + ":" + std::to_string(c - hosts_.cores[h].front());
+    if (const sg4::Host* host = hosts_.sg[h]) {
+      std::map<std::string, std::string> sorted;
+      for (const auto& [k, v] : *host->get_properties())
+        sorted.emplace(k, v);
+      br.properties.assign(sorted.begin(), sorted.end());
+    }
+    resources.push_back(std::move(br));
+  }
+  scheduling::BatsimBegin b;
+  b.workload_name = ext_->workload_name;
+  b.workload_file = std::filesystem::absolute(w_.source).lexically_normal().string();
+  b.profiles_json = profiles_json(w_);
+  b.sched_config  = cfg_.sched_config;
+  ext_->pending.simulation_begins(now, resources, b);
+  std::vector<scheduling::Decision> none;
+  auto reply = external_exchange(now);
+  if (not reply)
+    return;
+  for (const auto& d : reply->events) {
+    if (d.timestamp > now)
+      ext_->deferred.push_back(d);
+    else if (not external_apply(d, now, none))
+      return;
+  }
+}
+
+void WorkloadManager::Impl::external_submitted(uint32_t job, double now)
+{
+  const auto& j  = w_.jobs[job];
+  std::string id = ext_->workload_name + "!" + j.id;
+  if (ext_->id_of.size() <= job)
+    ext_->id_of.resize(job + 1);
+  ext_->id_of[job] = id;
+  ext_->job_of[id] = job;
+  ext_->pending.job_submitted(now, id, job_json(source_of(job), j, id));
+}
+
+void WorkloadManager::Impl::external_ended(const Instant& in)
+{
+  std::vector<std::string> killed, progress;
+  for (size_t i = 0; i < in.ending.size(); i++) {
+    uint32_t job          = in.ending[i];
+    const std::string& id = ext_->id_of[job];
+    FinalState s          = in.ending_state[i];
+    if (s == FinalState::killed) {
+      killed.push_back(id);
+      progress.push_back(ojson({{"profile", profile_to_run(job).name}}).dump());
+    } else {
+      ext_->pending.job_completed(in.now, id, to_string(s), s == FinalState::success ? 0 : -1,
+                                  hist_.records[job].cores);
+    }
+  }
+  if (not killed.empty())
+    ext_->pending.job_killed(in.now, killed, progress);
+}
+
+void WorkloadManager::Impl::take_kills(Instant& in)
+{
+  for (uint32_t job : ext_->to_kill)
+    if (running_.count(job) && not in.ends(job)) {
+      in.ending.push_back(job);
+      in.ending_state.push_back(FinalState::killed);
+      in.happened = true;
+    }
+  ext_->to_kill.clear();
+}
+
+std::optional<scheduling::BatsimReply> WorkloadManager::Impl::external_exchange(double now)
+{
+  std::string request = ext_->pending.take(now);
+  try {
+    std::string text = ext_->socket.exchange(request);
+    auto reply       = scheduling::parse_batsim_reply(text, ext_->where(), now, r_.core_count());
+    ext_->ready_at   = reply.now;
+    ext_->decisions += reply.events.size();
+    return reply;
+  } catch (const std::exception& e) { // RunError (no reply), InputError (a malformed one)
+    error_ = e.what();
+    return std::nullopt;
+  }
+}
+
+std::vector<scheduling::Decision> WorkloadManager::Impl::external_decide(Instant& in)
+{
+  std::vector<scheduling::Decision> out;
+  const double now = in.now;
+  while (not ext_->deferred.empty() && ext_->deferred.front().timestamp <= now) {
+    scheduling::BatsimDecision d = ext_->deferred.front();
+    ext_->deferred.erase(ext_->deferred.begin());
+    if (not external_apply(d, now, out))
+      return out;
+  }
+  if (not ext_->static_done && next_submit_ == n_given_) {
+    ext_->pending.notify(now, "no_more_static_job_to_submit");
+    ext_->static_done = true;
+  }
+  while (not ext_->pending.empty() && now >= ext_->ready_at) {
+    auto reply = external_exchange(now);
+    if (not reply)
+      return out;
+    for (const auto& d : reply->events) {
+      if (d.timestamp > now) { // applied at its date (replies come in time order)
+        auto at = std::upper_bound(ext_->deferred.begin(), ext_->deferred.end(), d.timestamp,
+                                   [](double t, const scheduling::BatsimDecision& x) { return t < x.timestamp; });
+        ext_->deferred.insert(at, d);
+      } else if (not external_apply(d, now, out)) {
+        return out;
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<uint32_t> WorkloadManager::Impl::external_job(const scheduling::BatsimDecision& d, const std::string& id)
+{
+  auto it = ext_->job_of.find(id);
+  if (it != ext_->job_of.end())
+    return it->second;
+  error_ = event_place(ext_->where(), d) + ": unknown job " + quote(id) + " (no JOB_SUBMITTED named it)";
+  return std::nullopt;
+}
+
+bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, double now,
+                                           std::vector<scheduling::Decision>& out)
+{
+  using T          = scheduling::BatsimEventType;
+  const auto place = [&] { return event_place(ext_->where(), d); };
+  switch (d.type) {
+  case T::execute_job: {
+    auto job = external_job(d, d.job_id);
+    if (not job)
+      return false;
+    const JobRecord& rec = hist_.records[*job];
+    if (rec.state != FinalState::pending) {
+      error_ = place() + ": job " + quote(d.job_id) + " cannot start: it is " + to_string(rec.state);
+      return false;
+    }
+    uint32_t res = w_.jobs[*job].resources;
+    if (not d.mapping.empty()) {
+      bool identity = d.mapping.size() == d.alloc.size();
+      for (size_t k = 0; identity && k < d.mapping.size(); k++)
+        identity = d.mapping[k] == k;
+      if (not identity) {
+        error_ = place() + ": job " + quote(d.job_id) +
+                 ": a mapping placing several executors on one resource is not supported by sgai's workload manager";
+        return false;
+      }
+    }
+    if (d.alloc.size() != res) {
+      error_ = place() + ": job " + quote(d.job_id) + " asks " + std::to_string(res) + " resources, alloc " +
+               quote(d.alloc_text) + " gives " + std::to_string(d.alloc.size());
+      return false;
+    }
+    auto g  = sched_.start_given(*job, d.alloc, now, out);
+    using P = scheduling::Scheduler::GivenStart::Problem;
+    if (g.problem == P::busy) {
+      uint32_t h = r_.cores[g.core].host;
+      error_     = place() + ": job " + quote(d.job_id) + ": alloc " + quote(d.alloc_text) + ": resource " +
+               std::to_string(g.core) + " (host " + r_.host_names[h] + ") " +
+               (g.owner < kHoldKey ? "is running job " + quote(w_.jobs[g.owner].id)
+                                   : std::string("is asleep or switching (") + to_string(power_.state(h)) + ")");
+      return false;
+    }
+    if (g.problem == P::memory) {
+      error_ = place() + ": job " + quote(d.job_id) + ": the node of resource " + std::to_string(g.core) +
+               " lacks the memory the job asks";
+      return false;
+    }
+    if (g.problem == P::not_waiting) {
+      error_ = place() + ": job " + quote(d.job_id) + " is not waiting";
+      return false;
+    }
+    return true;
+  }
+  case T::reject_job: {
+    auto job = external_job(d, d.job_id);
+    if (not job)
+      return false;
+    if (not sched_.remove_waiting(*job)) {
+      error_ = place() + ": job " + quote(d.job_id) + " cannot be rejected: it is " +
+               to_string(hist_.records[*job].state) + ", not waiting";
+      return false;
+    }
+    hist_.records[*job].state    = FinalState::rejected;
+    hist_.records[*job].finish_s = now;
+    done_++;
+    return true;
+  }
+  case T::kill_job:
+    for (const auto& id : d.job_ids) {
+      auto job = external_job(d, id);
+      if (not job)
+        return false;
+      FinalState s = hist_.records[*job].state;
+      if (s == FinalState::pending) {
+        error_ = place() + ": job " + quote(id) + " is waiting, not running (REJECT_JOB takes a waiting job out)";
+        return false;
+      }
+      if (s == FinalState::running)
+        ext_->to_kill.push_back(*job);
+    }
+    return true;
+  case T::call_me_later:
+    timed_.push({d.at, seq_++, 0, 0, false, kCallTimer});
+    return true;
+  case T::set_job_metadata: {
+    auto job = external_job(d, d.job_id);
+    if (not job)
+      return false;
+    hist_.records[*job].metadata = d.text;
+    return true;
+  }
+  case T::query: {
+    if (d.text != "consumed_energy") {
+      error_ = place() + ": unknown request " + quote(d.text) + " (known: consumed_energy)";
+      return false;
+    }
+    if (not ledger_->enabled()) {
+      error_ = place() + ": consumed_energy: the platform's hosts have no wattage_per_state (no energy is simulated)";
+      return false;
+    }
+    double joules = 0;
+    for (uint32_t h : hosts_.used)
+      joules += sg_host_get_consumed_energy(hosts_.sg[h]);
+    ext_->pending.answer_energy(now, joules);
+    return true;
+  }
+  case T::notify:
+    if (d.text == "registration_finished" || d.text == "continue_registration")
+      return true; // (dynamic registration is not enabled: nothing to finish)
+    error_ =
+        place() + ": unknown notification " + quote(d.text) + " (known: registration_finished, continue_registration)";
+    return false;
+  case T::answer:
+    error_ = place() + ": an ANSWER to no QUERY (the workload manager asks none)";
+    return false;
+  case T::set_resource_state:
+  case T::change_job_state:
+  case T::register_job:
+  case T::register_profile:
+    error_ = place() + ": not supported by sgai's workload manager yet (dynamic jobs, machine states)";
+    return false;
+  }
+  return false;
+}
+
+bool WorkloadManager::Impl::external_end(double now)
+{
+  ext_->pending.simulation_ends(now);
+  auto reply = external_exchange(now);
+  if (not reply)
+    return false;
+  if (not reply->events.empty()) {
+    error_ = ext_->where() + ": the reply to SIMULATION_ENDS holds " + std::to_string(reply->events.size()) +
+             " events; it must hold none";
+    return false;
+  }
+  return true;
+}
+
+} // namespace sgai::batch
