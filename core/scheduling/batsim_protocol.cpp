@@ -218,8 +218,8 @@ void read_event_data(json::Object& data, BatsimDecision& d, uint32_t resources, 
   case BatsimEventType::call_me_later: {
     auto t = data.required("timestamp");
     d.at   = at_least(t.number(), request_now);
-    if (not(d.at >= request_now) || not std::isfinite(d.at))
-      t.fail("a call is asked for " + format_number(d.at) + " s, before now (" + format_number(request_now) + " s)");
+    if (not(d.at > request_now) || not std::isfinite(d.at))
+      t.fail("a call is asked for " + format_number(d.at) + " s, not after now (" + format_number(request_now) + " s)");
     break;
   }
   case BatsimEventType::set_resource_state: {

@@ -59,6 +59,14 @@ struct External {
   std::vector<uint32_t> to_kill;                    ///< KILL_JOB: ended at the next step of this instant
   std::vector<scheduling::BatsimDecision> deferred; ///< dated after the request they answered, in order
   uint64_t decisions = 0;                           ///< events the scheduler sent
+  uint64_t calls     = 0;                           ///< CALL_ME_LATER not answered yet (the run waits for them)
+  /** A SET_RESOURCE_STATE under way: acknowledged once its hosts all switched. */
+  struct StateRequest {
+    std::vector<uint32_t> resources;
+    int64_t state = 0;
+    std::vector<uint32_t> hosts_left;
+  };
+  std::vector<StateRequest> state_requests;
 
   /** How a reply is named in messages. */
   std::string where() const

@@ -189,9 +189,17 @@ void MachinePower::switch_on(uint32_t h, double now)
   launch_switch(h);
 }
 
+void MachinePower::set_compute_pstate(uint32_t h, int ps, double now)
+{
+  compute_ps_[h] = ps;
+  if (awake(h))
+    set_host_pstate(h, ps, now);
+}
+
 bool MachinePower::switches_done(double now)
 {
-  std::vector<uint32_t> switched;
+  std::vector<uint32_t>& switched = just_switched_;
+  switched.clear();
   switched.swap(power_done_);
   // A switch's flop is done: the machine sleeps, or is on again (its cores back to the scheduler).
   for (uint32_t h : switched) {

@@ -73,6 +73,14 @@ public:
   void switch_ended(uint32_t h) { power_done_.push_back(h); }
   /** The switches whose execution ended are done; false when there were none. */
   bool switches_done(double now);
+  /** The hosts whose switch the last switches_done ended. */
+  const std::vector<uint32_t>& just_switched() const { return just_switched_; }
+  /** Whether machines may be switched (bind_power was called). */
+  bool can_switch() const { return switching_; }
+  /** A host's sleep, switching-off and switching-on P-states (after bind_power). */
+  const scheduling::SleepPStates& sleep_pstates(uint32_t h) const { return sleep_ps_[h]; }
+  /** The P-state a host computes in: set now if it is awake, else when it is switched on. */
+  void set_compute_pstate(uint32_t h, int ps, double now);
   void apply(const scheduling::PowerDecision& d, double now);
   /** The energy policy hears of the first submission (once). */
   void first_submission(double now);
@@ -104,6 +112,7 @@ private:
   double ensured_sleep_      = 0;
   size_t switches_in_flight_ = 0;
   std::vector<uint32_t> power_done_; ///< hosts whose switch's execution ended, not handled yet
+  std::vector<uint32_t> just_switched_;
   std::unique_ptr<scheduling::PowerPolicy> power_;
   bool first_submitted_       = false;
   uint32_t cores_per_machine_ = 1;

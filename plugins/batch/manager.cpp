@@ -148,7 +148,11 @@ void WorkloadManager::Impl::bind_hosts()
   hist_.energy = energy;
   pstates_.bind();
   power_.bind(*ledger_);
-  if (cfg_.power || not cfg_.switches.empty())
+  // An external scheduler may switch machines when every one can sleep (Batsim's sleep_pstates).
+  bool can_sleep = ext_ != nullptr;
+  for (uint32_t h : hosts_.used)
+    can_sleep = can_sleep && hosts_.sg[h]->get_property("sleep_pstates") != nullptr;
+  if (cfg_.power || not cfg_.switches.empty() || can_sleep)
     for (const auto& sw : power_.bind_power(cfg_, w_.source, energy))
       timed_.push({sw.t, seq_++, sw.host, 0, false, static_cast<int8_t>(sw.on ? 1 : -1)});
 }
@@ -522,6 +526,8 @@ void WorkloadManager::Impl::step()
   for (const auto& e : execs)
     exec_done(e.owner, e.ok);
   in.happened = power_.switches_done(in.now);
+  if (ext_ && in.happened)
+    external_switched(in.now);
   // Every change of this instant to the hosts is known by now (executions that ended, switches;
   // the manager's own come below, each settled first): a host changed before it holds the power
   // SimGrid solved since, read now, and is settled from it below rather than by reading the
@@ -571,6 +577,9 @@ void WorkloadManager::Impl::step()
   sample(in.now);
   progress(in.now, false);
   if (done_ == in.n && running_.empty() && not finished_ && no_more_submissions()) {
+    // with an external scheduler, Batsim ends once no machine switches and no call is due
+    if (ext_ && (power_.switches_in_flight() > 0 || ext_->calls > 0 || not ext_->pending.empty()))
+      return;
     if (ext_ && not external_end(in.now))
       return;
     finish();
@@ -597,6 +606,7 @@ bool WorkloadManager::Impl::fire_timers(Instant& in)
     Timed t = timed_.top();
     timed_.pop();
     if (t.script == kCallTimer) {
+      ext_->calls--;
       ext_->pending.requested_call(in.now);
       in.happened = true;
     } else if (t.script != 0) {

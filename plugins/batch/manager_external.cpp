@@ -275,6 +275,7 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
     return true;
   case T::call_me_later:
     timed_.push({d.at, seq_++, 0, 0, false, kCallTimer});
+    ext_->calls++;
     return true;
   case T::set_job_metadata: {
     auto job = external_job(d, d.job_id);
@@ -308,6 +309,7 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
     error_ = place() + ": an ANSWER to no QUERY (the workload manager asks none)";
     return false;
   case T::set_resource_state:
+    return external_set_state(d, now);
   case T::change_job_state:
   case T::register_job:
   case T::register_profile:
@@ -315,6 +317,77 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
     return false;
   }
   return false;
+}
+
+bool WorkloadManager::Impl::external_set_state(const scheduling::BatsimDecision& d, double now)
+{
+  const auto place = [&] { return event_place(ext_->where(), d) + ": resources " + quote(d.alloc_text); };
+  std::vector<uint32_t> hosts;
+  for (uint32_t c : d.alloc)
+    if (hosts.empty() || hosts.back() != r_.cores[c].host)
+      hosts.push_back(r_.cores[c].host);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  External::StateRequest req{d.alloc, d.state, {}};
+  for (uint32_t h : hosts) {
+    const std::string host = "host " + r_.host_names[h];
+    for (uint32_t c : hosts_.cores[h])
+      if (not std::binary_search(d.alloc.begin(), d.alloc.end(), c)) {
+        error_ = place() + ": names some of " + host + "'s cores but not " + std::to_string(c) +
+                 ": a machine changes state whole";
+        return false;
+      }
+    if (not power_.can_switch()) {
+      error_ = place() + ": " + host +
+               " has no sleep_pstates property (Batsim's \"sleep:off:on\" P-states): machines cannot change state here";
+      return false;
+    }
+    const auto& sp = power_.sleep_pstates(h);
+    int count      = static_cast<int>(hosts_.sg[h]->get_pstate_count());
+    auto state     = power_.state(h);
+    using M        = scheduling::MachineState;
+    if (d.state >= count || d.state == sp.off || d.state == sp.on) {
+      error_ = place() + ": P-state " + std::to_string(d.state) + " is not a state " + host +
+               " can be set to (it has " + std::to_string(count) + " P-states; " + std::to_string(sp.off) + " and " +
+               std::to_string(sp.on) + " are its switching ones)";
+      return false;
+    }
+    if (d.state == sp.sleep) {
+      if (state != M::idle) {
+        error_ = place() + ": " + host + " cannot be switched off: it is " + to_string(state) +
+                 " (only an idle machine can)";
+        return false;
+      }
+      power_.switch_off(h, now);
+      req.hosts_left.push_back(h);
+    } else if (state == M::sleeping) {
+      power_.set_compute_pstate(h, static_cast<int>(d.state), now);
+      power_.switch_on(h, now);
+      req.hosts_left.push_back(h);
+    } else if (state == M::idle || state == M::computing) {
+      power_.set_compute_pstate(h, static_cast<int>(d.state), now);
+    } else {
+      error_ = place() + ": " + host + " is " + to_string(state) + ": its state cannot change before the switch ends";
+      return false;
+    }
+  }
+  if (req.hosts_left.empty())
+    ext_->pending.resource_state_changed(now, req.resources, req.state);
+  else
+    ext_->state_requests.push_back(std::move(req));
+  return true;
+}
+
+void WorkloadManager::Impl::external_switched(double now)
+{
+  for (uint32_t h : power_.just_switched())
+    for (auto& r : ext_->state_requests)
+      r.hosts_left.erase(std::remove(r.hosts_left.begin(), r.hosts_left.end(), h), r.hosts_left.end());
+  auto done = std::stable_partition(ext_->state_requests.begin(), ext_->state_requests.end(),
+                                    [](const External::StateRequest& r) { return r.hosts_left.empty(); });
+  for (auto it = ext_->state_requests.begin(); it != done; ++it)
+    ext_->pending.resource_state_changed(now, it->resources, it->state);
+  ext_->state_requests.erase(ext_->state_requests.begin(), done);
 }
 
 bool WorkloadManager::Impl::external_end(double now)

@@ -291,6 +291,10 @@ public:
   void external_submitted(uint32_t job, double now);
   /** JOB_COMPLETED (or JOB_KILLED) for the jobs that ended at this instant. */
   void external_ended(const Instant& in);
+  /** RESOURCE_STATE_CHANGED for the SET_RESOURCE_STATE requests whose machines all switched. */
+  void external_switched(double now);
+  /** SET_RESOURCE_STATE: machines switched off, on, or to another computing P-state. */
+  bool external_set_state(const scheduling::BatsimDecision& d, double now);
   /** The jobs a KILL_JOB named end at this instant. */
   void take_kills(Instant& in);
   /** Sends what happened (when the scheduler is ready) and applies its decisions: the jobs that
