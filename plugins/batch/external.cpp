@@ -32,7 +32,21 @@ SchedulerSocket::~SchedulerSocket() = default;
 
 std::string SchedulerSocket::exchange(const std::string& request)
 {
+  if (broken_)
+    throw RunError("scheduler at " + endpoint_ + ": no request can follow one left unanswered");
+  broken_ = true; // until the reply is read
   requests_++;
+  try {
+    std::string reply = exchange_once(request);
+    broken_           = false;
+    return reply;
+  } catch (const zmq::error_t& e) {
+    throw RunError("scheduler at " + endpoint_ + ": request " + std::to_string(requests_) + ": " + e.what());
+  }
+}
+
+std::string SchedulerSocket::exchange_once(const std::string& request)
+{
   // A REQ socket queues the request until the scheduler is there: the send never blocks for long,
   // the reply is what is waited for (in slices, so that the deadline holds whatever the peer does).
   if (not zmq_->socket.send(zmq::buffer(request), zmq::send_flags::dontwait))

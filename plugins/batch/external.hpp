@@ -39,6 +39,8 @@ private:
   std::string endpoint_;
   double timeout_s_;
   uint64_t requests_ = 0;
+  bool broken_       = false; ///< a request went unanswered: the REQ socket takes no other
+  std::string exchange_once(const std::string& request);
 };
 
 /** The protocol's state on the workload manager's side. */

@@ -402,6 +402,8 @@ void WorkloadManager::Impl::run_actor()
       power_.apply(policy->after_step(sg4::Engine::get_clock(), {}, machines()), sg4::Engine::get_clock());
     if (ext_)
       external_begin();
+    if (not error_.empty())
+      return;
     if (cfg_.submitters > 0) // a submission may come first
       wait_until(next_date());
     else if (double first = next_date(); first < kInf) // the first submission or scripted switch

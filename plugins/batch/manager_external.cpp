@@ -230,7 +230,7 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
       uint32_t h = r_.cores[g.core].host;
       error_     = place() + ": job " + quote(d.job_id) + ": alloc " + quote(d.alloc_text) + ": resource " +
                std::to_string(g.core) + " (host " + r_.host_names[h] + ") " +
-               (g.owner < kHoldKey ? "is running job " + quote(w_.jobs[g.owner].id)
+               (g.owner < kHoldKey ? "is running job " + quote(ext_->id_of[g.owner])
                                    : std::string("is asleep or switching (") + to_string(power_.state(h)) + ")");
       return false;
     }
@@ -398,7 +398,7 @@ bool WorkloadManager::Impl::external_end(double now)
     return false;
   if (not reply->events.empty()) {
     error_ = ext_->where() + ": the reply to SIMULATION_ENDS holds " + std::to_string(reply->events.size()) +
-             " events; it must hold none";
+             (reply->events.size() == 1 ? " event" : " events") + "; it must hold none";
     return false;
   }
   return true;

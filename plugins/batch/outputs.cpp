@@ -127,6 +127,8 @@ std::vector<std::pair<std::string, std::string>> write_history(History& m, const
         line += field;
         line += ',';
       }
+      if (not r.metadata.empty())
+        line += csv_field(r.metadata);
       line += '\n';
       o << line;
     }
