@@ -49,10 +49,15 @@ class Easy:
 
     def begin(self, data):
         self.free = {r["id"] for r in data["compute_resources"]}
+        self.profiles = {w + "!" + name: p for w, ps in data["profiles"].items() for name, p in ps.items()}
 
     def submitted(self, data):
+        """The requested time: the job's walltime, else its profile's req_time (HDeepRM's, which
+        sgai's SWF conversion writes), else unknown."""
         job = data["job"]
         walltime = job.get("walltime", -1)
+        if walltime <= 0:
+            walltime = self.profiles.get(data["job_id"].split("!")[0] + "!" + job["profile"], {}).get("req_time", -1)
         self.queue.append((data["job_id"], job["res"], walltime if walltime > 0 else math.inf))
 
     def completed(self, data):

@@ -116,6 +116,9 @@ struct History {
   uint64_t machine_switches = 0; ///< machines switched on or off
   uint64_t grouped_switches = 0; ///< switch requests (one per decision and direction)
   uint32_t machine_count    = 0;
+  /** An external scheduler's exchanges: requests sent, events it sent back (0: none decided). */
+  uint64_t scheduler_requests = 0;
+  uint64_t scheduler_events   = 0;
 };
 
 std::vector<std::pair<std::string, double>> schedule_figures(const History& h, const workload::Workload& w,

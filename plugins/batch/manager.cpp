@@ -889,6 +889,10 @@ void WorkloadManager::Impl::finish()
   }
   for (size_t i = 0; i < hist_.records.size(); i++)
     hist_.records[i].energy_j = job_energy_[i];
+  if (ext_) {
+    hist_.scheduler_requests = ext_->socket.requests();
+    hist_.scheduler_events   = ext_->decisions;
+  }
 }
 
 // ------------------------------------------------------------------------------------ public API

@@ -91,6 +91,11 @@ std::vector<std::pair<std::string, double>> schedule_figures(const History& m, c
   };
   for (size_t k = 0; k < m.time_in_state.size(); k++)
     f.emplace_back(std::string("time_") + to_string(static_cast<scheduling::MachineState>(k)), m.time_in_state[k]);
+  if (m.scheduler_requests > 0) { // an external scheduler decided
+    f.emplace_back("jobs_killed", by_state[FinalState::killed]);
+    f.emplace_back("scheduler_requests", static_cast<double>(m.scheduler_requests));
+    f.emplace_back("scheduler_events", static_cast<double>(m.scheduler_events));
+  }
   return f;
 }
 
