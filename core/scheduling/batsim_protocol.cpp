@@ -354,8 +354,8 @@ void BatsimRequest::simulation_begins(double t, const std::vector<BatsimResource
                                 {"redis-port", 6379},
                                 {"redis-prefix", "default"},
                                 {"profiles-forwarded-on-submission", begin.forward_profiles},
-                                {"dynamic-jobs-enabled", false},
-                                {"dynamic-jobs-acknowledged", false},
+                                {"dynamic-jobs-enabled", begin.dynamic_jobs},
+                                {"dynamic-jobs-acknowledged", begin.acknowledge_jobs},
                                 {"profile-reuse-enabled", false},
                                 {"sched-config", begin.sched_config},
                                 {"forward-unknown-events", false}};

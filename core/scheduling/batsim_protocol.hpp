@@ -83,6 +83,8 @@ struct BatsimBegin {
   std::string profiles_json;     ///< the workload's profiles as one JSON object (name -> profile)
   std::string sched_config;      ///< Batsim's --sched-cfg, forwarded as config["sched-config"]
   bool forward_profiles = false; ///< profiles also sent with each JOB_SUBMITTED
+  bool dynamic_jobs     = false; ///< the scheduler may register jobs and profiles
+  bool acknowledge_jobs = false; ///< registered jobs are acknowledged with a JOB_SUBMITTED
 };
 
 /** A message to the scheduler, built event by event (dates must not decrease), then taken. */

@@ -331,6 +331,13 @@ Workload read_batsim(const std::filesystem::path& file)
   return read_document(json::parse(text, file.string()), file);
 }
 
+Workload read_batsim_text(const std::string& text, const std::string& where, const std::string& name)
+{
+  Workload w = read_document(json::parse(text, where), std::filesystem::path(name));
+  w.source   = where;
+  return w;
+}
+
 Workload detail::read_batsim_document(const std::filesystem::path& file)
 {
   return read_document(json::load(file), file);

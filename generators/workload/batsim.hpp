@@ -25,6 +25,10 @@ namespace sgai::workload {
  *  at most max_submit_s. */
 Workload read_batsim(const std::filesystem::path& file);
 
+/** A Batsim workload given as text (a scheduler's dynamic registration): `where` names it in
+ *  errors, `name` is the workload's name; trace files resolve from the current folder. */
+Workload read_batsim_text(const std::string& text, const std::string& where, const std::string& name);
+
 namespace detail {
 /** read_batsim's fast path: a workload of common jobs and profiles only (the five job fields; delay
  *  and parallel_homogeneous profiles with their own and HDeepRM's numeric fields; no escape in any

@@ -7,8 +7,10 @@
 #define SGAI_PLUGINS_BATCH_EXTERNAL_HPP
 
 #include "core/scheduling/batsim_protocol.hpp"
+#include "plugins/batch/manager.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -58,7 +60,20 @@ struct External {
   bool any_metadata = false;
   double ready_at   = 0; ///< the scheduler is busy until then (its last reply's now)
   bool static_done  = false;
-  std::vector<uint32_t> to_kill;                    ///< KILL_JOB: ended at the next step of this instant
+  /** Jobs ended at the next step of this instant: by KILL_JOB (told with JOB_KILLED), or by
+   *  CHANGE_JOB_STATE (in the state it names, told nothing: `silent`). */
+  struct Kill {
+    uint32_t job;
+    FinalState state;
+    bool silent;
+  };
+  std::vector<Kill> to_kill;
+  std::vector<uint32_t> silent; ///< jobs ending at this instant without an event
+  /** Jobs a CHANGE_JOB_STATE set running without executing anything, until another ends them. */
+  std::vector<uint32_t> bookkept;
+  /** REGISTER_PROFILE: by workload, each profile's JSON text by name. */
+  std::map<std::string, std::map<std::string, std::string>> profiles;
+  bool registration_finished = false;
   std::vector<scheduling::BatsimDecision> deferred; ///< dated after the request they answered, in order
   uint64_t decisions = 0;                           ///< events the scheduler sent
   uint64_t calls     = 0;                           ///< CALL_ME_LATER not answered yet (the run waits for them)

@@ -83,6 +83,8 @@ WorkloadManager::Impl::Impl(const workload::Workload& w, scheduling::Resources r
     throw InputError(w.source, "", "the platform has no CPU cores to run jobs on");
   if (w.jobs.size() >= kHoldKey)
     throw InputError(w.source, "", "more than 2^31 jobs");
+  if (cfg_.dynamic_jobs && (cfg_.socket_endpoint.empty() || cfg_.submitters == 0))
+    throw std::logic_error("dynamic jobs need an external scheduler and a submitter for its registrations");
   if (not cfg_.socket_endpoint.empty()) {
     if (cfg_.decide || cfg_.power || not cfg_.switches.empty())
       throw UsageError("an external scheduler (--socket-endpoint) decides alone: no learning agent, energy policy "
@@ -432,6 +434,13 @@ void WorkloadManager::Impl::run_actor()
           error_ = stuck_message(now);
           return;
         }
+        if (ext_ && cfg_.dynamic_jobs && open_submitters_ == 1 && not others_alive()) {
+          error_ = "scheduler at " + ext_->socket.endpoint() +
+                   ": dynamic jobs are enabled and nothing is left to happen, but the scheduler never sent NOTIFY "
+                   "registration_finished (at " +
+                   format_number(now) + " s)";
+          return;
+        }
         if (not others_alive()) { // nobody left to submit: said rather than deadlocked
           error_ = w_.source + ": the workload manager waits for " + std::to_string(open_submitters_) + " of its " +
                    std::to_string(cfg_.submitters) +
@@ -666,14 +675,8 @@ void WorkloadManager::Impl::queue_arrivals(Instant& in)
     arrived_.clear();
   }
   for (uint32_t job : arrived) {
-    const auto& j      = w_.jobs[job];
-    hist_.first_submit = std::min(hist_.first_submit, j.submit_s);
-    scheduling::QueuedJob q;
-    q.job              = job;
-    q.submit_s         = j.submit_s;
-    q.arrival          = arrivals_++;
-    q.requested_time_s = workload::requested_time(w_, j).value_or(kInf);
-    q.demand           = demand_of(job);
+    const auto& j           = w_.jobs[job];
+    scheduling::QueuedJob q = queued(job);
     if (ext_) {
       sched_.enqueue(q);
       external_submitted(job, in.now);
@@ -686,6 +689,19 @@ void WorkloadManager::Impl::queue_arrivals(Instant& in)
     in.happened = true;
     power_.first_submission(in.now);
   }
+}
+
+scheduling::QueuedJob WorkloadManager::Impl::queued(uint32_t job)
+{
+  const auto& j      = w_.jobs[job];
+  hist_.first_submit = std::min(hist_.first_submit, j.submit_s);
+  scheduling::QueuedJob q;
+  q.job              = job;
+  q.submit_s         = j.submit_s;
+  q.arrival          = arrivals_++;
+  q.requested_time_s = workload::requested_time(w_, j).value_or(kInf);
+  q.demand           = demand_of(job);
+  return q;
 }
 
 std::vector<scheduling::Decision> WorkloadManager::Impl::decide(double now, bool deciding)

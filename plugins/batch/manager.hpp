@@ -109,6 +109,12 @@ struct ManagerConfig {
   double socket_timeout_s = 60;
   /** Forwarded to the external scheduler as SIMULATION_BEGINS' config["sched-config"]. */
   std::string sched_config;
+  /** The external scheduler may register jobs and profiles (Batsim's --enable-dynamic-jobs): the
+   *  run then ends only after its NOTIFY registration_finished. Needs submitters >= 1 (one of
+   *  them is the scheduler's registration). */
+  bool dynamic_jobs = false;
+  /** Registered jobs are acknowledged with a JOB_SUBMITTED (Batsim's --acknowledge-dynamic-jobs). */
+  bool acknowledge_dynamic_jobs = false;
   /** The platform file, for messages about its hosts. */
   std::string platform_file;
   /** Where switches and the energy policy come from, for messages. */

@@ -80,21 +80,18 @@ void WorkloadManager::Impl::external_begin()
     resources.push_back(std::move(br));
   }
   scheduling::BatsimBegin b;
-  b.workload_name = ext_->workload_name;
-  b.workload_file = std::filesystem::absolute(w_.source).lexically_normal().string();
-  b.profiles_json = profiles_json(w_);
-  b.sched_config  = cfg_.sched_config;
+  b.workload_name    = ext_->workload_name;
+  b.workload_file    = std::filesystem::absolute(w_.source).lexically_normal().string();
+  b.profiles_json    = profiles_json(w_);
+  b.sched_config     = cfg_.sched_config;
+  b.dynamic_jobs     = cfg_.dynamic_jobs;
+  b.acknowledge_jobs = cfg_.acknowledge_dynamic_jobs;
   ext_->pending.simulation_begins(now, resources, b);
-  std::vector<scheduling::Decision> none;
   auto reply = external_exchange(now);
   if (not reply)
     return;
-  for (const auto& d : reply->events) {
-    if (d.timestamp > now)
-      ext_->deferred.push_back(d);
-    else if (not external_apply(d, now, none))
-      return;
-  }
+  // applied by the first step, at their dates (this one included): jobs they start are launched there
+  ext_->deferred = reply->events;
 }
 
 void WorkloadManager::Impl::external_submitted(uint32_t job, double now)
@@ -112,7 +109,9 @@ void WorkloadManager::Impl::external_ended(const Instant& in)
 {
   std::vector<std::string> killed, progress;
   for (size_t i = 0; i < in.ending.size(); i++) {
-    uint32_t job          = in.ending[i];
+    uint32_t job = in.ending[i];
+    if (std::find(ext_->silent.begin(), ext_->silent.end(), job) != ext_->silent.end())
+      continue; // ended by CHANGE_JOB_STATE: the scheduler knows
     const std::string& id = ext_->id_of[job];
     FinalState s          = in.ending_state[i];
     if (s == FinalState::killed) {
@@ -125,14 +124,17 @@ void WorkloadManager::Impl::external_ended(const Instant& in)
   }
   if (not killed.empty())
     ext_->pending.job_killed(in.now, killed, progress);
+  ext_->silent.clear();
 }
 
 void WorkloadManager::Impl::take_kills(Instant& in)
 {
-  for (uint32_t job : ext_->to_kill)
-    if (running_.count(job) && not in.ends(job)) {
-      in.ending.push_back(job);
-      in.ending_state.push_back(FinalState::killed);
+  for (const auto& k : ext_->to_kill)
+    if (running_.count(k.job) && not in.ends(k.job)) {
+      in.ending.push_back(k.job);
+      in.ending_state.push_back(k.state);
+      if (k.silent)
+        ext_->silent.push_back(k.job);
       in.happened = true;
     }
   ext_->to_kill.clear();
@@ -269,8 +271,8 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
         error_ = place() + ": job " + quote(id) + " is waiting, not running (REJECT_JOB takes a waiting job out)";
         return false;
       }
-      if (s == FinalState::running)
-        ext_->to_kill.push_back(*job);
+      if (s == FinalState::running && running_.count(*job))
+        ext_->to_kill.push_back({*job, FinalState::killed, false});
     }
     return true;
   case T::call_me_later:
@@ -300,8 +302,19 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
     return true;
   }
   case T::notify:
-    if (d.text == "registration_finished" || d.text == "continue_registration")
-      return true; // (dynamic registration is not enabled: nothing to finish)
+    if (d.text == "registration_finished" || d.text == "continue_registration") {
+      if (not cfg_.dynamic_jobs)
+        return true; // (nothing to finish: Batsim ignores it too)
+      bool finish = d.text == "registration_finished";
+      if (finish != ext_->registration_finished) { // (twice the same: nothing changes)
+        ext_->registration_finished = finish;
+        if (finish)
+          open_submitters_--;
+        else
+          open_submitters_++;
+      }
+      return true;
+    }
     error_ =
         place() + ": unknown notification " + quote(d.text) + " (known: registration_finished, continue_registration)";
     return false;
@@ -311,10 +324,11 @@ bool WorkloadManager::Impl::external_apply(const scheduling::BatsimDecision& d, 
   case T::set_resource_state:
     return external_set_state(d, now);
   case T::change_job_state:
+    return external_change_state(d, now);
   case T::register_job:
+    return external_register_job(d, now);
   case T::register_profile:
-    error_ = place() + ": not supported by sgai's workload manager yet (dynamic jobs, machine states)";
-    return false;
+    return external_register_profile(d);
   }
   return false;
 }
@@ -388,6 +402,131 @@ void WorkloadManager::Impl::external_switched(double now)
   for (auto it = ext_->state_requests.begin(); it != done; ++it)
     ext_->pending.resource_state_changed(now, it->resources, it->state);
   ext_->state_requests.erase(ext_->state_requests.begin(), done);
+}
+
+bool WorkloadManager::Impl::external_register_profile(const scheduling::BatsimDecision& d)
+{
+  const std::string place = event_place(ext_->where(), d);
+  if (not cfg_.dynamic_jobs) {
+    error_ = place + ": dynamic jobs are not enabled (--enable-dynamic-jobs, as Batsim's option)";
+    return false;
+  }
+  if (d.workload.empty() || d.text.empty()) {
+    error_ = place + ": a profile needs a workload name and a profile name";
+    return false;
+  }
+  auto& profiles = ext_->profiles[d.workload];
+  if (profiles.count(d.text)) {
+    error_ = place + ": profile " + quote(d.text) + " of workload " + quote(d.workload) + " is already registered";
+    return false;
+  }
+  profiles[d.text] = d.extra;
+  return true;
+}
+
+bool WorkloadManager::Impl::external_register_job(const scheduling::BatsimDecision& d, double now)
+{
+  const std::string place = event_place(ext_->where(), d);
+  if (not cfg_.dynamic_jobs) {
+    error_ = place + ": dynamic jobs are not enabled (--enable-dynamic-jobs, as Batsim's option)";
+    return false;
+  }
+  if (ext_->registration_finished) {
+    error_ = place + ": job " + quote(d.job_id) + " registered after NOTIFY registration_finished";
+    return false;
+  }
+  size_t bang = d.job_id.find('!');
+  if (bang == std::string::npos || bang == 0 || bang + 1 == d.job_id.size()) {
+    error_ = place + ": job id " + quote(d.job_id) + " is not WORKLOAD!NAME";
+    return false;
+  }
+  if (ext_->job_of.count(d.job_id)) {
+    error_ = place + ": job id " + quote(d.job_id) + " is already taken";
+    return false;
+  }
+  if (d.extra.empty()) {
+    error_ = place + ": job " + quote(d.job_id) + " comes without its description ('job'; Redis is not supported)";
+    return false;
+  }
+  std::string wl = d.job_id.substr(0, bang);
+  auto found     = ext_->profiles.find(wl);
+  if (found == ext_->profiles.end()) {
+    error_ = place + ": workload " + quote(wl) + " has no registered profile (REGISTER_PROFILE comes first)";
+    return false;
+  }
+  std::shared_ptr<const workload::Workload> from;
+  try {
+    ojson job      = ojson::parse(d.extra);
+    job["id"]      = d.job_id.substr(bang + 1);
+    job["subtime"] = now;
+    ojson text     = {{"jobs", ojson::array({job})}, {"profiles", ojson::object()}};
+    for (const auto& [name, p] : found->second)
+      text["profiles"][name] = ojson::parse(p);
+    from = std::make_shared<const workload::Workload>(workload::read_batsim_text(text.dump(), place, wl));
+  } catch (const std::exception& e) { // InputError naming the field, or the job not an object
+    error_ = e.what();
+    return false;
+  }
+  uint32_t job = 0;
+  try {
+    job = submit(from, 0);
+  } catch (const std::invalid_argument& e) {
+    error_ = place + ": " + e.what();
+    return false;
+  }
+  arrived_.pop_back(); // queued now: a decision of the same reply may start it
+  sched_.enqueue(queued(job));
+  if (ext_->id_of.size() <= job)
+    ext_->id_of.resize(job + 1);
+  ext_->id_of[job]       = d.job_id;
+  ext_->job_of[d.job_id] = job;
+  if (cfg_.acknowledge_dynamic_jobs)
+    ext_->pending.job_submitted(now, d.job_id, job_json(*from, from->jobs[0], d.job_id));
+  return true;
+}
+
+bool WorkloadManager::Impl::external_change_state(const scheduling::BatsimDecision& d, double now)
+{
+  const std::string place = event_place(ext_->where(), d);
+  auto job                = external_job(d, d.job_id);
+  if (not job)
+    return false;
+  JobRecord& rec                                                    = hist_.records[*job];
+  static const std::vector<std::pair<std::string, FinalState>> ends = {
+      {"COMPLETED_SUCCESSFULLY", FinalState::success},
+      {"COMPLETED_FAILED", FinalState::failed},
+      {"COMPLETED_WALLTIME_REACHED", FinalState::walltime_reached},
+      {"COMPLETED_KILLED", FinalState::killed}};
+  auto end = std::find_if(ends.begin(), ends.end(), [&](const auto& e) { return e.first == d.text; });
+  if (rec.state == FinalState::pending && (d.text == "REJECTED" || d.text == "RUNNING")) {
+    sched_.remove_waiting(*job);
+    if (d.text == "REJECTED") {
+      rec.state    = FinalState::rejected;
+      rec.finish_s = now;
+      done_++;
+    } else { // running as far as the books go: nothing executes, no resource is held
+      rec.state   = FinalState::running;
+      rec.start_s = now;
+      ext_->bookkept.push_back(*job);
+    }
+    return true;
+  }
+  if (rec.state == FinalState::running && end != ends.end()) {
+    auto b = std::find(ext_->bookkept.begin(), ext_->bookkept.end(), *job);
+    if (b != ext_->bookkept.end()) {
+      ext_->bookkept.erase(b);
+      rec.state    = end->second;
+      rec.finish_s = now;
+      done_++;
+    } else {
+      ext_->to_kill.push_back({*job, end->second, true});
+    }
+    return true;
+  }
+  error_ = place + ": job " + quote(d.job_id) + " is " + to_string(rec.state) + ": it cannot be set " + quote(d.text) +
+           " (a waiting job can be set RUNNING or REJECTED, a running one COMPLETED_SUCCESSFULLY, _FAILED, "
+           "_WALLTIME_REACHED or _KILLED)";
+  return false;
 }
 
 bool WorkloadManager::Impl::external_end(double now)

@@ -245,6 +245,9 @@ public:
    *  they leave (sorted), adds their processors to `touched_procs`. */
   std::vector<uint32_t> end_jobs(const Instant& in, std::vector<uint32_t>& touched_procs);
 
+  /** A job as the scheduler's queue holds it (its arrival counted). */
+  scheduling::QueuedJob queued(uint32_t job);
+
   /** The jobs submitted by now go to the scheduler's queue (or are rejected). */
   void queue_arrivals(Instant& in);
 
@@ -295,6 +298,10 @@ public:
   void external_switched(double now);
   /** SET_RESOURCE_STATE: machines switched off, on, or to another computing P-state. */
   bool external_set_state(const scheduling::BatsimDecision& d, double now);
+  /** REGISTER_PROFILE, REGISTER_JOB (queued at once), CHANGE_JOB_STATE. */
+  bool external_register_profile(const scheduling::BatsimDecision& d);
+  bool external_register_job(const scheduling::BatsimDecision& d, double now);
+  bool external_change_state(const scheduling::BatsimDecision& d, double now);
   /** The jobs a KILL_JOB named end at this instant. */
   void take_kills(Instant& in);
   /** Sends what happened (when the scheduler is ready) and applies its decisions: the jobs that

@@ -189,6 +189,17 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
   }
   if (auto v = options.optional("sched_config"))
     config.sched_config = v->string();
+  for (const char* key : {"dynamic_jobs", "acknowledge_dynamic_jobs"})
+    if (auto v = options.optional(key)) {
+      bool on = v->boolean();
+      if (on && config.socket_endpoint.empty())
+        v->fail(std::string(key) + " needs an external scheduler (socket_endpoint)");
+      (std::string(key) == "dynamic_jobs" ? config.dynamic_jobs : config.acknowledge_dynamic_jobs) = on;
+    }
+  if (config.acknowledge_dynamic_jobs && not config.dynamic_jobs)
+    options.fail_at("acknowledge_dynamic_jobs", "acknowledge_dynamic_jobs needs dynamic_jobs");
+  if (config.dynamic_jobs)
+    config.submitters = 1; // the scheduler's registrations, ended by its NOTIFY registration_finished
   if (auto v = options.optional("series")) {
     try {
       config.series = batch::parse_series(v->string());
@@ -197,7 +208,8 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
     }
   }
   options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period",
-                  "energy_policy", "switches", "series", "socket_endpoint", "socket_timeout", "sched_config"});
+                  "energy_policy", "switches", "series", "socket_endpoint", "socket_timeout", "sched_config",
+                  "dynamic_jobs", "acknowledge_dynamic_jobs"});
   return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 

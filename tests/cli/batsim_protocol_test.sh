@@ -53,6 +53,45 @@ assert rows["3"]["final_state"] == "REJECTED", rows["3"]
 assert (rows["4"]["final_state"], rows["4"]["finish_time"]) == ("COMPLETED_KILLED", "15"), rows["4"]
 PY
     ;;
+  batsim_protocol_dynamic)
+    scheduler dynamic
+    external "$tmp/d" --enable-dynamic-jobs --acknowledge-dynamic-jobs --socket-timeout 20; expect_rc 0; no_backtrace
+    wait $spid || fail "the scheduler: $(cat "$tmp/sched.out")"
+    for line in "0.0 JOB_SUBMITTED {\"job\": {\"id\": \"dyn!a\", \"profile\": \"d4\", \"res\": 2, \"subtime\": 0.0, \"walltime\": 50.0}, \"job_id\": \"dyn!a\"}" \
+                "3.0 JOB_SUBMITTED {\"job\": {\"id\": \"dyn!b\", \"profile\": \"d4\", \"res\": 1, \"subtime\": 3.0}, \"job_id\": \"dyn!b\"}" \
+                "4.0 JOB_COMPLETED {\"alloc\": \"2-3\", \"job_id\": \"dyn!a\"" "45.0 SIMULATION_ENDS {}"; do
+      grep -qF -- "$line" "$tmp/log" || fail "the scheduler did not receive: $line"
+    done
+    ! grep -q "JOB_COMPLETED.*dyn!c" "$tmp/log" || fail "a job ended by CHANGE_JOB_STATE was reported"
+    grep -q "SIMULATION_BEGINS.*\"dynamic-jobs-acknowledged\": true, \"dynamic-jobs-enabled\": true" "$tmp/log" \
+      || fail "SIMULATION_BEGINS' config: $(grep SIMULATION_BEGINS "$tmp/log" | cut -c1-400)"
+    /usr/bin/python3 - "$tmp/d/jobs.csv" <<'PY' || fail "jobs.csv: $(cat "$tmp/d/jobs.csv")"
+import csv, sys
+rows = {r["job_id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+want = {"a": ("dyn", "COMPLETED_SUCCESSFULLY", "0", "4", "2-3"), "b": ("dyn", "COMPLETED_SUCCESSFULLY", "9", "13", "2"),
+        "c": ("dyn", "COMPLETED_FAILED", "3", "6", ""), "d": ("dyn", "REJECTED", "-1", "-1", "")}
+for k, w in want.items():
+    r = rows[k]
+    got = (r["workload_name"], r["final_state"], r["starting_time"], r["finish_time"], r["allocated_resources"])
+    assert got == w, (k, got, w)
+assert len(rows) == 8, len(rows)
+PY
+    # registrations without --enable-dynamic-jobs; a registration never finished
+    scheduler dynamic
+    external "$tmp/d1" --socket-timeout 5; expect_rc 1
+    expect_one_error_line "reply 1: event 0 (REGISTER_PROFILE): dynamic jobs are not enabled (--enable-dynamic-jobs"
+    kill $spid 2>/dev/null; wait $spid 2>/dev/null
+    scheduler dynamic_unfinished
+    external "$tmp/d2" --enable-dynamic-jobs --socket-timeout 5; expect_rc 1
+    expect_one_error_line "dynamic jobs are enabled and nothing is left to happen, but the scheduler never sent NOTIFY registration_finished (at 45 s)"
+    kill $spid 2>/dev/null; wait $spid 2>/dev/null
+    [ ! -e "$tmp/d1" ] && [ ! -e "$tmp/d2" ] || fail "a half-written output folder"
+    run "$SGAI" batch run --platform $F/platforms/sleep4.xml --workload $F/batsim/delays.json --socket-endpoint "$sock" \
+      --acknowledge-dynamic-jobs --out "$tmp/u"
+    expect_rc 2; expect_one_error_line "--acknowledge-dynamic-jobs needs --enable-dynamic-jobs"
+    run "$SGAI" batch run --platform $F/platforms/sleep4.xml --workload $F/batsim/delays.json --enable-dynamic-jobs \
+      --out "$tmp/u"
+    expect_rc 2; expect_one_error_line "--enable-dynamic-jobs and --acknowledge-dynamic-jobs need --socket-endpoint" ;;
   batsim_protocol_bogus)
     while IFS='|' read -r mode message; do
       scheduler "$mode"

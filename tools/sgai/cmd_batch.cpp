@@ -41,6 +41,8 @@ struct BatchArgs {
   std::string socket_endpoint;
   double socket_timeout_s = 60;
   std::string sched_config;
+  bool dynamic_jobs             = false;
+  bool acknowledge_dynamic_jobs = false;
 };
 
 std::string absolute(const std::string& p)
@@ -105,6 +107,10 @@ std::string record_of(const BatchArgs& a)
     options["socket_timeout"]  = a.socket_timeout_s;
     if (not a.sched_config.empty())
       options["sched_config"] = a.sched_config;
+    if (a.dynamic_jobs)
+      options["dynamic_jobs"] = true;
+    if (a.acknowledge_dynamic_jobs)
+      options["acknowledge_dynamic_jobs"] = true;
   }
   if (not a.energy_policy.empty() || not a.energy_options.empty()) {
     if (a.energy_policy.empty() || a.energy_options.empty())
@@ -148,6 +154,14 @@ experiment::BatchSetup batch_setup(const BatchArgs& a)
   s.config.socket_endpoint  = a.socket_endpoint;
   s.config.socket_timeout_s = a.socket_timeout_s;
   s.config.sched_config     = a.sched_config;
+  if ((a.dynamic_jobs || a.acknowledge_dynamic_jobs) && a.socket_endpoint.empty())
+    throw UsageError("--enable-dynamic-jobs and --acknowledge-dynamic-jobs need --socket-endpoint");
+  if (a.acknowledge_dynamic_jobs && not a.dynamic_jobs)
+    throw UsageError("--acknowledge-dynamic-jobs needs --enable-dynamic-jobs");
+  s.config.dynamic_jobs             = a.dynamic_jobs;
+  s.config.acknowledge_dynamic_jobs = a.acknowledge_dynamic_jobs;
+  if (a.dynamic_jobs)
+    s.config.submitters = 1; // the scheduler's registrations, ended by its NOTIFY registration_finished
   return s;
 }
 
@@ -298,6 +312,11 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
         ->check(CLI::PositiveNumber);
     cmd->add_option("--sched-cfg", a->sched_config,
                     "Text forwarded to the external scheduler as config[\"sched-config\"] (Batsim's option)");
+    cmd->add_flag("--enable-dynamic-jobs", a->dynamic_jobs,
+                  "The external scheduler may register jobs and profiles (Batsim's option); the run ends after its "
+                  "NOTIFY registration_finished");
+    cmd->add_flag("--acknowledge-dynamic-jobs", a->acknowledge_dynamic_jobs,
+                  "Acknowledge each registered job with a JOB_SUBMITTED (Batsim's option)");
     cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return batch_run(*a, globals); }; });
   }
   {
