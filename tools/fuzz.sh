@@ -21,6 +21,7 @@ targets=(
   "chakra_et|tests/fuzz/chakra_seeds ../shared/data/astra-sim/examples/workload/microbenchmarks/all_reduce/4npus_1MB|65536|10|Chakra ET reader and feeder"
   "swf|tests/fuzz/swf_seeds|16384|10|SWF logs, plain and gzip, selection and conversion"
   "batsim|tests/fuzz/batsim_seeds|16384|10|Batsim workload JSON, summary and write-back"
+  "batsim_reply|tests/fuzz/batsim_reply_seeds|8192|10|Batsim protocol: a scheduler's replies, interval sets"
   "platform_xml|tests/fuzz/platform_xml_seeds|16384|10|SimGrid XML: legacy translation, format sniffing"
   "experiment|tests/fuzz/experiment_seeds|8192|10|experiment files: parse and component options"
   "astra_network|tests/fuzz/astra_network_seeds|4096|10|ASTRA-sim network YAML"

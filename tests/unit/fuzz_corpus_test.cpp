@@ -7,6 +7,7 @@
 #include "../fuzz/astra_network_check.hpp"
 #include "../fuzz/astra_system_check.hpp"
 #include "../fuzz/batsim_check.hpp"
+#include "../fuzz/batsim_reply_check.hpp"
 #include "../fuzz/chakra_et_check.hpp"
 #include "../fuzz/chakra_json_check.hpp"
 #include "../fuzz/experiment_check.hpp"
@@ -84,6 +85,13 @@ TEST(FuzzCorpus, BatsimSeeds)
   // tiny, interference, and Batsim's own workloads (DelayProfile, ptask_homogeneous, compositions,
   // storage, trace replay, ...)
   EXPECT_GE(c.accepted, 10U);
+  EXPECT_GE(c.rejected, 3U); // bogus_*
+}
+
+TEST(FuzzCorpus, BatsimReplySeeds)
+{
+  auto c = replay({"tests/fuzz/batsim_reply_seeds"}, sgai::test::check_batsim_reply_bytes);
+  EXPECT_GE(c.accepted, 4U); // every decision kind
   EXPECT_GE(c.rejected, 3U); // bogus_*
 }
 
