@@ -100,29 +100,41 @@ PY
       nothing_left "$tmp"
       kill $spid 2>/dev/null; wait $spid 2>/dev/null
     done <<'CASES'
-unknown_job|reply 2: event 0 (EXECUTE_JOB): unknown job 'w0!nope' (no JOB_SUBMITTED named it)
-outside|reply 2: at /events/0/data/alloc: resource 7 in interval set '0-1 7' is not on the platform (ids 0 to 3)
-overlap|reply 2: event 1 (EXECUTE_JOB): job 'w0!2': alloc '1-2': resource 1 (host m1) is running job 'w0!1'
-past|reply 2: at /events/0/timestamp: event dated -5 s, before now (0 s): it would change the past
-size|reply 2: event 0 (EXECUTE_JOB): job 'w0!1' asks 2 resources, alloc '0' gives 1
-unknown_type|reply 2: at /events/0/type: unknown event type 'EXECUTE_JOBS'
-call_now|reply 2: at /events/0/data/timestamp: a call is asked for 0 s, not after now (0 s)
-twice|reply 2: event 1 (EXECUTE_JOB): job 'w0!1' is not waiting
-malformed|reply 2: line 1, column 3: invalid JSON
-no_now|reply 2: at (root): missing field 'now'
-kill_waiting|reply 4: event 0 (KILL_JOB): job 'w0!3' is waiting, not running
-reject_running|reply 4: event 0 (REJECT_JOB): job 'w0!1' cannot be rejected: it is RUNNING, not waiting
-sleep_busy|reply 4: event 0 (SET_RESOURCE_STATE): resources '0': host m0 cannot be switched off: it is computing
-ends_events|the reply to SIMULATION_ENDS holds 1 event; it must hold none
-die|no reply to request 3 within 2 s (the scheduler died, hangs, or listens elsewhere
-hang|no reply to request 3 within 2 s
+bogus_unknown_job|reply 2: event 0 (EXECUTE_JOB): unknown job 'w0!nope' (no JOB_SUBMITTED named it)
+bogus_outside|reply 2: at /events/0/data/alloc: resource 7 in interval set '0-1 7' is not on the platform (ids 0 to 3)
+bogus_overlap|reply 2: event 1 (EXECUTE_JOB): job 'w0!2': alloc '1-2': resource 1 (host m1) is running job 'w0!1'
+bogus_past|reply 2: at /events/0/timestamp: event dated -5 s, before now (0 s): it would change the past
+bogus_size|reply 2: event 0 (EXECUTE_JOB): job 'w0!1' asks 2 resources, alloc '0' gives 1
+bogus_unknown_type|reply 2: at /events/0/type: unknown event type 'EXECUTE_JOBS'
+bogus_call_now|reply 2: at /events/0/data/timestamp: a call is asked for 0 s, not after now (0 s)
+bogus_twice|reply 2: event 1 (EXECUTE_JOB): job 'w0!1' is not waiting
+bogus_malformed|reply 2: line 1, column 3: invalid JSON
+bogus_no_now|reply 2: at (root): missing field 'now'
+bogus_kill_waiting|reply 4: event 0 (KILL_JOB): job 'w0!3' is waiting, not running
+bogus_reject_running|reply 4: event 0 (REJECT_JOB): job 'w0!1' cannot be rejected: it is RUNNING, not waiting
+bogus_sleep_busy|reply 4: event 0 (SET_RESOURCE_STATE): resources '0': host m0 cannot be switched off: it is computing
+bogus_ends_events|the reply to SIMULATION_ENDS holds 1 event; it must hold none
+bogus_die|no reply to request 3 within 2 s (the scheduler died, hangs, or listens elsewhere
+bogus_hang|no reply to request 3 within 2 s
 CASES
+    # a scheduler killed (SIGKILL) while sgai waits for its reply
+    scheduler bogus_hang
+    "$SGAI" batch run --platform $F/platforms/sleep4.xml --workload $F/batsim/delays.json --socket-endpoint "$sock" \
+      --socket-timeout 3 --out "$tmp/k" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 100); do grep -q JOB_SUBMITTED "$tmp/log" 2>/dev/null && break; sleep 0.1; done
+    sleep 0.3
+    pkill -KILL -f "scripted_scheduler.py bogus_hang $sock"
+    wait $pid; rc=$?; err=$(cat "$tmp/err")
+    expect_rc 1; expect_one_error_line "no reply to request 3 within 3 s"; no_backtrace
+    [ ! -e "$tmp/k" ] || fail "a killed scheduler: a half-written output folder"
+    wait $spid 2>/dev/null
     # nobody listening at all
     external "$tmp/none" --socket-timeout 1; expect_rc 1; expect_one_error_line "no reply to request 1 within 1 s"
     [ ! -e "$tmp/none" ] || fail "no scheduler: a half-written output folder" ;;
   batsim_protocol_signals)
     for sig in INT TERM; do
-      scheduler hang
+      scheduler bogus_hang
       "$SGAI" batch run --platform $F/platforms/sleep4.xml --workload $F/batsim/delays.json --socket-endpoint "$sock" \
         --out "$tmp/s$sig" >"$tmp/out" 2>"$tmp/err" &
       pid=$!
