@@ -16,20 +16,7 @@ namespace sgai::scheduling {
 
 std::string to_interval_set(std::vector<uint32_t> ids)
 {
-  std::sort(ids.begin(), ids.end());
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
-      j++;
-    if (not out.empty())
-      out += ' ';
-    out += std::to_string(ids[i]);
-    if (j > i)
-      out += '-' + std::to_string(ids[j]);
-    i = j + 1;
-  }
-  return out;
+  return format_intervals(std::move(ids));
 }
 
 namespace {

@@ -25,19 +25,7 @@ compare() { # name backfill [policy options]
   [ -f "$peer/$name/out_jobs.csv" ] || return 0
   "$sgai" batch run --platform "$ml/platform.xml" --workload "$ml/medium_late.json" --backfill "$backfill" \
     --series none "$@" --out "$work/$name" >/dev/null 2>&1 || { echo "$name: sgai failed" >&2; exit 1; }
-  python3 - "$name" "$work/$name" "$peer/$name" <<'PY'
-import csv, json, sys
-name, mine, theirs = sys.argv[1:]
-a = {r["job_id"]: r for r in csv.DictReader(open(mine + "/jobs.csv"))}
-b = {r["job_id"]: r for r in csv.DictReader(open(theirs + "/out_jobs.csv"))}
-same = sum(abs(float(a[k]["starting_time"]) - float(b[k]["starting_time"])) < 1e-4 for k in b)
-s = json.load(open(mine + "/schedule.json"))
-t = next(csv.DictReader(open(theirs + "/out_schedule.csv")))
-e, eb = s["energy_j"], float(t["consumed_joules"])
-m, mb = s["makespan_s"], float(t["makespan"])
-print(f"{name:45s} {100 * same / len(b):8.1f}% {e:13.0f} {eb:13.0f} {100 * (e - eb) / eb:+7.2f}% "
-      f"{m:11.2f} {mb:11.2f} {100 * (m - mb) / mb:+7.2f}%")
-PY
+  /usr/bin/python3 "$root/tools/validate/batsim_compare.py" "$name" "$work/$name" "$peer/$name"
 }
 compare easy_check easy
 compare conservative_bf conservative
