@@ -197,6 +197,49 @@ assert len(g) == 16 and g["1"] == [0, 4, 8, 12] and g["16"] == [51, 55, 59, 63],
 PY
     ;;
 
+  train_search)
+    # every configuration of Megatron-Core's 1.7B model on 48 GPUs, ranked; the CSV holds them all
+    run "$SGAI" train search $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 48 --top 5 \
+      --csv "$tmp/s.csv"
+    expect_rc 0; no_backtrace
+    grep -qE '^Searched [0-9]+ combinations for 48 GPUs of dgx-h100-superpod \(H100 SXM5 80GB, 80.00 GB\): [0-9]+ fit' \
+      <<<"$out" || fail "the summary: $out"
+    [ "$(grep -cE '^ +[1-5] +[0-9]+ ' <<<"$out")" = 5 ] || fail "five ranked rows: $out"
+    grep -qE "^The description's own configuration \(TP 1, PP 1, CP 1, EP 1, DP 48, micro-batch 1, recompute none\) ranks [0-9]+ of" \
+      <<<"$out" || fail "the description's rank: $out"
+    python3 - "$tmp/s.csv" "$out" <<'PY' || fail "the CSV: $(head -3 "$tmp/s.csv")"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+tried, fit = map(int, re.search(r"Searched (\d+) combinations .*?: (\d+) fit", sys.argv[2]).groups())
+ranked = [r for r in rows if r["rank"]]
+assert len(ranked) == fit and [int(r["rank"]) for r in ranked] == list(range(1, fit + 1))
+speeds = [float(r["tokens_per_s"]) for r in ranked]
+assert speeds == sorted(speeds, reverse=True)
+for r in rows:
+    assert int(r["tp"]) * int(r["pp"]) * int(r["cp"]) * int(r["dp"]) == 48, r
+PY
+    # the first row predicted alone gives the same figures
+    best=$(sed -n 2p "$tmp/s.csv")
+    IFS=, read -r _ tp pp v cp ep dp mbs rc _ <<<"$best"
+    extra=()
+    [ "$v" -gt 1 ] && extra+=(--num-layers-per-virtual-pipeline-stage $((24 / pp / v)))
+    [ "$rc" != none ] && extra+=(--recompute-granularity "$rc")
+    [ "$tp" -gt 1 ] && extra+=(--sequence-parallel)
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 48 \
+      --tensor-model-parallel-size "$tp" --pipeline-model-parallel-size "$pp" --context-parallel-size "$cp" \
+      --micro-batch-size "$mbs" "${extra[@]}"
+    expect_rc 0
+    tokens=$(grep -oE '[0-9]+ tokens/s' <<<"$out" | head -1 | awk '{ print $1 }')
+    want=$(cut -d, -f13 <<<"$best")
+    awk -v a="$tokens" -v b="$want" 'BEGIN { exit !(a / b - 1 < 1e-6 && b / a - 1 < 1e-6) }' ||
+      fail "the best row $want tokens/s, predicted alone $tokens"
+    # nothing fits: a 70B model on 8 GPUs
+    run "$SGAI" train search --num-layers 80 --hidden-size 8192 --num-attention-heads 64 --seq-length 4096 \
+      --vocab-size 32000 --global-batch-size 8 --platform platforms/dgx-h100-superpod.json --gpus 8
+    expect_rc 1; expect_one_error_line "no configuration fits: the smallest needs"
+    run "$SGAI" train search $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 100000
+    expect_rc 1; expect_one_error_line "the platform has 6144 GPUs, the search asks 100000" ;;
+
   train_gpu_cluster)
     # the same description as a GPU-cluster job profile ("megatron"): its iteration alone within 1%
     # of sgai train predict on the cluster's GPUs; a description that does not check is the

@@ -6,7 +6,10 @@
  *     one iteration predicted on the platform's GPUs and fabric (core/training/predict.hpp): time,
  *     tokens/s, TFLOP/s per GPU, MFU, where the time goes, energy; exit 1 when a stage does not fit.
  *   chakra [DESCRIPTION] --platform P [--gpus N] --out DIR [--prefix NAME] [--KEY VALUE]...
- *     the predicted iteration as one Chakra ET per GPU and its communicator groups, for sgai replay. */
+ *     the predicted iteration as one Chakra ET per GPU and its communicator groups, for sgai replay.
+ *   search [DESCRIPTION] --platform P [--gpus N] [--top K] [--threads J] [--csv FILE] [--KEY VALUE]...
+ *     every parallelism, micro-batch and recomputation of the model that fits, predicted and ranked
+ *     (core/training/search.hpp). */
 #include "chakra/et_io.hpp"
 #include "chakra/synth.hpp"
 #include "core/collectives/nccl_plan.hpp"
@@ -21,6 +24,7 @@
 #include "core/training/memory.hpp"
 #include "core/training/platform_inputs.hpp"
 #include "core/training/predict.hpp"
+#include "core/training/search.hpp"
 #include "core/training/traffic.hpp"
 #include "generators/platform/catalogue.hpp"
 #include "generators/platform/platform.hpp"
@@ -33,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 namespace sgai::cli {
 
@@ -42,6 +47,8 @@ struct TrainArgs {
   std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json, timeline, out, prefix = "training";
   std::optional<int64_t> gpus;
   std::map<std::string, std::string> flags; ///< Megatron's keys given on the command line
+  int64_t top = 10, threads = 0;            ///< search: rows shown, worker threads (0: every core)
+  std::string csv;                          ///< search: every candidate written here
 };
 
 std::string gb(double bytes)
@@ -286,6 +293,95 @@ int run_chakra(const TrainArgs& a)
   return 0;
 }
 
+void write_search_csv(const std::string& path, const training::SearchResult& r)
+{
+  std::ostringstream o;
+  o << "rank,tp,pp,virtual_stages,cp,ep,dp,micro_batch,recompute,fits,largest_stage_gb,iteration_s,tokens_per_s,"
+       "tflops_per_gpu,mfu,energy_per_token_j,compute_s,tp_s,cp_s,ep_s,bubble_s,dp_s,optimizer_s\n";
+  size_t rank = 0;
+  for (const auto& row : r.rows) {
+    const auto& c  = row.config;
+    const char* rc = c.recompute_granularity == training::Recompute::full
+                         ? "full"
+                         : (c.recompute_granularity == training::Recompute::selective ? "selective" : "none");
+    o << (row.fits ? std::to_string(++rank) : "") << ',' << c.tensor_model_parallel_size << ','
+      << c.pipeline_model_parallel_size << ',' << c.virtual_stages() << ',' << c.context_parallel_size << ','
+      << c.expert_model_parallel_size << ',' << c.data_parallel_size << ',' << c.micro_batch_size << ',' << rc << ','
+      << (row.fits ? 1 : 0) << ',' << format_number(row.worst_bytes / 1e9);
+    if (row.fits) {
+      const auto& b = row.breakdown;
+      for (double v : {row.iteration_s, row.tokens_per_s, row.tflops_per_gpu, row.mfu, row.energy_per_token_j,
+                       b.compute_s, b.tp_s, b.cp_s, b.ep_s, b.bubble_s, b.dp_s, b.optimizer_s})
+        o << ',' << format_number(v);
+    } else {
+      o << ",,,,,,,,,,,,";
+    }
+    o << "\n";
+  }
+  write_file_atomically(path, o.str());
+}
+
+int run_search(const TrainArgs& a)
+{
+  const platform::Platform plat = platform::generate(a.platform);
+  std::vector<training::Setting> settings;
+  if (not a.description.empty())
+    settings = training::read_settings(a.description);
+  for (const auto& [key, value] : a.flags)
+    settings.push_back({key, value, "", "--" + key});
+  training::SearchOptions o;
+  o.gpus = a.gpus ? uint64_t(*a.gpus) : plat.gpus.size();
+  if (o.gpus == 0 || o.gpus > plat.gpus.size())
+    throw InputError(a.platform, "",
+                     "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the search asks " +
+                         std::to_string(o.gpus));
+  o.threads = a.threads > 0 ? unsigned(a.threads) : std::max(1U, std::thread::hardware_concurrency());
+  const training::Precision precision = training::model_alone(settings).precision;
+  training::PlatformInputs in         = training::platform_inputs(plat, precision, a.platform);
+  const training::SearchResult r      = training::search_configurations(settings, in, o);
+  std::cout << "Searched " << r.tried << " combinations for " << o.gpus << " GPUs of " << plat.name << " ("
+            << in.gpu.name << ", " << gb(in.type->memory_bytes) << "): " << r.fitting << " fit, "
+            << (r.rows.size() - r.fitting) << " need more memory than a GPU has, " << r.invalid
+            << " are not configurations Megatron-LM accepts\n";
+  if (r.fitting == 0)
+    throw RunError("no configuration fits: the smallest needs " +
+                   (r.rows.empty() ? std::string("?") : gb(r.rows.front().worst_bytes)) + " per GPU, more than the " +
+                   gb(in.type->memory_bytes) + " of a " + in.gpu.name);
+  std::cout << "rank  tokens/s  TFLOP/s/GPU    MFU  iteration  memory  configuration    (compute, bubble, exposed "
+               "TP, DP: % of the iteration)\n";
+  for (size_t i = 0; i < r.fitting && i < size_t(a.top); i++) {
+    const auto& row = r.rows[i];
+    const auto& b   = row.breakdown;
+    auto pct        = [&](double v) { return format_fixed(v / row.iteration_s * 100, 0); };
+    std::cout << std::setw(4) << i + 1 << std::setw(10) << format_fixed(row.tokens_per_s, 0) << std::setw(13)
+              << format_fixed(row.tflops_per_gpu, 1) << std::setw(7) << format_fixed(row.mfu * 100, 1) << "%"
+              << std::setw(10) << format_fixed(row.iteration_s, 3) << " s" << std::setw(8)
+              << format_fixed(row.worst_bytes / 1e9, 1) << "  " << training::describe_parallelism(row.config) << "  ("
+              << pct(b.compute_s) << ", " << pct(b.bubble_s) << ", " << pct(b.tp_s) << ", " << pct(b.dp_s) << ")\n";
+  }
+  // where the description's own parallelism ranks, when it gives one that runs here
+  try {
+    const training::TrainingConfig own = read_config(a, o.gpus);
+    auto same = [&](const training::TrainingConfig& c) { return describe_parallelism(c) == describe_parallelism(own); };
+    for (size_t i = 0; i < r.rows.size(); i++)
+      if (same(r.rows[i].config)) {
+        if (r.rows[i].fits)
+          std::cout << "The description's own configuration (" << training::describe_parallelism(own) << ") ranks "
+                    << i + 1 << " of " << r.fitting << ": " << format_fixed(r.rows[i].tokens_per_s, 0)
+                    << " tokens/s, the best " << format_fixed(r.rows[0].tokens_per_s / r.rows[i].tokens_per_s, 3)
+                    << "x as fast\n";
+        else
+          std::cout << "The description's own configuration (" << training::describe_parallelism(own)
+                    << ") does not fit: " << gb(r.rows[i].worst_bytes) << " per GPU\n";
+        break;
+      }
+  } catch (const std::exception&) { // the description gives no complete configuration for these GPUs
+  }
+  if (not a.csv.empty())
+    write_search_csv(a.csv, r);
+  return 0;
+}
+
 void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
 {
   for (const std::string& key : training::known_keys()) {
@@ -332,6 +428,18 @@ void add_train_commands(CLI::App& app, Action& action)
   cha->add_option("--prefix", e->prefix, "Trace file prefix (default: training)");
   add_description_flags(cha, e);
   cha->callback([e, &action]() { action = [e]() { return run_chakra(*e); }; });
+
+  auto s    = std::make_shared<TrainArgs>();
+  auto* sea = train->add_subcommand(
+      "search", "Every parallelism, micro-batch and recomputation that fits, predicted and ranked by tokens/s");
+  sea->add_option("description", s->description, "Megatron-LM's arguments in a JSON or YAML file (optional)");
+  add_path(sea, "--platform", s->platform, "The platform (sgai JSON): its GPU type and fabric")->required();
+  add_count(sea, "--gpus", s->gpus, "GPUs (default: the platform's)", 1, 1 << 24);
+  add_count(sea, "--top", s->top, "Configurations shown (default 10)", 1, 1 << 20);
+  add_count(sea, "--threads", s->threads, "Worker threads (default: every core)", 0, 1024);
+  sea->add_option("--csv", s->csv, "Also write every candidate, ranked, to this CSV file");
+  add_description_flags(sea, s);
+  sea->callback([s, &action]() { action = [s]() { return run_search(*s); }; });
 }
 
 } // namespace sgai::cli
