@@ -58,6 +58,9 @@ public:
   /** After setup: the hosts on which the component runs jobs as their only manager (batch, jobs).
    *  Two components may not share one: each would count the host's cores and energy as its own. */
   virtual std::vector<std::string> managed_hosts() const { return {}; }
+  /** After setup: the hosts the component's work runs on (power.csv's jobs column): by default
+   *  those it manages. */
+  virtual std::vector<std::string> powered_hosts() const { return managed_hosts(); }
   /** After the run: writes the component's files (atomically) and returns its figures. */
   virtual Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) = 0;
 };

@@ -7,11 +7,13 @@
 #include "core/foundation/numbers.hpp"
 #include "generators/platform/platform.hpp"
 #include "plugins/sim/energy.hpp"
+#include "plugins/sim/power_series.hpp"
 #include "plugins/sim/simulation.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <xbt/log.h>
 
 #include <cmath>
@@ -93,7 +95,12 @@ Spec parse_header(json::Object& o, const std::filesystem::path& base)
       }
     if (auto le = so.optional("link_energy"))
       e.link_energy = le->boolean();
-    so.finish({"cfg", "log", "link_energy"});
+    if (auto ps = so.optional("power_series")) {
+      e.power_period_s = ps->quantity(units::Quantity::time, 1.0);
+      if (not(e.power_period_s > 0))
+        ps->fail("power_series is the period of the power time series: it must be positive");
+    }
+    so.finish({"cfg", "log", "link_energy", "power_series"});
   }
   return e;
 }
@@ -135,6 +142,8 @@ RunContext apply_overrides(Spec& e, const Overrides& overrides)
     e.seed = *overrides.seed;
   for (const auto& a : overrides.simgrid_args)
     e.simgrid_args.push_back(a);
+  if (overrides.power_period_s)
+    e.power_period_s = *overrides.power_period_s;
   RunContext ctx;
   ctx.output_dir    = e.output;
   ctx.base_dir      = e.base_dir;
@@ -307,6 +316,16 @@ Result run_configured(Configured configured, const std::string& file, const std:
   }
 
   XBT_INFO("Running experiment '%s' (seed %llu)", e.name.c_str(), static_cast<unsigned long long>(e.seed));
+  std::optional<sim::PowerSeries> power;
+  if (e.power_period_s > 0) {
+    std::vector<const simgrid::s4u::Host*> jobs;
+    for (auto& c : components)
+      for (const auto& name : c.component->powered_hosts())
+        if (const auto* h = simgrid::s4u::Host::by_name_or_null(name))
+          jobs.push_back(h);
+    power.emplace(e.power_period_s, e.link_energy, std::move(jobs));
+    power->start();
+  }
   Result result;
   result.simulated_time_s = simulation.run();
   result.output_dir       = e.output;
@@ -340,7 +359,18 @@ Result run_configured(Configured configured, const std::string& file, const std:
     write_energy_csv(out / "energy_links.csv", energy.links, "link");
     result.outputs.push_back({(out / "energy_links.csv").string(), "energy per link (link_energy plugin)"});
   }
-  summary["energy"]   = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
+  summary["energy"] = {{"hosts_j", energy.hosts_total_j}, {"links_j", energy.links_total_j}};
+  if (power) {
+    power->finish();
+    power->write_csv(out / "power.csv");
+    result.outputs.push_back({(out / "power.csv").string(), "the platform's power over time (host and link energy "
+                                                            "plugins, averaged over each period)"});
+    double peak = 0;
+    for (const auto& r : power->rows())
+      peak = std::max(peak, r.hosts_w + r.links_w);
+    summary["energy"]["power_series"] = {
+        {"period_s", e.power_period_s}, {"rows", power->rows().size()}, {"peak_w", peak}};
+  }
   result.energy_notes = energy.notes();
   if (not energy.note().empty())
     summary["energy"]["note"] = energy.note();

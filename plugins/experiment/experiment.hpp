@@ -22,6 +22,8 @@ struct Overrides {
   /** The experiment was built from a command's options (sgai batch run): errors in the files it
    *  names do not point into it. */
   bool generated = false;
+  /** Write power.csv: the platform's power, averaged over each period of simulated time. */
+  std::optional<double> power_period_s;
 };
 
 struct Result {
@@ -55,6 +57,7 @@ struct Spec {
   platform::LoadOptions platform_options;
   std::vector<std::string> simgrid_args; ///< as the file's "simgrid" (--cfg=..., --log=...)
   bool link_energy               = true;
+  double power_period_s          = 0;            ///< > 0: power.csv at this period (the file's simgrid/power_series)
   std::filesystem::path base_dir = ".";          ///< the components' relative paths resolve against it
   std::string source             = "experiment"; ///< labels it in messages and as config.json's experiment_file
   std::string input; ///< JSON text that config.json records as the experiment's "input" (empty: null)

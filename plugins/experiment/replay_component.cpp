@@ -10,6 +10,8 @@
 #include "plugins/experiment/component.hpp"
 #include "plugins/replay/replay.hpp"
 
+#include <algorithm>
+#include <set>
 #include <simgrid/s4u/Host.hpp>
 
 #include <fstream>
@@ -86,6 +88,9 @@ public:
           throw InputError(where_, "gpus", "no host " + quote(gpus[next]) + " in the platform");
         spec.gpus.push_back(h);
         spec.cpus.push_back(cpus.empty() ? h : simgrid::s4u::Host::by_name(cpus[next]));
+        for (const auto* used : {spec.gpus.back(), spec.cpus.back()})
+          if (used_seen_.insert(used->get_name()).second)
+            used_.push_back(used->get_name());
         auto nd = node_of.find(gpus[next]);
         spec.nodes.push_back(nd == node_of.end() ? static_cast<uint32_t>(next) : nd->second);
         next++;
@@ -95,6 +100,8 @@ public:
       replay_->add_job(std::move(spec));
     }
   }
+
+  std::vector<std::string> powered_hosts() const override { return used_; }
 
   Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) override
   {
@@ -129,6 +136,8 @@ private:
   bool use_nccl_ = true;
   std::vector<std::vector<std::filesystem::path>> jobs_;
   std::vector<std::string> names_;
+  std::vector<std::string> used_; ///< the ranks' GPU and CPU hosts, in order
+  std::set<std::string> used_seen_;
   std::vector<std::string> gpus_;
   std::map<std::string, std::vector<uint32_t>> groups_;
   std::string where_;

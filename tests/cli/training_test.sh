@@ -240,6 +240,43 @@ PY
     run "$SGAI" train search $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 100000
     expect_rc 1; expect_one_error_line "the platform has 6144 GPUs, the search asks 100000" ;;
 
+  train_power)
+    # the iteration's power over time (a replay with --power-series): its integral is the energy of
+    # SimGrid's plugins, the jobs' hosts swing with the pipeline, sgai plot power draws it
+    P=platforms/dgx-h100-superpod.json
+    run "$SGAI" train chakra $F/gpt-1.7b.yaml --platform $P --gpus 64 --global-batch-size 64 \
+      --tensor-model-parallel-size 4 --sequence-parallel --tp-comm-overlap --pipeline-model-parallel-size 4 \
+      --num-layers-per-virtual-pipeline-stage 2 --out "$tmp/et"
+    expect_rc 0
+    run "$SGAI" replay --workload "$tmp/et/training" --comm-group "$tmp/et/training.groups.json" --platform $P \
+      --power-series 0.0005 --out "$tmp/r"
+    expect_rc 0; no_backtrace
+    python3 - "$tmp/r" <<'PY' || fail "power.csv: $(head -3 "$tmp/r/power.csv")"
+import csv, json, math, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/power.csv")))
+s = json.load(open(sys.argv[1] + "/summary.json"))
+energy = s["energy"]["hosts_j"] + s["energy"]["links_j"]
+integral = sum((float(r["end_s"]) - float(r["start_s"])) * float(r["total_w"]) for r in rows)
+assert abs(integral / energy - 1) < 1e-6, (integral, energy)
+end = s["simulated_time_s"]
+assert len(rows) == math.ceil(end / 0.0005 - 1e-9) == s["energy"]["power_series"]["rows"], (len(rows), end)
+assert float(rows[-1]["end_s"]) == end
+jobs = [float(r["jobs_w"]) for r in rows]
+assert all(j <= float(r["hosts_w"]) for j, r in zip(jobs, rows))
+# 64 GPUs at 700 W busy: the jobs' hosts never draw more than that and their processors' share
+assert max(jobs) < 64 * 700 + 8 * 2 * 350 + 1 and max(jobs) > 2 * min(jobs[1:-1]), (max(jobs), min(jobs))
+PY
+    if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+      run "$SGAI" plot power "$tmp/r"; expect_rc 0
+      [ -s "$tmp/r/power.png" ] || fail "no power.png"
+    fi
+    run "$SGAI" plot power "$tmp/et"; expect_rc 1; expect_one_error_line "no power.csv here"
+    run "$SGAI" replay --workload "$tmp/et/training" --comm-group "$tmp/et/training.groups.json" --platform $P \
+      --power-series 0 --out "$tmp/r0"
+    expect_rc 2
+    run "$SGAI" replay --workload "$tmp/et/training" --network x.yml --system y.json --power-series 0.001 --out "$tmp/r1"
+    expect_rc 2; expect_one_error_line "--power-series goes with --platform" ;;
+
   train_gpu_cluster)
     # the same description as a GPU-cluster job profile ("megatron"): its iteration alone within 1%
     # of sgai train predict on the cluster's GPUs; a description that does not check is the

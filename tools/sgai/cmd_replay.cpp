@@ -4,6 +4,7 @@
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/generated.hpp"
 #include "tools/sgai/options.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -25,9 +26,10 @@ struct ReplayArgs {
   std::string deps       = "auto";
   std::string congestion = "aware";
   std::string sends; ///< empty: the default of the inputs (ASTRA-sim's: comm-stream; a platform's: own-stream)
-  bool no_durations = false;
-  bool step_by_step = false;
-  int64_t pstate    = 0;
+  bool no_durations     = false;
+  bool step_by_step     = false;
+  int64_t pstate        = 0;
+  double power_period_s = 0; ///< --power-series (with --platform)
 };
 
 std::string absolute(const std::string& p)
@@ -69,14 +71,16 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
   e["name"]            = "replay";
   e["seed"]            = 1;
   e["platform"]        = {{"file", absolute(a.platform)}};
-  e["components"]      = nlohmann::ordered_json::array({{{"type", "replay"}, {"options", options}}});
-  auto result          = run_generated_experiment(e.dump(2), kSource, a.out, globals,
-                                                  {{"at /platform/file", "--platform"},
-                                                   {"at /components/0/options/workloads", "--workload"},
-                                                   {"at /components/0/options/system", "--system"},
-                                                   {"at /components/0/options/comm_groups", "--comm-group"},
-                                                   {"at /components/0/options/gpus", "--gpus"},
-                                                   {"at /components/0/options/dims", "--dims"}});
+  if (a.power_period_s > 0)
+    e["simgrid"] = {{"power_series", a.power_period_s}};
+  e["components"] = nlohmann::ordered_json::array({{{"type", "replay"}, {"options", options}}});
+  auto result     = run_generated_experiment(e.dump(2), kSource, a.out, globals,
+                                             {{"at /platform/file", "--platform"},
+                                              {"at /components/0/options/workloads", "--workload"},
+                                              {"at /components/0/options/system", "--system"},
+                                              {"at /components/0/options/comm_groups", "--comm-group"},
+                                              {"at /components/0/options/gpus", "--gpus"},
+                                              {"at /components/0/options/dims", "--dims"}});
   std::cout << "Replayed on " << a.platform << ": simulated " << format_plain(std::round(result.simulated_time_s * 1e9))
             << " ns. ";
   print_outputs(result);
@@ -90,6 +94,8 @@ int run_replay(ReplayArgs a, const Globals& globals)
                      "worked out at once)");
   if (not a.platform.empty())
     return run_on_platform(a, globals);
+  if (a.power_period_s > 0)
+    throw UsageError("--power-series goes with --platform (the power of a platform's hosts and links)");
   if (a.network.empty() || a.system.empty())
     throw UsageError("--network and --system are required (ASTRA-sim's inputs), or --platform (an sgai platform)");
   if (not a.gpus.empty() || not a.dims.empty())
@@ -190,6 +196,10 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
                 "network to itself (by default worked out at once: the same times, docs/replay.md)");
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
+  cmd->add_option("--power-series", a->power_period_s,
+                  "With --platform: also write power.csv, the platform's power averaged over each period of this "
+                  "many simulated seconds (SimGrid's energy plugins; sgai plot power DIR draws it)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([a, &globals, &action, cmd, npus]() {
     a->npu_only.clear();
     if (npus->count() > 0)
@@ -200,6 +210,14 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
         a->npu_only.push_back(name);
     action = [a, &globals]() { return run_replay(*a, globals); };
   });
+
+  auto* plot = app.add_subcommand("plot", "Charts of an output folder");
+  plot->require_subcommand(1);
+  auto dir = std::make_shared<std::string>();
+  auto* power =
+      plot->add_subcommand("power", "power.png from power.csv (--power-series): the platform's power over time");
+  power->add_option("dir", *dir, "An output folder holding power.csv")->required();
+  power->callback([dir, &action]() { action = [dir]() { return run_plot_script("power_plot.py", *dir); }; });
 }
 
 } // namespace sgai::cli

@@ -26,7 +26,7 @@ void add_workload_commands(CLI::App& app, Action& action);
 void add_batch_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "chakra jsonize|dejsonize|...". */
 void add_chakra_commands(CLI::App& app, Action& action);
-/** Adds "replay". */
+/** Adds "replay" and "plot power". */
 void add_replay_command(CLI::App& app, const Globals& globals, Action& action);
 void add_collective_commands(CLI::App& app, const Globals& globals, Action& action);
 /** Adds "run". */
