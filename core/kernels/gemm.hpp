@@ -1,6 +1,8 @@
 /* Dense GEMM times on a GPU: output tiles spread over the SMs in waves (tile and wave quantization,
  * NVIDIA's Matrix Multiplication Background User's Guide, DU-09799-001, 2023, chapter 3), each tile
- * at a fraction of an SM's peak taken from measured maximum achievable matmul throughput. */
+ * at a fraction of an SM's peak taken from measured maximum achievable matmul throughput, each wave
+ * and each kernel with a fixed cost (a tile's prologue and epilogue, the launch and the tail)
+ * derived from measured GEMMs of many shapes (tools/validate/gemm_overheads.py). */
 #ifndef SGAI_CORE_KERNELS_GEMM_HPP
 #define SGAI_CORE_KERNELS_GEMM_HPP
 
@@ -14,6 +16,8 @@ struct MatmulDevice {
   double peak_flops    = 0; ///< dense tensor-core peak at the precision
   double tile_fraction = 0; ///< of an SM's peak, while it computes a full output tile
   double memory_Bps    = 0; ///< HBM bandwidth (0: no memory bound)
+  double kernel_s      = 0; ///< fixed cost of a GEMM kernel
+  double wave_s        = 0; ///< fixed cost of each wave of output tiles
 };
 
 /** A GEMM's time and how its tiles fell. */
@@ -32,13 +36,17 @@ struct GemmTime {
 constexpr uint32_t kTiles[3][2] = {{256, 128}, {128, 256}, {128, 128}};
 
 /** C (m x n) = A (m x k) B (k x n), elements of `element_bytes`: for each tile shape, ceil(m/tm)
- *  ceil(n/tn) tiles in ceil(tiles / SMs) waves, each wave the time of one tile (2 tm tn k FLOPs at
- *  tile_fraction x peak / SMs); the fastest shape, as cuBLAS's heuristics pick. */
+ *  ceil(n/tn) tiles in ceil(tiles / SMs) waves, each wave wave_s plus the time of one tile (2 tm tn k
+ *  FLOPs at tile_fraction x peak / SMs), plus kernel_s; the fastest shape, as cuBLAS's heuristics
+ *  pick. */
 GemmTime gemm_time(uint64_t m, uint64_t n, uint64_t k, double element_bytes, const MatmulDevice& d);
 
-/** The tile fraction that makes a measured best shape (m x n output) run at `measured_fraction` of
- *  the peak: the measurement over the model's quantization of that shape, at most 1. */
-double tile_fraction_from(double measured_fraction, uint64_t m, uint64_t n, int sms);
+/** The tile fraction that makes a measured best shape (m x n x k) run at `measured_fraction` of the
+ *  peak under `d`'s SMs, peak and fixed costs (its tile_fraction ignored): the smallest over the
+ *  tile shapes of the rate that makes that shape's time the measured one, at most 1. Without fixed
+ *  costs: the measurement over the model's quantization of the shape. 0 when the fixed costs alone
+ *  exceed the measured time. */
+double tile_fraction_from(double measured_fraction, uint64_t m, uint64_t n, uint64_t k, const MatmulDevice& d);
 
 } // namespace sgai::kernels
 

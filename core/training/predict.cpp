@@ -484,7 +484,9 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
       b.tp_s            = tp;
       b.cp_s            = cpx;
       b.ep_s            = epx;
-      b.bubble_s        = std::max(0.0, free_tl.rank_end[r] - (kernels_s + tp + cpx + epx));
+      // (what the passes leave idle; a rounding residue of the sums is no bubble)
+      const double idle = free_tl.rank_end[r] - (kernels_s + tp + cpx + epx);
+      b.bubble_s        = idle > 1e-12 * free_tl.rank_end[r] ? idle : 0.0;
       b.dp_s            = (end_c - free_tl.rank_end[r]) + std::max(0.0, comm - end_c) +
                (dist && not c.overlap_param_gather ? gather_all : 0);
       b.optimizer_s = opt;

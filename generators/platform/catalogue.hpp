@@ -98,6 +98,10 @@ struct GpuType {
   /** precision -> measured best GEMM (the catalogue's "matmul"); empty when not given. */
   std::map<std::string, MatmulMeasure> matmul;
   std::string matmul_source; ///< where the matmul figures come from
+  /** The GEMM model's fixed costs (matmul/overheads): per kernel and per wave of output tiles, 0
+   *  when not given; where they come from. */
+  double matmul_kernel_s = 0, matmul_wave_s = 0;
+  std::string matmul_overheads_source;
   /** precision -> published fused-attention throughput (the catalogue's "attention"); empty when
    *  not given (the kernel model then runs attention at the GEMM model's rate). */
   std::map<std::string, AttentionMeasure> attention;

@@ -135,12 +135,12 @@ std::string block_source(Object& o, const std::string& what)
 }
 
 /** `each(precision, its object)` for every precision of a figure block, each one the GPU has a
- *  peak for. */
+ *  peak for ("source" and matmul's "overheads" are no precision). */
 template <class Each>
 void for_each_precision(Object& o, const GpuType& g, Each each)
 {
   for (const std::string& prec : o.take_all_keys()) {
-    if (prec == "source")
+    if (prec == "source" || prec == "overheads")
       continue;
     auto v = *o.optional(prec);
     if (not g.peak_flops.count(prec))
@@ -157,6 +157,18 @@ void parse_matmul(Object o, GpuType& g)
   g.matmul_source = block_source(o, "matmul");
   if (g.multiprocessors <= 0)
     o.fail("matmul needs the GPU's multiprocessors (the model spreads output tiles over them)");
+  if (auto ov = o.optional("overheads")) {
+    // the GEMM model's fixed costs, per kernel and per wave of tiles (tools/validate/gemm_overheads.py)
+    auto oo                   = ov->object();
+    g.matmul_overheads_source = block_source(oo, "overheads");
+    for (auto [key, to] : {std::pair{"kernel", &g.matmul_kernel_s}, std::pair{"wave", &g.matmul_wave_s}}) {
+      auto v = oo.required(key);
+      *to    = v.quantity(units::Quantity::time);
+      if (not(*to >= 0) || *to > 1e-3)
+        v.fail(std::string(key) + " overhead " + v.shown() + " must lie between 0 and 1 ms");
+    }
+    oo.finish({"kernel", "wave", "source"});
+  }
   for_each_precision(o, g, [&](const std::string& prec, Object mo) {
     MatmulMeasure m;
     m.fraction = unit_fraction(mo.required("fraction"), "fraction", "the peak");

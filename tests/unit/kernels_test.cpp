@@ -51,7 +51,8 @@ TEST(Gemm, TilesFallInWavesOverTheSms)
 TEST(Gemm, TileFractionMakesTheMeasuredBestShapeRunAtItsMeasuredRate)
 {
   // H100 BF16: 80.3% at 2048x2048x13312, whose 128 tiles fill 128 of 132 SMs: 0.803 / (128/132)
-  double f = tile_fraction_from(0.803, 2048, 2048, 132);
+  const MatmulDevice h100{132, 989.4e12, 0, 0};
+  double f = tile_fraction_from(0.803, 2048, 2048, 13312, h100);
   EXPECT_NEAR(f, 0.803 * 132 / 128, 1e-12);
   MatmulDevice d{132, 989.4e12, f, 0};
   GemmTime t = gemm_time(2048, 2048, 13312, 2, d);
@@ -59,7 +60,27 @@ TEST(Gemm, TileFractionMakesTheMeasuredBestShapeRunAtItsMeasuredRate)
   // a shape that fills every wave runs faster than the measured best, at f itself
   t = gemm_time(132 * 256, 128, 8192, 2, d);
   EXPECT_NEAR(2.0 * 132 * 256 * 128 * 8192 / t.seconds / 989.4e12, f, 1e-12);
-  EXPECT_EQ(tile_fraction_from(2.0, 2048, 2048, 132), 1.0); // never above the peak
+  EXPECT_EQ(tile_fraction_from(2.0, 2048, 2048, 13312, h100), 1.0); // never above the peak
+}
+
+TEST(Gemm, FixedCostsPerKernelAndWave)
+{
+  // 2.5 us a kernel, 2.125 us a wave: the measured best shape still runs at 80.3%, its one wave of
+  // 128 tiles of 128x256 (2 x 128 x 256 x 13312 FLOPs each) now at a faster tile rate, by hand
+  MatmulDevice d{132, 989.4e12, 0, 0, 2.5e-6, 2.125e-6};
+  const double measured = 2.0 * 2048 * 2048 * 13312 / (0.803 * 989.4e12);
+  const double rate     = 2.0 * 128 * 256 * 13312 / (measured - 2.5e-6 - 2.125e-6);
+  d.tile_fraction       = tile_fraction_from(0.803, 2048, 2048, 13312, d);
+  EXPECT_NEAR(d.tile_fraction, rate * 132 / 989.4e12, 1e-12);
+  EXPECT_NEAR(gemm_time(2048, 2048, 13312, 2, d).seconds, measured, 1e-15);
+  // 4096 x 2048 x 2048: 256 tiles of 256x128 in 2 waves, each 2.125 us plus 2 x 256 x 128 x 2048
+  // FLOPs at the rate, and the kernel's 2.5 us
+  GemmTime t = gemm_time(4096, 2048, 2048, 2, d);
+  EXPECT_EQ(t.waves, 2U);
+  EXPECT_NEAR(t.seconds, 2.5e-6 + 2 * (2.125e-6 + 2.0 * 256 * 128 * 2048 / rate), 1e-15);
+  // the fixed costs alone above the measured time: no rate makes it
+  MatmulDevice slow{132, 989.4e12, 0, 0, 1e-3, 0};
+  EXPECT_EQ(tile_fraction_from(0.803, 2048, 2048, 13312, slow), 0.0);
 }
 
 TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)

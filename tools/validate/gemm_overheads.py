@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""The GEMM model's fixed costs derived from published measurements (docs/training.md).
+
+sgai's GEMM model (core/kernels/gemm.hpp): output tiles of 256x128, 128x256 or 128x128 spread over
+the SMs in waves; each wave costs a fixed time plus its tiles' FLOPs at the SM's tile rate; each
+kernel a fixed time; the tile rate is set so that the model gives the catalogue's measured best
+GEMM (ml-engineering's maximum achievable matmul, H100: 80.3% of 989.4 TFLOP/s at 2048x2048x13312).
+The two fixed costs are found here by a grid search (0.125 us steps) that minimizes the RMS of the
+log error over OpenXLA's measured H100 BF16 GEMMs of training size (platforms/catalogues/measurements:
+2 b m n k >= 4 GFLOP and k >= 1024), and printed with each shape's error against the model without
+them. The catalogue's H100 and H200 `matmul/overheads` are these values.
+Usage: tools/validate/gemm_overheads.py
+"""
+import csv
+import math
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SMS, PEAK, MEM = 132, 989.4e12, 3.35e12 * 0.867
+TILES = [(256, 128), (128, 256), (128, 128)]
+MEASURED_BEST = (2048, 2048, 13312, 0.803)
+
+
+def waves(b, m, n, tm, tn):
+    return math.ceil(b * math.ceil(m / tm) * math.ceil(n / tn) / SMS)
+
+
+def tile_rate(tk, tw):
+    """The per-SM rate that makes the model give the measured best GEMM (as tile_fraction_from)."""
+    m, n, k, f = MEASURED_BEST
+    t = 2 * m * n * k / (f * PEAK)
+    rates = [2 * tm * tn * k * waves(1, m, n, tm, tn) / (t - tk - waves(1, m, n, tm, tn) * tw) for tm, tn in TILES]
+    return min(min(rates), PEAK / SMS)
+
+
+def model(b, m, n, k, tk, tw):
+    r = tile_rate(tk, tw)
+    t = min(tk + waves(b, m, n, tm, tn) * (tw + 2 * tm * tn * k / r) for tm, tn in TILES)
+    return 2 * b * m * n * k / max(t, 2 * b * (m * k + k * n + m * n) / MEM) / 1e12
+
+
+def main():
+    rows = [tuple(map(float, (r["batch"], r["m"], r["n"], r["k"], r["tflops"]))) for r in
+            csv.DictReader(open(os.path.join(ROOT, "platforms/catalogues/measurements/xla_matmul_sm90_bf16.csv")))]
+    train = [r for r in rows if 2 * r[0] * r[1] * r[2] * r[3] >= 4e9 and r[3] >= 1024]
+
+    def rms(tk, tw, pts):
+        e = [math.log(model(*p[:4], tk, tw) / p[4]) for p in pts]
+        return math.sqrt(sum(x * x for x in e) / len(e)), max(abs(x) for x in e)
+
+    best = min(((rms(i * 0.125e-6, j * 0.125e-6, train), i * 0.125e-6, j * 0.125e-6)
+                for i in range(0, 48) for j in range(0, 48)), key=lambda x: x[0][0])
+    (err, worst), tk, tw = best
+    print(f"{len(train)} of {len(rows)} measured shapes of training size; fixed costs: kernel {tk * 1e6:.3f} us, "
+          f"wave {tw * 1e6:.3f} us; tile rate {tile_rate(tk, tw) * SMS / PEAK:.4f} of the peak")
+    e0, w0 = rms(0, 0, train)
+    print(f"RMS log error {err:.3f} (worst {worst:.3f}); without them {e0:.3f} (worst {w0:.3f}); over all "
+          f"{len(rows)} shapes {rms(tk, tw, rows)[0]:.3f} against {rms(0, 0, rows)[0]:.3f}")
+    print(f"{'b':>2} {'m':>5} {'n':>5} {'k':>5} {'measured':>9} {'model':>7} {'error':>7} {'without':>8}")
+    for p in train:
+        print(f"{p[0]:2.0f} {p[1]:5.0f} {p[2]:5.0f} {p[3]:5.0f} {p[4]:9.1f} {model(*p[:4], tk, tw):7.1f} "
+              f"{100 * (model(*p[:4], tk, tw) / p[4] - 1):+6.1f}% {100 * (model(*p[:4], 0, 0) / p[4] - 1):+7.1f}%")
+
+
+main()
