@@ -15,7 +15,7 @@ case "$case_name" in
       run "$SGAI" $sub --help; expect_rc 0
     done ;;
   usage_errors)
-    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, workload, batch, chakra, replay, collective, run"
+    run "$SGAI"; expect_rc 2; expect_one_error_line "a command is required after 'sgai' (platform, workload, batch, chakra, replay, plot, collective, run"
     run "$SGAI" platform; expect_rc 2; expect_one_error_line "a command is required after 'platform' (generate, inspect"
     run "$SGAI" platform generate; expect_rc 2; expect_one_error_line "platform is required"
     run "$SGAI" platform generate platforms/gaia.json --bogus; expect_rc 2; expect_one_error_line "--bogus"
