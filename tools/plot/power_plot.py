@@ -10,19 +10,9 @@ import csv
 import os
 import sys
 
-try:
-    import matplotlib
+from plotting import fail, pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    print("sgai: error: the power plot needs matplotlib (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
-    sys.exit(1)
-
-
-def fail(message):
-    print("sgai: error: " + message, file=sys.stderr)
-    sys.exit(1)
+plt = pyplot("the power plot")
 
 
 def main():
