@@ -17,7 +17,7 @@ namespace sgai::test {
 
 inline bool check_batsim_reply_bytes(const std::string& bytes)
 {
-  constexpr double kNow       = 10;
+  constexpr double kNow        = 10;
   constexpr uint32_t kMachines = 8;
   scheduling::BatsimReply r;
   try {
