@@ -166,7 +166,7 @@ SearchResult search_configurations(const std::vector<Setting>& base, const Platf
           row.worst_bytes = st.total_bytes;
           row.worst_stage = st.stage;
         }
-      row.fits = row.worst_bytes <= in.type->memory_bytes;
+      row.fits = row.worst_bytes + o.reserve_bytes <= in.type->memory_bytes;
       if (not row.fits)
         continue;
       const Prediction p     = predict_iteration(row.config, in.gpu, in.fabric, false);

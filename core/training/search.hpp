@@ -28,6 +28,9 @@ struct SearchOptions {
   /** Context parallelism 2 to 16 for sequences of 8K or more. */
   bool context     = true;
   unsigned threads = 1;
+  /** Memory per GPU kept free (the CUDA context, NCCL's buffers, fragmentation: not modelled, the
+   *  user's to say); a candidate fits when its largest stage plus this fits the GPU's memory. */
+  double reserve_bytes = 0;
 };
 
 /** One candidate: its description and, when it fits, its prediction. */

@@ -126,4 +126,12 @@ TEST(TrainingSearch, MemoryDecidesWhatFits)
   }
   // full recomputation keeps fewer activations: the smallest need of all is a recomputed one
   EXPECT_EQ(r.rows[r.fitting].config.recompute_granularity, Recompute::full);
+  // memory kept free: 3 GB of 4 leave the same 1 GB as a 1 GB GPU does
+  Inputs four(4e9), one(1e9);
+  SearchOptions reserved = options(1);
+  reserved.reserve_bytes = 3e9;
+  SearchResult a         = search_configurations(model(), four.in, reserved);
+  SearchResult b         = search_configurations(model(), one.in, options(1));
+  EXPECT_EQ(a.fitting, b.fitting);
+  EXPECT_LT(a.fitting, search_configurations(model(), four.in, options(1)).fitting);
 }

@@ -48,6 +48,7 @@ struct TrainArgs {
   std::optional<int64_t> gpus;
   std::map<std::string, std::string> flags; ///< Megatron's keys given on the command line
   int64_t top = 10, threads = 0;            ///< search: rows shown, worker threads (0: every core)
+  double reserve_gb = 0;                    ///< search: memory per GPU kept free
   std::string csv;                          ///< search: every candidate written here
 };
 
@@ -335,18 +336,20 @@ int run_search(const TrainArgs& a)
     throw InputError(a.platform, "",
                      "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the search asks " +
                          std::to_string(o.gpus));
-  o.threads = a.threads > 0 ? unsigned(a.threads) : std::max(1U, std::thread::hardware_concurrency());
+  o.threads       = a.threads > 0 ? unsigned(a.threads) : std::max(1U, std::thread::hardware_concurrency());
+  o.reserve_bytes = a.reserve_gb * 1e9;
   const training::Precision precision = training::model_alone(settings).precision;
   training::PlatformInputs in         = training::platform_inputs(plat, precision, a.platform);
   const training::SearchResult r      = training::search_configurations(settings, in, o);
   std::cout << "Searched " << r.tried << " combinations for " << o.gpus << " GPUs of " << plat.name << " ("
-            << in.gpu.name << ", " << gb(in.type->memory_bytes) << "): " << r.fitting << " fit, "
-            << (r.rows.size() - r.fitting) << " need more memory than a GPU has, " << r.invalid
+            << in.gpu.name << ", " << gb(in.type->memory_bytes)
+            << (a.reserve_gb > 0 ? ", " + gb(o.reserve_bytes) + " kept free" : std::string()) << "): " << r.fitting
+            << " fit, " << (r.rows.size() - r.fitting) << " need more memory than a GPU has, " << r.invalid
             << " are not configurations Megatron-LM accepts\n";
   if (r.fitting == 0)
     throw RunError("no configuration fits: the smallest needs " +
                    (r.rows.empty() ? std::string("?") : gb(r.rows.front().worst_bytes)) + " per GPU, more than the " +
-                   gb(in.type->memory_bytes) + " of a " + in.gpu.name);
+                   gb(in.type->memory_bytes - o.reserve_bytes) + " a " + in.gpu.name + " has to give");
   std::cout << "rank  tokens/s  TFLOP/s/GPU    MFU  iteration  memory  configuration    (compute, bubble, exposed "
                "TP, DP: % of the iteration)\n";
   for (size_t i = 0; i < r.fitting && i < size_t(a.top); i++) {
@@ -438,6 +441,9 @@ void add_train_commands(CLI::App& app, Action& action)
   add_count(sea, "--top", s->top, "Configurations shown (default 10)", 1, 1 << 20);
   add_count(sea, "--threads", s->threads, "Worker threads (default: every core)", 0, 1024);
   sea->add_option("--csv", s->csv, "Also write every candidate, ranked, to this CSV file");
+  sea->add_option("--reserve", s->reserve_gb,
+                  "GB of each GPU's memory kept free (CUDA context, NCCL's buffers, fragmentation; default 0)")
+      ->check(CLI::NonNegativeNumber);
   add_description_flags(sea, s);
   sea->callback([s, &action]() { action = [s]() { return run_search(*s); }; });
 }
