@@ -159,7 +159,7 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
     expect_one_error_line "at /components/1/name: two components are named 'same'"
     # the workload manager's switches, energy policy and time series, checked before the run
     for b in switches energy_variant series congestion sends channels protocol algorithm_key gpu_order \
-      gpu_measure_error gpu_pinned gpu_restart_cost power_series; do
+      gpu_measure_error gpu_pinned gpu_restart_cost power_series socket_policy; do
       run "$SGAI" run $F/experiments/bogus_$b.json --out "$tmp/b"; expect_rc 1; no_backtrace
       case $b in
         congestion) expect_one_error_line "at /components/0/options/congestion: unknown value 'partial'" ;;
@@ -170,6 +170,7 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
         switches) expect_one_error_line "tiny_flat.json: host 'alpha-n0-p0-c0': no sleep_pstates property" ;;
         energy_variant) expect_one_error_line "at /components/0/options/energy_policy/variant: unknown value 'energy_bf_dicho'" ;;
         series) expect_one_error_line "at /components/0/options/series: unknown time series 'gantt'" ;;
+        socket_policy) expect_one_error_line "at /components/0/options/backfill: an external scheduler (socket_endpoint) decides alone: backfill cannot be given with it" ;;
         power_series) expect_one_error_line "at /simgrid/power_series: power_series is the period of the power time series: it must be positive" ;;
         gpu_order) expect_one_error_line "at /components/0/options/order: unknown value 'lifo' (expected one of: 'fifo', 'sjf', 'smallest', 'las')" ;;
         gpu_measure_error) expect_one_error_line "at /components/0/options/measure_error: measure_error 1.5 must be a fraction from 0 to 1" ;;

@@ -301,6 +301,19 @@ TEST(GpuCatalogue, BadMatmulFiguresAreRejectedWithFileAndPointer)
   EXPECT_NE(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3], "tile": 4})")
                 .find("at /gpu_types/G/matmul/fp16/tile: unknown key 'tile'"),
             std::string::npos);
+  // the GEMM model's fixed costs: times between 0 and 1 ms, with their source
+  EXPECT_NE(mm(R"("overheads": {"kernel": "-1us", "wave": "1us", "source": "a fit"})")
+                .find("at /gpu_types/G/matmul/overheads/kernel: "),
+            std::string::npos);
+  EXPECT_NE(mm(R"("overheads": {"kernel": "1us", "wave": "2s", "source": "a fit"})")
+                .find("at /gpu_types/G/matmul/overheads/wave: wave overhead '2s' must lie between 0 and 1 ms"),
+            std::string::npos);
+  EXPECT_NE(mm(R"("overheads": {"kernel": "1us", "wave": "1us"})")
+                .find("at /gpu_types/G/matmul/overheads: missing field 'source'"),
+            std::string::npos);
+  EXPECT_EQ(mm(R"("overheads": {"kernel": "2.5us", "wave": "2us", "source": "a fit"}, "fp16": {"fraction": 0.5,
+                  "shape": [1, 2, 3]})"),
+            "no error");
   std::string msg = gpu_catalogue_error("matmul_sms.json", R"("matmul": {"source": "a table"})");
   EXPECT_NE(msg.find("at /gpu_types/G/matmul: matmul needs the GPU's multiprocessors"), std::string::npos) << msg;
   EXPECT_EQ(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3]})"), "no error");
