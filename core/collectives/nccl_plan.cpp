@@ -124,6 +124,11 @@ std::optional<nccl::System> nccl_system(const platform::Platform& p)
   if (node.nic_link != platform::kNone) {
     s.inter_GBps     = p.links[static_cast<size_t>(node.nic_link)].bandwidth_Bps / 1e9;
     s.net_latency_us = p.links[static_cast<size_t>(node.nic_link)].latency_s * 1e6;
+  } else if (node.nic_count > 0) { // a NIC per GPU (clos): all of the node's, one's latency
+    s.inter_GBps = 0;
+    for (uint32_t i = 0; i < node.nic_count; i++)
+      s.inter_GBps += p.links[static_cast<size_t>(p.nics[node.first_nic + i].link)].bandwidth_Bps / 1e9;
+    s.net_latency_us = p.links[static_cast<size_t>(p.nics[node.first_nic].link)].latency_s * 1e6;
   } else
     s.inter_GBps = s.intra_GBps;
   if (node.processor_count > 0)

@@ -3,6 +3,7 @@
 #ifndef SGAI_GENERATORS_PLATFORM_CATALOGUE_HPP
 #define SGAI_GENERATORS_PLATFORM_CATALOGUE_HPP
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -146,6 +147,16 @@ struct NodeType {
   std::vector<TypeCount> gpus;
   std::string gpu_interconnect;  ///< GPU<->GPU; empty: through the host interconnect
   std::string host_interconnect; ///< CPU<->GPU and GPU<->NIC; required when the node has GPUs
+  /** The node's NICs, one network type: `count` of them, NIC i next to (on the PCIe switch of) GPU
+   *  near_gpus[i]; by default NIC i sits next to GPU i x gpus / count. Clos clusters link each NIC to a
+   *  leaf switch of its own; the other topologies give a node one port and do not use them. */
+  struct Nics {
+    std::string type;
+    uint32_t count = 0;
+    std::vector<uint32_t> near_gpus;
+    Origin origin;
+  };
+  std::optional<Nics> nics;
   Origin origin;
 };
 

@@ -357,6 +357,34 @@ std::vector<TypeCount> parse_type_counts(const Value& v)
   return out;
 }
 
+/** A node type's NICs: {"type": network type, "number": N, "near_gpus": [GPU of each NIC]}. */
+NodeType::Nics parse_nics(Object o, int gpus)
+{
+  NodeType::Nics n;
+  n.origin = origin_of(o);
+  n.type   = o.required("type").string();
+  n.count  = static_cast<uint32_t>(positive_count(o.required("number")));
+  if (n.count > 64)
+    o.required("number").fail("a node has at most 64 NICs, not " + std::to_string(n.count));
+  if (auto near = o.optional("near_gpus")) {
+    if (gpus == 0)
+      near->fail("near_gpus names GPUs, and this node type has none");
+    for (auto& g : near->array()) {
+      auto v = g.integer();
+      if (v < 0 || v >= gpus)
+        g.fail("GPU " + g.shown() + " is not one of the node's GPUs 0 to " + std::to_string(gpus - 1));
+      n.near_gpus.push_back(static_cast<uint32_t>(v));
+    }
+    if (n.near_gpus.size() != n.count)
+      near->fail("near_gpus names " + std::to_string(n.near_gpus.size()) + " GPUs for " + std::to_string(n.count) +
+                 " NICs: one per NIC");
+  } else
+    for (uint32_t i = 0; i < n.count && gpus > 0; i++)
+      n.near_gpus.push_back(static_cast<uint32_t>(static_cast<uint64_t>(i) * static_cast<uint32_t>(gpus) / n.count));
+  o.finish({"type", "number", "near_gpus"});
+  return n;
+}
+
 NodeType parse_node(Object o, const std::string& name)
 {
   NodeType n;
@@ -375,6 +403,11 @@ NodeType parse_node(Object o, const std::string& name)
   n.gpu_interconnect  = optional_string(o, "gpu_interconnect");
   n.host_interconnect = optional_string(o, "host_interconnect");
   n.origin            = origin_of(o);
+  int gpu_total       = 0;
+  for (const auto& g : n.gpus)
+    gpu_total += g.count;
+  if (auto nics = o.optional("nics"))
+    n.nics = parse_nics(nics->object(), gpu_total);
   if (n.processors.empty() && n.gpus.empty())
     o.fail("node type " + quote(name) + " has neither processors nor gpus");
   int gpu_count = 0;
@@ -383,7 +416,7 @@ NodeType parse_node(Object o, const std::string& name)
   if (n.host_interconnect.empty() && (gpu_count > 1 || (gpu_count > 0 && not n.processors.empty())))
     o.fail("node type " + quote(name) +
            " has GPUs but no host_interconnect (the PCIe type linking GPUs to CPUs and NICs)");
-  o.finish({"id", "processors", "memory", "gpus", "gpu_interconnect", "host_interconnect"});
+  o.finish({"id", "processors", "memory", "gpus", "gpu_interconnect", "host_interconnect", "nics"});
   return n;
 }
 
@@ -616,6 +649,10 @@ void check_catalogue_references(const Catalogue& cat)
         throw InputError(tc.origin.file, "at " + tc.origin.pointer + "/type",
                          "unknown GPU type " + quote(tc.type) + " (known: " + json::list_names(names_of(cat.gpus)) +
                              ")");
+    if (node.nics && not cat.networks.count(node.nics->type))
+      throw InputError(node.nics->origin.file, "at " + node.nics->origin.pointer + "/type",
+                       "unknown network type " + quote(node.nics->type) +
+                           " (known: " + json::list_names(names_of(cat.networks)) + ")");
     if (not node.memory_type.empty() && not cat.memories.empty() && not cat.memories.count(node.memory_type))
       throw InputError(node.origin.file, "at " + node.origin.pointer + "/memory/type",
                        "unknown memory type " + quote(node.memory_type) +

@@ -130,6 +130,18 @@ void write_hierarchy_json(const Platform& p, std::ostream& out)
     range(w, "cpu_hosts", n.first_cpu_host, n.cpu_host_count);
     if (n.nic_link != kNone)
       w.field("nic", p.links[static_cast<size_t>(n.nic_link)].name);
+    if (n.nic_count > 0) {
+      w.key("nics").begin_array();
+      for (uint32_t i = 0; i < n.nic_count; i++) {
+        const NicDesc& nic = p.nics[n.first_nic + i];
+        w.begin_object(true)
+            .field("link", p.links[static_cast<size_t>(nic.link)].name)
+            .field("near_gpu", nic.near_gpu)
+            .field("leaf", nic.position / p.clusters[n.cluster].leaf_ports)
+            .end_object();
+      }
+      w.end_array();
+    }
     if (n.zoned)
       w.field("router", n.router);
     w.end_object();

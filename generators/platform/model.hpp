@@ -77,6 +77,25 @@ struct GpuDesc {
   int32_t switch_link = kNone; ///< GPU <-> NVSwitch (nvswitch interconnect)
 };
 
+/** A NIC of a clos cluster's node: its link to its leaf switch (split-duplex, up towards the leaf). */
+struct NicDesc {
+  uint32_t node          = 0;
+  uint32_t index_in_node = 0;
+  uint32_t near_gpu      = 0; ///< the GPU (index in the node) whose PCIe switch it sits on
+  int32_t link           = kNone;
+  uint64_t position      = 0; ///< its port among the clos's leaves: leaf position / levels[0].down
+};
+
+/** A level of a clos above the leaves (level i >= 2 of the XGFT): the links from each element of
+ *  level i - 1 to its `up` parents, `links` in parallel, at links[first_link + (x * up + k) * links + q]. */
+struct ClosLevel {
+  uint32_t down = 0, up = 0, links = 1;
+  uint64_t below       = 0; ///< elements of level i - 1 (leaves for level 2)
+  uint64_t width_below = 1; ///< W(i - 1): product of `up` from level 2 to i - 1 (1 for leaves)
+  uint64_t switches    = 0; ///< switches of this level
+  int32_t first_link   = kNone;
+};
+
 struct NodeDesc {
   uint32_t cluster          = 0;
   uint32_t index_in_cluster = 0;
@@ -86,8 +105,9 @@ struct NodeDesc {
   uint32_t first_processor = 0, processor_count = 0;
   uint32_t first_gpu = 0, gpu_count = 0;
   uint32_t first_cpu_host = 0, cpu_host_count = 0;
-  int32_t nic_link    = kNone; ///< flat and full topologies: the node's link to the cluster switch
-  int32_t membus_link = kNone; ///< node zones: CPU hosts <-> node port
+  int32_t nic_link   = kNone;            ///< flat and full topologies: the node's link to the cluster switch
+  uint32_t first_nic = 0, nic_count = 0; ///< clos: the node's NICs in Platform::nics
+  int32_t membus_link = kNone;           ///< node zones: CPU hosts <-> node port
   /** A node zone groups the node's hosts behind a router (GPU nodes; multi-host nodes in a
    *  fat-tree, torus or dragonfly). Other nodes put their hosts straight into the cluster zone. */
   bool zoned = false;
@@ -107,6 +127,10 @@ struct ClusterDesc {
   std::string router;          ///< gateway router of the cluster zone
   /** full topology: link between nodes a and b (a < b) at pair_links[a * node_count + b]. */
   std::vector<int32_t> pair_links;
+  /** clos: leaves, then the levels above them (ClosLevel); the leaf of a NIC is position / leaf_ports. */
+  uint64_t leaves     = 0;
+  uint32_t leaf_ports = 0;
+  std::vector<ClosLevel> clos;
 };
 
 /** The expanded platform. Hosts of a node are contiguous: CPU hosts first, then GPUs. */
@@ -119,6 +143,7 @@ struct Platform {
   std::vector<NodeDesc> nodes;
   std::vector<ProcessorDesc> processors;
   std::vector<GpuDesc> gpus;
+  std::vector<NicDesc> nics; ///< clos clusters' NICs, node by node
   std::vector<HostClass> host_classes;
   std::vector<HostDesc> hosts;
   std::vector<LinkDesc> links;

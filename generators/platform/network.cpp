@@ -1,6 +1,25 @@
 #include "generators/platform/network.hpp"
 
+#include <algorithm>
+
 namespace sgai::platform {
+
+namespace {
+
+std::vector<Hop> reversed(const std::vector<Hop>& hops)
+{
+  std::vector<Hop> out;
+  for (auto it = hops.rbegin(); it != hops.rend(); ++it)
+    out.push_back({it->link, not it->up});
+  return out;
+}
+
+void append(std::vector<Hop>& to, const std::vector<Hop>& more)
+{
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+} // namespace
 
 std::vector<int32_t> node_links(const Platform& p, const NodeDesc& nd)
 {
@@ -26,36 +45,38 @@ std::vector<Hop> hops_to_router(const Platform& p, const NodeDesc& nd, uint32_t 
   return {{p.gpus[nd.first_gpu + host_in_node - nd.cpu_host_count].pcie_link, true}};
 }
 
+std::vector<Hop> node_pair_hops(const Platform& p, const NodeDesc& nd, uint32_t a, uint32_t b)
+{
+  if (b < a)
+    return reversed(node_pair_hops(p, nd, b, a));
+  auto gpu   = [&](uint32_t i) -> const GpuDesc& { return p.gpus[nd.first_gpu + i - nd.cpu_host_count]; };
+  bool a_cpu = a < nd.cpu_host_count;
+  bool b_cpu = b < nd.cpu_host_count;
+  if (a_cpu && b_cpu)
+    return {{nd.membus_link, true}, {nd.membus_link, false}};
+  if (a_cpu)
+    return {{nd.membus_link, true}, {gpu(b).pcie_link, false}};
+  const GpuDesc& ga = gpu(a);
+  const GpuDesc& gb = gpu(b);
+  switch (nd.gpu_fabric) {
+  case InterconnectType::Kind::nvswitch:
+    return {{ga.switch_link, true}, {gb.switch_link, false}};
+  case InterconnectType::Kind::nvlink:
+    return {{nd.mesh_links[static_cast<size_t>(ga.index_in_node) * nd.gpu_count + gb.index_in_node], true}};
+  case InterconnectType::Kind::pcie:
+    break;
+  }
+  return {{ga.pcie_link, true}, {gb.pcie_link, false}};
+}
+
 std::vector<LocalRoute> node_routes(const Platform& p, const NodeDesc& nd)
 {
   std::vector<LocalRoute> out;
   const uint32_t n = nd.host_count();
   auto name        = [&](uint32_t i) { return p.hosts[nd.first_cpu_host + i].name; };
-  auto gpu         = [&](uint32_t i) -> const GpuDesc& { return p.gpus[nd.first_gpu + i - nd.cpu_host_count]; };
   for (uint32_t a = 0; a < n; a++) {
-    bool a_cpu = a < nd.cpu_host_count;
     for (uint32_t b = a + 1; b < n; b++) {
-      bool b_cpu = b < nd.cpu_host_count;
-      std::vector<Hop> hops;
-      if (a_cpu && b_cpu) {
-        hops = {{nd.membus_link, true}, {nd.membus_link, false}};
-      } else if (a_cpu) {
-        hops = {{nd.membus_link, true}, {gpu(b).pcie_link, false}};
-      } else {
-        const GpuDesc& ga = gpu(a);
-        const GpuDesc& gb = gpu(b);
-        switch (nd.gpu_fabric) {
-        case InterconnectType::Kind::nvswitch:
-          hops = {{ga.switch_link, true}, {gb.switch_link, false}};
-          break;
-        case InterconnectType::Kind::nvlink:
-          hops = {{nd.mesh_links[static_cast<size_t>(ga.index_in_node) * nd.gpu_count + gb.index_in_node], true}};
-          break;
-        case InterconnectType::Kind::pcie:
-          hops = {{ga.pcie_link, true}, {gb.pcie_link, false}};
-          break;
-        }
-      }
+      auto hops = node_pair_hops(p, nd, a, b);
       out.push_back({name(a), name(b), std::move(hops)});
     }
     out.push_back({name(a), nd.router, hops_to_router(p, nd, a)});
@@ -146,19 +167,6 @@ namespace sgai::platform {
 
 namespace {
 
-std::vector<Hop> reversed(const std::vector<Hop>& hops)
-{
-  std::vector<Hop> out;
-  for (auto it = hops.rbegin(); it != hops.rend(); ++it)
-    out.push_back({it->link, not it->up});
-  return out;
-}
-
-void append(std::vector<Hop>& to, const std::vector<Hop>& more)
-{
-  to.insert(to.end(), more.begin(), more.end());
-}
-
 /** Hops from a host to its node's port (the node router, or nothing for hosts without a node zone). */
 std::vector<Hop> to_port(const Platform& p, uint32_t host)
 {
@@ -219,10 +227,78 @@ std::string simgrid_link_name(const Platform& p, const Hop& hop)
   return l.name + (hop.up ? "_UP" : "_DOWN");
 }
 
+uint32_t nic_of(const Platform& p, uint32_t host, uint32_t towards)
+{
+  const HostDesc& h  = p.hosts[host];
+  const NodeDesc& nd = p.nodes[h.node];
+  if (h.kind != HostKind::gpu)
+    return nd.first_nic;
+  const uint32_t g = host - nd.first_cpu_host - nd.cpu_host_count;
+  uint32_t near = 0, first = 0;
+  for (uint32_t i = 0; i < nd.nic_count; i++)
+    if (p.nics[nd.first_nic + i].near_gpu == g && near++ == 0)
+      first = i;
+  if (near == 0) // no NIC of its own: the one of the GPU's share of them
+    return nd.first_nic + static_cast<uint32_t>(static_cast<uint64_t>(g) * nd.nic_count / std::max(1u, nd.gpu_count));
+  // several: spread by destination
+  uint32_t pick = towards % near;
+  for (uint32_t i = first; i < nd.nic_count; i++)
+    if (p.nics[nd.first_nic + i].near_gpu == g && pick-- == 0)
+      return nd.first_nic + i;
+  return nd.first_nic + first;
+}
+
+std::vector<Hop> clos_fabric_hops(const ClusterDesc& c, uint64_t from_position, uint64_t to_position)
+{
+  std::vector<Hop> up, down;
+  const uint64_t la = from_position / c.leaf_ports, lb = to_position / c.leaf_ports;
+  uint64_t ga = la, gb = lb; // groups of level i - 1 (leaves: each its own)
+  uint64_t sub = 0;          // the path's choice of parents so far (the sub-index in a group)
+  for (const ClosLevel& l : c.clos) {
+    if (ga == gb)
+      break;
+    // destination-mod-k: the parent and parallel link by the destination leaf
+    const uint64_t k  = (lb / l.width_below) % l.up;
+    const uint64_t q  = (lb / (l.width_below * l.up)) % l.links;
+    const uint64_t xa = ga * l.width_below + sub, xb = gb * l.width_below + sub;
+    up.push_back({static_cast<int32_t>(l.first_link + static_cast<int64_t>((xa * l.up + k) * l.links + q)), true});
+    down.push_back({static_cast<int32_t>(l.first_link + static_cast<int64_t>((xb * l.up + k) * l.links + q)), false});
+    sub = sub * l.up + k;
+    ga /= l.down;
+    gb /= l.down;
+  }
+  up.insert(up.end(), down.rbegin(), down.rend());
+  return up;
+}
+
+std::vector<Hop> clos_hops(const Platform& p, uint32_t from, uint32_t to)
+{
+  const HostDesc& a  = p.hosts[from];
+  const HostDesc& b  = p.hosts[to];
+  const NodeDesc& na = p.nodes[a.node];
+  const NodeDesc& nb = p.nodes[b.node];
+  if (a.node == b.node)
+    return node_pair_hops(p, na, from - na.first_cpu_host, to - na.first_cpu_host);
+  const NicDesc& x     = p.nics[nic_of(p, from, to - nb.first_cpu_host)];
+  const NicDesc& y     = p.nics[nic_of(p, to, from - na.first_cpu_host)];
+  std::vector<Hop> out = hops_to_router(p, na, from - na.first_cpu_host);
+  out.push_back({x.link, true});
+  append(out, clos_fabric_hops(p.clusters[na.cluster], x.position, y.position));
+  out.push_back({y.link, false});
+  append(out, reversed(hops_to_router(p, nb, to - nb.first_cpu_host)));
+  return out;
+}
+
 std::optional<std::vector<std::string>> expected_route(const Platform& p, uint32_t from, uint32_t to)
 {
   if (from == to)
     return std::nullopt;
+  if (p.clusters[p.nodes[p.hosts[from].node].cluster].topology.kind == TopologyKind::clos) {
+    std::vector<std::string> names;
+    for (const auto& h : clos_hops(p, from, to))
+      names.push_back(simgrid_link_name(p, h));
+    return names;
+  }
   const HostDesc& a  = p.hosts[from];
   const HostDesc& b  = p.hosts[to];
   const NodeDesc& na = p.nodes[a.node];

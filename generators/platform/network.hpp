@@ -30,6 +30,21 @@ std::vector<int32_t> node_links(const Platform& p, const NodeDesc& nd);
  *  CPU-CPU through the memory bus, CPU-GPU through bus and PCIe, GPU-GPU through the NVSwitch,
  *  the NVLink mesh or PCIe, and anything to the router through its bus or PCIe link. */
 std::vector<LocalRoute> node_routes(const Platform& p, const NodeDesc& nd);
+/** Hops between two hosts of one node (index in the node: CPU hosts first, then GPUs). */
+std::vector<Hop> node_pair_hops(const Platform& p, const NodeDesc& nd, uint32_t a, uint32_t b);
+
+/** Clos clusters. The NIC (index in p.nics) a host sends through towards the host `towards` of another
+ *  node (its index in that node): a GPU's own NIC (several: spread by destination; none: the one of its
+ *  share of the node's NICs), a CPU host's node's first. */
+uint32_t nic_of(const Platform& p, uint32_t host, uint32_t towards);
+/** The switch links between two NIC ports of a clos (positions): up to the lowest level joining their
+ *  leaves, choosing each parent and parallel link by the destination leaf (destination-mod-k), and
+ *  down; nothing on one leaf. */
+std::vector<Hop> clos_fabric_hops(const ClusterDesc& c, uint64_t from_position, uint64_t to_position);
+/** Every link between two hosts of a clos cluster: inside a node its fabric (node_pair_hops); else
+ *  the host's PCIe or memory bus, the sender's NIC, the switches, the receiver's NIC and its bus. */
+std::vector<Hop> clos_hops(const Platform& p, uint32_t from, uint32_t to);
+
 /** Hops from one host of a node zone to the node's router. */
 std::vector<Hop> hops_to_router(const Platform& p, const NodeDesc& nd, uint32_t host_in_node);
 

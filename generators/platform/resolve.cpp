@@ -237,7 +237,71 @@ private:
     }
     if (spec_.clusters.size() > 1)
       cd.global_link = add_link(cs.id + "-global", *spec_.global_link, Sharing::splitduplex);
+    if (cs.topology.kind == TopologyKind::clos)
+      add_clos_fabric(cs, cd);
     p_.clusters.push_back(std::move(cd));
+  }
+
+  /** A clos's NIC positions among the leaves and its switch levels' links (an XGFT above the leaves). */
+  void add_clos_fabric(const ClusterSpec& cs, ClusterDesc& cd)
+  {
+    const Topology& t = cs.topology;
+    auto fail         = [&](const std::string& what, const std::string& msg) {
+      throw InputError(t.origin.file, "at " + t.origin.pointer + what, msg);
+    };
+    const uint32_t m1    = t.levels[0].down;
+    cd.leaf_ports        = m1;
+    uint64_t nics        = 0;
+    const uint32_t rails = p_.nodes[cd.first_node].nic_count;
+    for (uint32_t n = 0; n < cd.node_count; n++) {
+      const NodeDesc& nd = p_.nodes[cd.first_node + n];
+      if (t.rails && nd.nic_count != rails)
+        fail("/kind", "a rail-optimized clos needs as many NICs on every node (one per rail): " + nd.name + " has " +
+                          std::to_string(nd.nic_count) + ", " + p_.nodes[cd.first_node].name + " " +
+                          std::to_string(rails));
+      for (uint32_t r = 0; r < nd.nic_count; r++) {
+        NicDesc& nic = p_.nics[nd.first_nic + r];
+        nic.position = t.rails ? ((static_cast<uint64_t>(n / m1) * rails + r) * m1 + n % m1) : nics;
+        nics++;
+      }
+    }
+    cd.leaves       = t.rails ? (cd.node_count + m1 - 1) / m1 * rails : (nics + m1 - 1) / m1;
+    uint64_t groups = cd.leaves, width = 1, below = cd.leaves; // level i - 1: groups x width elements
+    std::string joined = std::to_string(m1);
+    uint64_t ports     = m1;
+    for (size_t i = 1; i < t.levels.size(); i++) {
+      const FatTreeLevel& l = t.levels[i];
+      ClosLevel cl;
+      cl.down        = l.down;
+      cl.up          = l.up;
+      cl.links       = l.links;
+      cl.below       = below;
+      cl.width_below = width;
+      groups         = (groups + l.down - 1) / l.down;
+      width          = mul_sat(width, l.up);
+      cl.switches    = mul_sat(groups, width);
+      uint64_t count = mul_sat(mul_sat(below, l.up), l.links);
+      if (count > kMaxHosts)
+        fail("/levels/" + std::to_string(i), "level " + std::to_string(i + 1) + " would have " + std::to_string(count) +
+                                                 " links: at most " + std::to_string(kMaxHosts));
+      for (uint64_t x = 0; x < below; x++)
+        for (uint32_t k = 0; k < l.up; k++)
+          for (uint32_t q = 0; q < l.links; q++) {
+            int32_t li = add_link(cs.id + "-L" + std::to_string(i + 1) + "-" + std::to_string(x) + "-up" +
+                                      std::to_string(k) + (l.links > 1 ? "-" + std::to_string(q) : std::string()),
+                                  l.link, t.sharing);
+            if (cl.first_link == kNone)
+              cl.first_link = li;
+          }
+      below = cl.switches;
+      joined += " x " + std::to_string(l.down);
+      ports = mul_sat(ports, l.down);
+      cd.clos.push_back(cl);
+    }
+    if (groups > 1)
+      fail("/levels", "the clos's levels join " + joined + " = " + std::to_string(ports) +
+                          " NIC ports under one top switch, but the cluster has " + std::to_string(nics) + " NICs on " +
+                          std::to_string(cd.leaves) + " leaves: add a level or make 'down' larger");
   }
 
   void check_topology(const ClusterSpec& cs, uint64_t nodes)
@@ -279,6 +343,15 @@ private:
                                 " positions but the cluster has " + std::to_string(nodes) + " nodes");
       break;
     }
+    case TopologyKind::clos:
+      if (spec_.clusters.size() > 1)
+        fail("/kind", "a clos cluster is the platform's only cluster (its NICs route in a zone of their own)");
+      for (const auto& g : cs.nodes)
+        if (not spec_.catalogue.nodes.at(g.type).nics)
+          throw InputError(g.origin.file, "at " + g.origin.pointer + "/type",
+                           "node type " + quote(g.type) +
+                               " names no 'nics': a clos cluster links each NIC of a node to a leaf switch");
+      break;
     case TopologyKind::dragonfly: {
       const auto& d = t.dragonfly;
       uint64_t prod = mul_sat(mul_sat(d.groups, d.chassis), mul_sat(d.routers, d.nodes_per_router));
@@ -361,8 +434,8 @@ private:
       // A node in a zone of its own (GPU nodes, full meshes) gives the zone its name: its CPU host
       // is then NODE-cpu, beside NODE-gpuK (the same name would be claimed twice).
       const Topology& t = cs.topology;
-      bool own_zone =
-          zone_all_ || (t.kind != TopologyKind::flat && t.kind != TopologyKind::full && hosts_per_node(nt) > 1);
+      bool own_zone     = zone_all_ || t.kind == TopologyKind::clos ||
+                      (t.kind != TopologyKind::flat && t.kind != TopologyKind::full && hosts_per_node(nt) > 1);
       uint32_t h = add_host(own_zone ? nd.name + "-cpu" : nd.name, cls, HostKind::cpu, node_index, g.origin);
       for (uint32_t i = nd.first_processor; i < p_.processors.size(); i++)
         p_.processors[i].first_host = h;
@@ -386,13 +459,39 @@ private:
     }
 
     const Topology& topo = cs.topology;
-    nd.zoned = zone_all_ || (topo.kind != TopologyKind::flat && topo.kind != TopologyKind::full && nd.host_count() > 1);
+    nd.zoned             = zone_all_ || (topo.kind != TopologyKind::flat && topo.kind != TopologyKind::full &&
+                             topo.kind != TopologyKind::clos && nd.host_count() > 1);
     if (topo.kind == TopologyKind::flat) {
       nd.nic_link = add_link(nd.name + "-nic", topo.link, topo.sharing);
     }
-    if (nd.zoned)
+    if (nd.zoned || topo.kind == TopologyKind::clos)
       add_node_fabric(nd, nt, node_mem_bw, g.origin);
+    if (topo.kind == TopologyKind::clos)
+      add_nics(nd, node_index, nt, topo.sharing);
     p_.nodes.push_back(std::move(nd));
+  }
+
+  /** A clos node's NICs, each with its link to its leaf at the NIC type's figures. */
+  void add_nics(NodeDesc& nd, uint32_t node_index, const NodeType& nt, Sharing sharing)
+  {
+    const NodeType::Nics& n = *nt.nics;
+    const NetworkType& type = spec_.catalogue.networks.at(n.type);
+    if (not type.latency_s)
+      throw InputError(n.origin.file, "at " + n.origin.pointer + "/type",
+                       "network type " + quote(n.type) + " gives no latency: a NIC needs one");
+    if (nd.gpu_count > 0 && n.near_gpus.size() != n.count)
+      throw InputError(n.origin.file, "at " + n.origin.pointer, "the NICs name no GPU they sit next to");
+    nd.first_nic = static_cast<uint32_t>(p_.nics.size());
+    nd.nic_count = n.count;
+    for (uint32_t i = 0; i < n.count; i++) {
+      NicDesc nic;
+      nic.node          = node_index;
+      nic.index_in_node = i;
+      nic.near_gpu      = nd.gpu_count > 0 ? n.near_gpus[i] : 0;
+      nic.link          = add_link(nd.name + "-nic" + std::to_string(i), type.bandwidth_Bps, *type.latency_s, sharing,
+                                   type.idle_w, type.busy_w, n.origin);
+      p_.nics.push_back(nic);
+    }
   }
 
   void add_node_fabric(NodeDesc& nd, const NodeType& nt, double node_mem_bw, const Origin& origin)
@@ -460,6 +559,9 @@ Platform resolve(const PlatformSpec& spec)
   }
   if (spec.global_link && not spec.global_link->type.empty())
     used.emplace(spec.global_link->type, spec.catalogue.networks.at(spec.global_link->type));
+  for (const auto& [name, node] : p.catalogue.nodes)
+    if (node.nics && not p.nics.empty())
+      used.emplace(node.nics->type, spec.catalogue.networks.at(node.nics->type));
   p.catalogue.networks = std::move(used);
   return p;
 }

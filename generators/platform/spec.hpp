@@ -30,7 +30,9 @@ struct LinkSpec {
   Origin origin;
 };
 
-enum class TopologyKind { flat, full, fat_tree, torus, dragonfly };
+/** clos: each NIC of a node (its node type's nics) on a leaf switch of its own, switch levels above
+ *  ("rail_optimized" in a file: a clos with rails). */
+enum class TopologyKind { flat, full, fat_tree, torus, dragonfly, clos };
 const char* to_string(TopologyKind k);
 
 struct FatTreeLevel {
@@ -49,8 +51,13 @@ struct DragonflySpec {
 
 struct Topology {
   TopologyKind kind = TopologyKind::flat;
-  LinkSpec link;                    ///< flat: each node's NIC; full: each node pair; torus/dragonfly: every link
-  std::vector<FatTreeLevel> levels; ///< fat_tree: level 1 (just above the nodes) first
+  LinkSpec link; ///< flat: each node's NIC; full: each node pair; torus/dragonfly: every link
+  /** fat_tree: level 1 (just above the nodes) first. clos: level 1 is the leaves (`down`: NIC ports
+   *  of a leaf; its link is the NICs' own), levels 2 and up as a fat tree's (an XGFT). */
+  std::vector<FatTreeLevel> levels;
+  /** clos: rail-optimized, NIC r of every node of a group of level-1 `down` nodes on the group's leaf
+   *  r; otherwise a node's NICs fill the leaves in order. */
+  bool rails = false;
   std::vector<unsigned> dimensions; ///< torus
   DragonflySpec dragonfly;          ///< dragonfly
   Sharing sharing = Sharing::splitduplex;

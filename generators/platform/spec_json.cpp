@@ -77,13 +77,49 @@ Sharing parse_sharing(const Value& v)
   return s == "shared" ? Sharing::shared : s == "fatpipe" ? Sharing::fatpipe : Sharing::splitduplex;
 }
 
+/** A clos of NIC leaves: level 1 {"down": NIC ports of a leaf}, then switch levels as a fat tree's. */
+Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optimized)
+{
+  t.kind  = TopologyKind::clos;
+  t.rails = rail_optimized;
+  if (not rail_optimized)
+    if (auto r = o.optional("rails"))
+      t.rails = r->boolean();
+  auto levels = o.required("levels");
+  for (auto& item : levels.array()) {
+    auto lo = item.object();
+    FatTreeLevel l;
+    l.down = positive_unsigned(lo.required("down"));
+    if (t.levels.empty()) {
+      lo.finish({"down"}); // the leaves: their links are the NICs' own (the node type's nics)
+    } else {
+      l.up = positive_unsigned(lo.required("up"));
+      if (auto n = lo.optional("links"))
+        l.links = positive_unsigned(*n);
+      l.link = parse_link(lo.required("link").object(), cat);
+      lo.finish({"down", "up", "links", "link"});
+    }
+    t.levels.push_back(l);
+  }
+  if (t.levels.empty())
+    levels.fail("a clos needs at least its leaves: [{\"down\": NIC ports per leaf}, ...]");
+  if (rail_optimized)
+    o.finish({"kind", "levels", "sharing_policy"});
+  else
+    o.finish({"kind", "levels", "rails", "sharing_policy"});
+  return t;
+}
+
 Topology parse_topology(Object o, const Catalogue& cat)
 {
   Topology t;
-  t.origin         = origin_of(o);
-  std::string kind = o.required("kind").choice({"flat", "full", "fat_tree", "torus", "dragonfly"});
+  t.origin = origin_of(o);
+  std::string kind =
+      o.required("kind").choice({"flat", "full", "fat_tree", "torus", "dragonfly", "clos", "rail_optimized"});
   if (auto s = o.optional("sharing_policy"))
     t.sharing = parse_sharing(*s);
+  if (kind == "clos" || kind == "rail_optimized")
+    return parse_clos(o, cat, t, kind == "rail_optimized");
   if (kind == "fat_tree") {
     t.kind      = TopologyKind::fat_tree;
     auto levels = o.required("levels");
@@ -285,6 +321,8 @@ const char* to_string(TopologyKind k)
     return "full";
   case TopologyKind::fat_tree:
     return "fat_tree";
+  case TopologyKind::clos:
+    return "clos";
   case TopologyKind::torus:
     return "torus";
   case TopologyKind::dragonfly:

@@ -357,7 +357,10 @@ std::string xml_limitation(const Platform& p)
     if (t.kind == TopologyKind::flat || t.kind == TopologyKind::full)
       continue;
     std::string what = std::string("cluster ") + quote(c.id) + " (" + to_string(t.kind) + ")";
-    uint32_t cls     = UINT32_MAX;
+    if (t.kind == TopologyKind::clos)
+      return what + " routes each NIC through sgai's own zone, which SimGrid's XML cannot describe; let sgai build "
+                    "the platform from its JSON";
+    uint32_t cls = UINT32_MAX;
     for (uint32_t n = c.first_node; n < c.first_node + c.node_count; n++) {
       const NodeDesc& nd = p.nodes[n];
       if (nd.zoned)

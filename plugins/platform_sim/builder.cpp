@@ -6,6 +6,7 @@
 #include "core/foundation/error.hpp"
 #include "core/foundation/numbers.hpp"
 #include "generators/platform/network.hpp"
+#include "plugins/platform_sim/clos_zone.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -197,6 +198,8 @@ private:
       return flat_cluster(c, parent);
     case platform::TopologyKind::full:
       return full_cluster(c, parent);
+    case platform::TopologyKind::clos:
+      return clos_cluster(c, parent);
     default:
       return topology_cluster(c, parent);
     }
@@ -234,6 +237,24 @@ private:
       NetPoint* gw = router(z, c.router);
       z->add_route(gw, nullptr, nullptr, nullptr, in_route(z, {{c.global_link, false}}), true);
     }
+    z->seal();
+    return z;
+  }
+
+  /** A clos cluster (the platform's only one): every host in one zone that works routes out on demand. */
+  sg4::NetZone* clos_cluster(const platform::ClusterDesc& c, const sg4::NetZone* parent)
+  {
+    auto* impl      = new ClosZone(c.id, p_);
+    sg4::NetZone* z = impl->get_iface();
+    if (parent)
+      z->set_parent(parent);
+    for (uint32_t n = c.first_node; n < c.first_node + c.node_count; n++) {
+      const platform::NodeDesc& nd = p_.nodes[n];
+      for (uint32_t i = 0; i < nd.host_count(); i++)
+        impl->add_host_point(host(z, p_.hosts[nd.first_cpu_host + i])->get_netpoint(), nd.first_cpu_host + i);
+    }
+    for (size_t i = 0; i < p_.links.size(); i++)
+      impl->set_link(static_cast<int32_t>(i), link(z, static_cast<int32_t>(i)));
     z->seal();
     return z;
   }

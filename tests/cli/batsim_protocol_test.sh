@@ -11,9 +11,13 @@ S=$F/batsim/scripted_scheduler.py
 ML=../shared/data/batsim/medium_late
 sock="ipc://$tmp/scheduler.sock"
 # scheduler MODE: starts the scripted scheduler in the background, its log in $tmp/log
+# (it has bound its socket once its log exists: waits for that, so that a loaded machine's slow
+# Python start-up does not count against sgai's --socket-timeout)
 scheduler() {
+  rm -f "$tmp/log"
   timeout 60 /usr/bin/python3 $S "$1" "$sock" "$tmp/log" >"$tmp/sched.out" 2>&1 &
   spid=$!
+  for _ in $(seq 400); do [ -e "$tmp/log" ] && break; sleep 0.05; done
 }
 external() { run "$SGAI" batch run --platform $F/platforms/sleep4.xml --workload $F/batsim/delays.json \
   --socket-endpoint "$sock" --out "$1" "${@:2}"; }

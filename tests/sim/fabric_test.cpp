@@ -1,0 +1,150 @@
+/* GPU fabrics as built (a NIC per GPU on leaf switches; tests/fixtures/platforms/rails_2dgx.json,
+ * leaves_2dgx_2to1.json, shared_nic_2node.json): hand-computed cases of rails, shared NICs and an
+ * oversubscribed spine, run on SimGrid. */
+#include "plugins/communicator/collective.hpp"
+#include "sim_helpers.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace sgai;
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+/** Runs `body` in an actor on the first host of the platform `fixture`. */
+void on(const std::string& fixture, const std::function<void()>& body)
+{
+  sim::Simulation s;
+  s.load_platform("tests/fixtures/platforms/" + fixture + ".json", {});
+  bool ran = false;
+  sg4::Actor::create("driver", sg4::Engine::get_instance()->get_all_hosts().front(), [&]() {
+    body();
+    ran = true;
+  });
+  s.run();
+  ASSERT_TRUE(ran);
+}
+
+sg4::Host* host(const std::string& name)
+{
+  return sg4::Host::by_name(name);
+}
+
+/** Concurrent runs of `work(i)` for i < n, each in its own actor; each one's duration. */
+std::vector<double> concurrently(size_t n, const std::function<void(size_t)>& work)
+{
+  std::vector<double> took(n, -1);
+  std::vector<sg4::ActorPtr> actors;
+  for (size_t i = 0; i < n; i++)
+    actors.push_back(sg4::Actor::create("w" + std::to_string(i), sg4::this_actor::get_host(), [&, i]() {
+      double t0 = sg4::Engine::get_clock();
+      work(i);
+      took[i] = sg4::Engine::get_clock() - t0;
+    }));
+  for (auto& a : actors)
+    a->join();
+  return took;
+}
+
+/** Sends `bytes` from a to b and waits for it. */
+void transfer(sg4::Host* a, sg4::Host* b, double bytes)
+{
+  sg4::Comm::sendto(a, b, bytes);
+}
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+} // namespace
+
+TEST(Fabric, EightRailRingsEachRunAtTheSingleRingsRate)
+{
+  // Rail-optimized: leaf k holds NIC k of both nodes. GPU k of node 0 and GPU k of node 1 all-reduce
+  // 1 GiB over NIC k; the eight rings share no link (no spine traffic), so each runs as alone.
+  on("rails_2dgx", []() {
+    auto ring = [](size_t k) {
+      std::string g = "-gpu" + std::to_string(k);
+      return std::vector<sg4::Host*>{host("r-n0" + g), host("r-n1" + g)};
+    };
+    double alone = communicator::all_reduce(ring(0), kGiB);
+    // a bandwidth-bound all-reduce of 2 ranks: two steps of 512 MiB at the NIC's 50 GB/s
+    EXPECT_NEAR(alone, kGiB / 50e9, 0.01 * kGiB / 50e9);
+    auto each = concurrently(8, [&](size_t k) { communicator::all_reduce(ring(k), kGiB); });
+    for (double t : each)
+      EXPECT_NEAR(t, alone, 0.01 * alone);
+    for (size_t k = 0; k < 8; k++)
+      for (const auto& l : test::simgrid_route("r-n0-gpu" + std::to_string(k), "r-n1-gpu" + std::to_string(k)))
+        EXPECT_EQ(l.find("-L2-"), std::string::npos) << l << ": a ring on one rail crosses the spine";
+  });
+}
+
+TEST(Fabric, EightRingsThroughATwoToOneSpineTakeTwiceAsLong)
+{
+  // Each node's 8 NICs on a leaf of its own, 1.6 Tb/s of uplinks to one spine for 3.2 Tb/s of NICs:
+  // the 8 rings share 1.6 Tb/s each way, each at half its NIC's rate.
+  on("leaves_2dgx_2to1", []() {
+    auto ring = [](size_t k) {
+      std::string g = "-gpu" + std::to_string(k);
+      return std::vector<sg4::Host*>{host("l-n0" + g), host("l-n1" + g)};
+    };
+    double alone = communicator::all_reduce(ring(0), kGiB);
+    EXPECT_NEAR(alone, kGiB / 50e9, 0.01 * kGiB / 50e9);
+    auto each = concurrently(8, [&](size_t k) { communicator::all_reduce(ring(k), kGiB); });
+    for (double t : each)
+      EXPECT_NEAR(t, 2 * alone, 0.01 * 2 * alone);
+  });
+}
+
+TEST(Fabric, TwoJobsOnOneRailShareItsNicTwoOnSeparateRailsDoNot)
+{
+  // 4 NICs for 8 GPUs: GPUs 0 and 1 both reach the network through NIC 0 (rail 0), GPU 2 through
+  // NIC 1. Two jobs each moving 1 GiB between their GPUs of node 0 and node 1.
+  on("shared_nic_2node", []() {
+    const double t_nic = kGiB / 50e9;
+    auto job           = [](int gpu) {
+      return std::make_pair(host("s-n0-gpu" + std::to_string(gpu)), host("s-n1-gpu" + std::to_string(gpu)));
+    };
+    auto one_rail = concurrently(2, [&](size_t i) {
+      auto [a, b] = job(static_cast<int>(i)); // GPUs 0 and 1: rail 0 both
+      transfer(a, b, kGiB);
+    });
+    for (double t : one_rail)
+      EXPECT_NEAR(t, 2 * t_nic, 0.01 * 2 * t_nic);
+    auto two_rails = concurrently(2, [&](size_t i) {
+      auto [a, b] = job(static_cast<int>(2 * i)); // GPUs 0 and 2: rails 0 and 1
+      transfer(a, b, kGiB);
+    });
+    for (double t : two_rails)
+      EXPECT_NEAR(t, t_nic, 0.01 * t_nic);
+  });
+}
+
+TEST(Fabric, AnOversubscribedSpineSlowsCrossRailTrafficByItsRatio)
+{
+  // rails_2dgx: each leaf has 2 NIC ports (800 Gb/s) and one 400 Gb/s link to the spine (2:1).
+  // Two flows leaving rail 0 for other rails share that uplink: each at half the NIC's rate; a flow
+  // on one rail does not touch it.
+  on("rails_2dgx", []() {
+    const double t_nic = kGiB / 50e9;
+    auto cross         = concurrently(2, [&](size_t i) {
+      if (i == 0)
+        transfer(host("r-n0-gpu0"), host("r-n1-gpu1"), kGiB);
+      else
+        transfer(host("r-n1-gpu0"), host("r-n0-gpu2"), kGiB);
+    });
+    for (double t : cross)
+      EXPECT_NEAR(t, 2 * t_nic, 0.01 * 2 * t_nic);
+    auto same = concurrently(2, [&](size_t i) {
+      if (i == 0)
+        transfer(host("r-n0-gpu0"), host("r-n1-gpu0"), kGiB);
+      else
+        transfer(host("r-n1-gpu0"), host("r-n0-gpu0"), kGiB); // the other direction: its own side of each link
+    });
+    for (double t : same)
+      EXPECT_NEAR(t, t_nic, 0.01 * t_nic);
+  });
+}
