@@ -206,9 +206,13 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
     // NVLS-tree: NVLS inside each node (the same conditions on the GPUs of a node), a tree of nodes
     if (a == Algo::nvls_tree && (s.nvls_efficiency <= 0 || nodes <= 1 || ppn <= 4 || not s.nvlink || not ar))
       continue;
+    if ((a == Algo::nvls || a == Algo::nvls_tree) && not s.nvls_allowed)
+      continue;
     for (Proto p : {Proto::ll, Proto::ll128, Proto::simple}) {
       if ((a == Algo::nvls || a == Algo::nvls_tree) && p != Proto::simple)
         continue;
+      if (not s.protocols[idx(p)])
+        continue; // the transport does not run it (TCP-based GPUDirect: Simple only)
       double bus = ring_bus;
       if (a == Algo::nvls) {
         double per_ch = s.intra_GBps / s.nvls_channels;
@@ -305,6 +309,43 @@ std::optional<Choice> choose(const Model& m, double bytes, std::optional<Algo> a
   return best;
 }
 
+double Pipeline::sustained_Bps() const
+{
+  if (rate_Bps <= 0 || slot_bytes <= 0)
+    return rate_Bps;
+  double cycle = slot_bytes / rate_Bps + 2 * latency_s;
+  return std::min(rate_Bps, slots * slot_bytes / cycle);
+}
+
+double Pipeline::time_s(double bytes) const
+{
+  double r = sustained_Bps();
+  return latency_s + (r > 0 ? bytes / r : 0);
+}
+
+Pipeline pipeline(const System& s, CollectiveType type, Proto p, double latency_s, double rate_Bps)
+{
+  constexpr uint32_t kSteps = 8; // NCCL_STEPS
+  Pipeline pl;
+  pl.latency_s = latency_s;
+  pl.rate_Bps  = rate_Bps;
+  pl.slots     = kSteps;
+  if (p == Proto::ll) // NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512 x 16 B lines per step
+    pl.slot_bytes = 8.0 * 512 * 16;
+  else if (p == Proto::ll128) // NCCL_LL128_ELEMS_PER_THREAD 120 x NCCL_LL128_MAX_NTHREADS 640 x 8 B per step
+    pl.slot_bytes = 120.0 * 640 * 8;
+  else {
+    // Simple: slices of ALLREDUCE/ALLGATHER/REDUCESCATTER_SLICESTEPS (NCCL_STEPS / 4) steps, one step
+    // for the others (src/include/collectives.h)
+    const bool sliced = type == CollectiveType::all_reduce || type == CollectiveType::all_gather ||
+                        type == CollectiveType::reduce_scatter || type == CollectiveType::reduce_scatter_block;
+    const uint32_t slice = sliced ? kSteps / 4 : 1;
+    pl.slot_bytes        = s.simple_buffer_bytes / kSteps * slice;
+    pl.slots             = kSteps / slice;
+  }
+  return pl;
+}
+
 ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double path_intra_s, double path_inter_s)
 {
   ProtocolCosts k;
@@ -338,6 +379,12 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
     cap = s.nvls_efficiency * s.intra_GBps;
   k.rank_rate_cap_Bps = cap * 1e9;
   k.cap_intra_only    = c.algo == Algo::nvls_tree;
+  if (nodes > 1 && s.inter_GBps > 0) {
+    // one channel's slots across nodes, at its GPU's share of the node's NICs
+    const double ppn   = std::max(1.0, static_cast<double>(m.ranks) / nodes);
+    auto pl            = pipeline(s, m.type, c.proto, path_inter_s + s.net_latency_us * 1e-6, s.inter_GBps * 1e9 / ppn);
+    k.net_pipeline_Bps = pl.latency_bound() ? pl.sustained_Bps() : 0;
+  }
   return k;
 }
 

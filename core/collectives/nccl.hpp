@@ -47,7 +47,36 @@ struct System {
   uint32_t ring_channels = 16;   ///< NCCL's ring and tree channels
   uint32_t nvls_channels = 16;   ///< NVLS channels (NVLS_NCHANNELS_SM90 16, SM100 24 in one node)
   bool intel_cpu         = true; ///< the hosts' CPU vendor (multi-node LL bandwidth, network overhead)
+  /** What the network's transport allows (the catalogue's transport_types): protocols, NVLS, Simple's
+   *  buffer per channel (NCCL_BUFFSIZE) and a floor on the channels (NCCL_MIN_NCHANNELS). */
+  std::array<bool, kProtos> protocols{{true, true, true}};
+  bool nvls_allowed          = true;
+  double simple_buffer_bytes = 4194304;
+  uint32_t min_channels      = 0;
+  std::string transport; ///< its name, empty when the network names none
 };
+
+/** NCCL's proxy pipeline on one channel across nodes: slots of `slot_bytes` (the protocol's step, or
+ *  Simple's slice of slice_steps steps), NCCL_STEPS / slice steps of them in flight; a slot returns to
+ *  the sender once its message has crossed and the receiver has posted it again: a cycle of the
+ *  message's own time (slot_bytes / rate) and two crossings of `latency_s`. */
+struct Pipeline {
+  double slot_bytes = 0;
+  uint32_t slots    = 8;
+  double latency_s  = 0; ///< one crossing: the path's latency and the transport's
+  double rate_Bps   = 0; ///< the NIC's rate
+  /** The rate the slots sustain: rate, or slots x slot_bytes per cycle when that is less
+   *  (latency-bound). */
+  double sustained_Bps() const;
+  bool latency_bound() const { return sustained_Bps() < rate_Bps; }
+  /** One channel's time to move `bytes` across: a crossing, then the bytes at the sustained rate. */
+  double time_s(double bytes) const;
+};
+
+/** The pipeline of a protocol for a collective type: NCCL's buffer per protocol (LL: 8 x 64 KiB
+ *  lines of 16 B, half flags; LL128: 8 x 614,400 B; Simple: NCCL_BUFFSIZE), split in NCCL_STEPS
+ *  slots, Simple's all-reduce, all-gather and reduce-scatter sending slices of 2 steps (4 in flight). */
+Pipeline pipeline(const System& s, chakra::CollectiveType type, Proto p, double latency_s, double rate_Bps);
 
 /** NCCL's channel counts for a GPU generation: ring channels, NVLS channels in one node. */
 void default_channels(System& s);
@@ -97,6 +126,9 @@ struct ProtocolCosts {
   /** Reductions fused in the kernels: a received piece's reduction streams with its transfer and
    *  costs only what the memory cannot keep up with (true); false: after it (ASTRA-sim's). */
   bool fused_reductions = true;
+  /** Across nodes: the proxy pipeline's sustained rate per channel when latency-bound (wire bytes per
+   *  second; 0: bandwidth-bound, no bound). */
+  double net_pipeline_Bps = 0;
   std::vector<uint32_t> node; ///< node of each group rank (intra- or inter-node steps)
 };
 

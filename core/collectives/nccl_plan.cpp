@@ -134,6 +134,25 @@ std::optional<nccl::System> nccl_system(const platform::Platform& p)
   if (node.processor_count > 0)
     s.intel_cpu = p.processors[node.first_processor].type.find("EPYC") == std::string::npos;
   nccl::default_channels(s);
+  // the transport of the nodes' network (the catalogue's transport_types)
+  const auto& topo = p.clusters[node.cluster].topology;
+  std::string net  = topo.kind == platform::TopologyKind::fat_tree && not topo.levels.empty() ? topo.levels[0].link.type
+                     : topo.kind == platform::TopologyKind::clos && nt->second.nics           ? nt->second.nics->type
+                                                                                              : topo.link.type;
+  auto nw          = p.catalogue.networks.find(net);
+  if (nw != p.catalogue.networks.end() && not nw->second.transport.empty()) {
+    auto tr = p.catalogue.transports.find(nw->second.transport);
+    if (tr != p.catalogue.transports.end()) {
+      const auto& t         = tr->second;
+      s.transport           = t.name;
+      s.net_latency_us      = t.latency_s * 1e6; // NCCL's latencyInter: the plugin's latency property
+      s.protocols           = {t.ll, t.ll128, t.simple};
+      s.nvls_allowed        = t.nvls;
+      s.simple_buffer_bytes = t.buffer_bytes;
+      s.min_channels        = t.min_channels;
+      s.ring_channels       = std::max(s.ring_channels, t.min_channels);
+    }
+  }
   return s;
 }
 

@@ -40,8 +40,23 @@ struct MemoryType {
 };
 
 /** A network technology: per-link bandwidth, optional default latency and link power. */
+/** How NCCL moves data over a network: the net plugin (IB verbs, RoCE, AWS's OFI over EFA/SRD,
+ *  Google's TCP-based GPUDirect) and what its provider publishes for it. */
+struct TransportType {
+  std::string name;
+  std::string kind;     ///< ib_verbs, roce, efa, tcp_gpudirect
+  double latency_s = 0; ///< the plugin's latency property (NCCL's latencyInter: per network step)
+  bool ll = true, ll128 = true, simple = true; ///< the protocols NCCL runs over it
+  bool nvls             = true;                ///< NVLink SHARP allowed (the provider's NCCL_NVLS_ENABLE)
+  double buffer_bytes   = 4194304;             ///< Simple's buffer per channel (NCCL_BUFFSIZE)
+  uint32_t min_channels = 0;                   ///< NCCL_MIN_NCHANNELS (0: NCCL's own)
+  std::string source;
+  Origin origin;
+};
+
 struct NetworkType {
   std::string name;
+  std::string transport; ///< a transport type (empty: NCCL's model with the link's own latency)
   double bandwidth_Bps = 0;
   std::optional<double> latency_s;
   std::optional<double> idle_w; ///< link power when idle (wattage_range lower bound)
@@ -165,6 +180,7 @@ struct Catalogue {
   std::map<std::string, ProcessorType> processors;
   std::map<std::string, NodeType> nodes;
   std::map<std::string, NetworkType> networks;
+  std::map<std::string, TransportType> transports;
   std::map<std::string, MemoryType> memories;
   std::map<std::string, GpuType> gpus;
   std::map<std::string, InterconnectType> interconnects;

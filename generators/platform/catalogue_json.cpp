@@ -118,10 +118,51 @@ NetworkType parse_network(Object o, const std::string& name)
   n.bandwidth_Bps = positive_quantity(o.required("bandwidth"), Quantity::bandwidth, std::nullopt);
   if (auto lat = o.optional("latency"))
     n.latency_s = non_negative_quantity(*lat, Quantity::time, std::nullopt);
+  n.transport = optional_string(o, "transport");
   parse_power_pair(o, n.idle_w, n.busy_w);
   n.origin = origin_of(o);
-  o.finish({"bandwidth", "latency", "idle_power", "busy_power"});
+  o.finish({"bandwidth", "latency", "transport", "idle_power", "busy_power"});
   return n;
+}
+
+std::string block_source(Object& o, const std::string& what);
+
+/** A transport: {"kind", "latency", "protocols": [...], "nvls", "buffer", "min_channels", "source"}. */
+TransportType parse_transport(Object o, const std::string& name)
+{
+  TransportType t;
+  t.name      = name;
+  t.kind      = o.required("kind").choice({"ib_verbs", "roce", "efa", "tcp_gpudirect"});
+  t.latency_s = non_negative_quantity(o.required("latency"), Quantity::time, std::nullopt);
+  if (t.latency_s > 1e-3)
+    o.required("latency").fail("a network step's latency of " + o.required("latency").shown() +
+                               " is above 1 ms: no published transport is that slow");
+  if (auto protos = o.optional("protocols")) {
+    t.ll = t.ll128 = t.simple = false;
+    for (auto& p : protos->array()) {
+      std::string v                                          = p.choice({"LL", "LL128", "Simple"});
+      (v == "LL" ? t.ll : v == "LL128" ? t.ll128 : t.simple) = true;
+    }
+    if (not t.simple)
+      protos->fail("NCCL needs Simple on every transport (its point-to-point and large collectives)");
+  }
+  if (auto n = o.optional("nvls"))
+    t.nvls = n->boolean();
+  if (auto b = o.optional("buffer")) {
+    t.buffer_bytes = positive_quantity(*b, Quantity::size, std::nullopt);
+    if (t.buffer_bytes < 65536 || t.buffer_bytes > 1073741824.0)
+      b->fail("NCCL_BUFFSIZE " + b->shown() + " is outside 64KiB to 1GiB");
+  }
+  if (auto c = o.optional("min_channels")) {
+    auto v = c->integer();
+    if (v < 1 || v > 64)
+      c->fail("min_channels " + c->shown() + " is not a channel count from 1 to 64");
+    t.min_channels = static_cast<uint32_t>(v);
+  }
+  t.source = block_source(o, "transport");
+  t.origin = origin_of(o);
+  o.finish({"kind", "latency", "protocols", "nvls", "buffer", "min_channels", "source"});
+  return t;
 }
 
 /** A figure block's "source" (required, not empty): what the `what` figures come from. */
@@ -544,12 +585,13 @@ void parse_catalogue_sections(json::Object& o, Catalogue& cat)
   section("memory_types", cat.memories, parse_memory);
   section("gpu_types", cat.gpus, parse_gpu);
   section("interconnect_types", cat.interconnects, parse_interconnect);
+  section("transport_types", cat.transports, parse_transport);
 }
 
 const std::vector<std::string>& catalogue_section_keys()
 {
-  static const std::vector<std::string> k = {"processor_types", "node_types", "network_types",
-                                             "memory_types",    "gpu_types",  "interconnect_types"};
+  static const std::vector<std::string> k = {"processor_types", "node_types",         "network_types",  "memory_types",
+                                             "gpu_types",       "interconnect_types", "transport_types"};
   return k;
 }
 
@@ -597,7 +639,16 @@ void merge_map(std::map<std::string, T>& into, const std::map<std::string, T>& f
 
 Catalogue load_catalogue(const std::filesystem::path& path)
 {
+  std::set<std::string> loaded;
+  return load_catalogue(path, loaded);
+}
+
+Catalogue load_catalogue(const std::filesystem::path& path, std::set<std::string>& loaded)
+{
   std::error_code ec;
+  auto canonical = std::filesystem::weakly_canonical(path, ec).string();
+  if (not loaded.insert(ec ? path.string() : canonical).second)
+    return {}; // already read (included twice, or listed beside a catalogue that includes it)
   if (std::filesystem::is_directory(path, ec))
     return load_hdeeprm_folder(path);
   auto doc = json::load(path);
@@ -606,9 +657,22 @@ Catalogue load_catalogue(const std::filesystem::path& path)
   if (ver.integer() != 1)
     ver.fail("unsupported catalogue version " + ver.shown() + " (this sgai reads version 1)");
   Catalogue cat;
-  parse_catalogue_sections(o, cat);
+  if (auto inc = o.optional("include"))
+    for (auto& item : inc->array()) {
+      std::filesystem::path p = item.string();
+      if (p.is_relative())
+        p = path.parent_path() / p;
+      if (not std::filesystem::exists(p, ec))
+        item.fail("catalogue " + item.shown() + " not found (looked for " + p.string() + ")");
+      if (loaded.size() > 64)
+        item.fail("more than 64 catalogues included");
+      merge_catalogue(cat, load_catalogue(p, loaded));
+    }
+  Catalogue own;
+  parse_catalogue_sections(o, own);
+  merge_catalogue(cat, own);
   std::vector<std::string> accepted = catalogue_section_keys();
-  accepted.insert(accepted.begin(), "sgai_catalogue");
+  accepted.insert(accepted.begin(), {"sgai_catalogue", "include"});
   o.finish(accepted);
   return cat;
 }
@@ -621,6 +685,7 @@ void merge_catalogue(Catalogue& into, const Catalogue& from)
   merge_map(into.memories, from.memories, "memory");
   merge_map(into.gpus, from.gpus, "GPU");
   merge_map(into.interconnects, from.interconnects, "interconnect");
+  merge_map(into.transports, from.transports, "transport");
 }
 
 namespace {
@@ -636,6 +701,11 @@ std::vector<std::string> names_of(const std::map<std::string, T>& m)
 
 void check_catalogue_references(const Catalogue& cat)
 {
+  for (const auto& [name, net] : cat.networks)
+    if (not net.transport.empty() && not cat.transports.count(net.transport))
+      throw InputError(net.origin.file, "at " + net.origin.pointer + "/transport",
+                       "unknown transport type " + quote(net.transport) +
+                           " (known: " + json::list_names(names_of(cat.transports)) + ")");
   for (const auto& [name, node] : cat.nodes) {
     for (size_t i = 0; i < node.processors.size(); i++) {
       const auto& tc = node.processors[i];

@@ -279,11 +279,24 @@ std::vector<Hop> clos_hops(const Platform& p, uint32_t from, uint32_t to)
   const NodeDesc& nb = p.nodes[b.node];
   if (a.node == b.node)
     return node_pair_hops(p, na, from - na.first_cpu_host, to - na.first_cpu_host);
-  const NicDesc& x     = p.nics[nic_of(p, from, to - nb.first_cpu_host)];
+  const NicDesc* x     = &p.nics[nic_of(p, from, to - nb.first_cpu_host)];
   const NicDesc& y     = p.nics[nic_of(p, to, from - na.first_cpu_host)];
   std::vector<Hop> out = hops_to_router(p, na, from - na.first_cpu_host);
-  out.push_back({x.link, true});
-  append(out, clos_fabric_hops(p.clusters[na.cluster], x.position, y.position));
+  const ClusterDesc& c = p.clusters[na.cluster];
+  if (c.topology.pxn && c.topology.rails && a.kind == HostKind::gpu && b.kind == HostKind::gpu &&
+      na.gpu_fabric != InterconnectType::Kind::pcie && x->index_in_node != y.index_in_node &&
+      y.index_in_node < na.nic_count) {
+    // PXN: over NVLink to the GPU beside this node's NIC on the receiver's rail, out by that NIC
+    const NicDesc& rail         = p.nics[na.first_nic + y.index_in_node];
+    const uint32_t from_in_node = from - na.first_cpu_host, proxy = na.cpu_host_count + rail.near_gpu;
+    if (proxy != from_in_node) {
+      out = node_pair_hops(p, na, from_in_node, proxy);
+      append(out, hops_to_router(p, na, proxy));
+    }
+    x = &rail;
+  }
+  out.push_back({x->link, true});
+  append(out, clos_fabric_hops(c, x->position, y.position));
   out.push_back({y.link, false});
   append(out, reversed(hops_to_router(p, nb, to - nb.first_cpu_host)));
   return out;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,12 @@ PlatformSpec load_spec(const std::filesystem::path& file, const LoadOptions& opt
 PlatformSpec parse_spec(const std::string& text, const std::string& file_name, const std::filesystem::path& base_dir,
                         const LoadOptions& options = {});
 
-/** Reads a catalogue: an HDeepRM data folder or an sgai catalogue file. */
+/** Reads a catalogue: an HDeepRM data folder or an sgai catalogue file, with the catalogues its
+ *  "include" names (relative to it). */
 Catalogue load_catalogue(const std::filesystem::path& path);
+/** Same, skipping the files in `loaded` (canonical paths; those read are added to it): a catalogue
+ *  included twice, or listed beside one that includes it, is read once. */
+Catalogue load_catalogue(const std::filesystem::path& path, std::set<std::string>& loaded);
 /** Adds `from` to `into`; a type defined in both is an InputError naming both places. */
 void merge_catalogue(Catalogue& into, const Catalogue& from);
 

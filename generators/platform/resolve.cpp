@@ -562,6 +562,9 @@ Platform resolve(const PlatformSpec& spec)
   for (const auto& [name, node] : p.catalogue.nodes)
     if (node.nics && not p.nics.empty())
       used.emplace(node.nics->type, spec.catalogue.networks.at(node.nics->type));
+  for (const auto& [name, net] : used)
+    if (not net.transport.empty())
+      p.catalogue.transports.emplace(net.transport, spec.catalogue.transports.at(net.transport));
   p.catalogue.networks = std::move(used);
   return p;
 }

@@ -58,6 +58,10 @@ struct Topology {
   /** clos: rail-optimized, NIC r of every node of a group of level-1 `down` nodes on the group's leaf
    *  r; otherwise a node's NICs fill the leaves in order. */
   bool rails = false;
+  /** clos with rails: NCCL's PXN (NCCL_PXN_DISABLE=0, its default): a GPU's traffic to a GPU of
+   *  another node whose NIC is on another rail crosses NVLink to the GPU of its node on that rail and
+   *  leaves by that GPU's NIC, so it stays on one rail. */
+  bool pxn = true;
   std::vector<unsigned> dimensions; ///< torus
   DragonflySpec dragonfly;          ///< dragonfly
   Sharing sharing = Sharing::splitduplex;

@@ -85,6 +85,8 @@ Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optim
   if (not rail_optimized)
     if (auto r = o.optional("rails"))
       t.rails = r->boolean();
+  if (auto x = o.optional("pxn"))
+    t.pxn = x->boolean();
   auto levels = o.required("levels");
   for (auto& item : levels.array()) {
     auto lo = item.object();
@@ -104,9 +106,9 @@ Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optim
   if (t.levels.empty())
     levels.fail("a clos needs at least its leaves: [{\"down\": NIC ports per leaf}, ...]");
   if (rail_optimized)
-    o.finish({"kind", "levels", "sharing_policy"});
+    o.finish({"kind", "levels", "pxn", "sharing_policy"});
   else
-    o.finish({"kind", "levels", "rails", "sharing_policy"});
+    o.finish({"kind", "levels", "rails", "pxn", "sharing_policy"});
   return t;
 }
 
@@ -381,9 +383,10 @@ PlatformSpec parse_spec(const std::string& text, const std::string& file_name, c
   }
   for (const auto& p : options.catalogues)
     catalogue_paths.push_back(p);
+  std::set<std::string> loaded;
   for (size_t i = 0; i < catalogue_paths.size(); i++) {
     try {
-      merge_catalogue(spec.catalogue, load_catalogue(catalogue_paths[i]));
+      merge_catalogue(spec.catalogue, load_catalogue(catalogue_paths[i], loaded));
     } catch (const InputError& e) {
       if (i >= listed_at.size() || e.file() == file_name)
         throw;

@@ -133,6 +133,17 @@ bool CollectiveRun::rate_bound(uint32_t r, const collectives::Transfer& t) const
   return not(proto->cap_intra_only && nodes && proto->node[t.dst] != proto->node[r]);
 }
 
+double CollectiveRun::not_before(uint32_t r, const collectives::Transfer& t, double rate, double size,
+                                 double posted_at) const
+{
+  double at                                     = rate > 0 && rate_bound(r, t) ? posted_at + size / rate : 0;
+  const collectives::nccl::ProtocolCosts* proto = options_.protocol;
+  if (proto && proto->net_pipeline_Bps > 0 && proto->node.size() == schedule_->ranks &&
+      proto->node[t.dst] != proto->node[r]) // NCCL's proxy slots across nodes, latency-bound
+    at = std::max(at, posted_at + size / proto->net_pipeline_Bps);
+  return at;
+}
+
 uint64_t CollectiveRun::wire_bytes(const collectives::Transfer& t) const
 {
   const double piece = bytes_ / options_.chunks;
@@ -203,7 +214,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
       op.posted_at  = s4u::Engine::get_clock();
       // (SimGrid 3.32 leaves host-to-host communications unbounded by Comm::set_rate: the bound
       // is a floor on the transfer's duration)
-      op.not_before = rate > 0 && rate_bound(r, t) ? op.posted_at + static_cast<double>(size) / rate : 0;
+      op.not_before = not_before(r, t, rate, static_cast<double>(size), op.posted_at);
       if (options_.traffic)
         options_.traffic->add(hosts_[r], hosts_[t.dst], static_cast<double>(size));
       sent.push_back(index);

@@ -92,6 +92,10 @@ private:
   // what run_phase and evaluate_unshared share: one rule each
   double send_rate(uint32_t r, size_t k) const; ///< a protocol's bound on r's sends of step k (-1: none)
   bool rate_bound(uint32_t r, const collectives::Transfer& t) const;
+  /** The earliest a transfer of `size` wire bytes posted at `posted_at` can have arrived: the
+   *  protocol's packing bound (`rate`, from send_rate) and, across nodes, NCCL's proxy pipeline
+   *  when it is latency-bound (0: no floor). */
+  double not_before(uint32_t r, const collectives::Transfer& t, double rate, double size, double posted_at) const;
   uint64_t wire_bytes(const collectives::Transfer& t) const;
   double handled_at(uint32_t r, const collectives::Transfer& t, double arrived, double posted_at) const;
   bool waits_for_sends(size_t phase, size_t k) const;

@@ -213,7 +213,7 @@ void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, ui
         busy_until_[l] = std::max(busy_until_[l], ch.arrives[index]);
       }
     }
-    ch.not_before[index] = rate > 0 && run_.rate_bound(t.rank, tr) ? t.now + size / rate : 0;
+    ch.not_before[index] = run_.not_before(t.rank, tr, rate, size, t.now);
     path.bytes += size;
     t.sent.push_back(index);
     if (ch.waiter[index] >= 0) {

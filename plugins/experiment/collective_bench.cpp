@@ -2,6 +2,7 @@
 
 #include "chakra/builder.hpp"
 #include "chakra/generate.hpp"
+#include "core/collectives/nccl_plan.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/foundation/json.hpp"
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@ constexpr double kMaxBytes = 1099511627776.0; ///< 1 TiB per collective
 struct Op {
   chakra::CollectiveType type;
   bool reduces;
+  bool sendrecv = false; ///< nccl-tests' sendrecv: each rank sends to the next, receives from the previous
 };
 
 Op op_of(const std::string& name)
@@ -41,6 +44,8 @@ Op op_of(const std::string& name)
     return {chakra::CollectiveType::reduce_scatter, true};
   if (name == "alltoall")
     return {chakra::CollectiveType::all_to_all, false};
+  if (name == "sendrecv")
+    return {chakra::CollectiveType::all_to_all, false, true};
   return {chakra::CollectiveType::broadcast, false};
 }
 
@@ -48,7 +53,7 @@ double bus_factor(const std::string& op, double n)
 {
   if (op == "all_reduce")
     return 2 * (n - 1) / n;
-  if (op == "broadcast")
+  if (op == "broadcast" || op == "sendrecv")
     return 1;
   return (n - 1) / n; // all_gather, reduce_scatter, alltoall: of the whole buffer nccl-tests prints
 }
@@ -78,6 +83,8 @@ std::vector<uint64_t> size_list(const BenchOptions& a)
 /** The checks of the options alone, before the platform is read. */
 void check_options(const BenchOptions& a)
 {
+  if (a.op == "sendrecv" && (a.algo != "auto" || a.proto != "auto" || not a.dims.empty() || a.channels > 0))
+    throw UsageError("--op sendrecv is point-to-point: --algo, --proto, --dims and --channels are a collective's");
   if ((a.algo == "tree" || a.algo == "nvls" || a.algo == "nvls_tree") && a.op != "all_reduce")
     throw UsageError("--algo " + a.algo + " is an all-reduce: not " + a.op);
   if ((a.algo == "direct" || a.algo == "halving_doubling") && a.proto != "auto")
@@ -115,11 +122,17 @@ void write_traces(const std::filesystem::path& dir, const BenchOptions& a, const
   for (uint32_t r = 0; r < n; r++) {
     chakra::TraceBuilder b("0.0.4", 0);
     uint64_t last = 0;
+    std::vector<uint64_t> deps;
     for (size_t i = 0; i < sizes.size(); i++) {
-      std::vector<uint64_t> deps;
-      if (i > 0)
-        deps.push_back(last);
+      if (op.sendrecv) { // nccl-tests' sendrecv: to the next rank, from the previous, side by side
+        auto tag = static_cast<int32_t>(i);
+        auto s   = b.send("sendrecv_send_" + std::to_string(i), (r + 1) % n, sizes[i], tag, deps);
+        auto v   = b.recv("sendrecv_recv_" + std::to_string(i), (r + n - 1) % n, sizes[i], tag, deps);
+        deps     = {s, v};
+        continue;
+      }
       last = b.collective(a.op + "_" + std::to_string(sizes[i]), op.type, comm_size(sizes[i]), deps);
+      deps = {last};
     }
     traces.push_back(b.take());
   }
@@ -154,6 +167,32 @@ nlohmann::ordered_json write_system(const std::filesystem::path& dir, const Benc
   return system;
 }
 
+/** The platform the run loads: the given one, or with --pxn-disable a copy in `dir` whose clos
+ *  clusters route without PXN (NCCL_PXN_DISABLE=1), its catalogues named by absolute paths. */
+std::filesystem::path platform_file(const std::filesystem::path& dir, const BenchOptions& a)
+{
+  auto given = std::filesystem::absolute(a.platform).lexically_normal();
+  if (not a.pxn_disable)
+    return given;
+  auto doc = nlohmann::ordered_json::parse(read_text_file(given), nullptr, false);
+  if (doc.is_discarded() || not doc.is_object())
+    throw InputError(a.platform, "", "not a JSON platform (--pxn-disable rewrites one)");
+  if (doc.contains("catalogues") && doc["catalogues"].is_array())
+    for (auto& c : doc["catalogues"])
+      if (c.is_string() && std::filesystem::path(c.get<std::string>()).is_relative())
+        c = (given.parent_path() / c.get<std::string>()).lexically_normal().string();
+  if (doc.contains("clusters") && doc["clusters"].is_array())
+    for (auto& c : doc["clusters"])
+      if (c.is_object() && c.contains("topology") && c["topology"].is_object()) {
+        auto& t = c["topology"];
+        if (t.value("kind", "") == "clos" || t.value("kind", "") == "rail_optimized")
+          t["pxn"] = false;
+      }
+  auto out = dir / "platform.json";
+  write_file_atomically(out, doc.dump(2) + "\n");
+  return out;
+}
+
 /** The experiment: the replay component on the workload and system of `dir`, with NCCL's model or
  *  plain rings (channels over rails); rewrites `system` for plain rings. */
 nlohmann::ordered_json experiment_of(const std::filesystem::path& dir, const BenchOptions& a,
@@ -165,7 +204,7 @@ nlohmann::ordered_json experiment_of(const std::filesystem::path& dir, const Ben
   e["sgai_experiment"] = 1;
   e["name"]            = "collective-bench";
   e["seed"]            = 1;
-  e["platform"]        = {{"file", std::filesystem::absolute(a.platform).lexically_normal().string()}};
+  e["platform"]        = {{"file", platform_file(dir, a).string()}};
   e["components"]      = nlohmann::ordered_json::array(
            {{{"type", "replay"},
              {"options", {{"workloads", {(dir / "w" / "bench").string()}}, {"system", (dir / "system.json").string()}}}}});
@@ -200,6 +239,37 @@ nlohmann::ordered_json experiment_of(const std::filesystem::path& dir, const Ben
 
 /** The rows from the run's collectives.csv (the collectives in order, one per size: ...,
  *  duration_ns, ...) and its network model from summary.json. */
+/** Each sendrecv size's time (ns): from its first issue to its last callback over the ranks
+ *  (replay_log.csv: rank,node_id,event,time_us,type,name). */
+std::vector<double> sendrecv_times(const std::filesystem::path& out, size_t sizes)
+{
+  std::vector<double> first(sizes, -1), last(sizes, -1);
+  std::ifstream in(out / "replay_log.csv");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');)
+      f.push_back(x);
+    if (f.size() < 6 || f[5].rfind("sendrecv_", 0) != 0)
+      continue;
+    size_t i = std::stoul(f[5].substr(f[5].rfind('_') + 1));
+    double t = std::stod(f[3]) * 1e3;
+    if (i >= sizes)
+      continue;
+    if (f[2] == "issue" && (first[i] < 0 || t < first[i]))
+      first[i] = t;
+    if (f[2] == "callback")
+      last[i] = std::max(last[i], t);
+  }
+  std::vector<double> ns;
+  for (size_t i = 0; i < sizes; i++)
+    if (first[i] >= 0 && last[i] >= 0)
+      ns.push_back(last[i] - first[i]);
+  return ns;
+}
+
 BenchResult read_rows(const std::filesystem::path& out, const BenchOptions& a, const Op& op,
                       const std::vector<uint64_t>& sizes)
 {
@@ -208,6 +278,11 @@ BenchResult read_rows(const std::filesystem::path& out, const BenchOptions& a, c
   std::getline(in, line);
   std::vector<double> ns;
   std::vector<std::string> how; // algorithm/protocol of each collective
+  if (op.sendrecv) {
+    ns = sendrecv_times(out, sizes.size());
+    how.assign(ns.size(), "p2p");
+    in.setstate(std::ios::eofbit);
+  }
   while (std::getline(in, line)) {
     std::vector<std::string> f;
     std::stringstream ss(line);
@@ -245,6 +320,45 @@ BenchResult read_rows(const std::filesystem::path& out, const BenchOptions& a, c
   return result;
 }
 
+/** NCCL's model of each row's algorithm and protocol (BenchOptions::breakdown). */
+void add_breakdown(BenchResult& r, const BenchOptions& a, const Op& op, const platform::Platform& p)
+{
+  auto sys = collectives::nccl_system(p);
+  if (not sys)
+    return;
+  const auto n = static_cast<uint32_t>(a.gpus);
+  std::set<uint32_t> nodes;
+  for (uint32_t i = 0; i < n; i++)
+    nodes.insert(p.gpus[i].node);
+  auto m           = collectives::nccl::model(*sys, op.type, n, static_cast<uint32_t>(nodes.size()));
+  const double ppn = static_cast<double>(n) / static_cast<double>(nodes.size());
+  for (auto& row : r.rows) {
+    auto slash = row.algorithm.find('/');
+    if (slash == std::string::npos)
+      continue;
+    collectives::nccl::Algo al;
+    collectives::nccl::Proto pr;
+    std::string algo = row.algorithm.substr(0, std::min(slash, row.algorithm.find(' ')));
+    if (not collectives::nccl::algo_from_string(algo, al) ||
+        not collectives::nccl::proto_from_string(row.algorithm.substr(slash + 1), pr))
+      continue;
+    double t  = m.time_us(al, pr, static_cast<double>(row.size));
+    double bw = m.bandwidth_GBps[static_cast<size_t>(al)][static_cast<size_t>(pr)];
+    if (t < 0 || bw <= 0)
+      continue;
+    BenchBreakdown& b = row.breakdown;
+    b.known           = true;
+    b.model_us        = t;
+    b.bandwidth_us    = static_cast<double>(row.size) / (1000 * bw);
+    b.latency_us      = t - b.bandwidth_us;
+    if (nodes.size() > 1) {
+      auto pl = collectives::nccl::pipeline(*sys, op.type, pr, sys->net_latency_us * 1e-6, sys->inter_GBps * 1e9 / ppn);
+      b.pipeline_GBps = pl.sustained_Bps() / 1e9;
+      b.latency_bound = pl.latency_bound();
+    }
+  }
+}
+
 } // namespace
 
 BenchResult collective_bench(const BenchOptions& a)
@@ -270,6 +384,8 @@ BenchResult collective_bench(const BenchOptions& a)
                            {{"at /platform/file", "--platform"}});
   BenchResult result = read_rows(dir / "out", a, op, sizes);
   result.gpu_type    = p.gpus[0].type;
+  if (a.breakdown)
+    add_breakdown(result, a, op, p);
   return result;
 }
 

@@ -17,7 +17,7 @@ namespace sgai::experiment {
 struct BenchOptions {
   std::string platform;             ///< an sgai JSON platform with GPUs (--platform)
   int64_t gpus      = 8;            ///< ranks: the platform's first GPUs in hierarchy order
-  std::string op    = "all_reduce"; ///< all_reduce, all_gather, reduce_scatter, alltoall or broadcast
+  std::string op    = "all_reduce"; ///< all_reduce, all_gather, reduce_scatter, alltoall, broadcast or sendrecv
   std::string sizes = "8B:8GiB";    ///< FIRST:LAST bytes, or one size (at most 64 sizes)
   int64_t factor    = 2;            ///< size multiplier between rows (nccl-tests' -f)
   std::string algo  = "auto";       ///< NCCL's choice (auto), or ring, tree, nvls, nvls_tree, direct, halving_doubling
@@ -26,6 +26,20 @@ struct BenchOptions {
   int64_t chunks   = 1;             ///< pieces of each collective, one in flight per dimension
   int64_t channels = 0; ///< NCCL's channels over rails (rings entering the nodes at different GPUs); 0: auto
   std::vector<std::string> simgrid_args; ///< SimGrid options for the run (--cfg=, --log=)
+  bool breakdown   = false;              ///< each row with NCCL's model of its algorithm and protocol (--breakdown)
+  bool pxn_disable = false;              ///< NCCL_PXN_DISABLE=1: clos clusters route without PXN (--pxn-disable)
+};
+
+/** NCCL's model of a row's algorithm and protocol on the platform (--breakdown): its time, split in
+ *  the latency term (steps, base latency, the transport's latency) and the bandwidth term, and the
+ *  proxy pipeline's sustained rate per channel across nodes. */
+struct BenchBreakdown {
+  bool known           = false; ///< NCCL's model applies (an NCCL algorithm, a GPU architecture)
+  double model_us      = 0;
+  double latency_us    = 0;
+  double bandwidth_us  = 0;
+  double pipeline_GBps = 0;     ///< 0: one node (no network pipeline)
+  bool latency_bound   = false; ///< the pipeline's slots, not the NIC, bound a channel's rate
 };
 
 /** One size: a line of nccl-tests' out-of-place columns. */
@@ -38,6 +52,7 @@ struct BenchRow {
   double algbw   = 0;    ///< GB/s
   double busbw   = 0;    ///< GB/s: algbw times the op's bus factor
   std::string algorithm; ///< the replay's algorithm, /protocol for NCCL's
+  BenchBreakdown breakdown;
 };
 
 struct BenchResult {

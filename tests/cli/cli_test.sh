@@ -144,6 +144,26 @@ case "$case_name" in
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --gpus 16; expect_rc 1
     expect_one_error_line "has 8 GPUs, fewer than the 16 --gpus asks for"
     run "$SGAI" collective bench --platform platforms/hgx-h100.json --op all_gather --algo tree; expect_rc 2
+    # nccl-tests' sendrecv across two rail-optimized DGX H100 nodes (tests/fixtures/platforms/rails_2dgx.json):
+    # GPU 7 of each node sends 1 GiB to GPU 0 of the other; with PXN (NCCL's default) each crosses NVLink
+    # to GPU 0 of its node and leaves on rail 0 at the NIC's 50 GB/s; with --pxn-disable both leave by
+    # NIC 7 and share rail 7's 400 Gb/s uplink to the spine: 25 GB/s each
+    run "$SGAI" collective bench --platform tests/fixtures/platforms/rails_2dgx.json --gpus 16 --op sendrecv --sizes 1GiB
+    expect_rc 0
+    bus=$(awk '$1 == 1073741824 && $10 == "p2p" { print $8 }' "$tmp/out")
+    awk -v b="$bus" 'BEGIN { exit !(b > 48 && b <= 50) }' || fail "sendrecv with PXN: $bus GB/s: $out"
+    run "$SGAI" collective bench --platform tests/fixtures/platforms/rails_2dgx.json --gpus 16 --op sendrecv --sizes 1GiB \
+      --pxn-disable
+    expect_rc 0
+    bus=$(awk '$1 == 1073741824 && $10 == "p2p" { print $8 }' "$tmp/out")
+    awk -v b="$bus" 'BEGIN { exit !(b > 24 && b <= 25) }' || fail "sendrecv without PXN: $bus GB/s: $out"
+    run "$SGAI" collective bench --platform platforms/hgx-h100.json --op sendrecv --algo ring; expect_rc 2
+    expect_one_error_line "--op sendrecv is point-to-point"
+    # the model's breakdown beside each row: the EFA transport's 35 us network steps on 4 x P6-B200
+    run "$SGAI" collective bench --platform platforms/p6-b200-4node-efa.json --gpus 32 --sizes 32KiB --breakdown
+    expect_rc 0
+    awk '$1 == 32768 && $10 == "tree/LL" && $14 == "7.35" && $15 == "(slots)" { ok = 1 } END { exit !ok }' "$tmp/out" ||
+      fail "breakdown: $out"
     # two DGX H100 nodes (a 3.2 Tb/s port each): NCCL's model picks its tree for small all-reduces and
     # NVLS-tree for large ones; NVLS-tree beats the rails' rings at 1 GiB (each GPU: S (1 + 1/8) through
     # the switch at 0.85 x 370.8 GB/s, S/8 to the other node), the node's port never binding
@@ -192,7 +212,14 @@ case "$case_name" in
     awk -v e="$e" 'BEGIN { exit !(e < 10 && e > -10) }' || fail "HGX H100 peak: time error $e%"
     # the one-node tables (NVLS on and off, the H200 collectives, the H100 peak): each within 10%
     awk '/^== 8 x/ { on = 1 } /^== [14] x/ { on = 0 } on && /geometric mean/ { n++; v = $5; sub("%", "", v); if (v + 0 > 10) bad = bad " " v }
-         END { exit !(n == 6 && bad == "") }' "$tmp/out" || fail "one-node tables over 10%: $(grep -E '^==|geometric' "$tmp/out")" ;;
+         END { exit !(n == 6 && bad == "") }' "$tmp/out" || fail "one-node tables over 10%: $(grep -E '^==|geometric' "$tmp/out")"
+    # 4 x P6-B200 over EFA: every row from 512 MiB within 10%; the smaller rows with NCCL's model beside
+    awk '/^== 4 x P6-B200 .* >= 16 MiB/ { on = 1; next } /^==/ { on = 0 }
+         on { for (i = 1; i <= NF && $i !~ /^[0-9]+$/; i++); if (i <= NF && $i >= 536870912) {
+           n++; v = $(i + 3); sub("%", "", v); v += 0; if (v > 10 || v < -10) bad = bad " " $1 v } }
+         END { exit !(n == 6 && bad == "") }' "$tmp/out" || fail "4 x P6-B200 from 512 MiB: $(grep -A13 '>= 16 MiB' "$tmp/out")"
+    grep -A3 '^== 4 x P6-B200 .* < 16 MiB' "$tmp/out" | grep -q "NCCL's model (us) = latency + bandwidth" ||
+      fail "no model breakdown beside the smaller rows" ;;
   astra_grid)
     # every ASTRA-sim microbenchmark cell and the multi-dimensional networks against ASTRA-sim's own
     # figures (tools/validate/astra-sim/*.csv): >= 90% within 5%, multi-dimensional within 1%
@@ -675,7 +702,7 @@ JSON
   platforms_up_to_date)
     shared_or_skip
     SGAI="$SGAI" platforms/make-platforms.sh "$tmp" >/dev/null || fail "make-platforms.sh failed"
-    for p in gaia mc2 learning metacentrum2013; do
+    for p in gaia mc2 learning metacentrum2013 dgx-h100-superpod-rails; do
       cmp -s "$tmp/$p.json" "platforms/$p.json" || fail "platforms/$p.json is stale: run platforms/make-platforms.sh"
     done ;;
   workloads_up_to_date)

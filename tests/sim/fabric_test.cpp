@@ -1,6 +1,8 @@
 /* GPU fabrics as built (a NIC per GPU on leaf switches; tests/fixtures/platforms/rails_2dgx.json,
  * leaves_2dgx_2to1.json, shared_nic_2node.json): hand-computed cases of rails, shared NICs and an
  * oversubscribed spine, run on SimGrid. */
+#include "generators/platform/fabrics.hpp"
+#include "generators/platform/network.hpp"
 #include "plugins/communicator/collective.hpp"
 #include "sim_helpers.hpp"
 
@@ -125,10 +127,10 @@ TEST(Fabric, TwoJobsOnOneRailShareItsNicTwoOnSeparateRailsDoNot)
 
 TEST(Fabric, AnOversubscribedSpineSlowsCrossRailTrafficByItsRatio)
 {
-  // rails_2dgx: each leaf has 2 NIC ports (800 Gb/s) and one 400 Gb/s link to the spine (2:1).
-  // Two flows leaving rail 0 for other rails share that uplink: each at half the NIC's rate; a flow
-  // on one rail does not touch it.
-  on("rails_2dgx", []() {
+  // rails_2dgx_nopxn: each leaf has 2 NIC ports (800 Gb/s) and one 400 Gb/s link to the spine (2:1);
+  // PXN off. Two flows leaving rail 0 for other rails share that uplink: each at half the NIC's rate;
+  // a flow on one rail does not touch it.
+  on("rails_2dgx_nopxn", []() {
     const double t_nic = kGiB / 50e9;
     auto cross         = concurrently(2, [&](size_t i) {
       if (i == 0)
@@ -147,4 +149,68 @@ TEST(Fabric, AnOversubscribedSpineSlowsCrossRailTrafficByItsRatio)
     for (double t : same)
       EXPECT_NEAR(t, t_nic, 0.01 * t_nic);
   });
+}
+
+TEST(Fabric, PxnTakesAnNvlinkHopToTheReceiversRailAndKeepsTrafficOffTheSpine)
+{
+  // rails_2dgx, PXN on (NCCL's default): GPU 0 of node 0 to GPU 1 of node 1 crosses NVLink to GPU 1
+  // of node 0 and leaves by its NIC, on rail 1: no spine link; the two flows that shared rail 0's
+  // uplink without PXN now each run at the NIC's rate.
+  on("rails_2dgx", []() {
+    EXPECT_EQ(test::simgrid_route("r-n0-gpu0", "r-n1-gpu1"),
+              (std::vector<std::string>{"r-n0-gpu0-nvlink_UP", "r-n0-gpu1-nvlink_DOWN", "r-n0-gpu1-pcie_UP",
+                                        "r-n0-nic1_UP", "r-n1-nic1_DOWN", "r-n1-gpu1-pcie_DOWN"}));
+    // on its own rail nothing changes
+    EXPECT_EQ(test::simgrid_route("r-n0-gpu3", "r-n1-gpu3"),
+              (std::vector<std::string>{"r-n0-gpu3-pcie_UP", "r-n0-nic3_UP", "r-n1-nic3_DOWN", "r-n1-gpu3-pcie_DOWN"}));
+    const double t_nic = kGiB / 50e9;
+    auto cross         = concurrently(2, [&](size_t i) {
+      if (i == 0)
+        transfer(host("r-n0-gpu0"), host("r-n1-gpu1"), kGiB);
+      else
+        transfer(host("r-n1-gpu0"), host("r-n0-gpu2"), kGiB);
+    });
+    for (double t : cross)
+      EXPECT_NEAR(t, t_nic, 0.01 * t_nic);
+  });
+}
+
+TEST(Fabric, ASuperPodOfFiveUnitsRoutesRailsOnTheirLeavesAndPodsThroughTheCore)
+{
+  // 160 DGX H100 nodes: 5 scalable units of 32, 40 rail leaves, pods of 4 units (32 leaves) under 32
+  // spines each, a core level joining the 2 pods. Every route of a sample equals the description's.
+  auto file = test::temp_dir() / "superpod-160.json";
+  {
+    AtomicFile f(file);
+    f.stream() << platform::superpod_json(160,
+                                          std::filesystem::absolute("platforms/catalogues/accelerators.json").string());
+    f.commit();
+  }
+  sim::Simulation s;
+  auto p = s.load_platform(file, {});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->gpus.size(), 1280u);
+  EXPECT_EQ(p->clusters[0].leaves, 40u);
+  ASSERT_EQ(p->clusters[0].clos.size(), 2u);
+  EXPECT_EQ(p->clusters[0].clos[0].switches, 64u);   // 2 pods x 32 spines
+  EXPECT_EQ(p->clusters[0].clos[1].switches, 1024u); // 32 x 32 core switches
+  // rail 3 of unit 0: on its leaf
+  EXPECT_EQ(test::simgrid_route("pod-n0-gpu3", "pod-n31-gpu3").size(), 4u);
+  // rail 3 of units 0 and 1 (one pod): up to a spine and down
+  EXPECT_EQ(test::simgrid_route("pod-n0-gpu3", "pod-n32-gpu3").size(), 6u);
+  // units 0 and 4 are in different pods: through a core switch
+  auto far = test::simgrid_route("pod-n0-gpu3", "pod-n159-gpu3");
+  EXPECT_EQ(far.size(), 8u);
+  EXPECT_NE(far[3].find("-L3-"), std::string::npos) << far[3];
+  size_t checked = 0;
+  for (uint32_t a = 0; a < p->hosts.size(); a += 97)
+    for (uint32_t b = 5; b < p->hosts.size(); b += 131) {
+      auto expected = platform::expected_route(*p, a, b);
+      if (not expected)
+        continue;
+      EXPECT_EQ(test::simgrid_route(p->hosts[a].name, p->hosts[b].name), *expected)
+          << p->hosts[a].name << " -> " << p->hosts[b].name;
+      checked++;
+    }
+  EXPECT_GT(checked, 200u);
 }

@@ -69,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AllRoutes,
                          ::testing::Values(Case{"tiny_flat", false}, Case{"tiny_flat", true}, Case{"tiny_gpu", false},
                                            Case{"tiny_gpu", true}, Case{"tiny_mixed", false}, Case{"tiny_mixed", true},
                                            Case{"rails_2dgx", false}, Case{"leaves_2dgx_2to1", false},
-                                           Case{"shared_nic_2node", false}),
+                                           Case{"shared_nic_2node", false}, Case{"rails_2dgx_nopxn", false}),
                          [](const ::testing::TestParamInfo<Case>& param_info) {
                            return param_info.param.fixture + (param_info.param.xml ? "_xml" : "_json");
                          });

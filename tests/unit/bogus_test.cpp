@@ -79,6 +79,11 @@ const std::vector<Bogus>& cases()
        {"at /types/node_types/Box/nics/near_gpus/1: GPU 2 is not one of the node's GPUs 0 to 1"}},
       {"bogus_nics_type.json",
        {"at /types/node_types/Box/nics/type: unknown network type 'Myrinet 2000'", "'ConnectX-7 NDR'"}},
+      {"bogus_transport.json",
+       {"at /types/transport_types/Carrier pigeon/kind: unknown value 'avian'", "'tcp_gpudirect'"}},
+      {"bogus_transport_protocols.json",
+       {"at /types/transport_types/T/protocols: NCCL needs Simple on every transport"}},
+      {"bogus_network_transport.json", {"at /types/network_types/Fast/transport: unknown transport type 'Warp drive'"}},
       {"bogus_too_large.json",
        {"at /clusters/0/nodes/0/number: the platform grows beyond 10000000 SimGrid hosts", "16000000 nodes"}},
   };

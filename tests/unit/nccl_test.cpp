@@ -209,3 +209,57 @@ TEST(Nccl, TreesAcrossNodesMoveWhatTheirPipelinesMove)
   EXPECT_THROW(algorithms::nccl_tree(CollectiveType::all_reduce, 12, 8), std::invalid_argument); // 8 does not divide 12
   EXPECT_THROW(algorithms::nvls_tree(CollectiveType::all_gather, 16, 8), std::invalid_argument);
 }
+
+TEST(Nccl, ProxyPipelineIsBandwidthBoundWhenItsSlotsCoverTheCrossingsAndLatencyBoundWhenNot)
+{
+  // InfiniBand-like: Simple all-reduce slices of 2 x 512 KiB, 4 in flight, 2 us each way, a 50 GB/s
+  // NIC: a cycle is 1 MiB / 50 GB/s + 2 x 2 us = 24.97 us, 4 MiB per cycle = 168 GB/s > 50: the NIC
+  // bounds it; 64 MiB take one crossing then 64 MiB at 50 GB/s.
+  nccl::System s;
+  auto ib = nccl::pipeline(s, CollectiveType::all_reduce, nccl::Proto::simple, 2e-6, 50e9);
+  EXPECT_EQ(ib.slot_bytes, 1048576);
+  EXPECT_EQ(ib.slots, 4u);
+  EXPECT_FALSE(ib.latency_bound());
+  EXPECT_DOUBLE_EQ(ib.sustained_Bps(), 50e9);
+  EXPECT_NEAR(ib.time_s(64 * 1048576.0), 2e-6 + 64 * 1048576.0 / 50e9, 1e-12);
+  // LL over a 35 us transport (EFA on P6-B200): 8 slots of 64 KiB per cycle of 65536 / 50 GB/s +
+  // 70 us = 71.31 us: 7.35 GB/s, the slots bound it; 8 MiB then take 35 us + 8 MiB / 7.35 GB/s.
+  auto efa = nccl::pipeline(s, CollectiveType::all_reduce, nccl::Proto::ll, 35e-6, 50e9);
+  EXPECT_EQ(efa.slot_bytes, 65536);
+  EXPECT_EQ(efa.slots, 8u);
+  EXPECT_TRUE(efa.latency_bound());
+  const double cycle = 65536 / 50e9 + 70e-6;
+  EXPECT_NEAR(efa.sustained_Bps(), 8 * 65536 / cycle, 1e-3);
+  EXPECT_NEAR(efa.time_s(8388608), 35e-6 + 8388608 / (8 * 65536 / cycle), 1e-12);
+  // Simple's buffer follows the transport (NCCL_BUFFSIZE 8 MiB: slices of 2 MiB); a broadcast sends
+  // single steps, 8 in flight
+  s.simple_buffer_bytes = 8388608;
+  EXPECT_EQ(nccl::pipeline(s, CollectiveType::all_reduce, nccl::Proto::simple, 0, 1e9).slot_bytes, 2097152);
+  auto bc = nccl::pipeline(s, CollectiveType::broadcast, nccl::Proto::simple, 0, 1e9);
+  EXPECT_EQ(bc.slot_bytes, 1048576);
+  EXPECT_EQ(bc.slots, 8u);
+}
+
+TEST(Nccl, ATransportWithSimpleOnlyAndNoNvlsLeavesNcclTheRingAndTreeInSimple)
+{
+  // GPUDirect-TCPXO (Google's NCCL environment): NCCL_PROTO=Simple, NCCL_NVLS_ENABLE=0
+  nccl::System s;
+  s.arch            = nccl::Arch::hopper;
+  s.intra_GBps      = 370.8;
+  s.inter_GBps      = 200;
+  s.nvls_efficiency = 0.85;
+  nccl::default_channels(s);
+  auto before = nccl::choose(nccl::model(s, CollectiveType::all_reduce, 16, 2), 1024);
+  ASSERT_TRUE(before);
+  EXPECT_NE(before->proto, nccl::Proto::simple); // LL or LL128 for a small message
+  s.protocols    = {false, false, true};
+  s.nvls_allowed = false;
+  auto m         = nccl::model(s, CollectiveType::all_reduce, 16, 2);
+  for (double bytes : {1024.0, 16e6, 8e9}) {
+    auto c = nccl::choose(m, bytes);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->proto, nccl::Proto::simple);
+    EXPECT_TRUE(c->algo == nccl::Algo::ring || c->algo == nccl::Algo::tree);
+  }
+  EXPECT_FALSE(nccl::choose(m, 8e9, nccl::Algo::nvls_tree));
+}

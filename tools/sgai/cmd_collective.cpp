@@ -25,12 +25,23 @@ int bench(experiment::BenchOptions a, const Globals& globals)
               a.proto.c_str(), dims.empty() ? "" : (" on levels " + dims).c_str(), static_cast<long long>(a.chunks),
               r.network_model.c_str());
   std::printf("#                                                              out-of-place\n");
-  std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong  algorithm\n");
-  std::printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n");
-  for (const auto& row : r.rows)
-    std::printf("%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A  %s\n",
+  std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong  algorithm%s\n",
+              a.breakdown ? "           model  latency  bandwidth  pipeline" : "");
+  std::printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)%s\n",
+              a.breakdown ? "                                      (us)     (us)       (us)    (GB/s)" : "");
+  for (const auto& row : r.rows) {
+    std::printf(a.breakdown ? "%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A  %-20s"
+                            : "%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A  %s",
                 static_cast<unsigned long long>(row.size), static_cast<unsigned long long>(row.count),
                 row.redop.c_str(), row.root, row.time_us, row.algbw, row.busbw, row.algorithm.c_str());
+    const auto& b = row.breakdown;
+    if (a.breakdown && b.known && b.pipeline_GBps > 0)
+      std::printf("  %7.2f  %7.2f    %7.2f  %7.2f%s", b.model_us, b.latency_us, b.bandwidth_us, b.pipeline_GBps,
+                  b.latency_bound ? " (slots)" : "");
+    else if (a.breakdown && b.known)
+      std::printf("  %7.2f  %7.2f    %7.2f        -", b.model_us, b.latency_us, b.bandwidth_us);
+    std::printf("\n");
+  }
   std::printf("# Avg bus bandwidth    : %g\n", r.avg_busbw);
   return 0;
 }
@@ -46,8 +57,11 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
   add_path(bench_cmd, "--platform", a->platform, "sgai JSON platform with GPUs")->required();
   add_count(bench_cmd, "--gpus", a->gpus, "GPUs (ranks), the platform's first in hierarchy order (default 8)", 2,
             65536);
-  bench_cmd->add_option("--op", a->op, "all_reduce (default), all_gather, reduce_scatter, alltoall, broadcast")
-      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"}));
+  bench_cmd
+      ->add_option("--op", a->op,
+                   "all_reduce (default), all_gather, reduce_scatter, alltoall, broadcast, sendrecv (each rank to the "
+                   "next, from the previous, nccl-tests' sendrecv_perf)")
+      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"}));
   bench_cmd->add_option("--sizes", a->sizes, "FIRST:LAST bytes, or one size (default 8B:8GiB; at most 64 sizes)");
   bench_cmd
       ->add_option("--dims", a->dims,
@@ -71,6 +85,12 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
       ->check(CLI::IsMember({"auto", "ring", "tree", "nvls", "nvls_tree", "direct", "halving_doubling"}));
   bench_cmd->add_option("--proto", a->proto, "auto (default: NCCL's tuning model picks), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
+  bench_cmd->add_flag("--pxn-disable", a->pxn_disable,
+                      "NCCL_PXN_DISABLE=1: on clos and rail-optimized platforms a GPU sends by its own NIC, whatever "
+                      "the receiver's rail (default: PXN, over NVLink to the GPU on the receiver's rail)");
+  bench_cmd->add_flag("--breakdown", a->breakdown,
+                      "Beside each row, NCCL's model of its algorithm and protocol: its time, latency and bandwidth "
+                      "terms, and the proxy pipeline's rate per channel across nodes ((slots): latency-bound)");
   bench_cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return bench(*a, globals); }; });
 }
 

@@ -2,11 +2,13 @@
 #include "core/foundation/files.hpp"
 #include "core/foundation/numbers.hpp"
 #include "generators/platform/convert.hpp"
+#include "generators/platform/fabrics.hpp"
 #include "generators/platform/platform.hpp"
 #include "plugins/platform_sim/inspect.hpp"
 #include "plugins/sim/simulation.hpp"
 #include "tools/sgai/commands.hpp"
 #include "tools/sgai/options.hpp"
+#include "tools/sgai/process.hpp"
 
 #include <iostream>
 #include <sstream>
@@ -184,6 +186,32 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
       action = [a, out]() {
         check_output_file(*out, {a->file});
         platform::convert_hdeeprm(a->file, load_options(*a).catalogues, *out);
+        std::cout << "wrote " << *out << "\n";
+        return 0;
+      };
+    });
+  }
+  {
+    auto nodes     = std::make_shared<int64_t>(32);
+    auto out       = std::make_shared<std::string>();
+    auto catalogue = std::make_shared<std::string>();
+    auto* cmd      = platform->add_subcommand(
+             "superpod",
+             "A DGX H100 SuperPOD of N nodes, rail-optimized (NVIDIA's reference architecture) -> platform JSON");
+    add_count(cmd, "--nodes", *nodes, "DGX H100 nodes (default 32: one scalable unit)", 1, 8192);
+    add_path(cmd, "--out", *out, "Output file")->required();
+    cmd->add_option("--catalogue", *catalogue,
+                    "The catalogue the file names, as written in it (default: sgai's accelerators.json, relative to "
+                    "the output's folder)");
+    cmd->callback([nodes, out, catalogue, &action]() {
+      action = [nodes, out, catalogue]() {
+        check_output_file(*out, {});
+        std::string cat = *catalogue;
+        if (cat.empty()) {
+          auto dir = std::filesystem::absolute(*out).parent_path();
+          cat      = std::filesystem::absolute(default_catalogue()).lexically_relative(dir).string();
+        }
+        write_file_atomically(*out, platform::superpod_json(static_cast<uint32_t>(*nodes), cat));
         std::cout << "wrote " << *out << "\n";
         return 0;
       };

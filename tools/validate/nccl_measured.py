@@ -61,14 +61,15 @@ def find(tabs, header_start):
 
 
 PICKED = {}  # (platform, gpus, bytes) -> the algorithm/protocol sgai ran (the bench line's last column)
+MODEL = {}  # (platform, gpus, bytes) -> NCCL's model of it (--breakdown): model, latency, bandwidth us, pipeline
 
 
 def bench(sgai, platform, gpus, sizes, op="all_reduce", extra=()):
-    """busbw per size (bytes -> GB/s) from sgai collective bench."""
+    """busbw per size (bytes -> GB/s) from sgai collective bench, with NCCL's model of each row."""
     out = {}
     for s in sizes:
         p = subprocess.run([sgai, "collective", "bench", "--platform", os.path.join(ROOT, "platforms", platform),
-                            "--gpus", str(gpus), "--op", op, "--sizes", str(s), *extra],
+                            "--gpus", str(gpus), "--op", op, "--sizes", str(s), "--breakdown", *extra],
                            capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"sgai collective bench failed: {p.stderr.strip()}")
@@ -77,7 +78,12 @@ def bench(sgai, platform, gpus, sizes, op="all_reduce", extra=()):
             if f and f[0].isdigit():
                 out[int(f[0])] = float(f[7])
                 if not extra:
-                    PICKED[(platform, gpus, int(f[0]))] = " ".join(f[9:])
+                    # algorithm (one or two words: "ring x8/LL128"), then model, latency, bandwidth, pipeline
+                    rest = f[9:]
+                    n = 2 if len(rest) > 1 and rest[0] == "ring" and rest[1].startswith("x") else 1
+                    PICKED[(platform, gpus, int(f[0]))] = " ".join(rest[:n])
+                    if len(rest) >= n + 4:
+                        MODEL[(platform, gpus, int(f[0]))] = " ".join(rest[n:])
     return out
 
 
@@ -85,15 +91,24 @@ def geo(errors):
     return math.exp(sum(abs(math.log(1 + e)) for e in errors) / len(errors)) - 1 if errors else float("nan")
 
 
-def show(title, rows):
-    """rows: (label, bytes, measured busbw, sgai busbw)."""
+def show(title, rows, model=None):
+    """rows: (label, bytes, measured busbw, sgai busbw); model: bytes -> NCCL's model of sgai's row
+    (its time, latency and bandwidth terms in us, the proxy pipeline's rate per channel in GB/s)."""
     print(f"== {title}")
-    print(f"  {'':24s} {'bytes':>12s} {'measured':>9s} {'sgai':>9s} {'time error':>10s}")
+    head = f"  {'':24s} {'bytes':>12s} {'measured':>9s} {'sgai':>9s} {'time error':>10s}"
+    if model:
+        head += "   measured (us)   NCCL's model (us) = latency + bandwidth   pipeline (GB/s)"
+    print(head)
     big, small = [], []
     for label, b, meas, ours in rows:
         e = meas / ours - 1
         (big if b >= 2**20 else small).append(e)
-        print(f"  {label:24s} {b:12d} {meas:9.2f} {ours:9.2f} {100 * e:+9.1f}%")
+        line = f"  {label:24s} {b:12d} {meas:9.2f} {ours:9.2f} {100 * e:+9.1f}%"
+        if model and b in model:
+            f = model[b].split()
+            t_meas = b * 2 * 31 / 32 / meas / 1e3  # all-reduce bus factor 2(n-1)/n over 32 ranks
+            line += f"   {t_meas:13.1f}   {f[0]:>9s} = {f[1]:>7s} + {f[2]:>9s}   {' '.join(f[3:])}"
+        print(line)
     line = f"  geometric mean of |time error|: {100 * geo(big):.1f}% over payloads >= 1 MiB ({len(big)})"
     if small:
         line += f", {100 * geo(small):.1f}% below ({len(small)})"
@@ -117,12 +132,15 @@ def main():
     # NCCL's model across nodes: rings over the node's 8 rails, its tree (chains in the nodes) and
     # NVLS-tree (NVLS in the nodes), every GPU's path to the network working
     four = bench(a.sgai, "p6-b200-4node.json", 32, sizes)
+    # (the transport is EFA as aws-ofi-nccl reports it on P6-B200: 35 us per network step, 8 MiB
+    # buffers; platforms/catalogues/fabrics.json)
+    model4 = {b: MODEL[("p6-b200-4node.json", 32, b)] for _, b, _, _ in rows if ("p6-b200-4node.json", 32, b) in MODEL}
     show("4 x P6-B200 (32 x B200), all-reduce >= 16 MiB, NCCL's choice",
          [(f"{l} {PICKED[('p6-b200-4node.json', 32, b)]}", b, m4, four[b]) for l, b, _, m4 in rows
-          if b >= 16 * 2**20])
+          if b >= 16 * 2**20], model4)
     show("4 x P6-B200 (32 x B200), all-reduce < 16 MiB, NCCL's choice",
          [(f"{l} {PICKED[('p6-b200-4node.json', 32, b)]}", b, m4, four[b]) for l, b, _, m4 in rows
-          if b < 16 * 2**20])
+          if b < 16 * 2**20], model4)
     hier = bench(a.sgai, "p6-b200-4node.json", 32, sizes, extra=("--algo", "ring", "--dims", "8,4", "--chunks", "4"))
     show("4 x P6-B200 (32 x B200), all-reduce, ASTRA-sim's composition (ring in nodes, then across; 4 chunks)",
          [(l, b, m4, hier[b]) for l, b, _, m4 in rows if b >= 16 * 2**20])
