@@ -346,11 +346,19 @@ private:
     case TopologyKind::clos:
       if (spec_.clusters.size() > 1)
         fail("/kind", "a clos cluster is the platform's only cluster (its NICs route in a zone of their own)");
-      for (const auto& g : cs.nodes)
-        if (not spec_.catalogue.nodes.at(g.type).nics)
-          throw InputError(g.origin.file, "at " + g.origin.pointer + "/type",
-                           "node type " + quote(g.type) +
-                               " names no 'nics': a clos cluster links each NIC of a node to a leaf switch");
+      {
+        uint64_t nics = 0;
+        for (const auto& g : cs.nodes) {
+          const auto& nt = spec_.catalogue.nodes.at(g.type);
+          if (not nt.nics)
+            throw InputError(g.origin.file, "at " + g.origin.pointer + "/type",
+                             "node type " + quote(g.type) +
+                                 " names no 'nics': a clos cluster links each NIC of a node to a leaf switch");
+          nics = mul_sat(static_cast<uint64_t>(g.count), nt.nics->count) + nics;
+        }
+        if (nics > kMaxHosts)
+          fail("", "the clos would link " + std::to_string(nics) + " NICs: at most " + std::to_string(kMaxHosts));
+      }
       break;
     case TopologyKind::dragonfly: {
       const auto& d = t.dragonfly;

@@ -79,6 +79,8 @@ const std::vector<Bogus>& cases()
        {"at /types/node_types/Box/nics/near_gpus/1: GPU 2 is not one of the node's GPUs 0 to 1"}},
       {"bogus_nics_type.json",
        {"at /types/node_types/Box/nics/type: unknown network type 'Myrinet 2000'", "'ConnectX-7 NDR'"}},
+      {"bogus_clos_too_many_nics.json",
+       {"at /clusters/0/topology: the clos would link 12800000 NICs: at most 10000000"}},
       {"bogus_transport.json",
        {"at /types/transport_types/Carrier pigeon/kind: unknown value 'avian'", "'tcp_gpudirect'"}},
       {"bogus_transport_protocols.json",
