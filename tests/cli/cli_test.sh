@@ -699,6 +699,21 @@ JSON
 JSON
     run "$SGAI" run "$tmp/f.json" --out "$tmp/r"; expect_rc 1; expect_one_error_line "needs 5 cores but the platform has 4"
     [ ! -e "$tmp/r" ] || fail "output folder created for a failed experiment" ;;
+  platform_superpod)
+    # sgai platform superpod: a DGX H100 SuperPOD of N nodes, loadable; rails on their leaves (4
+    # links between the same GPU of two nodes of one unit), other units through a spine (6)
+    run "$SGAI" platform superpod --nodes 40 --out "$tmp/pod.json"; expect_rc 0
+    run "$SGAI" platform inspect "$tmp/pod.json" --route pod-n0-gpu2 pod-n31-gpu2; expect_rc 0
+    grep -q "hosts: 400" "$tmp/out" || fail "40 nodes: $out"
+    grep -q "route pod-n0-gpu2 -> pod-n31-gpu2: 4 links" "$tmp/out" || fail "rail route: $out"
+    run "$SGAI" platform inspect "$tmp/pod.json" --route pod-n0-gpu2 pod-n39-gpu2; expect_rc 0
+    grep -q "route pod-n0-gpu2 -> pod-n39-gpu2: 6 links" "$tmp/out" || fail "across units: $out"
+    run "$SGAI" platform superpod --nodes 0 --out "$tmp/zero.json"; expect_rc 2
+    [ ! -e "$tmp/zero.json" ] || fail "a file written for 0 nodes"
+    run "$SGAI" platform superpod --nodes 8193 --out "$tmp/big.json"; expect_rc 2
+    run "$SGAI" platform superpod --nodes 8 --out /proc/sgai-pod.json; expect_rc 1
+    expect_one_error_line "--out: '/proc' is not writable"
+    no_backtrace ;;
   platforms_up_to_date)
     shared_or_skip
     SGAI="$SGAI" platforms/make-platforms.sh "$tmp" >/dev/null || fail "make-platforms.sh failed"
