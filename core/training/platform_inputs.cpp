@@ -71,14 +71,22 @@ PlatformInputs platform_inputs(const platform::Platform& p, Precision precision,
       nic_idle = *l0.link.idle_w * l0.links * l0.up;
     if (l0.link.busy_w)
       nic_busy = *l0.link.busy_w * l0.links * l0.up;
-  }
+  } else
+    for (uint32_t i = 0; i < node.nic_count; ++i) { // a NIC per GPU (clos): all of the node's
+      const auto& l = p.links[size_t(p.nics[node.first_nic + i].link)];
+      if (l.idle_w)
+        nic_idle = nic_idle.value_or(0) + *l.idle_w;
+      if (l.busy_w)
+        nic_busy = nic_busy.value_or(0) + *l.busy_w;
+    }
   in.nic_idle_w = nic_idle.value_or(0);
   in.nic_busy_w = nic_busy.value_or(in.nic_idle_w);
   if (p.nodes[gpu.node].nic_link == platform::kNone && topo.kind == platform::TopologyKind::fat_tree &&
       not topo.levels.empty()) {
     const auto& l0                = topo.levels[0];
-    in.fabric.nccl.inter_GBps     = l0.link.bandwidth_Bps * l0.links * l0.up / 1e9;
-    in.fabric.nccl.net_latency_us = l0.link.latency_s * 1e6;
+    in.fabric.nccl.inter_GBps = l0.link.bandwidth_Bps * l0.links * l0.up / 1e9;
+    if (in.fabric.nccl.transport.empty()) // (a transport gives NCCL's network latency itself)
+      in.fabric.nccl.net_latency_us = l0.link.latency_s * 1e6;
   }
   return in;
 }
