@@ -26,7 +26,7 @@ GpuTopology GpuTopology::of(const platform::Platform& p)
     if (top.kind == platform::TopologyKind::clos && not top.levels.empty() && cl.node_count > 0) {
       // a leaf group: the nodes of a rails group, or those whose NICs fill one leaf
       const uint32_t nics = std::max<uint32_t>(1, p.nodes[cl.first_node].nic_count);
-      per = top.rails ? top.levels[0].down : top.levels[0].down / nics;
+      per                 = top.rails ? top.levels[0].down : top.levels[0].down / nics;
     }
     per = std::max<uint32_t>(per, 1);
     for (uint32_t k = 0; k < cl.node_count; k++)

@@ -83,7 +83,7 @@ PlatformInputs platform_inputs(const platform::Platform& p, Precision precision,
   in.nic_busy_w = nic_busy.value_or(in.nic_idle_w);
   if (p.nodes[gpu.node].nic_link == platform::kNone && topo.kind == platform::TopologyKind::fat_tree &&
       not topo.levels.empty()) {
-    const auto& l0                = topo.levels[0];
+    const auto& l0            = topo.levels[0];
     in.fabric.nccl.inter_GBps = l0.link.bandwidth_Bps * l0.links * l0.up / 1e9;
     if (in.fabric.nccl.transport.empty()) // (a transport gives NCCL's network latency itself)
       in.fabric.nccl.net_latency_us = l0.link.latency_s * 1e6;
