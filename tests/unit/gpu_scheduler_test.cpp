@@ -1,5 +1,6 @@
 /* GPU-cluster scheduling without SimGrid: placements, orders, 2D-LAS preemption, pins and types. */
 #include "core/scheduling/gpu_scheduler.hpp"
+#include "generators/platform/platform.hpp"
 
 #include <gtest/gtest.h>
 
@@ -253,4 +254,14 @@ TEST(GpuOrders, LasPrefersFreeGpusToPreempting)
   EXPECT_TRUE(d.preempt.empty());
   ASSERT_EQ(started(d), (std::vector<uint32_t>{1}));
   EXPECT_EQ(nodes_of(s, d.starts[0].gpus), (std::set<uint32_t>{1}));
+}
+
+TEST(GpuTopology, AClosGroupsTheNodesSharingLeaves)
+{
+  // rail-optimized, leaves of 2 ports: NIC r of both nodes on leaf r, one leaf group of 2 nodes; each
+  // node's 8 NICs on a leaf of its own (rails off, leaves of 8): a group per node
+  auto rails = GpuTopology::of(sgai::platform::generate("tests/fixtures/platforms/rails_2dgx.json"));
+  EXPECT_EQ(rails.leaf_of_node, (std::vector<uint32_t>{0, 0}));
+  auto leaves = GpuTopology::of(sgai::platform::generate("tests/fixtures/platforms/leaves_2dgx_2to1.json"));
+  EXPECT_EQ(leaves.leaf_of_node, (std::vector<uint32_t>{0, 1}));
 }
