@@ -77,6 +77,19 @@ Sharing parse_sharing(const Value& v)
   return s == "shared" ? Sharing::shared : s == "fatpipe" ? Sharing::fatpipe : Sharing::splitduplex;
 }
 
+/** A level of switches: {"down", "up", "links", "link"} (a fat tree's, or a clos's above its leaves). */
+FatTreeLevel parse_switch_level(Object lo, const Catalogue& cat)
+{
+  FatTreeLevel l;
+  l.down = positive_unsigned(lo.required("down"));
+  l.up   = positive_unsigned(lo.required("up"));
+  if (auto n = lo.optional("links"))
+    l.links = positive_unsigned(*n);
+  l.link = parse_link(lo.required("link").object(), cat);
+  lo.finish({"down", "up", "links", "link"});
+  return l;
+}
+
 /** A clos of NIC leaves: level 1 {"down": NIC ports of a leaf}, then switch levels as a fat tree's. */
 Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optimized)
 {
@@ -89,18 +102,14 @@ Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optim
     t.pxn = x->boolean();
   auto levels = o.required("levels");
   for (auto& item : levels.array()) {
-    auto lo = item.object();
+    if (not t.levels.empty()) {
+      t.levels.push_back(parse_switch_level(item.object(), cat));
+      continue;
+    }
+    auto lo = item.object(); // the leaves: their links are the NICs' own (the node type's nics)
     FatTreeLevel l;
     l.down = positive_unsigned(lo.required("down"));
-    if (t.levels.empty()) {
-      lo.finish({"down"}); // the leaves: their links are the NICs' own (the node type's nics)
-    } else {
-      l.up = positive_unsigned(lo.required("up"));
-      if (auto n = lo.optional("links"))
-        l.links = positive_unsigned(*n);
-      l.link = parse_link(lo.required("link").object(), cat);
-      lo.finish({"down", "up", "links", "link"});
-    }
+    lo.finish({"down"});
     t.levels.push_back(l);
   }
   if (t.levels.empty())
@@ -125,17 +134,8 @@ Topology parse_topology(Object o, const Catalogue& cat)
   if (kind == "fat_tree") {
     t.kind      = TopologyKind::fat_tree;
     auto levels = o.required("levels");
-    for (auto& item : levels.array()) {
-      auto lo = item.object();
-      FatTreeLevel l;
-      l.down = positive_unsigned(lo.required("down"));
-      l.up   = positive_unsigned(lo.required("up"));
-      if (auto n = lo.optional("links"))
-        l.links = positive_unsigned(*n);
-      l.link = parse_link(lo.required("link").object(), cat);
-      lo.finish({"down", "up", "links", "link"});
-      t.levels.push_back(l);
-    }
+    for (auto& item : levels.array())
+      t.levels.push_back(parse_switch_level(item.object(), cat));
     if (t.levels.empty())
       levels.fail("a fat tree needs at least one level of switches");
     o.finish({"kind", "levels", "sharing_policy"});

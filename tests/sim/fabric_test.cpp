@@ -61,6 +61,22 @@ void transfer(sg4::Host* a, sg4::Host* b, double bytes)
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
+/** GPU k of nodes 0 and 1 of the cluster `id`: one rail's ring. */
+std::vector<sg4::Host*> ring(const std::string& id, size_t k)
+{
+  std::string g = "-gpu" + std::to_string(k);
+  return {host(id + "-n0" + g), host(id + "-n1" + g)};
+}
+
+/** A lone 1 GiB ring all-reduce between the two nodes (a bandwidth-bound all-reduce of 2 ranks: two
+ *  steps of 512 MiB at the NIC's 50 GB/s), then eight at once, one per rail: each one's time. */
+std::pair<double, std::vector<double>> eight_rings(const std::string& id)
+{
+  double alone = communicator::all_reduce(ring(id, 0), kGiB);
+  EXPECT_NEAR(alone, kGiB / 50e9, 0.01 * kGiB / 50e9);
+  return {alone, concurrently(8, [&](size_t k) { communicator::all_reduce(ring(id, k), kGiB); })};
+}
+
 } // namespace
 
 TEST(Fabric, EightRailRingsEachRunAtTheSingleRingsRate)
@@ -68,14 +84,7 @@ TEST(Fabric, EightRailRingsEachRunAtTheSingleRingsRate)
   // Rail-optimized: leaf k holds NIC k of both nodes. GPU k of node 0 and GPU k of node 1 all-reduce
   // 1 GiB over NIC k; the eight rings share no link (no spine traffic), so each runs as alone.
   on("rails_2dgx", []() {
-    auto ring = [](size_t k) {
-      std::string g = "-gpu" + std::to_string(k);
-      return std::vector<sg4::Host*>{host("r-n0" + g), host("r-n1" + g)};
-    };
-    double alone = communicator::all_reduce(ring(0), kGiB);
-    // a bandwidth-bound all-reduce of 2 ranks: two steps of 512 MiB at the NIC's 50 GB/s
-    EXPECT_NEAR(alone, kGiB / 50e9, 0.01 * kGiB / 50e9);
-    auto each = concurrently(8, [&](size_t k) { communicator::all_reduce(ring(k), kGiB); });
+    auto [alone, each] = eight_rings("r");
     for (double t : each)
       EXPECT_NEAR(t, alone, 0.01 * alone);
     for (size_t k = 0; k < 8; k++)
@@ -89,13 +98,7 @@ TEST(Fabric, EightRingsThroughATwoToOneSpineTakeTwiceAsLong)
   // Each node's 8 NICs on a leaf of its own, 1.6 Tb/s of uplinks to one spine for 3.2 Tb/s of NICs:
   // the 8 rings share 1.6 Tb/s each way, each at half its NIC's rate.
   on("leaves_2dgx_2to1", []() {
-    auto ring = [](size_t k) {
-      std::string g = "-gpu" + std::to_string(k);
-      return std::vector<sg4::Host*>{host("l-n0" + g), host("l-n1" + g)};
-    };
-    double alone = communicator::all_reduce(ring(0), kGiB);
-    EXPECT_NEAR(alone, kGiB / 50e9, 0.01 * kGiB / 50e9);
-    auto each = concurrently(8, [&](size_t k) { communicator::all_reduce(ring(k), kGiB); });
+    auto [alone, each] = eight_rings("l");
     for (double t : each)
       EXPECT_NEAR(t, 2 * alone, 0.01 * 2 * alone);
   });
