@@ -77,6 +77,18 @@ std::pair<double, std::vector<double>> eight_rings(const std::string& id)
   return {alone, concurrently(8, [&](size_t k) { communicator::all_reduce(ring(id, k), kGiB); })};
 }
 
+/** Two 1 GiB flows at once leaving rail 0 for other rails, one from each node of the cluster "r":
+ *  each one's time. */
+std::vector<double> cross_rail_flows()
+{
+  return concurrently(2, [](size_t i) {
+    if (i == 0)
+      transfer(host("r-n0-gpu0"), host("r-n1-gpu1"), kGiB);
+    else
+      transfer(host("r-n1-gpu0"), host("r-n0-gpu2"), kGiB);
+  });
+}
+
 } // namespace
 
 TEST(Fabric, EightRailRingsEachRunAtTheSingleRingsRate)
@@ -135,12 +147,7 @@ TEST(Fabric, AnOversubscribedSpineSlowsCrossRailTrafficByItsRatio)
   // a flow on one rail does not touch it.
   on("rails_2dgx_nopxn", []() {
     const double t_nic = kGiB / 50e9;
-    auto cross         = concurrently(2, [&](size_t i) {
-      if (i == 0)
-        transfer(host("r-n0-gpu0"), host("r-n1-gpu1"), kGiB);
-      else
-        transfer(host("r-n1-gpu0"), host("r-n0-gpu2"), kGiB);
-    });
+    auto cross         = cross_rail_flows();
     for (double t : cross)
       EXPECT_NEAR(t, 2 * t_nic, 0.01 * 2 * t_nic);
     auto same = concurrently(2, [&](size_t i) {
@@ -167,12 +174,7 @@ TEST(Fabric, PxnTakesAnNvlinkHopToTheReceiversRailAndKeepsTrafficOffTheSpine)
     EXPECT_EQ(test::simgrid_route("r-n0-gpu3", "r-n1-gpu3"),
               (std::vector<std::string>{"r-n0-gpu3-pcie_UP", "r-n0-nic3_UP", "r-n1-nic3_DOWN", "r-n1-gpu3-pcie_DOWN"}));
     const double t_nic = kGiB / 50e9;
-    auto cross         = concurrently(2, [&](size_t i) {
-      if (i == 0)
-        transfer(host("r-n0-gpu0"), host("r-n1-gpu1"), kGiB);
-      else
-        transfer(host("r-n1-gpu0"), host("r-n0-gpu2"), kGiB);
-    });
+    auto cross         = cross_rail_flows();
     for (double t : cross)
       EXPECT_NEAR(t, t_nic, 0.01 * t_nic);
   });
