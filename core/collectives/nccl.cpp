@@ -346,7 +346,33 @@ Pipeline pipeline(const System& s, CollectiveType type, Proto p, double latency_
   return pl;
 }
 
-ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double path_intra_s, double path_inter_s)
+Pipeline ring_pipeline(const System& s, const Model& m, Proto p, uint32_t channels, double path_inter_s)
+{
+  const double nodes = std::max<uint32_t>(1, m.nodes);
+  const double ppn   = std::max(1.0, static_cast<double>(m.ranks) / nodes);
+  auto pl            = pipeline(s, m.type, p, path_inter_s + s.net_latency_us * 1e-6, s.inter_GBps * 1e9 / ppn);
+  const double nc    = std::max<uint32_t>(1, channels);
+  const double rings = m.regular_nodes && ppn > 1 ? std::min(ppn, nc) : 1.0;
+  pl.slots *= static_cast<uint32_t>(std::max(1.0, std::floor(nc / rings)));
+  return pl;
+}
+
+uint32_t channels(const System& s, Algo a, Proto p, uint32_t ranks, double bytes)
+{
+  if (a == Algo::nvls || a == Algo::nvls_tree)
+    return std::max<uint32_t>(1, s.nvls_channels);
+  // per thread before NCCL adds a channel (src/include/comm.h), threads per channel (device.h)
+  const double threshold = p == Proto::simple ? 64.0 : 8.0;
+  const double threads   = p == Proto::ll128 ? 640.0 : 512.0;
+  const double per_ch    = threads * threshold * (a == Algo::ring && p == Proto::ll ? std::max<uint32_t>(1, ranks) : 1);
+  uint32_t nc            = std::max<uint32_t>(1, s.ring_channels);
+  while (nc >= 2 && bytes < nc * per_ch)
+    nc--;
+  return nc;
+}
+
+ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double path_intra_s, double path_inter_s,
+                    uint32_t channels)
 {
   ProtocolCosts k;
   k.name               = to_string(c.proto);
@@ -368,21 +394,28 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
     k.intra_step_s = 0;
     k.inter_step_s = 0;
   }
-  double cap = 0; // bus bandwidth the protocol's packing allows, GB/s
+  const bool nvls = c.algo == Algo::nvls || c.algo == Algo::nvls_tree;
+  // NCCL's channels for this size: a channel's share of the bus bandwidth each
+  const double nc    = nvls ? s.nvls_channels : (channels > 0 ? std::min<double>(channels, nch) : nch);
+  k.channels         = static_cast<uint32_t>(nc);
+  const double share = nvls ? 1.0 : nc / nch;
+  const double bus   = nodes > 1 ? std::min(s.intra_GBps, s.inter_GBps) : s.intra_GBps;
+  double cap         = 0; // bus bandwidth the protocol's packing (or the channels in use) allows, GB/s
   if (c.proto == Proto::ll)
-    cap = kLlMaxBw[row][n2];
+    cap = share < 1 ? std::min(kLlMaxBw[row][n2], 0.5 * bus * share) : kLlMaxBw[row][n2];
   else if (c.proto == Proto::ll128)
-    cap = nch * (c.algo == Algo::tree ? kPerChTreeLl128 : kPerChRingLl128)[idx(s.arch)][n2];
+    cap = nc * (c.algo == Algo::tree ? kPerChTreeLl128 : kPerChRingLl128)[idx(s.arch)][n2];
   else if (c.algo == Algo::tree && ar)
-    cap = nch * kPerChTree[idx(s.arch)][n2];
-  else if (c.algo == Algo::nvls || c.algo == Algo::nvls_tree) // the switch reduces and multicasts at this share
+    cap = nc * kPerChTree[idx(s.arch)][n2];
+  else if (nvls) // the switch reduces and multicasts at this share
     cap = s.nvls_efficiency * s.intra_GBps;
+  else if (share < 1) // Simple's ring on fewer channels than the links need
+    cap = bus * share;
   k.rank_rate_cap_Bps = cap * 1e9;
   k.cap_intra_only    = c.algo == Algo::nvls_tree;
   if (nodes > 1 && s.inter_GBps > 0) {
     // one channel's slots across nodes, at its GPU's share of the node's NICs
-    const double ppn   = std::max(1.0, static_cast<double>(m.ranks) / nodes);
-    auto pl            = pipeline(s, m.type, c.proto, path_inter_s + s.net_latency_us * 1e-6, s.inter_GBps * 1e9 / ppn);
+    auto pl            = ring_pipeline(s, m, c.proto, k.channels, path_inter_s);
     k.net_pipeline_Bps = pl.latency_bound() ? pl.sustained_Bps() : 0;
   }
   return k;

@@ -81,6 +81,14 @@ Pipeline pipeline(const System& s, chakra::CollectiveType type, Proto p, double 
 /** NCCL's channel counts for a GPU generation: ring channels, NVLS channels in one node. */
 void default_channels(System& s);
 
+/** The channels NCCL runs one collective of `bytes` on (src/enqueue.cc, topoGetAlgoInfo; `bytes` as
+ *  NCCL counts them: an all-gather's output, a reduce-scatter's input). Ring and tree start from the
+ *  ring channels and drop one at a time, down to 1, while bytes < channels x threads x the protocol's
+ *  bytes per thread (NCCL_SIMPLE_THREAD_THRESHOLD 64, NCCL_LL_THREAD_THRESHOLD and
+ *  NCCL_LL128_THREAD_THRESHOLD 8, ring LL's times the ranks; threads NCCL_SIMPLE_MAX_NTHREADS and
+ *  NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640); NVLS and NVLS-tree keep the NVLS channels. */
+uint32_t channels(const System& s, Algo a, Proto p, uint32_t ranks, double bytes);
+
 /** The model of one collective type over `ranks` GPUs on `nodes` nodes: latency (us) and
  *  algorithm bandwidth (GB/s, NCCL's) of each (algorithm, protocol); bandwidth 0: not available. */
 struct Model {
@@ -97,6 +105,12 @@ struct Model {
 };
 
 Model model(const System& s, chakra::CollectiveType type, uint32_t ranks, uint32_t nodes);
+
+/** The proxy pipeline of one ring's crossing between nodes (m.nodes > 1) with `channels` in use: at
+ *  its GPU's share of the node's NICs, the channels spread over the rings (a ring per GPU of a node
+ *  when the nodes are regular, else one), each ring's crossing carrying its channels' slots side by
+ *  side; `path_inter_s` the platform's path latency between two nodes. */
+Pipeline ring_pipeline(const System& s, const Model& m, Proto p, uint32_t channels, double path_inter_s);
 
 struct Choice {
   Algo algo      = Algo::ring;
@@ -126,15 +140,21 @@ struct ProtocolCosts {
   /** Reductions fused in the kernels: a received piece's reduction streams with its transfer and
    *  costs only what the memory cannot keep up with (true); false: after it (ASTRA-sim's). */
   bool fused_reductions = true;
-  /** Across nodes: the proxy pipeline's sustained rate per channel when latency-bound (wire bytes per
+  /** Across nodes: the proxy pipeline's sustained rate per ring when latency-bound (wire bytes per
    *  second; 0: bandwidth-bound, no bound). */
   double net_pipeline_Bps = 0;
+  uint32_t channels       = 0; ///< NCCL's channels for this collective (nccl::channels)
   std::vector<uint32_t> node; ///< node of each group rank (intra- or inter-node steps)
 };
 
 /** The costs of running `c` as NCCL does, with `path_intra_s` and `path_inter_s` the latencies of
- *  the platform's paths between two GPUs of a node and of two nodes (already simulated). */
-ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double path_intra_s, double path_inter_s);
+ *  the platform's paths between two GPUs of a node and of two nodes (already simulated), on
+ *  `channels` of NCCL's channels (0: all the ring channels). The protocols' packing caps are per
+ *  channel (NCCL's bus bandwidth is channels x a channel's); across nodes the channels spread over the
+ *  node's GPUs (a ring each, rails), each GPU's ring carrying channels / GPUs of them, each with its
+ *  own proxy pipeline. */
+ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double path_intra_s, double path_inter_s,
+                    uint32_t channels = 0);
 
 } // namespace sgai::collectives::nccl
 

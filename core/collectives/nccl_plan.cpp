@@ -2,6 +2,7 @@
 
 #include "generators/platform/model.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -43,20 +44,23 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
   if (c->algo == nccl::Algo::nvls_tree && not regular)
     throw std::invalid_argument("NVLS-tree needs the group's ranks to fill their nodes in order, as many on each (" +
                                 std::to_string(nr) + " ranks on " + std::to_string(nodes) + " nodes)");
-  // rings across nodes: one ring per GPU of a node, entering each node at another GPU (rails)
-  const bool rails = c->algo == nccl::Algo::ring && regular && ppn > 1;
+  // NCCL's channels for this size; rings across nodes: one ring per GPU of a node, entering each node
+  // at another GPU (rails), as many as the channels allow
+  const uint32_t nc    = nccl::channels(system, c->algo, c->proto, nr, tuned);
+  const uint32_t rings = std::min(ppn, nc);
+  const bool rails     = c->algo == nccl::Algo::ring && regular && ppn > 1 && rings > 1;
   // NCCL's tree: chains in the nodes under a tree of nodes (chains alone in one node)
   const bool node_trees =
       (c->algo == nccl::Algo::tree && (regular || nodes <= 1)) || (c->algo == nccl::Algo::nvls_tree && regular);
   NcclPlan plan;
-  plan.algorithm  = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(ppn) : std::string());
+  plan.algorithm  = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(rings) : std::string());
   std::string key = "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" + plan.algorithm +
                     (node_trees ? "/nodes of " + std::to_string(ppn) : std::string());
   auto& cached = cache[key];
   if (not cached) {
     try {
       if (rails || node_trees) {
-        Schedule s  = rails                              ? algorithms::ring_channels(type, nr, ppn, ppn, true)
+        Schedule s  = rails                              ? algorithms::ring_channels(type, nr, rings, ppn, true)
                       : c->algo == nccl::Algo::nvls_tree ? algorithms::nvls_tree(type, nr, ppn)
                                                          : algorithms::nccl_tree(type, nr, ppn);
         s.type      = type;
@@ -91,7 +95,7 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
     (same ? intra : inter)           = l;
     (same ? have_intra : have_inter) = true;
   }
-  plan.costs       = std::make_unique<nccl::ProtocolCosts>(nccl::costs(system, m, *c, intra, inter));
+  plan.costs       = std::make_unique<nccl::ProtocolCosts>(nccl::costs(system, m, *c, intra, inter, nc));
   plan.costs->node = std::move(node);
   return plan;
 }

@@ -331,7 +331,6 @@ void add_breakdown(BenchResult& r, const BenchOptions& a, const Op& op, const pl
   for (uint32_t i = 0; i < n; i++)
     nodes.insert(p.gpus[i].node);
   auto m           = collectives::nccl::model(*sys, op.type, n, static_cast<uint32_t>(nodes.size()));
-  const double ppn = static_cast<double>(n) / static_cast<double>(nodes.size());
   for (auto& row : r.rows) {
     auto slash = row.algorithm.find('/');
     if (slash == std::string::npos)
@@ -351,8 +350,10 @@ void add_breakdown(BenchResult& r, const BenchOptions& a, const Op& op, const pl
     b.model_us        = t;
     b.bandwidth_us    = static_cast<double>(row.size) / (1000 * bw);
     b.latency_us      = t - b.bandwidth_us;
+    // NCCL counts an all-gather's output (the bench's size is the output already)
+    b.channels = collectives::nccl::channels(*sys, al, pr, n, static_cast<double>(row.size));
     if (nodes.size() > 1) {
-      auto pl = collectives::nccl::pipeline(*sys, op.type, pr, sys->net_latency_us * 1e-6, sys->inter_GBps * 1e9 / ppn);
+      auto pl         = collectives::nccl::ring_pipeline(*sys, m, pr, b.channels, 0);
       b.pipeline_GBps = pl.sustained_Bps() / 1e9;
       b.latency_bound = pl.latency_bound();
     }

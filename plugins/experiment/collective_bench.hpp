@@ -32,12 +32,13 @@ struct BenchOptions {
 
 /** NCCL's model of a row's algorithm and protocol on the platform (--breakdown): its time, split in
  *  the latency term (steps, base latency, the transport's latency) and the bandwidth term, and the
- *  proxy pipeline's sustained rate per channel across nodes. */
+ *  channels NCCL runs it on, and the proxy pipeline's sustained rate per ring across nodes. */
 struct BenchBreakdown {
   bool known           = false; ///< NCCL's model applies (an NCCL algorithm, a GPU architecture)
   double model_us      = 0;
   double latency_us    = 0;
   double bandwidth_us  = 0;
+  uint32_t channels    = 0;     ///< NCCL's channels for the size (nccl::channels)
   double pipeline_GBps = 0;     ///< 0: one node (no network pipeline)
   bool latency_bound   = false; ///< the pipeline's slots, not the NIC, bound a channel's rate
 };

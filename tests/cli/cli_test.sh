@@ -162,8 +162,16 @@ case "$case_name" in
     # the model's breakdown beside each row: the EFA transport's 35 us network steps on 4 x P6-B200
     run "$SGAI" collective bench --platform platforms/p6-b200-4node-efa.json --gpus 32 --sizes 32KiB --breakdown
     expect_rc 0
-    awk '$1 == 32768 && $10 == "tree/LL" && $14 == "7.35" && $15 == "(slots)" { ok = 1 } END { exit !ok }' "$tmp/out" ||
-      fail "breakdown: $out"
+    awk '$1 == 32768 && $10 == "tree/LL" && $14 == "8" && $15 == "7.35" && $16 == "(slots)" { ok = 1 } END { exit !ok }' \
+      "$tmp/out" || fail "breakdown: $out"
+    # NCCL's channels by size: a 64 KiB Simple ring runs on 2 channels (one per 32 KiB), so on 2 of
+    # the 8 rails' rings; from 512 KiB on all 16 channels over the 8 rails
+    run "$SGAI" collective bench --platform tests/fixtures/platforms/rails_2dgx.json --gpus 16 --sizes 64KiB:512KiB \
+      --factor 8 --algo ring --proto Simple --breakdown
+    expect_rc 0
+    awk '$1 == 65536 && $10 == "ring" && $11 == "x2/Simple" && $15 == "2" { a = 1 }
+         $1 == 524288 && $10 == "ring" && $11 == "x8/Simple" && $15 == "16" { b = 1 } END { exit !(a && b) }' "$tmp/out" ||
+      fail "channels by size: $out"
     # two DGX H100 nodes (a 3.2 Tb/s port each): NCCL's model picks its tree for small all-reduces and
     # NVLS-tree for large ones; NVLS-tree beats the rails' rings at 1 GiB (each GPU: S (1 + 1/8) through
     # the switch at 0.85 x 370.8 GB/s, S/8 to the other node), the node's port never binding

@@ -263,3 +263,45 @@ TEST(Nccl, ATransportWithSimpleOnlyAndNoNvlsLeavesNcclTheRingAndTreeInSimple)
   }
   EXPECT_FALSE(nccl::choose(m, 8e9, nccl::Algo::nvls_tree));
 }
+
+TEST(Nccl, ChannelsDropWithTheSizeAsNcclTunesThem)
+{
+  // 16 ring channels; a channel per 512 threads x 64 B in Simple (32 KiB), 640 x 8 B in LL128
+  // (5 KiB), 512 x 8 B x the ranks in ring LL (16 ranks: 64 KiB)
+  auto s = hgx_h200();
+  ASSERT_EQ(s.ring_channels, 16u);
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::ring, nccl::Proto::simple, 16, 1048576), 16u);
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::ring, nccl::Proto::simple, 16, 262144), 8u); // 8 x 32 KiB, not below
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::ring, nccl::Proto::simple, 16, 262143), 7u);
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::ring, nccl::Proto::simple, 16, 1024), 1u);
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::ring, nccl::Proto::ll, 16, 262144), 4u);
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::tree, nccl::Proto::ll, 16, 262144), 16u); // trees: no x ranks
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::ring, nccl::Proto::ll128, 16, 40960), 8u);
+  EXPECT_EQ(nccl::channels(s, nccl::Algo::nvls, nccl::Proto::simple, 8, 1024), 16u); // the NVLS channels
+}
+
+TEST(Nccl, FewerChannelsCapARankAtTheirShareAndSpreadTheirSlotsOverTheRings)
+{
+  // 2 nodes of 8 GPUs, 400 GB/s of NICs a node, NVLink 370.8 GB/s a GPU: a channel's share of the
+  // bus (370.8 GB/s) is 1/16
+  auto s       = hgx_h200();
+  s.inter_GBps = 400;
+  auto m       = nccl::model(s, CollectiveType::all_reduce, 16, 2);
+  auto all     = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::simple, 0}, 1e-6, 3e-6);
+  EXPECT_EQ(all.channels, 16u);
+  EXPECT_DOUBLE_EQ(all.rank_rate_cap_Bps, 0.0); // the links bound it
+  auto half = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::simple, 0}, 1e-6, 3e-6, 8);
+  EXPECT_EQ(half.channels, 8u);
+  EXPECT_NEAR(half.rank_rate_cap_Bps, 370.8e9 / 2, 1e3);
+  // LL on 4 channels: half the bus's quarter, under llMaxBw (39 GB/s between 2 nodes of Intel hosts)
+  auto ll = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::ll, 0}, 1e-6, 3e-6, 4);
+  EXPECT_NEAR(ll.rank_rate_cap_Bps, std::min(39e9, 0.5 * 370.8e9 / 4), 1e3);
+  // LL128's cap is per channel: 4 x 36.7 GB/s
+  auto ll128 = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::ll128, 0}, 1e-6, 3e-6, 4);
+  EXPECT_NEAR(ll128.rank_rate_cap_Bps, 4 * 36.7e9, 1e3);
+  // 16 channels on 8 rings (a GPU's NIC each): 2 channels' slots side by side on a ring; 4 channels
+  // on 4 rings: one each
+  EXPECT_EQ(nccl::ring_pipeline(s, m, nccl::Proto::ll, 16, 0).slots, 16u);
+  EXPECT_EQ(nccl::ring_pipeline(s, m, nccl::Proto::ll, 4, 0).slots, 8u);
+  EXPECT_DOUBLE_EQ(nccl::ring_pipeline(s, m, nccl::Proto::ll, 4, 0).rate_Bps, 50e9); // a NIC
+}

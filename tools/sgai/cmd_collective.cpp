@@ -26,9 +26,9 @@ int bench(experiment::BenchOptions a, const Globals& globals)
               r.network_model.c_str());
   std::printf("#                                                              out-of-place\n");
   std::printf("#       size         count      type   redop    root     time   algbw   busbw #wrong  algorithm%s\n",
-              a.breakdown ? "           model  latency  bandwidth  pipeline" : "");
+              a.breakdown ? "           model  latency  bandwidth  channels  pipeline" : "");
   std::printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)%s\n",
-              a.breakdown ? "                                      (us)     (us)       (us)    (GB/s)" : "");
+              a.breakdown ? "                                      (us)     (us)       (us)              (GB/s)" : "");
   for (const auto& row : r.rows) {
     std::printf(a.breakdown ? "%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A  %-20s"
                             : "%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f    N/A  %s",
@@ -36,10 +36,10 @@ int bench(experiment::BenchOptions a, const Globals& globals)
                 row.redop.c_str(), row.root, row.time_us, row.algbw, row.busbw, row.algorithm.c_str());
     const auto& b = row.breakdown;
     if (a.breakdown && b.known && b.pipeline_GBps > 0)
-      std::printf("  %7.2f  %7.2f    %7.2f  %7.2f%s", b.model_us, b.latency_us, b.bandwidth_us, b.pipeline_GBps,
-                  b.latency_bound ? " (slots)" : "");
+      std::printf("  %7.2f  %7.2f    %7.2f  %8u  %7.2f%s", b.model_us, b.latency_us, b.bandwidth_us, b.channels,
+                  b.pipeline_GBps, b.latency_bound ? " (slots)" : "");
     else if (a.breakdown && b.known)
-      std::printf("  %7.2f  %7.2f    %7.2f        -", b.model_us, b.latency_us, b.bandwidth_us);
+      std::printf("  %7.2f  %7.2f    %7.2f  %8u        -", b.model_us, b.latency_us, b.bandwidth_us, b.channels);
     std::printf("\n");
   }
   std::printf("# Avg bus bandwidth    : %g\n", r.avg_busbw);
@@ -90,7 +90,8 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
                       "the receiver's rail (default: PXN, over NVLink to the GPU on the receiver's rail)");
   bench_cmd->add_flag("--breakdown", a->breakdown,
                       "Beside each row, NCCL's model of its algorithm and protocol: its time, latency and bandwidth "
-                      "terms, and the proxy pipeline's rate per channel across nodes ((slots): latency-bound)");
+                      "terms, the channels NCCL runs the size on, and the proxy pipeline's rate per ring across nodes ((slots): "
+                      "latency-bound)");
   bench_cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return bench(*a, globals); }; });
 }
 

@@ -97,7 +97,7 @@ def show(title, rows, model=None):
     print(f"== {title}")
     head = f"  {'':24s} {'bytes':>12s} {'measured':>9s} {'sgai':>9s} {'time error':>10s}"
     if model:
-        head += "   measured (us)   NCCL's model (us) = latency + bandwidth   pipeline (GB/s)"
+        head += "   measured (us)   NCCL's model (us) = latency + bandwidth   channels, pipeline (GB/s)"
     print(head)
     big, small = [], []
     for label, b, meas, ours in rows:
