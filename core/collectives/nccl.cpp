@@ -199,9 +199,13 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
       continue;
     if (rs_ag && a != Algo::ring)
       continue; // (NVLS reduce-scatter and all-gather are not modelled)
-    // NVLS: in-switch reduction inside one NVSwitch domain (across nodes it needs CollNet); NVIDIA
-    // states that partitions of at most 4 GPUs gain nothing from multicast, and NCCL picks ring there
-    if (a == Algo::nvls && (s.nvls_efficiency <= 0 || nodes > 1 || ranks <= 4 || not s.nvlink))
+    // NVLS: in-switch reduction inside one NVSwitch domain; across nodes it needs CollNet (the
+    // network's switches reduce: SHARP), all-reduce only (CollNet's all-gather and reduce-scatter
+    // need registered buffers); NVIDIA states that partitions of at most 4 GPUs gain nothing from
+    // multicast, and NCCL picks ring there
+    if (a == Algo::nvls && (s.nvls_efficiency <= 0 || ranks <= 4 || not s.nvlink))
+      continue;
+    if (a == Algo::nvls && nodes > 1 && (not s.collnet || not ar || ppn <= 4))
       continue;
     // NVLS-tree: NVLS inside each node (the same conditions on the GPUs of a node), a tree of nodes
     if (a == Algo::nvls_tree && (s.nvls_efficiency <= 0 || nodes <= 1 || ppn <= 4 || not s.nvlink || not ar))
@@ -214,11 +218,17 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
       if (not s.protocols[idx(p)])
         continue; // the transport does not run it (TCP-based GPUDirect: Simple only)
       double bus = ring_bus;
-      if (a == Algo::nvls) {
+      if (a == Algo::nvls && nodes == 1) {
         double per_ch = s.intra_GBps / s.nvls_channels;
         double intra =
             per_ch * s.nvls_efficiency * (s.nvls_channels - 1) / s.nvls_channels * (ar ? 2.0 : (ppn - 1) / ppn);
         bus = s.nvls_channels * std::min(intra, per_ch);
+      }
+      if (a == Algo::nvls && nodes > 1) {
+        // per channel: the switch's reduction (all-reduce pipelines two operations), the node's NICs
+        double nc    = s.nvls_channels;
+        double intra = s.intra_GBps / nc * s.nvls_efficiency * (nc - 1) / nc * 2.0;
+        bus          = nc * std::min(intra, s.inter_GBps / nc);
       }
       if (a == Algo::nvls_tree) {
         // per channel: the switch's reduction (all-reduce pipelines two operations), the node's
@@ -260,7 +270,7 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
       } else if (a == Algo::tree) {
         lat += 2 * ((ppn - 1) * sl.intra + log2i(nodes) * sl.inter);
       } else if (a == Algo::nvls) {
-        lat = sl.intra;
+        lat = sl.intra + (nodes > 1 ? sl.inter : 0.0);
       } else { // nvls_tree
         lat += sl.intra + 2 * log2i(nodes) * sl.inter;
       }
@@ -296,7 +306,7 @@ std::optional<Choice> choose(const Model& m, double bytes, std::optional<Algo> a
       continue;
     // NCCL's trees across nodes need the ranks to fill their nodes in order (else the replay runs
     // sgai's double binary tree over all ranks): only when asked for
-    if (not algo && (a == Algo::tree || a == Algo::nvls_tree) && m.nodes > 1 && not m.regular_nodes)
+    if (not algo && (a == Algo::tree || a == Algo::nvls_tree || a == Algo::nvls) && m.nodes > 1 && not m.regular_nodes)
       continue;
     for (Proto p : {Proto::ll, Proto::ll128, Proto::simple}) {
       if (proto && *proto != p)
@@ -375,19 +385,20 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
                     uint32_t channels)
 {
   ProtocolCosts k;
-  k.name               = to_string(c.proto);
-  k.wire_factor        = c.proto == Proto::ll ? 2.0 : c.proto == Proto::ll128 ? 128.0 / 120.0 : 1.0;
-  const uint32_t nodes = std::max<uint32_t>(1, m.nodes);
-  const size_t n2      = nodes <= 2 ? nodes - 1 : 2;
-  const size_t row     = nodes == 1 ? idx(s.arch) : (s.intel_cpu ? 0 : 1);
-  const double nch     = s.ring_channels;
-  const bool ar        = m.type == CollectiveType::all_reduce;
-  double plateau       = (c.algo == Algo::ring && c.proto == Proto::simple && nodes > 1 && ar) ? 1.4 : 1.0;
-  auto sl              = step_latency(s, c.algo, c.proto, m.ranks, nodes);
-  k.start_s            = kBaseLat[idx(c.algo)][idx(c.proto)] * plateau * 1e-6;
-  k.intra_step_s       = std::max(0.0, sl.intra * plateau * 1e-6 - path_intra_s);
-  k.inter_step_s       = std::max(0.0, sl.inter * plateau * 1e-6 - path_inter_s);
-  if (c.algo == Algo::nvls_tree || (c.algo == Algo::tree && m.regular_nodes)) {
+  k.name                     = to_string(c.proto);
+  k.wire_factor              = c.proto == Proto::ll ? 2.0 : c.proto == Proto::ll128 ? 128.0 / 120.0 : 1.0;
+  const uint32_t nodes       = std::max<uint32_t>(1, m.nodes);
+  const size_t n2            = nodes <= 2 ? nodes - 1 : 2;
+  const size_t row           = nodes == 1 ? idx(s.arch) : (s.intel_cpu ? 0 : 1);
+  const double nch           = s.ring_channels;
+  const bool ar              = m.type == CollectiveType::all_reduce;
+  double plateau             = (c.algo == Algo::ring && c.proto == Proto::simple && nodes > 1 && ar) ? 1.4 : 1.0;
+  auto sl                    = step_latency(s, c.algo, c.proto, m.ranks, nodes);
+  k.start_s                  = kBaseLat[idx(c.algo)][idx(c.proto)] * plateau * 1e-6;
+  k.intra_step_s             = std::max(0.0, sl.intra * plateau * 1e-6 - path_intra_s);
+  k.inter_step_s             = std::max(0.0, sl.inter * plateau * 1e-6 - path_inter_s);
+  const bool across_switches = c.algo == Algo::nvls && nodes > 1; // NVLS with SHARP
+  if (c.algo == Algo::nvls_tree || across_switches || (c.algo == Algo::tree && m.regular_nodes)) {
     // NCCL's trees run as one step of concurrent transfers (algorithms/nccl_trees.cpp): their
     // pipeline's latency, NCCL's, comes up front, less the longest path the simulation charges
     k.start_s = std::max(0.0, m.latency_us[idx(c.algo)][idx(c.proto)] * 1e-6 - std::max(path_intra_s, path_inter_s));
@@ -412,7 +423,7 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
   else if (share < 1) // Simple's ring on fewer channels than the links need
     cap = bus * share;
   k.rank_rate_cap_Bps = cap * 1e9;
-  k.cap_intra_only    = c.algo == Algo::nvls_tree;
+  k.cap_intra_only    = c.algo == Algo::nvls_tree || across_switches;
   if (nodes > 1 && s.inter_GBps > 0) {
     // one channel's slots across nodes, at its GPU's share of the node's NICs
     auto pl            = ring_pipeline(s, m, c.proto, k.channels, path_inter_s);

@@ -22,7 +22,8 @@ namespace sgai::collectives::nccl {
 
 /** NCCL's algorithms sgai runs: ring; tree (across nodes: a chain through each node's GPUs under a
  *  double binary tree of nodes; in one node sgai's double binary tree); NVLS (in-switch reduction in
- *  one NVSwitch domain); NVLS-tree (NVLS in each node, a double binary tree of nodes between them). */
+ *  one NVSwitch domain; across nodes with CollNet, the network's switches reducing between nodes:
+ *  SHARP); NVLS-tree (NVLS in each node, a double binary tree of nodes between them). */
 enum class Algo { ring, tree, nvls, nvls_tree };
 enum class Proto { ll, ll128, simple };
 constexpr size_t kAlgos  = 4;
@@ -50,7 +51,10 @@ struct System {
   /** What the network's transport allows (the catalogue's transport_types): protocols, NVLS, Simple's
    *  buffer per channel (NCCL_BUFFSIZE) and a floor on the channels (NCCL_MIN_NCHANNELS). */
   std::array<bool, kProtos> protocols{{true, true, true}};
-  bool nvls_allowed          = true;
+  bool nvls_allowed = true;
+  /** In-network reduction across nodes (NCCL's CollNet: SHARP in the switches, with its plugin and
+   *  NCCL_COLLNET_ENABLE=1): NVLS then runs across nodes, the switches reducing between them. */
+  bool collnet               = false;
   double simple_buffer_bytes = 4194304;
   uint32_t min_channels      = 0;
   std::string transport; ///< its name, empty when the network names none
@@ -144,7 +148,7 @@ struct ProtocolCosts {
    *  second; 0: bandwidth-bound, no bound). */
   double net_pipeline_Bps = 0;
   uint32_t channels       = 0; ///< NCCL's channels for this collective (nccl::channels)
-  std::vector<uint32_t> node; ///< node of each group rank (intra- or inter-node steps)
+  std::vector<uint32_t> node;  ///< node of each group rank (intra- or inter-node steps)
 };
 
 /** The costs of running `c` as NCCL does, with `path_intra_s` and `path_inter_s` the latencies of

@@ -39,10 +39,13 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
     throw std::invalid_argument("NCCL has no " + what + " " + chakra::to_string(type) + " over " + std::to_string(nr) +
                                 " ranks on " + std::to_string(nodes) +
                                 " node(s) of this platform (NVLS: all-reduce inside one NVSwitch domain of "
-                                "more than 4 GPUs; tree: all-reduce; LL128: NVLink)");
+                                "more than 4 GPUs, across nodes where the switches reduce (SHARP); tree: "
+                                "all-reduce; LL128: NVLink)");
   }
-  if (c->algo == nccl::Algo::nvls_tree && not regular)
-    throw std::invalid_argument("NVLS-tree needs the group's ranks to fill their nodes in order, as many on each (" +
+  const bool sharp = c->algo == nccl::Algo::nvls && nodes > 1; // NVLS across nodes: the switches reduce
+  if ((c->algo == nccl::Algo::nvls_tree || sharp) && not regular)
+    throw std::invalid_argument(std::string(sharp ? "NVLS with SHARP" : "NVLS-tree") +
+                                " needs the group's ranks to fill their nodes in order, as many on each (" +
                                 std::to_string(nr) + " ranks on " + std::to_string(nodes) + " nodes)");
   // NCCL's channels for this size; rings across nodes: one ring per GPU of a node, entering each node
   // at another GPU (rails), as many as the channels allow
@@ -50,10 +53,12 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
   const uint32_t rings = std::min(ppn, nc);
   const bool rails     = c->algo == nccl::Algo::ring && regular && ppn > 1 && rings > 1;
   // NCCL's tree: chains in the nodes under a tree of nodes (chains alone in one node)
-  const bool node_trees =
-      (c->algo == nccl::Algo::tree && (regular || nodes <= 1)) || (c->algo == nccl::Algo::nvls_tree && regular);
+  const bool node_trees = (c->algo == nccl::Algo::tree && (regular || nodes <= 1)) ||
+                          (c->algo == nccl::Algo::nvls_tree && regular) || sharp;
   NcclPlan plan;
-  plan.algorithm  = nccl::to_string(c->algo) + (rails ? " x" + std::to_string(rings) : std::string());
+  plan.algorithm  = nccl::to_string(c->algo) + (rails   ? " x" + std::to_string(rings)
+                                                : sharp ? std::string(" sharp")
+                                                        : std::string());
   std::string key = "nccl/" + std::to_string(static_cast<int>(type)) + "/" + std::to_string(nr) + "/" + plan.algorithm +
                     (node_trees ? "/nodes of " + std::to_string(ppn) : std::string());
   auto& cached = cache[key];
@@ -62,6 +67,7 @@ std::optional<NcclPlan> plan_nccl(const nccl::System& system, CollectiveType typ
       if (rails || node_trees) {
         Schedule s  = rails                              ? algorithms::ring_channels(type, nr, rings, ppn, true)
                       : c->algo == nccl::Algo::nvls_tree ? algorithms::nvls_tree(type, nr, ppn)
+                      : sharp                            ? algorithms::nvls_sharp(type, nr, ppn)
                                                          : algorithms::nccl_tree(type, nr, ppn);
         s.type      = type;
         s.algorithm = rails                         ? Algorithm::ring
@@ -152,6 +158,7 @@ std::optional<nccl::System> nccl_system(const platform::Platform& p)
       s.net_latency_us      = t.latency_s * 1e6; // NCCL's latencyInter: the plugin's latency property
       s.protocols           = {t.ll, t.ll128, t.simple};
       s.nvls_allowed        = t.nvls;
+      s.collnet             = topo.sharp && t.kind == "ib_verbs"; // SHARP in the switches (checked on load)
       s.simple_buffer_bytes = t.buffer_bytes;
       s.min_channels        = t.min_channels;
       s.ring_channels       = std::max(s.ring_channels, t.min_channels);

@@ -136,6 +136,11 @@ Schedule nvls(CollectiveType type, uint32_t ranks);
  *  fill their nodes, or NVLS-tree on one node. */
 Schedule nccl_tree(CollectiveType type, uint32_t ranks, uint32_t ppn);
 Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn);
+/** NCCL's NVLS across nodes with in-network reduction (CollNet: SHARP in the switches), as one step:
+ *  each node's NVLS traffic, and each local rank k's shard S / ppn sent once to the switches and
+ *  received once reduced; SimGrid's switches do not compute, so the shard goes to rank k of the next
+ *  node (its NIC's and its leaf's load as the switches' tree: S / ppn each way), unreduced. */
+Schedule nvls_sharp(CollectiveType type, uint32_t ranks, uint32_t ppn);
 } // namespace algorithms
 
 } // namespace sgai::collectives

@@ -14,8 +14,9 @@ namespace sgai::platform {
  *  uplinks spread over the spines (non-blocking); beyond, pods of 4 units under 32 spines of 32
  *  down and 32 up ports, and a core level joining the pods. `catalogue`: the path the file names
  *  for the catalogue holding "DGX H100" and "InfiniBand NDR". std::invalid_argument for 0 nodes or
- *  more than 8,192 (64 pods: a core switch's 64 ports). */
-std::string superpod_json(uint32_t nodes, const std::string& catalogue);
+ *  more than 8,192 (64 pods: a core switch's 64 ports). `sharp`: the switches reduce (NVIDIA SHARP,
+ *  which the reference architecture's QM9700 switches offer; NCCL reaches it through CollNet). */
+std::string superpod_json(uint32_t nodes, const std::string& catalogue, bool sharp = false);
 
 } // namespace sgai::platform
 

@@ -371,6 +371,25 @@ private:
       break;
     }
     }
+    if (t.sharp) {
+      // SHARP runs in InfiniBand switches: the nodes' network must be InfiniBand (an ib_verbs
+      // transport) wherever NCCL enters it
+      std::vector<std::pair<std::string, std::string>> nets; // (network type, where)
+      if (t.kind == TopologyKind::clos)
+        for (const auto& g : cs.nodes)
+          nets.emplace_back(spec_.catalogue.nodes.at(g.type).nics->type, "the NICs of node type " + quote(g.type));
+      else if (not t.levels.empty())
+        nets.emplace_back(t.levels[0].link.type, "the first level's links");
+      for (const auto& [net, where] : nets) {
+        auto nw = spec_.catalogue.networks.find(net);
+        auto tr = nw == spec_.catalogue.networks.end() ? spec_.catalogue.transports.end()
+                                                       : spec_.catalogue.transports.find(nw->second.transport);
+        if (tr == spec_.catalogue.transports.end() || tr->second.kind != "ib_verbs")
+          fail("/sharp", "SHARP reduces in InfiniBand switches, but " + where + " are " + quote(net) +
+                             (tr == spec_.catalogue.transports.end() ? std::string(", which names no transport")
+                                                                     : ", over " + quote(tr->second.name)));
+      }
+    }
   }
 
   void add_node(uint32_t ci, const ClusterSpec& cs, const NodeGroup& g, uint32_t k)

@@ -62,6 +62,9 @@ struct Topology {
    *  another node whose NIC is on another rail crosses NVLink to the GPU of its node on that rail and
    *  leaves by that GPU's NIC, so it stays on one rail. */
   bool pxn = true;
+  /** fat_tree, clos: the switches reduce (NVIDIA SHARP on InfiniBand), reached by NCCL through its
+   *  CollNet plugin (NCCL_COLLNET_ENABLE=1): NCCL's NVLS all-reduce then runs across nodes. */
+  bool sharp = false;
   std::vector<unsigned> dimensions; ///< torus
   DragonflySpec dragonfly;          ///< dragonfly
   Sharing sharing = Sharing::splitduplex;

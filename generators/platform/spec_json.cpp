@@ -100,6 +100,8 @@ Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optim
       t.rails = r->boolean();
   if (auto x = o.optional("pxn"))
     t.pxn = x->boolean();
+  if (auto x = o.optional("sharp"))
+    t.sharp = x->boolean();
   auto levels = o.required("levels");
   for (auto& item : levels.array()) {
     if (not t.levels.empty()) {
@@ -115,9 +117,9 @@ Topology parse_clos(Object& o, const Catalogue& cat, Topology t, bool rail_optim
   if (t.levels.empty())
     levels.fail("a clos needs at least its leaves: [{\"down\": NIC ports per leaf}, ...]");
   if (rail_optimized)
-    o.finish({"kind", "levels", "pxn", "sharing_policy"});
+    o.finish({"kind", "levels", "pxn", "sharp", "sharing_policy"});
   else
-    o.finish({"kind", "levels", "rails", "pxn", "sharing_policy"});
+    o.finish({"kind", "levels", "rails", "pxn", "sharp", "sharing_policy"});
   return t;
 }
 
@@ -138,7 +140,9 @@ Topology parse_topology(Object o, const Catalogue& cat)
       t.levels.push_back(parse_switch_level(item.object(), cat));
     if (t.levels.empty())
       levels.fail("a fat tree needs at least one level of switches");
-    o.finish({"kind", "levels", "sharing_policy"});
+    if (auto x = o.optional("sharp"))
+      t.sharp = x->boolean();
+    o.finish({"kind", "levels", "sharp", "sharing_policy"});
     return t;
   }
   t.link = parse_link(o.required("link").object(), cat);

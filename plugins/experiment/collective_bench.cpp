@@ -330,7 +330,7 @@ void add_breakdown(BenchResult& r, const BenchOptions& a, const Op& op, const pl
   std::set<uint32_t> nodes;
   for (uint32_t i = 0; i < n; i++)
     nodes.insert(p.gpus[i].node);
-  auto m           = collectives::nccl::model(*sys, op.type, n, static_cast<uint32_t>(nodes.size()));
+  auto m = collectives::nccl::model(*sys, op.type, n, static_cast<uint32_t>(nodes.size()));
   for (auto& row : r.rows) {
     auto slash = row.algorithm.find('/');
     if (slash == std::string::npos)

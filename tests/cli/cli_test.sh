@@ -172,6 +172,16 @@ case "$case_name" in
     awk '$1 == 65536 && $10 == "ring" && $11 == "x2/Simple" && $15 == "2" { a = 1 }
          $1 == 524288 && $10 == "ring" && $11 == "x8/Simple" && $15 == "16" { b = 1 } END { exit !(a && b) }' "$tmp/out" ||
       fail "channels by size: $out"
+    # SHARP: on 4 DGX H100 nodes whose switches reduce, NCCL runs NVLS across nodes; each GPU sends its
+    # shard S/8 once over its NIC (50 GB/s) while the NVSwitch moves S (1 + 1/8) at 0.85 x 370.8 GB/s:
+    # 4 GiB take 43 us (NCCL's latency, less the path) + 15.332 ms
+    run "$SGAI" collective bench --platform tests/fixtures/platforms/rails_4dgx_sharp.json --gpus 32 --sizes 4GiB
+    expect_rc 0
+    awk '$1 == 4294967296 && $10 == "nvls" && $11 == "sharp/Simple" && $6 > 15332 && $6 < 15376 { ok = 1 }
+         END { exit !ok }' "$tmp/out" || fail "NVLS with SHARP: $out"
+    run "$SGAI" collective bench --platform tests/fixtures/platforms/rails_2dgx.json --gpus 16 --sizes 1GiB --algo nvls
+    expect_rc 1
+    expect_one_error_line "across nodes where the switches reduce (SHARP)"
     # two DGX H100 nodes (a 3.2 Tb/s port each): NCCL's model picks its tree for small all-reduces and
     # NVLS-tree for large ones; NVLS-tree beats the rails' rings at 1 GiB (each GPU: S (1 + 1/8) through
     # the switch at 0.85 x 370.8 GB/s, S/8 to the other node), the node's port never binding

@@ -86,6 +86,10 @@ const std::vector<Bogus>& cases()
       {"bogus_transport_protocols.json",
        {"at /types/transport_types/T/protocols: NCCL needs Simple on every transport"}},
       {"bogus_network_transport.json", {"at /types/network_types/Fast/transport: unknown transport type 'Warp drive'"}},
+      {"bogus_sharp_roce.json",
+       {"at /clusters/0/topology/sharp: SHARP reduces in InfiniBand switches, but the NICs of node type 'Grand Teton "
+        "H100'",
+        "'ConnectX-7 400G RoCE', over 'RoCE verbs'"}},
       {"bogus_too_large.json",
        {"at /clusters/0/nodes/0/number: the platform grows beyond 10000000 SimGrid hosts", "16000000 nodes"}},
   };

@@ -305,3 +305,50 @@ TEST(Nccl, FewerChannelsCapARankAtTheirShareAndSpreadTheirSlotsOverTheRings)
   EXPECT_EQ(nccl::ring_pipeline(s, m, nccl::Proto::ll, 4, 0).slots, 8u);
   EXPECT_DOUBLE_EQ(nccl::ring_pipeline(s, m, nccl::Proto::ll, 4, 0).rate_Bps, 50e9); // a NIC
 }
+
+TEST(Nccl, NvlsRunsAcrossNodesOnlyWhereTheSwitchesReduce)
+{
+  // 4 DGX H100 nodes (400 GB/s of NICs each): NVLS across nodes needs CollNet (SHARP)
+  auto s       = hgx_h200();
+  s.inter_GBps = 400;
+  auto plain   = nccl::model(s, CollectiveType::all_reduce, 32, 4);
+  EXPECT_LT(plain.time_us(nccl::Algo::nvls, nccl::Proto::simple, 1e9), 0);
+  s.collnet = true;
+  auto m    = nccl::model(s, CollectiveType::all_reduce, 32, 4);
+  // per channel (16): the switch's 2 x 0.85 x 15/16 of 370.8/16 GB/s, or the NICs' 400/16: the NICs;
+  // bus 400 GB/s, algorithm bandwidth 400 x 32 / 62; latency NVLink's 25 us + the network's 18 us
+  EXPECT_NEAR(m.bandwidth_GBps[2][2], 400.0 * 32 / 62, 1e-9);
+  EXPECT_DOUBLE_EQ(m.latency_us[2][2], 25.0 + 18.0);
+  auto c = nccl::choose(m, 1e9);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->algo, nccl::Algo::nvls); // against NVLS-tree's 25 + 2 x 2 x 20.9 us at the same rate
+  // all-gather and reduce-scatter: not across nodes (CollNet's need registered buffers)
+  auto ag = nccl::model(s, CollectiveType::all_gather, 32, 4);
+  EXPECT_LT(ag.time_us(nccl::Algo::nvls, nccl::Proto::simple, 1e9), 0);
+  // the costs: NCCL's latency up front less the path, the switch's rate inside nodes only
+  auto k = nccl::costs(s, m, *c, 1e-6, 3e-6);
+  EXPECT_NEAR(k.start_s, 43e-6 - 3e-6, 1e-12);
+  EXPECT_TRUE(k.cap_intra_only);
+  EXPECT_NEAR(k.rank_rate_cap_Bps, 0.85 * 370.8e9, 1e3);
+}
+
+TEST(Nccl, NvlsWithSharpSendsEachShardOnceAcrossNodes)
+{
+  // 3 nodes of 4: NVLS's (4 + 1) / (4 x 3) of S to each of 3 node peers, S / 4 to the next node's
+  // rank of the same rail
+  Schedule s = algorithms::nvls_sharp(CollectiveType::all_reduce, 12, 4);
+  ASSERT_EQ(s.steps.size(), 1U);
+  for (uint32_t r = 0; r < 12; r++)
+    EXPECT_NEAR(s.bytes_sent(r, 1.0), 5.0 / 4 + 1.0 / 4, 1e-12);
+  uint32_t across = 0;
+  for (const auto& t : s.steps[0]) {
+    EXPECT_FALSE(t.reduce); // the switches reduce
+    if (t.src / 4 != t.dst / 4) {
+      across++;
+      EXPECT_EQ(t.dst, (t.src + 4) % 12);
+      EXPECT_DOUBLE_EQ(t.fraction, 0.25);
+    }
+  }
+  EXPECT_EQ(across, 12u);
+  EXPECT_THROW(algorithms::nvls_sharp(CollectiveType::all_reduce, 8, 8), std::invalid_argument); // one node
+}

@@ -88,10 +88,11 @@ void add_collective_commands(CLI::App& app, const Globals& globals, Action& acti
   bench_cmd->add_flag("--pxn-disable", a->pxn_disable,
                       "NCCL_PXN_DISABLE=1: on clos and rail-optimized platforms a GPU sends by its own NIC, whatever "
                       "the receiver's rail (default: PXN, over NVLink to the GPU on the receiver's rail)");
-  bench_cmd->add_flag("--breakdown", a->breakdown,
-                      "Beside each row, NCCL's model of its algorithm and protocol: its time, latency and bandwidth "
-                      "terms, the channels NCCL runs the size on, and the proxy pipeline's rate per ring across nodes ((slots): "
-                      "latency-bound)");
+  bench_cmd->add_flag(
+      "--breakdown", a->breakdown,
+      "Beside each row, NCCL's model of its algorithm and protocol: its time, latency and bandwidth "
+      "terms, the channels NCCL runs the size on, and the proxy pipeline's rate per ring across nodes ((slots): "
+      "latency-bound)");
   bench_cmd->callback([a, &globals, &action]() { action = [a, &globals]() { return bench(*a, globals); }; });
 }
 

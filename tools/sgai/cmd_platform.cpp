@@ -195,6 +195,7 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
     auto nodes     = std::make_shared<int64_t>(32);
     auto out       = std::make_shared<std::string>();
     auto catalogue = std::make_shared<std::string>();
+    auto sharp     = std::make_shared<bool>(false);
     auto* cmd      = platform->add_subcommand(
              "superpod",
              "A DGX H100 SuperPOD of N nodes, rail-optimized (NVIDIA's reference architecture) -> platform JSON");
@@ -203,15 +204,18 @@ void add_platform_commands(CLI::App& app, const Globals& globals, Action& action
     cmd->add_option("--catalogue", *catalogue,
                     "The catalogue the file names, as written in it (default: sgai's accelerators.json, relative to "
                     "the output's folder)");
-    cmd->callback([nodes, out, catalogue, &action]() {
-      action = [nodes, out, catalogue]() {
+    cmd->add_flag("--sharp", *sharp,
+                  "The switches reduce (NVIDIA SHARP on the QM9700s, NCCL's CollNet): NCCL's NVLS all-reduce runs "
+                  "across nodes");
+    cmd->callback([nodes, out, catalogue, sharp, &action]() {
+      action = [nodes, out, catalogue, sharp]() {
         check_output_file(*out, {});
         std::string cat = *catalogue;
         if (cat.empty()) {
           auto dir = std::filesystem::absolute(*out).parent_path();
           cat      = std::filesystem::absolute(default_catalogue()).lexically_relative(dir).string();
         }
-        write_file_atomically(*out, platform::superpod_json(static_cast<uint32_t>(*nodes), cat));
+        write_file_atomically(*out, platform::superpod_json(static_cast<uint32_t>(*nodes), cat, *sharp));
         std::cout << "wrote " << *out << "\n";
         return 0;
       };

@@ -78,9 +78,10 @@ def bench(sgai, platform, gpus, sizes, op="all_reduce", extra=()):
             if f and f[0].isdigit():
                 out[int(f[0])] = float(f[7])
                 if not extra:
-                    # algorithm (one or two words: "ring x8/LL128"), then model, latency, bandwidth, pipeline
+                    # algorithm (one or two words: "ring x8/LL128", "nvls sharp/Simple"), then model, latency,
+                    # bandwidth, channels, pipeline
                     rest = f[9:]
-                    n = 2 if len(rest) > 1 and rest[0] == "ring" and rest[1].startswith("x") else 1
+                    n = 2 if len(rest) > 1 and "/" not in rest[0] else 1
                     PICKED[(platform, gpus, int(f[0]))] = " ".join(rest[:n])
                     if len(rest) >= n + 4:
                         MODEL[(platform, gpus, int(f[0]))] = " ".join(rest[n:])

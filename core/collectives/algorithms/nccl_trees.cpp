@@ -14,7 +14,9 @@
  * nvls_tree: inside each node the NVLS all-reduce's traffic (algorithms/nvls.cpp: (ppn + 1) /
  * (ppn (ppn - 1)) of S to each other GPU of the node, reduced by the switch), and for each local
  * rank k its shard, S / ppn, all-reduced between the nodes' ranks k over the two trees (S / (2 ppn)
- * each, up reduced, then down). */
+ * each, up reduced, then down).
+ * nvls_sharp: the same NVLS traffic in each node, and each local rank k's shard S / ppn once to the
+ * switches and back reduced (SHARP), run as a shift of the shard to rank k of the next node. */
 #include "core/collectives/algorithms/common.hpp"
 
 namespace sgai::collectives::algorithms {
@@ -85,6 +87,25 @@ Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
   for (uint32_t k = 0; k < ppn; k++)
     for (int t = 0; t < 2; t++)
       tree_of_nodes(step, nodes, ppn, k, t, parents, 1.0 / (2.0 * ppn));
+  return s;
+}
+
+Schedule nvls_sharp(CollectiveType type, uint32_t ranks, uint32_t ppn)
+{
+  check(type, ranks, ppn, "NVLS with SHARP", 2);
+  if (ppn < 2)
+    throw std::invalid_argument("NVLS with SHARP needs NVLS inside nodes of at least two GPUs");
+  const uint32_t nodes = ranks / ppn;
+  const double in_node = (ppn + 1.0) / (static_cast<double>(ppn) * (ppn - 1));
+  Schedule s;
+  auto& step = new_step(s);
+  for (uint32_t node = 0; node < nodes; node++)
+    for (uint32_t a = 0; a < ppn; a++)
+      for (uint32_t b = 1; b < ppn; b++)
+        step.push_back({node * ppn + a, node * ppn + (a + b) % ppn, in_node, false});
+  for (uint32_t node = 0; node < nodes; node++)
+    for (uint32_t k = 0; k < ppn; k++)
+      step.push_back({node * ppn + k, ((node + 1) % nodes) * ppn + k, 1.0 / ppn, false});
   return s;
 }
 
