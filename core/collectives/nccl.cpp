@@ -79,6 +79,13 @@ struct RingLatency {
   double intra = 0, inter = 0;
 };
 
+/** A node's network rate as its GPUs reach it (GB/s per direction): its NICs', or what host
+ *  memory's staging lets `ppn` GPUs through. */
+double net_GBps(const System& s, double ppn)
+{
+  return s.staged_GBps > 0 ? std::min(s.inter_GBps, s.staged_GBps * ppn) : s.inter_GBps;
+}
+
 RingLatency step_latency(const System& s, Algo a, Proto p, uint32_t ranks, uint32_t nodes)
 {
   const Hw intra_hw = s.nvlink ? kNvlink : kPci;
@@ -191,7 +198,8 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
   const double ll_max   = kLlMaxBw[row][n2];
   const double nch      = s.ring_channels;
   // a channel's share of the busiest path: the GPU's links inside a node, the node's NICs across
-  const double ring_bus = nodes > 1 ? std::min(s.intra_GBps, s.inter_GBps) : s.intra_GBps;
+  const double net      = net_GBps(s, ppn);
+  const double ring_bus = nodes > 1 ? std::min(s.intra_GBps, net) : s.intra_GBps;
 
   m.nvls_tree_correction = s.arch == Arch::blackwell; // NCCL: compute capability 10 on x86
   for (Algo a : {Algo::ring, Algo::tree, Algo::nvls, Algo::nvls_tree}) {
@@ -228,14 +236,14 @@ Model model(const System& s, CollectiveType type, uint32_t ranks, uint32_t nodes
         // per channel: the switch's reduction (all-reduce pipelines two operations), the node's NICs
         double nc    = s.nvls_channels;
         double intra = s.intra_GBps / nc * s.nvls_efficiency * (nc - 1) / nc * 2.0;
-        bus          = nc * std::min(intra, s.inter_GBps / nc);
+        bus          = nc * std::min(intra, net / nc);
       }
       if (a == Algo::nvls_tree) {
         // per channel: the switch's reduction (all-reduce pipelines two operations), the node's
         // NICs (twice their share between two nodes: each half of the tree crosses once), NCCL's cap
         double nc    = s.nvls_channels;
         double intra = s.intra_GBps / nc * s.nvls_efficiency * (nc - 1) / nc * 2.0;
-        double inter = s.inter_GBps / nc * (nodes <= 2 ? 2.0 : 1.0);
+        double inter = net / nc * (nodes <= 2 ? 2.0 : 1.0);
         bus          = nc * std::min({intra, inter, kPerChNvlsTree[idx(s.arch)][n2]});
       }
       if (a == Algo::ring && p == Proto::ll)
@@ -360,7 +368,10 @@ Pipeline ring_pipeline(const System& s, const Model& m, Proto p, uint32_t channe
 {
   const double nodes = std::max<uint32_t>(1, m.nodes);
   const double ppn   = std::max(1.0, static_cast<double>(m.ranks) / nodes);
-  auto pl            = pipeline(s, m.type, p, path_inter_s + s.net_latency_us * 1e-6, s.inter_GBps * 1e9 / ppn);
+  double rate        = s.inter_GBps * 1e9 / ppn;
+  if (s.staged_GBps > 0) // through host memory: the CPU's path bounds it
+    rate = std::min(rate, s.staged_GBps * 1e9);
+  auto pl            = pipeline(s, m.type, p, path_inter_s + s.net_latency_us * 1e-6, rate);
   const double nc    = std::max<uint32_t>(1, channels);
   const double rings = m.regular_nodes && ppn > 1 ? std::min(ppn, nc) : 1.0;
   pl.slots *= static_cast<uint32_t>(std::max(1.0, std::floor(nc / rings)));
@@ -410,8 +421,9 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
   const double nc    = nvls ? s.nvls_channels : (channels > 0 ? std::min<double>(channels, nch) : nch);
   k.channels         = static_cast<uint32_t>(nc);
   const double share = nvls ? 1.0 : nc / nch;
-  const double bus   = nodes > 1 ? std::min(s.intra_GBps, s.inter_GBps) : s.intra_GBps;
-  double cap         = 0; // bus bandwidth the protocol's packing (or the channels in use) allows, GB/s
+  const double bus =
+      nodes > 1 ? std::min(s.intra_GBps, net_GBps(s, static_cast<double>(m.ranks) / nodes)) : s.intra_GBps;
+  double cap = 0; // bus bandwidth the protocol's packing (or the channels in use) allows, GB/s
   if (c.proto == Proto::ll)
     cap = share < 1 ? std::min(kLlMaxBw[row][n2], 0.5 * bus * share) : kLlMaxBw[row][n2];
   else if (c.proto == Proto::ll128)
@@ -426,8 +438,10 @@ ProtocolCosts costs(const System& s, const Model& m, const Choice& c, double pat
   k.cap_intra_only    = c.algo == Algo::nvls_tree || across_switches;
   if (nodes > 1 && s.inter_GBps > 0) {
     // one channel's slots across nodes, at its GPU's share of the node's NICs
-    auto pl            = ring_pipeline(s, m, c.proto, k.channels, path_inter_s);
-    k.net_pipeline_Bps = pl.latency_bound() ? pl.sustained_Bps() : 0;
+    auto pl = ring_pipeline(s, m, c.proto, k.channels, path_inter_s);
+    // a bound where the slots or the host's staging leave less than the GPU's share of the NICs
+    const double nic_share = s.inter_GBps * 1e9 / std::max(1.0, static_cast<double>(m.ranks) / nodes);
+    k.net_pipeline_Bps     = pl.sustained_Bps() < nic_share ? pl.sustained_Bps() : 0;
   }
   return k;
 }

@@ -57,6 +57,9 @@ struct System {
   bool collnet               = false;
   double simple_buffer_bytes = 4194304;
   uint32_t min_channels      = 0;
+  /** Host-staged transport (no GPUDirect RDMA): a GPU's rate across nodes through host memory, per
+   *  direction, GB/s (each byte crosses its CPU path twice: half the path's rate); 0: GPUDirect. */
+  double staged_GBps = 0;
   std::string transport; ///< its name, empty when the network names none
 };
 

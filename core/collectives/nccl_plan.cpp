@@ -161,7 +161,11 @@ std::optional<nccl::System> nccl_system(const platform::Platform& p)
       s.collnet             = topo.sharp && t.kind == "ib_verbs"; // SHARP in the switches (checked on load)
       s.simple_buffer_bytes = t.buffer_bytes;
       s.min_channels        = t.min_channels;
-      s.ring_channels       = std::max(s.ring_channels, t.min_channels);
+      if (not t.gpu_direct && host != p.catalogue.interconnects.end()) {
+        // bounce buffers in host memory: the data gets (and NCCL's model sees) the CPU path's half
+        s.staged_GBps = host->second.bandwidth_Bps / 2 / 1e9;
+      }
+      s.ring_channels = std::max(s.ring_channels, t.min_channels);
     }
   }
   return s;

@@ -50,6 +50,9 @@ struct TransportType {
   bool nvls             = true;                ///< NVLink SHARP allowed (the provider's NCCL_NVLS_ENABLE)
   double buffer_bytes   = 4194304;             ///< Simple's buffer per channel (NCCL_BUFFSIZE)
   uint32_t min_channels = 0;                   ///< NCCL_MIN_NCHANNELS (0: NCCL's own)
+  /** The NIC reads and writes GPU memory (GPUDirect RDMA); false: NCCL stages the data through host
+   *  memory (bounce buffers), each byte crossing the CPU's PCIe path twice. */
+  bool gpu_direct = true;
   std::string source;
   Origin origin;
 };

@@ -127,7 +127,8 @@ NetworkType parse_network(Object o, const std::string& name)
 
 std::string block_source(Object& o, const std::string& what);
 
-/** A transport: {"kind", "latency", "protocols": [...], "nvls", "buffer", "min_channels", "source"}. */
+/** A transport: {"kind", "latency", "protocols": [...], "nvls", "buffer", "min_channels", "gpu_direct",
+ *  "source"}. */
 TransportType parse_transport(Object o, const std::string& name)
 {
   TransportType t;
@@ -159,9 +160,11 @@ TransportType parse_transport(Object o, const std::string& name)
       c->fail("min_channels " + c->shown() + " is not a channel count from 1 to 64");
     t.min_channels = static_cast<uint32_t>(v);
   }
+  if (auto g = o.optional("gpu_direct"))
+    t.gpu_direct = g->boolean();
   t.source = block_source(o, "transport");
   t.origin = origin_of(o);
-  o.finish({"kind", "latency", "protocols", "nvls", "buffer", "min_channels", "source"});
+  o.finish({"kind", "latency", "protocols", "nvls", "buffer", "min_channels", "gpu_direct", "source"});
   return t;
 }
 

@@ -139,8 +139,13 @@ double CollectiveRun::not_before(uint32_t r, const collectives::Transfer& t, dou
   double at                                     = rate > 0 && rate_bound(r, t) ? posted_at + size / rate : 0;
   const collectives::nccl::ProtocolCosts* proto = options_.protocol;
   if (proto && proto->net_pipeline_Bps > 0 && proto->node.size() == schedule_->ranks &&
-      proto->node[t.dst] != proto->node[r]) // NCCL's proxy slots across nodes, latency-bound
-    at = std::max(at, posted_at + size / proto->net_pipeline_Bps);
+      proto->node[t.dst] != proto->node[r]) { // NCCL's proxy across nodes: one stream per rank
+    if (net_free_.size() != schedule_->ranks)
+      net_free_.assign(schedule_->ranks, 0.0);
+    double done  = std::max(posted_at, net_free_[r]) + size / proto->net_pipeline_Bps;
+    net_free_[r] = done;
+    at           = std::max(at, done);
+  }
   return at;
 }
 
@@ -261,6 +266,8 @@ bool CollectiveRun::work_out_alone(const LoneFlows& flows)
   if (not ends_.empty() || options_.unshared)
     throw std::logic_error("work_out_alone() is for a congestion-aware collective before it runs");
   alone_ = evaluate_unshared(s4u::Engine::get_clock(), &flows);
+  if (not alone_)
+    net_free_.clear(); // SimGrid runs it from the start
   return alone_;
 }
 

@@ -94,8 +94,12 @@ private:
   bool rate_bound(uint32_t r, const collectives::Transfer& t) const;
   /** The earliest a transfer of `size` wire bytes posted at `posted_at` can have arrived: the
    *  protocol's packing bound (`rate`, from send_rate) and, across nodes, NCCL's proxy pipeline
-   *  when it is latency-bound (0: no floor). */
+   *  when it (or staging in host memory) leaves less than the NIC's rate: rank r's transfers across
+   *  nodes pass through it one after another, in the order they are posted (0: no floor). */
   double not_before(uint32_t r, const collectives::Transfer& t, double rate, double size, double posted_at) const;
+  /** Per rank: when its proxy pipeline across nodes is free again (not_before; reset by
+   *  evaluate_unshared and when work_out_alone falls back to SimGrid). */
+  mutable std::vector<double> net_free_;
   uint64_t wire_bytes(const collectives::Transfer& t) const;
   double handled_at(uint32_t r, const collectives::Transfer& t, double arrived, double posted_at) const;
   bool waits_for_sends(size_t phase, size_t k) const;

@@ -288,6 +288,7 @@ bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
 {
   started_at_ = start;
   ends_.assign(schedule_->ranks, start);
+  net_free_.clear();
   if (phase_first_.size() == 1) // no phases
     return true;
   return Evaluation(*this, start, lone).run();

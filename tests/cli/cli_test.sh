@@ -182,6 +182,12 @@ case "$case_name" in
     run "$SGAI" collective bench --platform tests/fixtures/platforms/rails_2dgx.json --gpus 16 --sizes 1GiB --algo nvls
     expect_rc 1
     expect_one_error_line "across nodes where the switches reduce (SHARP)"
+    # host-staged (no GPUDirect RDMA): each GPU's traffic between nodes crosses its PCIe Gen5 path twice,
+    # 31.5 GB/s, one stream after another; the rails' rings on 2 DGX nodes: each ring's boundary GPU
+    # sends S/8 x 30/16 across, 1 GiB in 7.990 ms (+ NCCL's latency)
+    run "$SGAI" collective bench --platform tests/fixtures/platforms/staged_2dgx.json --gpus 16 --sizes 1GiB --algo ring
+    expect_rc 0
+    awk '$1 == 1073741824 && $6 > 7990 && $6 < 8070 { ok = 1 } END { exit !ok }' "$tmp/out" || fail "host-staged: $out"
     # two DGX H100 nodes (a 3.2 Tb/s port each): NCCL's model picks its tree for small all-reduces and
     # NVLS-tree for large ones; NVLS-tree beats the rails' rings at 1 GiB (each GPU: S (1 + 1/8) through
     # the switch at 0.85 x 370.8 GB/s, S/8 to the other node), the node's port never binding

@@ -352,3 +352,21 @@ TEST(Nccl, NvlsWithSharpSendsEachShardOnceAcrossNodes)
   EXPECT_EQ(across, 12u);
   EXPECT_THROW(algorithms::nvls_sharp(CollectiveType::all_reduce, 8, 8), std::invalid_argument); // one node
 }
+
+TEST(Nccl, AHostStagedTransportBoundsAGpuAcrossNodesAtHalfItsCpuPath)
+{
+  // PCIe Gen5 x16 (63 GB/s each way) between GPU and CPU: through host memory each byte crosses it
+  // twice, 31.5 GB/s; under a 400 GB/s node's 50 GB/s share per GPU
+  auto s        = hgx_h200();
+  s.inter_GBps  = 400;
+  s.staged_GBps = 31.5;
+  auto m        = nccl::model(s, CollectiveType::all_reduce, 16, 2);
+  // NCCL's ring sees the staged rate: bus min(370.8, 8 x 31.5 = 252) GB/s
+  EXPECT_NEAR(m.bandwidth_GBps[0][2], 252.0 * 16 / 30, 1e-9);
+  auto pl = nccl::ring_pipeline(s, m, nccl::Proto::simple, 16, 0);
+  EXPECT_DOUBLE_EQ(pl.rate_Bps, 31.5e9);
+  auto k = nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::simple, 0}, 1e-6, 3e-6);
+  EXPECT_DOUBLE_EQ(k.net_pipeline_Bps, 31.5e9); // a floor: below the NIC's 50 GB/s
+  s.staged_GBps = 0;
+  EXPECT_DOUBLE_EQ(nccl::costs(s, m, {nccl::Algo::ring, nccl::Proto::simple, 0}, 1e-6, 3e-6).net_pipeline_Bps, 0.0);
+}
