@@ -40,7 +40,8 @@ public:
     b_.metadata().attrs.push_back(chakra::Attribute::of_int64("rank", rank));
     const uint64_t M = c.seq_length / c.context_parallel_size * c.micro_batch_size;
     act_bytes_ = uint64_t(double(M) * c.hidden_size * 2 / (c.sequence_parallel ? c.tensor_model_parallel_size : 1));
-    layers_    = c.num_layers / (pp_ * v_);
+    for (uint32_t ch = 0; ch < v_; ++ch)
+      layers_ = std::max(layers_, c.chunk_layers(at.stage, ch));
     for (const Transfer& x : layer_transfers(c)) {
       if (x.group == Group::expert && x.phase == Phase::forward && c.expert_model_parallel_size > 1)
         a2a_bytes_ = x.bytes; // one rank's buffer: 1/EP of it to each peer
@@ -207,7 +208,7 @@ private:
       kernels(pass_name(op) + " embedding", emb_s);
     if (head_s > 0 && not fwd)
       kernels(pass_name(op) + " head", head_s);
-    for (uint32_t layer = 0; layer < layers_; ++layer) {
+    for (uint32_t layer = 0; layer < c_.chunk_layers(at_.stage, op.chunk); ++layer) {
       kernels(pass_name(op) + " layer " + std::to_string(layer), std::max(0.0, per_layer - exchanges));
       if (ring) {
         ring_attention(op, layer, att);
@@ -284,7 +285,7 @@ private:
   uint32_t d_;
   std::string group_;
   uint64_t act_bytes_   = 0;
-  uint32_t layers_      = 1;      ///< transformer layers a chunk holds
+  uint32_t layers_      = 1;      ///< transformer layers the rank's largest chunk holds (tags)
   double a2a_bytes_     = 0;      ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
   double ring_bytes_[2] = {0, 0}; ///< one ring-attention block, forward and backward (0: no CP)
   chakra::TraceBuilder b_;

@@ -17,9 +17,49 @@ namespace sgai::training {
 
 uint32_t TrainingConfig::virtual_stages() const
 {
+  if (num_virtual_stages_per_pipeline_rank > 0)
+    return num_virtual_stages_per_pipeline_rank;
   if (num_layers_per_virtual_pipeline_stage == 0)
     return 1;
-  return num_layers / pipeline_model_parallel_size / num_layers_per_virtual_pipeline_stage;
+  return split_layers() / pipeline_model_parallel_size / num_layers_per_virtual_pipeline_stage;
+}
+
+uint32_t TrainingConfig::split_layers() const
+{
+  return num_layers + (account_for_embedding_in_pipeline_split ? 1 : 0) + (account_for_loss_in_pipeline_split ? 1 : 0);
+}
+
+uint32_t TrainingConfig::stage_slots(uint32_t rank) const
+{
+  const uint32_t p = pipeline_model_parallel_size, first = decoder_first_pipeline_num_layers,
+                 last = decoder_last_pipeline_num_layers;
+  if (p <= 1)
+    return split_layers();
+  if (rank == 0 && first > 0)
+    return first;
+  if (rank + 1 == p && last > 0)
+    return last;
+  const uint32_t left = p - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  return left > 0 ? (split_layers() - first - last) / left : 0;
+}
+
+uint32_t TrainingConfig::chunk_layers(uint32_t rank, uint32_t chunk) const
+{
+  const uint32_t p = pipeline_model_parallel_size, v = virtual_stages();
+  uint32_t n = stage_slots(rank) / v;
+  if (account_for_embedding_in_pipeline_split && rank == 0 && chunk == 0 && n > 0)
+    n--;
+  if (account_for_loss_in_pipeline_split && rank + 1 == p && chunk + 1 == v && n > 0)
+    n--;
+  return n;
+}
+
+uint32_t TrainingConfig::stage_layers(uint32_t rank) const
+{
+  uint32_t n = 0;
+  for (uint32_t ch = 0; ch < virtual_stages(); ++ch)
+    n += chunk_layers(rank, ch);
+  return n;
 }
 
 uint32_t TrainingConfig::microbatches() const
@@ -34,6 +74,63 @@ uint64_t TrainingConfig::gpus() const
 }
 
 namespace {
+
+[[noreturn]] void fail(const Setting& s, const std::string& message);
+
+/** The pipeline's layers as Megatron-LM checks them: PP dividing the layers, or with uneven first
+ *  or last stages the other stages sharing the rest evenly; the virtual stages dividing every
+ *  stage's layers (given with num-virtual-stages-per-pipeline-rank when the stages are uneven). */
+void check_stages(const TrainingConfig& c, const std::function<Setting(const std::string&)>& at)
+{
+  const uint32_t pp = c.pipeline_model_parallel_size, first = c.decoder_first_pipeline_num_layers,
+                 last = c.decoder_last_pipeline_num_layers, split = c.split_layers();
+  const bool uneven    = first > 0 || last > 0;
+  const bool accounted = c.account_for_embedding_in_pipeline_split || c.account_for_loss_in_pipeline_split;
+  if (accounted && pp == 1)
+    fail(at(c.account_for_embedding_in_pipeline_split ? "account-for-embedding-in-pipeline-split"
+                                                      : "account-for-loss-in-pipeline-split"),
+         "counting the embedding or the loss in the pipeline split needs pipeline-model-parallel-size above 1");
+  const std::string counted = accounted ? " (num-layers " + std::to_string(c.num_layers) +
+                                              " with the embedding or "
+                                              "the loss counted: " +
+                                              std::to_string(split) + ")"
+                                        : std::string();
+  if (uneven) {
+    const Setting u = at(first > 0 ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers");
+    if (pp == 1)
+      fail(u, "uneven pipeline stages need pipeline-model-parallel-size above 1");
+    if (uint64_t(first) + last > split)
+      fail(u, "the first and last stages would hold more than the " + std::to_string(split) + " layers" + counted);
+    const uint32_t left = pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+    const uint64_t rest = uint64_t(split) - first - last;
+    if (left == 0 ? rest != 0 : (rest == 0 || rest % left != 0))
+      fail(at("pipeline-model-parallel-size"), "the other " + std::to_string(left) + " stages cannot share the " +
+                                                   std::to_string(rest) + " remaining layers evenly");
+    if (c.num_layers_per_virtual_pipeline_stage > 0)
+      fail(at("num-layers-per-virtual-pipeline-stage"),
+           "with uneven first or last stages give num-virtual-stages-per-pipeline-rank instead (as Megatron-LM)");
+  } else if (split % pp != 0)
+    fail(at("pipeline-model-parallel-size"), "does not divide num-layers " + std::to_string(c.num_layers) + counted);
+  if (c.num_virtual_stages_per_pipeline_rank > 0 && c.num_layers_per_virtual_pipeline_stage > 0)
+    fail(at("num-virtual-stages-per-pipeline-rank"), "num-layers-per-virtual-pipeline-stage is given too: one of them");
+  const char* vkey       = c.num_virtual_stages_per_pipeline_rank > 0 ? "num-virtual-stages-per-pipeline-rank"
+                                                                      : "num-layers-per-virtual-pipeline-stage";
+  const bool interleaved = c.num_virtual_stages_per_pipeline_rank > 0 || c.num_layers_per_virtual_pipeline_stage > 0;
+  if (interleaved && pp == 1)
+    fail(at(vkey), "interleaving needs pipeline-model-parallel-size above 1");
+  if (c.num_layers_per_virtual_pipeline_stage > 0 && (split / pp) % c.num_layers_per_virtual_pipeline_stage != 0)
+    fail(at(vkey), "does not divide the " + std::to_string(split / pp) + " layers of a pipeline stage" + counted);
+  const uint32_t v = c.virtual_stages();
+  for (uint32_t r = 0; r < pp; ++r)
+    if (c.stage_slots(r) % v != 0)
+      fail(at(vkey), "does not divide the " + std::to_string(c.stage_slots(r)) + " layers of pipeline stage " +
+                         std::to_string(r) + counted);
+  // the embedding or the loss takes a layer's place in its chunk: the chunk needs one
+  if (c.account_for_embedding_in_pipeline_split && c.stage_slots(0) / v == 0)
+    fail(at("account-for-embedding-in-pipeline-split"), "the first stage's first chunk holds no layer to give up");
+  if (c.account_for_loss_in_pipeline_split && c.stage_slots(pp - 1) / v == 0)
+    fail(at("account-for-loss-in-pipeline-split"), "the last stage's last chunk holds no layer to give up");
+}
 
 [[noreturn]] void fail(const Setting& s, const std::string& message)
 {
@@ -141,6 +238,22 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        [](TrainingConfig& c, const Setting& s) {
          c.num_layers_per_virtual_pipeline_stage = uint32_t(whole(s, 1, kMaxCount));
        }},
+      {"num-virtual-stages-per-pipeline-rank",
+       [](TrainingConfig& c, const Setting& s) {
+         c.num_virtual_stages_per_pipeline_rank = uint32_t(whole(s, 1, kMaxCount));
+       }},
+      {"decoder-first-pipeline-num-layers",
+       [](TrainingConfig& c, const Setting& s) {
+         c.decoder_first_pipeline_num_layers = uint32_t(whole(s, 1, kMaxCount));
+       }},
+      {"decoder-last-pipeline-num-layers",
+       [](TrainingConfig& c, const Setting& s) {
+         c.decoder_last_pipeline_num_layers = uint32_t(whole(s, 1, kMaxCount));
+       }},
+      {"account-for-embedding-in-pipeline-split",
+       [](TrainingConfig& c, const Setting& s) { c.account_for_embedding_in_pipeline_split = flag(s); }},
+      {"account-for-loss-in-pipeline-split",
+       [](TrainingConfig& c, const Setting& s) { c.account_for_loss_in_pipeline_split = flag(s); }},
       {"use-distributed-optimizer", [](TrainingConfig& c, const Setting& s) { c.use_distributed_optimizer = flag(s); }},
       {"use-torch-fsdp2", [](TrainingConfig& c, const Setting& s) { c.use_torch_fsdp2 = flag(s); }},
       {"overlap-grad-reduce", [](TrainingConfig& c, const Setting& s) { c.overlap_grad_reduce = flag(s); }},
@@ -279,15 +392,7 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
          "does not divide num-attention-heads " + std::to_string(c.num_attention_heads));
   if (c.num_query_groups % tp != 0)
     fail(at("tensor-model-parallel-size"), "does not divide num-query-groups " + std::to_string(c.num_query_groups));
-  if (c.num_layers % pp != 0)
-    fail(at("pipeline-model-parallel-size"), "does not divide num-layers " + std::to_string(c.num_layers));
-  if (c.num_layers_per_virtual_pipeline_stage > 0) {
-    const Setting& v = at("num-layers-per-virtual-pipeline-stage");
-    if (pp == 1)
-      fail(v, "interleaving needs pipeline-model-parallel-size above 1");
-    if ((c.num_layers / pp) % c.num_layers_per_virtual_pipeline_stage != 0)
-      fail(v, "does not divide the " + std::to_string(c.num_layers / pp) + " layers of a pipeline stage");
-  }
+  check_stages(c, at);
   if (c.padded_vocab_size == 0) { // Megatron's padding: a multiple of make-vocab-size-divisible-by x TP
     uint64_t m          = uint64_t(c.make_vocab_size_divisible_by) * tp;
     c.padded_vocab_size = (c.vocab_size + m - 1) / m * m;
@@ -351,8 +456,11 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     fail(at("overlap-param-gather"), "needs use-distributed-optimizer");
   if (c.use_torch_fsdp2 && c.use_distributed_optimizer)
     fail(at("use-torch-fsdp2"), "FSDP shards the optimizer itself: leave use-distributed-optimizer out");
-  if (c.recompute_granularity == Recompute::full && c.recompute_num_layers > c.num_layers / pp)
-    fail(at("recompute-num-layers"), "more than the " + std::to_string(c.num_layers / pp) + " layers of a stage");
+  uint32_t fewest = c.num_layers;
+  for (uint32_t r = 0; r < pp; ++r)
+    fewest = std::min(fewest, c.stage_layers(r));
+  if (c.recompute_granularity == Recompute::full && c.recompute_num_layers > fewest)
+    fail(at("recompute-num-layers"), "more than the " + std::to_string(fewest) + " layers of a stage");
 }
 
 } // namespace
@@ -373,6 +481,8 @@ bool is_boolean_key(const std::string& key)
   static const std::vector<std::string> flags = {"swiglu",
                                                  "untie-embeddings-and-output-weights",
                                                  "sequence-parallel",
+                                                 "account-for-embedding-in-pipeline-split",
+                                                 "account-for-loss-in-pipeline-split",
                                                  "use-distributed-optimizer",
                                                  "use-torch-fsdp2",
                                                  "overlap-grad-reduce",

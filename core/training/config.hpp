@@ -53,11 +53,21 @@ struct TrainingConfig {
   uint32_t data_parallel_size                    = 0; ///< derived from the GPU count unless given
   bool sequence_parallel                         = false;
   uint32_t num_layers_per_virtual_pipeline_stage = 0; ///< 0: no interleaving
-  bool use_distributed_optimizer                 = false;
-  bool use_torch_fsdp2                           = false; ///< FSDP / ZeRO-3: parameters sharded too
-  bool overlap_grad_reduce                       = false;
-  bool overlap_param_gather                      = false;
-  bool tp_comm_overlap                           = false;
+  /** Megatron's uneven pipeline: the first and last stages' layers (0: as the others, which share
+   *  the rest evenly), and the virtual stages per rank given directly (needed with uneven stages). */
+  uint32_t decoder_first_pipeline_num_layers    = 0;
+  uint32_t decoder_last_pipeline_num_layers     = 0;
+  uint32_t num_virtual_stages_per_pipeline_rank = 0;
+  /** The embedding and the loss each count as a layer when the layers are split over the pipeline
+   *  (the first stage's first chunk and the last stage's last chunk build one layer fewer: the
+   *  Llama 3 405B layout, 126 layers in 16 x 8 chunks). */
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split      = false;
+  bool use_distributed_optimizer               = false;
+  bool use_torch_fsdp2                         = false; ///< FSDP / ZeRO-3: parameters sharded too
+  bool overlap_grad_reduce                     = false;
+  bool overlap_param_gather                    = false;
+  bool tp_comm_overlap                         = false;
   // recomputation and precision
   Recompute recompute_granularity = Recompute::none;
   Precision precision             = Precision::bf16;
@@ -67,6 +77,15 @@ struct TrainingConfig {
   // derived by make_config
   /** Virtual stages per pipeline rank (1 without interleaving). */
   uint32_t virtual_stages() const;
+  /** The layers split over the pipeline: num_layers, plus the embedding and the loss where they count. */
+  uint32_t split_layers() const;
+  /** Pipeline rank `rank`'s share of the split (Megatron-Core's get_num_layers_to_build: the first
+   *  and last stages' own counts when given, the rest shared evenly). */
+  uint32_t stage_slots(uint32_t rank) const;
+  /** The transformer layers of model chunk `chunk` of pipeline rank `rank` (its share of the stage's
+   *  slots, one fewer for the embedding or the loss where they count), and of the whole rank. */
+  uint32_t chunk_layers(uint32_t rank, uint32_t chunk) const;
+  uint32_t stage_layers(uint32_t rank) const;
   /** Micro-batches per iteration and data-parallel replica. */
   uint32_t microbatches() const;
   uint64_t gpus() const;

@@ -69,8 +69,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
   const double ep = c.expert_model_parallel_size;
   const bool moe  = c.num_experts > 0;
   const double s = double(c.seq_length) / c.context_parallel_size, b = c.micro_batch_size;
-  const double h        = double(c.hidden_size);
-  const uint32_t layers = c.num_layers / pp;
+  const double h = double(c.hidden_size);
 
   // bytes per parameter: weights, main gradients, optimizer state (Megatron's table)
   const bool fp16        = c.precision == Precision::fp16;
@@ -82,8 +81,9 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
   std::vector<StageMemory> out;
   for (uint32_t i = 0; i < pp; ++i) {
     StageMemory st;
-    st.stage  = i;
-    st.layers = layers;
+    const uint32_t layers = c.stage_layers(i);
+    st.stage              = i;
+    st.layers             = layers;
     // dense parameters (sharded by TP, norms whole) and expert parameters (sharded by EP and TP)
     const double router = moe ? h * c.num_experts : 0;
     const double expert = moe ? p.mlp_per_layer - router : 0;

@@ -312,13 +312,13 @@ void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, 
                                  : 0;
 }
 
-/** Each pipeline rank's model chunks ([rank v + chunk]): model chunk c p + r holds L / (p v) layers. */
+/** Each pipeline rank's model chunks ([rank v + chunk]): rank r's chunks hold its stage's layers over
+ *  v each (L / (p v), or the uneven first and last stages'). */
 std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& out)
 {
   const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
-  const LayerTimes& lt     = out.layer;
-  const ParameterCount pc  = count_parameters(c);
-  const uint32_t per_chunk = c.num_layers / (p * v);
+  const LayerTimes& lt    = out.layer;
+  const ParameterCount pc = count_parameters(c);
   const double layer_params =
       (pc.attention_per_layer + pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) / t +
       pc.norms_per_layer;
@@ -326,14 +326,15 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
   std::vector<ChunkPlan> chunks(size_t(p) * v);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t ch = 0; ch < v; ++ch) {
-      ChunkPlan& k = chunks[size_t(r) * v + ch];
-      k.fwd        = per_chunk * lt.forward();
-      k.bwd        = per_chunk * lt.backward();
-      k.kernels    = per_chunk * kernel_part(lt);
-      k.tp         = per_chunk * (lt.tp_fwd + lt.tp_bwd);
-      k.cp         = per_chunk * (lt.cp_fwd + lt.cp_bwd);
-      k.ep         = per_chunk * (lt.ep_fwd + lt.ep_bwd);
-      k.params     = per_chunk * layer_params;
+      ChunkPlan& k             = chunks[size_t(r) * v + ch];
+      const uint32_t per_chunk = c.chunk_layers(r, ch);
+      k.fwd                    = per_chunk * lt.forward();
+      k.bwd                    = per_chunk * lt.backward();
+      k.kernels                = per_chunk * kernel_part(lt);
+      k.tp                     = per_chunk * (lt.tp_fwd + lt.tp_bwd);
+      k.cp                     = per_chunk * (lt.cp_fwd + lt.cp_bwd);
+      k.ep                     = per_chunk * (lt.ep_fwd + lt.ep_bwd);
+      k.params                 = per_chunk * layer_params;
       if (r == 0 && ch == 0) {
         k.fwd += out.embedding_fwd;
         k.bwd += out.embedding_bwd;

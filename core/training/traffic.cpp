@@ -115,7 +115,7 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   const uint32_t d = c.data_parallel_size * c.context_parallel_size;
   // the GPU's parameters (stage 0), dense and experts
   const ParameterCount p = count_parameters(c);
-  const double layers    = double(c.num_layers) / pp;
+  const double layers    = c.stage_layers(0);
   const double experts   = c.num_experts > 0 ? layers * (p.mlp_per_layer - h * c.num_experts) / (double(e) * t) : 0;
   const double dense     = memory_per_stage(c).front().parameters - experts;
   const char* it         = "iteration";

@@ -257,9 +257,10 @@ std::vector<Hop> clos_fabric_hops(const ClusterDesc& c, uint64_t from_position, 
   for (const ClosLevel& l : c.clos) {
     if (ga == gb)
       break;
-    // destination-mod-k: the parent and parallel link by the destination leaf
-    const uint64_t k  = (lb / l.width_below) % l.up;
-    const uint64_t q  = (lb / (l.width_below * l.up)) % l.links;
+    // destination-mod-k (Zahavi's D-mod-k on an XGFT): the parent and parallel link by the
+    // destination NIC, so that the NICs of one leaf reach those of another over all its uplinks
+    const uint64_t k  = (to_position / l.width_below) % l.up;
+    const uint64_t q  = (to_position / (l.width_below * l.up)) % l.links;
     const uint64_t xa = ga * l.width_below + sub, xb = gb * l.width_below + sub;
     up.push_back({static_cast<int32_t>(l.first_link + static_cast<int64_t>((xa * l.up + k) * l.links + q)), true});
     down.push_back({static_cast<int32_t>(l.first_link + static_cast<int64_t>((xb * l.up + k) * l.links + q)), false});

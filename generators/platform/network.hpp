@@ -38,7 +38,7 @@ std::vector<Hop> node_pair_hops(const Platform& p, const NodeDesc& nd, uint32_t 
  *  share of the node's NICs), a CPU host's node's first. */
 uint32_t nic_of(const Platform& p, uint32_t host, uint32_t towards);
 /** The switch links between two NIC ports of a clos (positions): up to the lowest level joining their
- *  leaves, choosing each parent and parallel link by the destination leaf (destination-mod-k), and
+ *  leaves, choosing each parent and parallel link by the destination NIC (destination-mod-k), and
  *  down; nothing on one leaf. */
 std::vector<Hop> clos_fabric_hops(const ClusterDesc& c, uint64_t from_position, uint64_t to_position);
 /** Every link between two hosts of a clos cluster: inside a node its fabric (node_pair_hops); else

@@ -61,9 +61,10 @@ bogus_twice.yaml|line 2: num-layers is given twice (also line 1)
 bogus_unknown_key.json|at /num-layerz: unknown key 'num-layerz' (known: 'num-layers', 'hidden-size',
 bogus_version.json|at /sgai_training: sgai_training 2: this sgai reads version 1
 bogus_virtual_stages.yaml|line 9: num-layers-per-virtual-pipeline-stage '5': does not divide the 12 layers of a pipeline stage
+bogus_uneven_stages.yaml|line 8: pipeline-model-parallel-size '16': the other 15 stages cannot share the 121 remaining layers evenly
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 15 ] || fail "$n bogus fixtures, 15 cases" ;;
+    [ "$n" -eq 16 ] || fail "$n bogus fixtures, 16 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown

@@ -180,6 +180,26 @@ TEST(Fabric, PxnTakesAnNvlinkHopToTheReceiversRailAndKeepsTrafficOffTheSpine)
   });
 }
 
+TEST(Fabric, ARacksNicsReachAnotherRackOverEveryUplink)
+{
+  // tor_4dgx: two racks of two DGX nodes, each rack's 16 NICs under one switch with 16 uplinks of
+  // 400 Gb/s. Destination-mod-k by the destination NIC: NIC j of the other rack is reached over
+  // uplink j, so the 8 GPUs of node 0 sending to the 8 GPUs of node 2 at once each run at the NIC's
+  // rate (by the destination leaf, all 8 would share one uplink: 8 times as long).
+  on("tor_4dgx", []() {
+    EXPECT_EQ(test::simgrid_route("t-n0-gpu5", "t-n2-gpu3"),
+              (std::vector<std::string>{"t-n0-gpu5-pcie_UP", "t-n0-nic5_UP", "t-L2-0-up3_UP", "t-L2-1-up3_DOWN",
+                                        "t-n2-nic3_DOWN", "t-n2-gpu3-pcie_DOWN"}));
+    EXPECT_EQ(test::simgrid_route("t-n0-gpu5", "t-n3-gpu3")[2], "t-L2-0-up11_UP"); // NIC 11 of the rack
+    const double t_nic = kGiB / 50e9;
+    auto took          = concurrently(8, [&](size_t k) {
+      transfer(host("t-n0-gpu" + std::to_string(k)), host("t-n2-gpu" + std::to_string(k)), kGiB);
+    });
+    for (double t : took)
+      EXPECT_NEAR(t, t_nic, 0.01 * t_nic);
+  });
+}
+
 TEST(Fabric, ASuperPodOfFiveUnitsRoutesRailsOnTheirLeavesAndPodsThroughTheCore)
 {
   // 160 DGX H100 nodes: 5 scalable units of 32, 40 rail leaves, pods of 4 units (32 leaves) under 32

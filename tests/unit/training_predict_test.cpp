@@ -186,6 +186,36 @@ TEST(TrainingPredict, InterleavingShrinksTheBubble)
   EXPECT_GT(b.tflops_per_gpu, a.tflops_per_gpu);
 }
 
+TEST(TrainingPredict, CountingTheEmbeddingAndTheLossBalancesTheEdgeChunks)
+{
+  // 6 layers on 4 stages, one per virtual stage with the embedding and the loss counted (8 = 4 x 2):
+  // rank 0's first chunk is the embedding alone, rank 3's last the LM head and loss alone
+  auto kv = with(with(small(), "num-layers", "6"), "global-batch-size", "8");
+  kv.emplace_back("pipeline-model-parallel-size", "4");
+  kv.emplace_back("num-layers-per-virtual-pipeline-stage", "1");
+  kv.emplace_back("account-for-embedding-in-pipeline-split", "true");
+  kv.emplace_back("account-for-loss-in-pipeline-split", "true");
+  TrainingConfig c = make_config(settings(kv), 4);
+  ASSERT_EQ(c.virtual_stages(), 2u);
+  Prediction p = predict_iteration(c, h100(), dgx());
+  ASSERT_EQ(p.chunks.size(), 8u);
+  const double layer = p.layer.forward();
+  EXPECT_DOUBLE_EQ(p.chunks[0].fwd, p.embedding_fwd); // rank 0, chunk 0
+  EXPECT_DOUBLE_EQ(p.chunks[1].fwd, layer);           // rank 0, chunk 1
+  EXPECT_DOUBLE_EQ(p.chunks[2].fwd, layer);           // rank 1, chunk 0
+  EXPECT_DOUBLE_EQ(p.chunks[7].fwd, p.head_fwd);      // rank 3, chunk 1
+  EXPECT_DOUBLE_EQ(p.chunks[6].fwd, layer);           // rank 3, chunk 0
+  // uneven stages: the first and last stages' 1 layer each, the middle ones' 2
+  auto u = with(with(small(), "num-layers", "6"), "global-batch-size", "8");
+  u.emplace_back("pipeline-model-parallel-size", "4");
+  u.emplace_back("decoder-first-pipeline-num-layers", "1");
+  u.emplace_back("decoder-last-pipeline-num-layers", "1");
+  Prediction q = predict_iteration(make_config(settings(u), 4), h100(), dgx());
+  EXPECT_DOUBLE_EQ(q.chunks[0].fwd, q.embedding_fwd + layer);
+  EXPECT_DOUBLE_EQ(q.chunks[1].fwd, 2 * layer);
+  EXPECT_DOUBLE_EQ(q.chunks[3].fwd, layer + q.head_fwd);
+}
+
 TEST(TrainingPredict, NeedsTheGpusFigures)
 {
   TrainingConfig c = make_config(settings(small()), 1);

@@ -123,6 +123,62 @@ TEST(TrainingConfig, EachInconsistencyIsOneErrorNamingTheKeyAndValue)
   EXPECT_EQ(error_of(no_layers, 48), ": missing num-layers (a training description needs it)");
 }
 
+TEST(TrainingConfig, UnevenStagesAsMegatronCoreBuildsThem)
+{
+  // 14 layers on 4 stages (global batch 96 over DP 12: 8 micro-batches, a multiple of PP)
+  auto g = with(with(gpt_1_7b(), "num-layers", "14"), "global-batch-size", "96");
+  g      = with(g, "pipeline-model-parallel-size", "4");
+  // the first and last stages' own counts, the others sharing the rest: 3, 4, 4, 3
+  TrainingConfig u = make_config(
+      settings(with(with(g, "decoder-first-pipeline-num-layers", "3"), "decoder-last-pipeline-num-layers", "3")), 48);
+  EXPECT_EQ(u.stage_layers(0), 3u);
+  EXPECT_EQ(u.stage_layers(1), 4u);
+  EXPECT_EQ(u.stage_layers(2), 4u);
+  EXPECT_EQ(u.stage_layers(3), 3u);
+  // the Llama 3 405B layout: the embedding and the loss count as layers (16 = 4 x 4), one layer
+  // per virtual stage... here 2: chunks of 2, the first stage's first chunk and the last stage's
+  // last chunk one fewer
+  TrainingConfig l = make_config(settings(with(with(with(g, "account-for-embedding-in-pipeline-split", "true"),
+                                                    "account-for-loss-in-pipeline-split", "true"),
+                                               "num-layers-per-virtual-pipeline-stage", "2")),
+                                 48);
+  EXPECT_EQ(l.split_layers(), 16u);
+  EXPECT_EQ(l.virtual_stages(), 2u);
+  EXPECT_EQ(l.chunk_layers(0, 0), 1u);
+  EXPECT_EQ(l.chunk_layers(0, 1), 2u);
+  EXPECT_EQ(l.chunk_layers(1, 0), 2u);
+  EXPECT_EQ(l.chunk_layers(3, 0), 2u);
+  EXPECT_EQ(l.chunk_layers(3, 1), 1u);
+  uint32_t total = 0;
+  for (uint32_t r = 0; r < 4; ++r)
+    total += l.stage_layers(r);
+  EXPECT_EQ(total, 14u);
+  // Megatron-LM's checks
+  EXPECT_EQ(error_of(g, 48), "line 9: pipeline-model-parallel-size '4': does not divide num-layers 14");
+  EXPECT_EQ(error_of(with(g, "account-for-embedding-in-pipeline-split", "true"), 48),
+            "line 9: pipeline-model-parallel-size '4': does not divide num-layers 14 (num-layers 14 with the "
+            "embedding or the loss counted: 15)");
+  EXPECT_EQ(error_of(with(g, "decoder-first-pipeline-num-layers", "4"), 48),
+            "line 9: pipeline-model-parallel-size '4': the other 3 stages cannot share the 10 remaining layers evenly");
+  EXPECT_EQ(
+      error_of(with(with(with(g, "decoder-first-pipeline-num-layers", "3"), "decoder-last-pipeline-num-layers", "3"),
+                    "num-virtual-stages-per-pipeline-rank", "2"),
+               48),
+      "line 12: num-virtual-stages-per-pipeline-rank '2': does not divide the 3 layers of pipeline stage 0");
+  EXPECT_EQ(
+      error_of(with(with(with(g, "decoder-first-pipeline-num-layers", "2"), "decoder-last-pipeline-num-layers", "4"),
+                    "num-layers-per-virtual-pipeline-stage", "2"),
+               48),
+      "line 12: num-layers-per-virtual-pipeline-stage '2': with uneven first or last stages give "
+      "num-virtual-stages-per-pipeline-rank instead (as Megatron-LM)");
+  EXPECT_EQ(error_of(with(with(gpt_1_7b(), "decoder-first-pipeline-num-layers", "3"), "global-batch-size", "96"), 48),
+            "line 9: decoder-first-pipeline-num-layers '3': uneven pipeline stages need pipeline-model-parallel-size "
+            "above 1");
+  EXPECT_EQ(error_of(with(g, "decoder-first-pipeline-num-layers", "15"), 48),
+            "line 10: decoder-first-pipeline-num-layers '15': the first and last stages would hold more than the 14 "
+            "layers");
+}
+
 TEST(TrainingConfig, FlagsAreUsageErrorsAndOverrideTheFile)
 {
   auto s = settings(gpt_1_7b());
