@@ -160,6 +160,22 @@ assert 64 * 70 * p["iteration_s"] < e["gpus"] < 64 * 700 * p["iteration_s"], e
 PY
     ;;
 
+  train_llama)
+    # Llama 3 405B as Meta trained it (workloads/training): 16,384 GPUs of the Llama 3 RoCE cluster,
+    # the embedding and the loss counted in the pipeline split: 7 layers on the first and last stages,
+    # 8 on the others, 8 virtual stages; and its 128K run with CP 16
+    L=platforms/llama3-roce-24k.json
+    run "$SGAI" train predict workloads/training/llama3-405b.yaml --platform $L --gpus 16384; expect_rc 0
+    grep -qE '^Parallelism: TP 8 x PP 16 x CP 1 x DP 128 = 16384 GPUs; 16 micro-batches of 1 per replica, 8 virtual stages' \
+      <<<"$out" || fail "llama parallelism: $out"
+    awk '$1 ~ /^[0-9]+$/ && NF >= 8 { layers[$1] = $2 } END {
+           exit !(layers[0] == 7 && layers[15] == 7 && layers[1] == 8 && layers[14] == 8) }' <<<"$out" ||
+      fail "llama stages: $out"
+    grep -qE '^Iteration: [0-9.]+ s' <<<"$out" || fail "llama iteration: $out"
+    run "$SGAI" train predict workloads/training/llama3-405b-128k.yaml --platform $L --gpus 16384; expect_rc 0
+    grep -qE '^Parallelism: TP 8 x PP 16 x CP 16 x DP 8 = 16384 GPUs' <<<"$out" || fail "llama 128k: $out"
+    ;;
+
   train_chakra)
     # the predicted iteration as Chakra ETs replayed on SimGrid (contention included) ends within 1%
     # of the direct prediction: 48 GPUs of data parallelism (37 gradient buckets, parameters gathered

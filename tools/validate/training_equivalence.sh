@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The collapsed prediction against the full simulation, at 48 to 1,024 GPUs (docs/validation.md,
+# The collapsed prediction against the full simulation, at 48 to 2,048 GPUs (docs/validation.md,
 # "The same iteration as Chakra traces"): `sgai train predict` prices one rank of each class
 # (stage, chunk; DP and TP peers do the same work at the same network positions) with NCCL's cost
 # model; `sgai train chakra` writes every rank's Chakra trace and `sgai replay` simulates all of
 # them on the platform's links, contention included. Prints both iteration times, their
 # difference, and each side's CPU seconds and peak memory. CI runs the 48 and 64-GPU cases
 # (cli.train_chakra, within 1%).
-# Usage: tools/validate/training_equivalence.sh [build dir] [largest GPU count: 64, 512 or 1024]
+# Usage: tools/validate/training_equivalence.sh [build dir] [largest GPU count: 64, 512, 1024 or 2048]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sgai=${1:-$root/build}/tools/sgai
-largest=${2:-1024}
+largest=${2:-2048}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
@@ -44,4 +44,16 @@ row 64 "TP 4 x PP 4 (v 2) x DP 4, batch 64" --global-batch-size 64 --tensor-mode
 [ "$largest" -ge 1024 ] && row 1024 "TP 8 x PP 4 (v 2) x DP 32, batch 512" --global-batch-size 512 \
   --tensor-model-parallel-size 8 --sequence-parallel --tp-comm-overlap --pipeline-model-parallel-size 4 \
   --num-layers-per-virtual-pipeline-stage 2
+# the Llama 3 405B layout and parallelism, scaled down, on the Llama 3 RoCE cluster: 22 layers with
+# the embedding and the loss counted in the split (24 = 4 stages x 3 chunks of 2; the first and last
+# chunks one layer fewer), FSDP across the replicas
+P=platforms/llama3-roce-24k.json
+llama="--num-layers 22 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split
+  --tensor-model-parallel-size 8 --sequence-parallel --tp-comm-overlap --pipeline-model-parallel-size 4
+  --num-layers-per-virtual-pipeline-stage 2 --use-distributed-optimizer false --overlap-param-gather false
+  --use-torch-fsdp2"
+# shellcheck disable=SC2086
+[ "$largest" -ge 1024 ] && row 1024 "Llama layout, TP 8 x PP 4 (v 3) x DP 32 FSDP" --global-batch-size 512 $llama
+# shellcheck disable=SC2086
+[ "$largest" -ge 2048 ] && row 2048 "Llama layout, TP 8 x PP 4 (v 3) x DP 64 FSDP" --global-batch-size 1024 $llama
 exit 0
