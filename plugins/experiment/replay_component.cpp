@@ -23,6 +23,8 @@ namespace {
 
 class ReplayComponent : public Component {
 public:
+  static constexpr size_t kManyRanks = 4096;
+
   ReplayComponent(replay::ReplayOptions options, bool use_nccl, std::vector<std::vector<std::filesystem::path>> jobs,
                   std::vector<std::string> names, std::vector<std::string> gpus,
                   std::map<std::string, std::vector<uint32_t>> groups, std::string where)
@@ -34,6 +36,20 @@ public:
       , groups_(std::move(groups))
       , where_(std::move(where))
   {
+  }
+
+  /** Thousands of ranks, each with its actors: SimGrid gives every actor a stack with a guard page,
+   *  two memory mappings, and Linux allows 65,530 by default (vm.max_map_count), which 16,384 ranks
+   *  exceed. Above kManyRanks, stacks of 64 KiB without guard pages (from the heap: no mapping);
+   *  the replay's actors run flat loops. The user's own --cfg still wins. */
+  std::vector<std::string> simgrid_args() const override
+  {
+    size_t ranks = 0;
+    for (const auto& j : jobs_)
+      ranks += j.size();
+    if (ranks <= kManyRanks)
+      return {};
+    return {"--cfg=contexts/guard-size:0", "--cfg=contexts/stack-size:64"};
   }
 
   void setup(RunContext& ctx) override
