@@ -70,20 +70,32 @@ Schedule nccl_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
   return s;
 }
 
-Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
+namespace {
+
+/** One step holding each node's NVLS all-reduce traffic (`name`: the algorithm, for errors). */
+Schedule nvls_in_nodes(CollectiveType type, uint32_t ranks, uint32_t ppn, const char* name)
 {
-  check(type, ranks, ppn, "NVLS-tree", 2);
+  check(type, ranks, ppn, name, 2);
   if (ppn < 2)
-    throw std::invalid_argument("NVLS-tree needs NVLS inside nodes of at least two GPUs");
-  const uint32_t nodes = ranks / ppn;
-  const auto parents   = nccl_btree_parents(nodes);
+    throw std::invalid_argument(std::string(name) + " needs NVLS inside nodes of at least two GPUs");
   const double in_node = (ppn + 1.0) / (static_cast<double>(ppn) * (ppn - 1));
   Schedule s;
   auto& step = new_step(s);
-  for (uint32_t node = 0; node < nodes; node++)
+  for (uint32_t node = 0; node < ranks / ppn; node++)
     for (uint32_t a = 0; a < ppn; a++)
       for (uint32_t b = 1; b < ppn; b++)
         step.push_back({node * ppn + a, node * ppn + (a + b) % ppn, in_node, false});
+  return s;
+}
+
+} // namespace
+
+Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
+{
+  Schedule s           = nvls_in_nodes(type, ranks, ppn, "NVLS-tree");
+  const uint32_t nodes = ranks / ppn;
+  const auto parents   = nccl_btree_parents(nodes);
+  auto& step           = s.steps.front();
   for (uint32_t k = 0; k < ppn; k++)
     for (int t = 0; t < 2; t++)
       tree_of_nodes(step, nodes, ppn, k, t, parents, 1.0 / (2.0 * ppn));
@@ -92,17 +104,9 @@ Schedule nvls_tree(CollectiveType type, uint32_t ranks, uint32_t ppn)
 
 Schedule nvls_sharp(CollectiveType type, uint32_t ranks, uint32_t ppn)
 {
-  check(type, ranks, ppn, "NVLS with SHARP", 2);
-  if (ppn < 2)
-    throw std::invalid_argument("NVLS with SHARP needs NVLS inside nodes of at least two GPUs");
+  Schedule s           = nvls_in_nodes(type, ranks, ppn, "NVLS with SHARP");
   const uint32_t nodes = ranks / ppn;
-  const double in_node = (ppn + 1.0) / (static_cast<double>(ppn) * (ppn - 1));
-  Schedule s;
-  auto& step = new_step(s);
-  for (uint32_t node = 0; node < nodes; node++)
-    for (uint32_t a = 0; a < ppn; a++)
-      for (uint32_t b = 1; b < ppn; b++)
-        step.push_back({node * ppn + a, node * ppn + (a + b) % ppn, in_node, false});
+  auto& step           = s.steps.front();
   for (uint32_t node = 0; node < nodes; node++)
     for (uint32_t k = 0; k < ppn; k++)
       step.push_back({node * ppn + k, ((node + 1) % nodes) * ppn + k, 1.0 / ppn, false});
