@@ -86,8 +86,7 @@ const std::vector<Bogus>& cases()
       {"bogus_transport_protocols.json",
        {"at /types/transport_types/T/protocols: NCCL needs Simple on every transport"}},
       {"bogus_network_transport.json", {"at /types/network_types/Fast/transport: unknown transport type 'Warp drive'"}},
-      {"bogus_transport_gpu_direct.json",
-       {"at /types/transport_types/T/gpu_direct: expected true or false, got 'no'"}},
+      {"bogus_transport_gpu_direct.json", {"at /types/transport_types/T/gpu_direct: expected true or false, got 'no'"}},
       {"bogus_sharp_roce.json",
        {"at /clusters/0/topology/sharp: SHARP reduces in InfiniBand switches, but the NICs of node type 'Grand Teton "
         "H100'",
