@@ -3,38 +3,49 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cmath>
+#include <functional>
+#include <iterator>
 #include <limits>
+#include <tuple>
 
 namespace sgai::scheduling {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/** first_fit: slices intersected whole before going word by word. */
-constexpr size_t kRows = 8;
+/** Calls f(j) for each bit j set in `bits`, lowest first. */
+template <typename F>
+void each_bit(uint64_t bits, F f)
+{
+  for (; bits != 0; bits &= bits - 1)
+    f(static_cast<uint32_t>(std::countr_zero(bits)));
+}
 } // namespace
 
 ReservationSchedule::ReservationSchedule(uint32_t cores, double now)
     : cores_(cores)
-    , nf_((cores + 63) / 64)
-    , nw_((nf_ + 63) / 64)
+    , words_((cores + 63) / 64)
+    , now_(now)
 {
-  own_dense_.assign(nf_, 0);
-  by_core_.resize(cores);
-  start_empty(now);
+  while (leaves_ < std::max<size_t>(words_, 1))
+    leaves_ *= 2;
+  by_word_.resize(words_);
+  marks_.assign(words_, 0);
+  start_empty();
 }
 
-void ReservationSchedule::start_empty(double now)
+void ReservationSchedule::start_empty()
 {
-  slices_.assign(1, Slice{now, 0, 0});
-  counts_.assign(1, cores_);
-  free_slots_.clear();
-  bits_.assign(nf_ + nw_, ~uint64_t{0}); // slot 0: every core free
-  if (cores_ % 64 != 0)
-    bits_[nf_ - 1] = (uint64_t{1} << (cores_ % 64)) - 1;
-  if (nf_ % 64 != 0)
-    bits_[nf_ + nw_ - 1] = (uint64_t{1} << (nf_ % 64)) - 1;
-  touched(0);
+  // Every core one gap, open now and for ever.
+  now_a_.assign(cores_, -kInf);
+  now_b_.assign(cores_, kInf);
+  tree_.assign(2 * leaves_, -kInf);
+  for (size_t k = 0; k < words_; k++)
+    tree_[leaves_ + k] = kInf;
+  for (size_t k = leaves_ - 1; k >= 1; k--)
+    tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+  blocks_.clear();
 }
 
 void ReservationSchedule::keep_only(const std::vector<uint32_t>& jobs)
@@ -44,72 +55,57 @@ void ReservationSchedule::keep_only(const std::vector<uint32_t>& jobs)
     if (auto it = reservations_.find(job); it != reservations_.end())
       kept.emplace_back(job, std::move(it->second));
   reservations_.clear();
-  for (auto& on : by_core_)
+  for (auto& on : by_word_)
     on.clear();
   freed_.clear();
-  start_empty(now());
+  start_empty();
   for (auto& [job, r] : kept)
     reserve(job, r.start, r.end, std::move(r.cores));
 }
 
-uint32_t ReservationSchedule::copy_slot(uint32_t from)
+std::vector<double> ReservationSchedule::edges() const
 {
-  const size_t stride = nf_ + nw_;
-  uint32_t slot;
-  if (not free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(bits_.size() / stride);
-    bits_.resize(bits_.size() + stride);
-  }
-  std::copy_n(bits_.begin() + static_cast<std::ptrdiff_t>(from * stride), stride,
-              bits_.begin() + static_cast<std::ptrdiff_t>(slot * stride));
-  return slot;
-}
-
-size_t ReservationSchedule::slice_of(double t) const
-{
-  auto it = std::upper_bound(slices_.begin(), slices_.end(), t, [](double v, const Slice& s) { return v < s.begin; });
-  return it == slices_.begin() ? 0 : static_cast<size_t>(it - slices_.begin()) - 1;
+  std::vector<double> out;
+  for (const auto& [job, r] : reservations_)
+    for (double t : {r.start, r.end})
+      if (t > now_ && t != kInf)
+        out.push_back(t);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 void ReservationSchedule::advance(double now)
 {
-  if (not(now > slices_.front().begin))
+  if (not(now > now_))
     return;
-  size_t i = slice_of(now);
-  for (size_t k = 0; k < i; k++)
-    free_slots_.push_back(slices_[k].slot);
-  slices_.erase(slices_.begin(), slices_.begin() + static_cast<std::ptrdiff_t>(i));
-  counts_.erase(counts_.begin(), counts_.begin() + static_cast<std::ptrdiff_t>(i));
-  touched(0);
-  slices_.front().begin = now;
-}
-
-size_t ReservationSchedule::split_at(double t)
-{
-  if (t == kInf)
-    return slices_.size();
-  size_t i = slice_of(t);
-  if (not(t > slices_[i].begin))
-    return i;
-  Slice tail{t, 0, copy_slot(slices_[i].slot)};
-  slices_.insert(slices_.begin() + static_cast<std::ptrdiff_t>(i + 1), tail);
-  counts_.insert(counts_.begin() + static_cast<std::ptrdiff_t>(i + 1), counts_[i]);
-  touched(i + 1);
-  return i + 1;
-}
-
-void ReservationSchedule::merge_with_previous(size_t i)
-{
-  if (i == 0 || i >= slices_.size() || slices_[i].edges > 0)
-    return;
-  assert(std::equal(free_of(slices_[i - 1]), free_of(slices_[i - 1]) + nf_, free_of(slices_[i])));
-  free_slots_.push_back(slices_[i].slot);
-  slices_.erase(slices_.begin() + static_cast<std::ptrdiff_t>(i));
-  counts_.erase(counts_.begin() + static_cast<std::ptrdiff_t>(i));
-  touched(i);
+  now_ = now;
+  // The gaps that began since are open now (in time order: a core's latest one wins).
+  std::vector<uint32_t>& touched = touched_;
+  touched.clear();
+  size_t k = 0;
+  for (; k < blocks_.size(); k++) {
+    auto& g  = blocks_[k].groups;
+    auto end = std::find_if(g.begin(), g.end(), [&](const GapGroup& x) { return x.a > now; });
+    for (auto it = g.begin(); it != end; ++it)
+      for (const Word& w : it->words) {
+        each_bit(w.bits, [&](uint32_t j) {
+          now_a_[w.index * 64 + j] = it->a;
+          now_b_[w.index * 64 + j] = it->b;
+        });
+        touched.push_back(w.index);
+      }
+    if (end != g.end()) {
+      g.erase(g.begin(), end);
+      blocks_[k].measure();
+      break;
+    }
+  }
+  blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(k));
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (uint32_t w : touched)
+    refresh_word(w);
 }
 
 void ReservationSchedule::to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out)
@@ -139,219 +135,292 @@ void ReservationSchedule::to_words(const std::vector<uint32_t>& cores, std::vect
   out.resize(m);
 }
 
-void ReservationSchedule::apply(const std::vector<uint32_t>& cores, double start, double end, bool take)
+// ------------------------------------------------------------------------------ gaps open now
+
+void ReservationSchedule::refresh_word(uint32_t k)
 {
-  bool start_edge = not(start < now()); // a running job's start is in the past
-  start           = std::max(start, now());
-  if (not(end > start))
-    return;
-  size_t first = split_at(start);
-  size_t last  = split_at(end);
-  // Slice boundaries are where reservations begin or end (batsched's): counted in `edges`.
-  auto edge = [&](size_t i) {
-    if (i >= slices_.size())
+  double m        = -kInf;
+  const size_t hi = std::min<size_t>(cores_, (size_t{k} + 1) * 64);
+  for (size_t c = size_t{k} * 64; c < hi; c++)
+    m = std::max(m, now_b_[c]);
+  size_t n = leaves_ + k;
+  tree_[n] = m;
+  for (n /= 2; n >= 1; n /= 2) {
+    double up = std::max(tree_[2 * n], tree_[2 * n + 1]);
+    if (tree_[n] == up)
+      break;
+    tree_[n] = up;
+  }
+}
+
+void ReservationSchedule::open_now(double until, size_t limit, std::vector<std::pair<double, uint32_t>>& out) const
+{
+  // Depth first, left to right, into the subtrees holding a gap long enough.
+  auto visit = [&](auto& self, size_t n) -> void {
+    if (out.size() >= limit || not(tree_[n] >= until))
       return;
+    if (n >= leaves_) {
+      const size_t k = n - leaves_, hi = std::min<size_t>(cores_, (k + 1) * 64);
+      for (size_t c = k * 64; c < hi && out.size() < limit; c++)
+        if (now_b_[c] >= until)
+          out.emplace_back(now_b_[c], static_cast<uint32_t>(c));
+      return;
+    }
+    self(self, 2 * n);
+    self(self, 2 * n + 1);
+  };
+  visit(visit, 1);
+}
+
+// ----------------------------------------------------------------------- gaps beginning later
+
+void ReservationSchedule::GapBlock::measure()
+{
+  longest = 0;
+  for (const GapGroup& g : groups)
+    longest = std::max(longest, g.b - g.a);
+}
+
+size_t ReservationSchedule::block_of(double a, double b) const
+{
+  // The last block whose first group is not after (a, b) (the first block if none).
+  auto it = std::upper_bound(blocks_.begin(), blocks_.end(), std::make_pair(a, b),
+                             [](const std::pair<double, double>& k, const GapBlock& blk) {
+                               return k < std::make_pair(blk.groups.front().a, blk.groups.front().b);
+                             });
+  return it == blocks_.begin() ? 0 : static_cast<size_t>(it - blocks_.begin()) - 1;
+}
+
+void ReservationSchedule::sort_changes(std::vector<Change>& v)
+{
+  // (in order already when the cores share their neighbours, as a wide job's mostly do) The
+  // changes of one word and one gap are made one.
+  auto less = [](const Change& x, const Change& y) { return std::tie(x.a, x.b, x.word) < std::tie(y.a, y.b, y.word); };
+  if (not std::is_sorted(v.begin(), v.end(), less))
+    std::sort(v.begin(), v.end(), less);
+  size_t m = 0;
+  for (const Change& c : v)
+    if (m > 0 && v[m - 1].a == c.a && v[m - 1].b == c.b && v[m - 1].word == c.word)
+      v[m - 1].bits |= c.bits;
+    else
+      v[m++] = c;
+  v.resize(m);
+}
+
+namespace {
+bool group_before(double a1, double b1, double a2, double b2)
+{
+  return a1 < a2 || (a1 == a2 && b1 < b2);
+}
+} // namespace
+
+void ReservationSchedule::add_gap(const Change* from, const Change* to)
+{
+  const double a = from->a, b = from->b;
+  if (not(a > now_)) { // open now (or ended before now: the core is busy now)
+    for (const Change* c = from; c != to; ++c) {
+      each_bit(c->bits, [&](uint32_t j) {
+        const uint32_t core = c->word * 64 + j;
+        if (a >= now_a_[core] || now_b_[core] == -kInf) {
+          now_a_[core] = a;
+          now_b_[core] = b;
+        }
+      });
+      refresh_word(c->word);
+    }
+    return;
+  }
+  uint32_t count = 0;
+  for (const Change* c = from; c != to; ++c)
+    count += ones(c->bits);
+  if (blocks_.empty()) {
+    GapGroup fresh{a, b, {}, count};
+    for (const Change* c = from; c != to; ++c)
+      fresh.words.push_back({c->word, c->bits});
+    blocks_.push_back(GapBlock{{std::move(fresh)}, b - a});
+    return;
+  }
+  size_t k = block_of(a, b);
+  auto& g  = blocks_[k].groups;
+  auto at  = std::lower_bound(
+       g.begin(), g.end(), std::make_pair(a, b),
+       [](const GapGroup& y, const std::pair<double, double>& x) { return group_before(y.a, y.b, x.first, x.second); });
+  if (at == g.end() || at->a != a || at->b != b) {
+    at                 = g.insert(at, GapGroup{a, b, {}, 0});
+    blocks_[k].longest = std::max(blocks_[k].longest, b - a);
+  }
+  // (the words merged: both lists by index)
+  std::vector<Word>& words = at->words;
+  if (words.empty() || words.back().index < from->word) {
+    for (const Change* c = from; c != to; ++c)
+      words.push_back({c->word, c->bits});
+  } else {
+    std::vector<Word>& merged = merged_;
+    merged.clear();
+    auto w = words.begin();
+    for (const Change* c = from; c != to; ++c) {
+      for (; w != words.end() && w->index < c->word; ++w)
+        merged.push_back(*w);
+      if (w != words.end() && w->index == c->word) {
+        assert((w->bits & c->bits) == 0);
+        merged.push_back({c->word, w->bits | c->bits});
+        ++w;
+      } else {
+        merged.push_back({c->word, c->bits});
+      }
+    }
+    merged.insert(merged.end(), w, words.end());
+    words.assign(merged.begin(), merged.end());
+  }
+  at->count += count;
+  if (g.size() > 2 * kGapBlock) { // split in two
+    GapBlock tail;
+    tail.groups.assign(std::make_move_iterator(g.begin() + kGapBlock), std::make_move_iterator(g.end()));
+    g.resize(kGapBlock);
+    blocks_[k].measure();
+    tail.measure();
+    blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(k + 1), std::move(tail));
+  }
+}
+
+void ReservationSchedule::drop_gap(const Change* from, const Change* to)
+{
+  const double a = from->a, b = from->b;
+  if (not(a > now_)) {
+    for (const Change* c = from; c != to; ++c) {
+      each_bit(c->bits, [&](uint32_t j) {
+        const uint32_t core = c->word * 64 + j;
+        if (now_a_[core] == a && now_b_[core] == b)
+          now_a_[core] = now_b_[core] = -kInf;
+      });
+      refresh_word(c->word);
+    }
+    return;
+  }
+  size_t k = block_of(a, b);
+  assert(k < blocks_.size());
+  auto& g = blocks_[k].groups;
+  auto at = std::lower_bound(
+      g.begin(), g.end(), std::make_pair(a, b),
+      [](const GapGroup& y, const std::pair<double, double>& x) { return group_before(y.a, y.b, x.first, x.second); });
+  assert(at != g.end() && at->a == a && at->b == b);
+  auto w = at->words.begin();
+  for (const Change* c = from; c != to; ++c) {
+    while (w->index < c->word)
+      ++w;
+    assert(w->index == c->word && (w->bits & c->bits) == c->bits);
+    w->bits &= ~c->bits;
+    at->count -= ones(c->bits);
+  }
+  if (at->count > 0) {
+    std::erase_if(at->words, [](const Word& x) { return x.bits == 0; });
+    return;
+  }
+  g.erase(at);
+  if (g.empty())
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(k));
+  else if (b - a >= blocks_[k].longest)
+    blocks_[k].measure();
+}
+
+// -------------------------------------------------------------------------------- reservations
+
+void ReservationSchedule::neighbours(const std::vector<Held>& on, size_t at, bool skip_at, uint32_t word, uint64_t bits,
+                                     std::vector<Change>& out)
+{
+  // Each core's previous reservation: the last before `at` holding its bit; its next: the first
+  // after. Cores with the same (previous end, next start) go together.
+  before_.clear();
+  after_.clear();
+  uint64_t left = bits;
+  for (size_t i = at; i > 0 && left != 0; i--)
+    if (uint64_t hit = on[i - 1].bits & left) {
+      before_.emplace_back(on[i - 1].end, hit);
+      left &= ~hit;
+    }
+  if (left != 0)
+    before_.emplace_back(-kInf, left);
+  left = bits;
+  for (size_t i = skip_at ? at + 1 : at; i < on.size() && left != 0; i++)
+    if (uint64_t hit = on[i].bits & left) {
+      after_.emplace_back(on[i].start, hit);
+      left &= ~hit;
+    }
+  if (left != 0)
+    after_.emplace_back(kInf, left);
+  for (const auto& [pe, pb] : before_)
+    for (const auto& [ns, nb] : after_)
+      if (uint64_t both = pb & nb)
+        out.push_back({pe, ns, word, both});
+}
+
+void ReservationSchedule::hold(uint32_t job, const Reservation& r, bool take)
+{
+  // Each word's list, and the gaps around the reservation on its cores (before the change).
+  to_words(r.cores, masks_);
+  around_.clear();
+  for (const Word& w : masks_) {
+    auto& on = by_word_[w.index];
+    if (take) {
+      auto at = std::upper_bound(on.begin(), on.end(), r.start, [](double t, const Held& h) { return t < h.start; });
+      neighbours(on, static_cast<size_t>(at - on.begin()), false, w.index, w.bits, around_);
+      on.insert(at, Held{r.start, r.end, job, w.bits});
+    } else {
+      auto at = std::lower_bound(on.begin(), on.end(), r.start, [](const Held& h, double t) { return h.start < t; });
+      while (at != on.end() && at->job != job)
+        ++at;
+      assert(at != on.end());
+      neighbours(on, static_cast<size_t>(at - on.begin()), true, w.index, w.bits, around_);
+      on.erase(at);
+    }
+  }
+  // The gaps each side go and the joined one comes (removal), or the other way round; all that
+  // goes first (a core's gap open now is replaced, not kept).
+  changes_.clear();
+  for (const Change& c : around_) {
     if (take)
-      slices_[i].edges++;
-    else if (slices_[i].edges > 0)
-      slices_[i].edges--;
-  };
-  if (start_edge)
-    edge(first);
-  edge(last);
-  to_words(cores, masks_);
-  auto n = static_cast<uint32_t>(cores.size());
-  touched(first);
-  for (size_t k = first; k < last; k++) {
-    uint64_t* free  = free_of(slices_[k]);
-    uint64_t* words = words_of(slices_[k]);
-    for (const Word& w : masks_) {
-      uint64_t& word = free[w.index];
-      assert((take ? word & w.bits : ~word & w.bits) == w.bits);
-      word ^= w.bits;
-      uint64_t nonzero = uint64_t{1} << (w.index & 63);
-      if (word == 0)
-        words[w.index >> 6] &= ~nonzero;
+      changes_.push_back(c);
+    else {
+      if (c.a < r.start)
+        changes_.push_back({c.a, r.start, c.word, c.bits});
+      if (r.end < c.b)
+        changes_.push_back({r.end, c.b, c.word, c.bits});
+    }
+  }
+  auto apply = [&](bool add) {
+    sort_changes(changes_);
+    for (size_t i = 0; i < changes_.size();) {
+      size_t k = i;
+      while (k < changes_.size() && changes_[k].a == changes_[i].a && changes_[k].b == changes_[i].b)
+        k++;
+      if (add)
+        add_gap(changes_.data() + i, changes_.data() + k);
       else
-        words[w.index >> 6] |= nonzero;
+        drop_gap(changes_.data() + i, changes_.data() + k);
+      i = k;
     }
-    counts_[k] = take ? counts_[k] - n : counts_[k] + n;
-  }
-  // A boundary where nothing begins or ends any more goes.
-  merge_with_previous(last);
-  merge_with_previous(first);
-}
-
-std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t width, double duration, size_t from,
-                                                                       const Reservation* own, bool all) const
-{
-  const size_t n = slices_.size();
-  // The job's own reservation, as if it were not there: its cores count as free in the slices
-  // [own_first, own_last) (its start and end are slice boundaries).
-  size_t own_first = n, own_last = n;
-  uint32_t own_count = 0;
-  if (own != nullptr && own->end > now()) {
-    own_first = slice_of(std::max(own->start, now()));
-    own_last  = own->end == kInf ? n : slice_of(own->end);
-    assert(slices_[own_first].begin == std::max(own->start, now()));
-    assert(own_last == n || slices_[own_last].begin == own->end);
-    own_count = static_cast<uint32_t>(own->cores.size());
-    to_words(own->cores, own_words_);
-    for (const Word& w : own_words_)
-      own_dense_[w.index] = w.bits;
-  }
-  auto mine      = [&](size_t j) { return own_first <= j && j < own_last; };
-  auto count_of  = [&](size_t j) { return counts_[j] + (mine(j) ? own_count : 0); };
-  auto free_word = [&](size_t j, uint32_t k) { return free_of(slices_[j])[k] | (mine(j) ? own_dense_[k] : 0); };
-  // Candidates &= the free cores of slice j: whether at least `width` remain.
-  auto intersect = [&](size_t j) {
-    uint32_t count = 0;
-    size_t kept    = 0;
-    for (const Word& w : candidates_)
-      if (uint64_t bits = w.bits & free_word(j, w.index)) {
-        candidates_[kept++] = {w.index, bits};
-        if (count < width) // enough is enough: counting the rest would not change the outcome
-          count += ones(bits);
-      }
-    candidates_.resize(kept);
-    return count >= width;
   };
-  // Anchors i in order; the window [i, last) only grows at both ends. `fewest` holds the window's
-  // slices by increasing free cores (a monotone queue from `head`): its first is intersected
-  // first, to fail fast. `low`: the last slice seen with fewer than `width` free cores: every
-  // anchor whose window holds it fails.
-  update_blocks();
-  std::optional<Fit> found;
-  fewest_.clear();
-  size_t head = 0;
-  size_t last = from;
-  size_t low  = n;
-  for (size_t i = from; i < n && not found;) {
-    if (last <= i) {
-      // A fresh window: its anchor, then its far end first (in a busy schedule a slice without
-      // `width` free cores is found there at once, and every anchor up to it fails), walking back.
-      if (count_of(i) < width) { // the next anchor with enough free cores, on the dense counts
-        for (i++; i < n && counts_[i] < width && not mine(i);)
-          i += (i % kBlock == 0 && block_max_[i / kBlock] < width && (i + kBlock <= own_first || i >= own_last))
-                   ? kBlock // a whole block of slices without enough free cores
-                   : 1;
-        continue;
-      }
-      double end = slices_[i].begin + duration;
-      auto past  = std::lower_bound(slices_.begin() + static_cast<std::ptrdiff_t>(i), slices_.end(), end,
-                                    [](const Slice& s, double t) { return s.begin < t; });
-      size_t k   = std::max(i, static_cast<size_t>(past - slices_.begin()) - 1); // the window's last slice
-      while (k > i && count_of(k) >= width)
-        k--;
-      if (k > i) {
-        i = k + 1;
-        continue;
-      }
-      last = i;
-      fewest_.clear();
-      head = 0;
+  apply(false);
+  changes_.clear();
+  for (const Change& c : around_) {
+    if (not take)
+      changes_.push_back(c);
+    else {
+      if (c.a < r.start)
+        changes_.push_back({c.a, r.start, c.word, c.bits});
+      if (r.end < c.b)
+        changes_.push_back({r.end, c.b, c.word, c.bits});
     }
-    double window_end = slices_[i].begin + duration;
-    for (; last < n && (last == i || slices_[last].begin < window_end); last++) {
-      uint32_t count = count_of(last);
-      if (count < width)
-        low = last;
-      while (fewest_.size() > head && count_of(fewest_.back()) >= count)
-        fewest_.pop_back();
-      fewest_.push_back(last);
-    }
-    if (low < n && low >= i) {
-      i = low + 1;
-      continue;
-    }
-    while (fewest_[head] < i)
-      head++;
-    const size_t tightest = fewest_[head];
-    candidates_.clear();
-    const uint64_t* first_free  = free_of(slices_[i]);
-    const uint64_t* first_words = words_of(slices_[i]);
-    for (size_t w = 0; w < nw_; w++)
-      for (uint64_t bits = first_words[w]; bits != 0; bits &= bits - 1) {
-        auto k = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(std::countr_zero(bits));
-        candidates_.push_back({k, first_free[k]});
-      }
-    if (mine(i)) { // the own cores' words, merged in
-      size_t m = candidates_.size();
-      for (const Word& w : own_words_)
-        candidates_.push_back(w);
-      std::inplace_merge(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(m), candidates_.end(),
-                         [](const Word& a, const Word& b) { return a.index < b.index; });
-      size_t k = 0;
-      for (const Word& w : candidates_)
-        if (k > 0 && candidates_[k - 1].index == w.index)
-          candidates_[k - 1].bits |= w.bits;
-        else
-          candidates_[k++] = w;
-      candidates_.resize(k);
-    }
-    // Slice by slice over the tightest and the first few of the window (most failures show
-    // there), then word by word, the lowest first, each over the rest of the window until it has
-    // no core left: done as soon as `width` cores are found (unless `all` are wanted).
-    const size_t rows = std::min(last, i + 1 + kRows);
-    bool fits         = tightest == i || intersect(tightest);
-    for (size_t j = i + 1; fits && j < rows; j++)
-      if (j != tightest)
-        fits = intersect(j);
-    uint32_t count = 0;
-    size_t kept    = 0;
-    for (size_t c = 0; fits && c < candidates_.size() && (count < width || all); c++) {
-      uint64_t bits = candidates_[c].bits;
-      for (size_t j = rows; bits != 0 && j < last; j++)
-        bits &= free_word(j, candidates_[c].index);
-      if (bits != 0) {
-        candidates_[kept++] = {candidates_[c].index, bits};
-        count += ones(bits);
-      }
-    }
-    if (fits && count >= width) {
-      candidates_.resize(kept);
-      found.emplace(Fit{slices_[i].begin, {}});
-      found->cores.reserve(width);
-      for (const Word& w : candidates_)
-        for (uint64_t bits = w.bits; bits != 0 && found->cores.size() < width; bits &= bits - 1)
-          found->cores.push_back(w.index * 64 + static_cast<uint32_t>(std::countr_zero(bits)));
-    }
-    i++;
   }
-  for (const Word& w : own_words_)
-    own_dense_[w.index] = 0;
-  own_words_.clear();
-  return found;
-}
-
-void ReservationSchedule::update_blocks() const
-{
-  const size_t n = counts_.size(), blocks = (n + kBlock - 1) / kBlock;
-  block_max_.resize(blocks);
-  for (size_t b = std::min(blocks_from_, n) / kBlock; b < blocks; b++)
-    block_max_[b] = *std::max_element(counts_.begin() + static_cast<std::ptrdiff_t>(b * kBlock),
-                                      counts_.begin() + static_cast<std::ptrdiff_t>(std::min(n, (b + 1) * kBlock)));
-  blocks_from_ = SIZE_MAX;
-}
-
-CoreSet ReservationSchedule::last_candidates() const
-{
-  CoreSet out(cores_);
-  for (const Word& w : candidates_)
-    for (uint64_t bits = w.bits; bits != 0; bits &= bits - 1)
-      out.set(w.index * 64 + static_cast<uint32_t>(std::countr_zero(bits)));
-  return out;
+  apply(true);
 }
 
 void ReservationSchedule::reserve(uint32_t job, double start, double end, std::vector<uint32_t> cores)
 {
   assert(reservations_.count(job) == 0);
-  apply(cores, start, end, true);
-  for (uint32_t c : cores) {
-    auto& on = by_core_[c];
-    on.insert(std::upper_bound(on.begin(), on.end(), Held{start, end, job}), Held{start, end, job});
-  }
-  reservations_[job] = Reservation{start, end, std::move(cores), false, seq_};
+  Reservation& r = reservations_[job];
+  r              = Reservation{start, end, std::move(cores), false, seq_, job};
+  hold(job, r, true);
 }
 
 bool ReservationSchedule::remove(uint32_t job)
@@ -361,53 +430,255 @@ bool ReservationSchedule::remove(uint32_t job)
     return false;
   Reservation gone = std::move(it->second);
   reservations_.erase(it);
-  apply(gone.cores, gone.start, gone.end, false);
-  for (uint32_t c : gone.cores) {
-    auto& on = by_core_[c];
-    auto at  = std::lower_bound(on.begin(), on.end(), Held{gone.start, gone.end, job});
-    while (at != on.end() && at->job != job)
-      ++at;
-    assert(at != on.end());
-    on.erase(at);
-  }
+  hold(job, gone, false);
   // (the freed cores are looked at when a job asks may_move: a job moving earlier is taken out,
   // then placed again, and what it leaves free is only known then)
-  if (double from = std::max(gone.start, now()); from < gone.end)
+  if (double from = std::max(gone.start, now_); from < gone.end)
     freed_.push_back({std::move(gone.cores), from, gone.end});
   return true;
 }
 
+// ------------------------------------------------------------------------------------- first fit
+
+void ReservationSchedule::lift(const Reservation& own)
+{
+  // Each of its cores: the gaps on either side of it go, one gap from the reservation before it
+  // to the one after it comes.
+  to_words(own.cores, masks_);
+  around_.clear();
+  for (const Word& w : masks_) {
+    const auto& on = by_word_[w.index];
+    auto at = std::lower_bound(on.begin(), on.end(), own.start, [](const Held& h, double t) { return h.start < t; });
+    while (at != on.end() && at->job != own.job)
+      ++at;
+    assert(at != on.end());
+    neighbours(on, static_cast<size_t>(at - on.begin()), true, w.index, w.bits, around_);
+  }
+  for (const Change& c : around_) {
+    if (c.a < own.start && c.a > now_)
+      excluded_.push_back({c.a, own.start, c.word, c.bits});
+    if (own.end < c.b && own.end > now_)
+      excluded_.push_back({own.end, c.b, c.word, c.bits});
+    if (c.a > now_)
+      lifted_.push_back(c);
+    else // (its gap open now, whatever the tree says)
+      each_bit(c.bits, [&](uint32_t j) { lifted_now_.emplace_back(c.b, c.word * 64 + j); });
+  }
+  auto by_core = [](const auto& x, const auto& y) { return x.second < y.second; };
+  if (not std::is_sorted(lifted_now_.begin(), lifted_now_.end(), by_core))
+    std::sort(lifted_now_.begin(), lifted_now_.end(), by_core);
+  sort_changes(lifted_);
+  sort_changes(excluded_);
+}
+
+uint64_t ReservationSchedule::excluded_bits(const GapGroup& g, uint32_t word) const
+{
+  auto it = std::lower_bound(
+      excluded_.begin(), excluded_.end(), std::make_tuple(g.a, g.b, word),
+      [](const Change& x, const std::tuple<double, double, uint32_t>& k) { return std::tie(x.a, x.b, x.word) < k; });
+  return it != excluded_.end() && it->a == g.a && it->b == g.b && it->word == word ? it->bits : 0;
+}
+
+uint32_t ReservationSchedule::excluded_count(const GapGroup& g) const
+{
+  // (own's cores whose gap this is are in the group)
+  auto it    = std::lower_bound(excluded_.begin(), excluded_.end(), g,
+                                [](const Change& x, const GapGroup& y) { return group_before(x.a, x.b, y.a, y.b); });
+  uint32_t n = 0;
+  for (; it != excluded_.end() && it->a == g.a && it->b == g.b; ++it)
+    n += ones(it->bits);
+  return n;
+}
+
+std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t width, double duration, size_t from,
+                                                                       const Reservation* own, bool all)
+{
+  double t0 = now_;
+  if (from > 0) {
+    // (rare: a job whose nodes lack the memory now; the times are gathered then)
+    std::vector<double> times = edges();
+    if (times.size() < from)
+      return std::nullopt;
+    t0 = times[from - 1];
+  }
+  // The job's own reservation, as if it were not there (lift: the gaps it splits, joined).
+  lifted_.clear();
+  lifted_now_.clear();
+  excluded_.clear();
+  const bool lifted = own != nullptr && own->end > now_;
+  if (lifted)
+    lift(*own);
+  // A min-heap of the gaps begun by the candidate time t, on their ends: those ending before
+  // t + duration leave it; t is the answer once they hold `width` cores. The gaps open now first
+  // (lowest first: if enough of them are, the answer is now and they are the cores).
+  const double until = t0 + duration;
+  const size_t limit = from == 0 && not all ? width : SIZE_MAX;
+  open_.clear();
+  open_now(until, limit == SIZE_MAX ? limit : limit + lifted_now_.size(), open_);
+  if (lifted) {
+    // (own's cores of lifted_now_, by core: their gap open now is the joined one)
+    std::erase_if(open_, [&](const std::pair<double, uint32_t>& x) {
+      auto it = std::lower_bound(lifted_now_.begin(), lifted_now_.end(), x.second,
+                                 [](const std::pair<double, uint32_t>& y, uint32_t c) { return y.second < c; });
+      return it != lifted_now_.end() && it->second == x.second;
+    });
+    for (const auto& x : lifted_now_)
+      if (x.first >= until)
+        open_.push_back(x);
+    std::sort(open_.begin(), open_.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    if (open_.size() > limit)
+      open_.resize(limit);
+  }
+  auto later = std::greater<Active>();
+  active_.clear();
+  for (const auto& [b, c] : open_)
+    active_.push_back({b, nullptr, c >> 6, uint64_t{1} << (c & 63), 1});
+  std::make_heap(active_.begin(), active_.end(), later);
+  size_t held    = active_.size();
+  double t       = t0;
+  auto enough_at = [&](double at) {
+    while (not active_.empty() && active_.front().b < at + duration) {
+      held -= active_.front().count;
+      std::pop_heap(active_.begin(), active_.end(), later);
+      active_.pop_back();
+    }
+    return held >= width;
+  };
+  // One gap (a group, or lifted cores): a new candidate time ends the last one.
+  auto consider = [&](double a, double b, const GapGroup* g, uint32_t word, uint64_t bits) {
+    if (a > t) {
+      if (enough_at(t))
+        return true;
+      t = a;
+    }
+    if (b >= t + duration) {
+      uint32_t n = g == nullptr ? ones(bits) : g->count - (excluded_.empty() ? 0 : excluded_count(*g));
+      if (n > 0) {
+        active_.push_back({b, g, word, bits, n});
+        std::push_heap(active_.begin(), active_.end(), later);
+        held += n;
+      }
+    }
+    return false;
+  };
+  size_t next_lifted = 0;
+  auto lifted_until  = [&](double a) { // the lifted cores' gaps beginning before a
+    for (; next_lifted < lifted_.size() && lifted_[next_lifted].a < a; next_lifted++) {
+       const Change& c = lifted_[next_lifted];
+       if (consider(c.a, c.b, nullptr, c.word, c.bits))
+        return true;
+    }
+     return false;
+  };
+  // (a block is skipped when its longest gap is shorter than the duration by more than first
+  // fit's own rounding could make up)
+  bool found = false;
+  for (size_t k = 0; k < blocks_.size() && not found; k++) {
+    const GapBlock& blk = blocks_[k];
+    if (blk.longest + 1e-9 * (duration + std::abs(blk.groups.back().a)) < duration)
+      continue;
+    for (const GapGroup& g : blk.groups)
+      if (lifted_until(g.a) || consider(g.a, g.b, &g, 0, 0)) {
+        found = true;
+        break;
+      }
+  }
+  found = found || lifted_until(kInf) || enough_at(t);
+  if (not found)
+    return std::nullopt;
+  // The cores of the gaps left, in order: through a bit set.
+  for (const Active& x : active_)
+    if (x.group == nullptr)
+      marks_[x.word] |= x.bits;
+    else
+      for (const Word& w : x.group->words)
+        marks_[w.index] |= x.count == x.group->count ? w.bits : w.bits & ~excluded_bits(*x.group, w.index);
+  candidates_.clear();
+  for (size_t k = 0; k < marks_.size(); k++) {
+    each_bit(marks_[k], [&](uint32_t j) { candidates_.push_back(static_cast<uint32_t>(k * 64) + j); });
+    marks_[k] = 0;
+  }
+  Fit fit{t, {}};
+  fit.cores.assign(candidates_.begin(), candidates_.begin() + width);
+  return fit;
+}
+
+CoreSet ReservationSchedule::last_candidates() const
+{
+  CoreSet out(cores_);
+  for (uint32_t c : candidates_)
+    out.set(c);
+  return out;
+}
+
+// ------------------------------------------------------------------------ what a removal frees
+
 void ReservationSchedule::mark_movable(const std::vector<uint32_t>& cores, double from, double to)
 {
-  const double a = std::max(from, now());
+  const double a = std::max(from, now_);
   if (not(a < to))
     return;
   // The maximal free intervals of the freed cores that meet [a, to). A job holding a freed core
   // where such an interval ends may grow into it (marked); any other job may take one that begins
   // at or before its start and lasts at least its requested time (the opening: the earliest
-  // beginning and the longest length, an over-estimate).
+  // beginning and the longest length, an over-estimate). Each core from its last reservation
+  // beginning at or before a (those before it end before a), a word's cores side by side.
   double lo_min = kInf, longest = 0;
-  for (uint32_t c : cores) {
-    const auto& on = by_core_[c];
-    // From the last reservation beginning at or before a (those before it end before a).
-    auto k = std::upper_bound(on.begin(), on.end(), Held{a, kInf, 0});
-    if (k != on.begin())
-      --k;
-    double lo = now();
-    for (; k != on.end() && k->start < to; ++k) {
-      if (k->start > lo && k->start > a) { // the gap [lo, start) meets [a, to): k holds c after it
-        lo_min                          = std::min(lo_min, lo);
-        longest                         = std::max(longest, k->start - lo);
-        reservations_.at(k->job).marked = true;
+  auto mark = [&](uint32_t job) {
+    reservations_.at(job).marked = true;
+    if (log_marks_)
+      marked_log_.push_back(job);
+  };
+  to_words(cores, freed_words_);
+  for (const Word& w : freed_words_) {
+    const auto& on = by_word_[w.index];
+    const size_t p = static_cast<size_t>(
+        std::upper_bound(on.begin(), on.end(), a, [](double t, const Held& h) { return t < h.start; }) - on.begin());
+    size_t first[64];
+    double lo[64];
+    uint64_t left = w.bits;
+    each_bit(w.bits, [&](uint32_t j) {
+      first[j] = p;
+      lo[j]    = now_;
+    });
+    for (size_t i = p; i > 0 && left != 0; i--)
+      if (uint64_t hit = on[i - 1].bits & left) {
+        each_bit(hit, [&](uint32_t j) { first[j] = i - 1; });
+        left &= ~hit;
       }
-      lo = std::max(lo, k->end);
+    size_t start = p;
+    each_bit(w.bits, [&](uint32_t j) { start = std::min(start, first[j]); });
+    uint64_t active = w.bits;
+    auto tail       = [&](uint32_t j, const Held* k) { // the core's interval after its last reservation seen
+      if (lo[j] < to) {
+              lo_min  = std::min(lo_min, lo[j]);
+              longest = std::max(longest, k == nullptr ? kInf : k->start - lo[j]);
+              if (k != nullptr)
+          mark(k->job);
+      }
+    };
+    for (size_t i = start; i < on.size() && active != 0; i++) {
+      const Held& k = on[i];
+      uint64_t bits = k.bits & active;
+      if (bits == 0)
+        continue;
+      each_bit(bits, [&](uint32_t j) {
+        if (i < first[j])
+          return;
+        if (not(k.start < to)) {
+          tail(j, &k);
+          active &= ~(uint64_t{1} << j);
+          return;
+        }
+        if (k.start > lo[j] && k.start > a) { // the gap [lo, start) meets [a, to): k holds the core after it
+          lo_min  = std::min(lo_min, lo[j]);
+          longest = std::max(longest, k.start - lo[j]);
+          mark(k.job);
+        }
+        lo[j] = std::max(lo[j], k.end);
+      });
     }
-    if (lo < to) {
-      lo_min  = std::min(lo_min, lo);
-      longest = std::max(longest, k == on.end() ? kInf : k->start - lo);
-      if (k != on.end())
-        reservations_.at(k->job).marked = true;
-    }
+    each_bit(active, [&](uint32_t j) { tail(j, nullptr); });
   }
   if (lo_min < kInf)
     openings_.push_back({++seq_, lo_min, longest});
@@ -426,11 +697,8 @@ bool ReservationSchedule::may_move(const Reservation& r)
   if (r.marked)
     return true;
   // (a hair shorter: a window that first_fit's own arithmetic would find is never missed)
-  const double enough = (r.end - r.start) * (1 - 1e-9);
-  auto o              = std::upper_bound(openings_.begin(), openings_.end(), r.seen,
-                                         [](uint64_t v, const Opening& x) { return v < x.seq; });
-  for (; o != openings_.end(); ++o)
-    if (o->lo <= r.start && o->length >= enough) // a window there starts before the job's, or holds it
+  for (const Opening& o : openings_after(r.seen))
+    if (opens(o, r)) // a window there starts before the job's, or holds it
       return true;
   proven_unchanged_++;
   return false;
@@ -455,14 +723,88 @@ const ReservationSchedule::Reservation* ReservationSchedule::find(uint32_t job) 
   return it == reservations_.end() ? nullptr : &it->second;
 }
 
+std::span<const ReservationSchedule::Opening> ReservationSchedule::openings_after(uint64_t seq) const
+{
+  auto o =
+      std::upper_bound(openings_.begin(), openings_.end(), seq, [](uint64_t v, const Opening& x) { return v < x.seq; });
+  return {openings_.data() + (o - openings_.begin()), static_cast<size_t>(openings_.end() - o)};
+}
+
 CoreSet ReservationSchedule::free_at(double t) const
 {
+  t = std::max(t, now_);
   CoreSet out(cores_);
-  const uint64_t* words = free_of(slices_[slice_of(std::max(t, now()))]);
-  for (size_t k = 0; k < nf_; k++)
-    for (uint64_t bits = words[k]; bits != 0; bits &= bits - 1)
-      out.set(static_cast<uint32_t>(k * 64) + static_cast<uint32_t>(std::countr_zero(bits)));
+  for (size_t k = 0; k < words_; k++) {
+    uint64_t busy = 0;
+    for (const Held& h : by_word_[k])
+      if (h.start <= t && t < h.end)
+        busy |= h.bits;
+    for (uint32_t c = static_cast<uint32_t>(k * 64); c < std::min<size_t>(cores_, (k + 1) * 64); c++)
+      if (not((busy >> (c & 63)) & 1U))
+        out.set(c);
+  }
   return out;
+}
+
+} // namespace sgai::scheduling
+
+namespace sgai::scheduling {
+
+void StartIndex::Block::measure()
+{
+  least = kInf;
+  for (const Entry& e : entries)
+    least = std::min(least, e.enough);
+}
+
+size_t StartIndex::block_of(double start, uint64_t key) const
+{
+  auto it = std::upper_bound(blocks_.begin(), blocks_.end(), std::make_pair(start, key),
+                             [](const std::pair<double, uint64_t>& k, const Block& b) {
+                               return k < std::make_pair(b.entries.front().start, b.entries.front().key);
+                             });
+  return it == blocks_.begin() ? 0 : static_cast<size_t>(it - blocks_.begin()) - 1;
+}
+
+void StartIndex::insert(double start, uint64_t key, double enough)
+{
+  if (blocks_.empty()) {
+    blocks_.push_back(Block{{Entry{start, key, enough}}, enough});
+    return;
+  }
+  size_t k = block_of(start, key);
+  auto& e  = blocks_[k].entries;
+  auto at  = std::upper_bound(
+       e.begin(), e.end(), std::make_pair(start, key),
+       [](const std::pair<double, uint64_t>& x, const Entry& y) { return x < std::make_pair(y.start, y.key); });
+  e.insert(at, Entry{start, key, enough});
+  blocks_[k].least = std::min(blocks_[k].least, enough);
+  if (e.size() > 2 * kBlock) {
+    Block tail{{e.begin() + kBlock, e.end()}, 0};
+    e.resize(kBlock);
+    blocks_[k].measure();
+    tail.measure();
+    blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(k + 1), std::move(tail));
+  }
+}
+
+void StartIndex::erase(double start, uint64_t key)
+{
+  if (blocks_.empty())
+    return;
+  size_t k = block_of(start, key);
+  auto& e  = blocks_[k].entries;
+  auto at  = std::lower_bound(
+       e.begin(), e.end(), std::make_pair(start, key),
+       [](const Entry& y, const std::pair<double, uint64_t>& x) { return std::make_pair(y.start, y.key) < x; });
+  if (at == e.end() || at->start != start || at->key != key)
+    return;
+  double enough = at->enough;
+  e.erase(at);
+  if (e.empty())
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(k));
+  else if (enough <= blocks_[k].least)
+    blocks_[k].measure();
 }
 
 } // namespace sgai::scheduling

@@ -1,6 +1,7 @@
 #include "core/scheduling/scheduler.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -187,6 +188,7 @@ Scheduler::Scheduler(ClusterState& state, const SchedulerConfig& config)
     , schedule_(config.backfill == Backfill::conservative ? state.resources().core_count() : 0, -kInf)
     , lowest_(make_resource_policy("first"))
 {
+  schedule_.log_marks(backfill_ == Backfill::conservative);
 }
 
 void Scheduler::set_policies(const std::string& job_policy, const std::string& resource_policy)
@@ -216,6 +218,11 @@ bool Scheduler::submit(const QueuedJob& job)
     if (not(job.requested_time_s > 0) || job.requested_time_s == kInf)
       return false;
     fresh_++;
+    in_arrival_order_    = in_arrival_order_ && (queue_.empty() || queue_[queue_.size() - 1].arrival < job.arrival);
+    arrival_of_[job.job] = job.arrival;
+    unplaced_.insert(job.arrival);
+    if (job.demand.mem_mb > 0)
+      with_memory_.insert(job.arrival);
   }
   queue_.push_back(job);
   return true;
@@ -585,6 +592,10 @@ std::vector<Decision> Scheduler::conservative_step(double now)
       running.push_back(job);
     schedule_.keep_only(running); // (every waiting job's reservation goes)
     waiting_starts_.clear();
+    by_start_.clear();
+    indexed_.clear();
+    for (const QueuedJob& q : queue_.view())
+      unplaced_.insert(q.arrival);
     for (uint32_t job : overran) {
       std::vector<uint32_t> cores = schedule_.find(job)->cores;
       schedule_.remove(job);
@@ -602,31 +613,177 @@ std::vector<Decision> Scheduler::conservative_step(double now)
   // to wake the manager. One beginning now is whole: it stays, as batsched keeps it.
   if (not waiting_starts_.empty() && waiting_starts_.begin()->first <= now) {
     while (not waiting_starts_.empty() && waiting_starts_.begin()->first < now) {
-      schedule_.remove(waiting_starts_.begin()->second);
+      const uint32_t job = waiting_starts_.begin()->second;
+      schedule_.remove(job);
       waiting_starts_.erase(waiting_starts_.begin());
+      if (auto it = indexed_.find(job); it != indexed_.end()) {
+        by_start_.erase(it->second.first, it->second.second);
+        unplaced_.insert(it->second.second);
+        indexed_.erase(it);
+      }
     }
     compress = true;
   }
-  schedule_.look_at_freed();
-  if (queue_.empty())
-    return out;
-
   started_.clear();
-  if (not compress) {
-    for (size_t i = queue_.size() - fresh; i < queue_.size(); i++)
-      if (place(i, now, out))
+  if (not compress || queue_.empty()) {
+    look_at_freed(UINT64_MAX, false); // (what they may move waits for the next end)
+    for (size_t i = queue_.size() - fresh; i < queue_.size(); i++) {
+      bool started = place(i, now, out);
+      reindex(queue_[i], started);
+      if (started)
         started_.push_back(i);
+    }
+  } else if (job_policy_->arrival_order() && in_arrival_order_) {
+    arrival_step(now, out);
   } else {
+    schedule_.look_at_freed();
     const uint64_t before = schedule_.openings_made();
-    for (size_t i : job_policy_->rank(queue_.view(), rng_))
-      if (place(i, now, out))
+    for (size_t i : job_policy_->rank(queue_.view(), rng_)) {
+      bool started = place(i, now, out);
+      reindex(queue_[i], started);
+      if (started)
         started_.push_back(i);
+    }
     std::sort(started_.begin(), started_.end());
     schedule_.forget_openings(before); // every waiting job was placed again or found unchanged since
+    pending_.clear();
+    // (a superset of what the jobs visited before may not have seen; the removals left are looked
+    // at in the next step, as batsched's loop leaves them)
+    look_at_freed(UINT64_MAX, false, false);
   }
   if (not started_.empty())
     queue_.remove(started_);
   return out;
+}
+
+void Scheduler::reindex(const QueuedJob& q, bool started)
+{
+  const auto* r = started ? nullptr : schedule_.find(q.job);
+  auto it       = indexed_.find(q.job);
+  if (it != indexed_.end()) {
+    if (r != nullptr && it->second.first == r->start)
+      return; // where it was
+    by_start_.erase(it->second.first, it->second.second);
+    indexed_.erase(it);
+  }
+  if (started) {
+    unplaced_.erase(q.arrival);
+    with_memory_.erase(q.arrival);
+    pending_.erase(q.arrival);
+    arrival_of_.erase(q.job);
+    return;
+  }
+  if (r == nullptr) {
+    unplaced_.insert(q.arrival);
+    return;
+  }
+  unplaced_.erase(q.arrival);
+  by_start_.insert(r->start, q.arrival, ReservationSchedule::enough(*r));
+  indexed_.emplace(q.job, std::make_pair(r->start, q.arrival));
+}
+
+void Scheduler::look_at_freed(uint64_t from, bool visit, bool look)
+{
+  if (look)
+    schedule_.look_at_freed();
+  // (an opening that may move many jobs: all of them from `from` on, or all at the next step)
+  const size_t many = 64 + queue_.size() / 16;
+  size_t later = 0, earlier = 0;
+  auto add = [&](uint64_t arrival) {
+    const bool later_all = visit && all_from_ <= from;
+    if (later_all && pending_all_)
+      return false; // (every job is visited, now or at the next step)
+    if (visit && arrival >= from) {
+      if (not later_all) {
+        to_visit_[(arrival - base_) >> 6] |= uint64_t{1} << ((arrival - base_) & 63);
+        if (++later > many)
+          all_from_ = from;
+      }
+    } else if (not pending_all_) {
+      pending_.insert(arrival);
+      if (++earlier > many)
+        pending_all_ = true;
+    }
+    return true;
+  };
+  for (const auto& o : schedule_.openings_after(openings_seen_))
+    by_start_.query(o.lo, o.length, add);
+  openings_seen_ = schedule_.openings_made();
+  for (uint32_t job : schedule_.take_marked())
+    if (auto it = arrival_of_.find(job); it != arrival_of_.end())
+      add(it->second);
+}
+
+void Scheduler::arrival_step(double now, std::vector<Decision>& out)
+{
+  // The jobs batsched's loop would search: always those without a reservation, beginning now or
+  // with memory, and those an opening or a mark may move (see place and may_move); in queue order,
+  // with the removals looked at where that loop's next may_move would look at them. The others
+  // would be proven unchanged (may_move) without a search. Jobs are named by arrival (the queue
+  // is in arrival order): to_visit_ has a bit an arrival from the first waiting job's.
+  const size_t n = queue_.size();
+  base_          = queue_[0].arrival;
+  to_visit_.assign(static_cast<size_t>((queue_[n - 1].arrival - base_) / 64 + 1), 0);
+  all_from_ = pending_all_ ? 0 : UINT64_MAX;
+  auto add  = [&](uint64_t a) {
+    if (a >= base_ && a <= queue_[n - 1].arrival)
+      to_visit_[(a - base_) >> 6] |= uint64_t{1} << ((a - base_) & 63);
+  };
+  for (const auto* set : {&unplaced_, &with_memory_, &pending_})
+    for (uint64_t a : *set)
+      add(a);
+  pending_.clear();
+  pending_all_ = false;
+  for (auto it = waiting_starts_.begin(); it != waiting_starts_.end() && it->first <= now; ++it)
+    add(arrival_of_.at(it->second));
+  look_at_freed(0, true);
+  const uint64_t before = schedule_.openings_made();
+  // The next arrival to visit at or after a (UINT64_MAX: none marked).
+  auto marked = [&](uint64_t a) {
+    for (uint64_t k = a - base_; k < to_visit_.size() * 64; k = (k | 63) + 1)
+      if (uint64_t bits = to_visit_[k >> 6] >> (k & 63))
+        return base_ + k + static_cast<uint64_t>(std::countr_zero(bits));
+    return UINT64_MAX;
+  };
+  auto view      = queue_.view();
+  size_t visited = 0;
+  for (size_t cursor = 0; cursor < n;) {
+    size_t i = cursor;
+    if (view[cursor].arrival < all_from_) {
+      const uint64_t a = marked(view[cursor].arrival);
+      if (a == UINT64_MAX && all_from_ == UINT64_MAX)
+        break;
+      const uint64_t target = std::min(a, all_from_);
+      // (galloping from the cursor: the arrivals increase)
+      size_t hi = cursor + 1;
+      for (size_t step = 1; hi < n && view[hi - 1].arrival < target; step *= 2)
+        hi = std::min(n, hi + step);
+      i = static_cast<size_t>(std::lower_bound(view.begin() + static_cast<std::ptrdiff_t>(cursor),
+                                               view.begin() + static_cast<std::ptrdiff_t>(hi), target,
+                                               [](const QueuedJob& q, uint64_t x) { return q.arrival < x; }) -
+                              view.begin());
+      if (i == n)
+        break;
+      if (view[i].arrival != target && view[i].arrival < all_from_) { // (that job is gone)
+        cursor = i;
+        continue;
+      }
+    }
+    visited++;
+    bool started = place(i, now, out);
+    reindex(queue_[i], started);
+    if (started)
+      started_.push_back(i);
+    cursor = i + 1;
+    if (schedule_.freed_pending() && cursor < n) {
+      const QueuedJob& nx = queue_[cursor];
+      const auto* r       = schedule_.find(nx.job);
+      if (r != nullptr && r->start > now && nx.demand.mem_mb <= 0) // its may_move would look now
+        look_at_freed(nx.arrival, true);
+    }
+  }
+  schedule_.count_unchanged(n - visited);
+  schedule_.forget_openings(before);
 }
 
 } // namespace sgai::scheduling

@@ -21,6 +21,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -187,6 +188,29 @@ private:
   std::priority_queue<Dated, std::vector<Dated>, std::greater<>> ends_; ///< running jobs' reservation ends
   std::set<Dated> waiting_starts_;                                      ///< waiting jobs' reservation starts
 
+  // In arrival order (batsched's), a step visits only the waiting jobs that may move: those
+  // without a reservation, beginning now, or with memory (always searched), and those an opening
+  // or a mark of the removals may move (found in by_start_, or pending from an earlier step when
+  // the removal came after their visit). The others are what may_move would prove unchanged.
+  StartIndex by_start_;                                               ///< waiting jobs' reservations, by arrival
+  std::unordered_map<uint32_t, std::pair<double, uint64_t>> indexed_; ///< job -> (start, arrival) in by_start_
+  std::unordered_map<uint32_t, uint64_t> arrival_of_;                 ///< waiting jobs
+  std::set<uint64_t> unplaced_, with_memory_, pending_;               ///< arrivals
+  uint64_t openings_seen_ = 0;
+  bool in_arrival_order_  = true;  ///< the queue's arrivals increase (so far: they do)
+  bool pending_all_       = false; ///< every waiting job is to be visited at the next step
+  /** arrival_step's jobs to visit: arrivals from base_, as bits, and every one from all_from_ on
+   *  (an opening that may move many jobs: visiting them all costs less than finding them). */
+  std::vector<uint64_t> to_visit_;
+  uint64_t base_     = 0;
+  uint64_t all_from_ = UINT64_MAX;
+  /** The job's reservation (or none) in the index, after a placement; gone when it started. */
+  void reindex(const QueuedJob& q, bool started);
+  /** What the removals since the last look free may move: the jobs arrived at or after `from`
+   *  to visit in this step (when `visit`), the others pending for the next step (`look`: false, only what was looked
+   * at). */
+  void look_at_freed(uint64_t from, bool visit, bool look = true);
+  void arrival_step(double now, std::vector<Decision>& out);
   std::vector<Decision> conservative_step(double now);
   /** Reserves the queued job first-fit; starts it (true) when its reservation begins now. */
   bool place(size_t queue_index, double now, std::vector<Decision>& out);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <vector>
@@ -263,6 +264,119 @@ TEST(ReservationSchedule, SlicesSplitAndMergeBack)
   p.reserve(3, 12, kInf, {3});
   EXPECT_FALSE(p.first_fit(4, 1));
   EXPECT_DOUBLE_EQ(p.first_fit(3, 1e9)->start, 12);
+}
+
+namespace {
+/** First fit from the reservations themselves: the earliest of now (or, from the first, the
+ *  first time after now where a reservation begins or ends) and those times at which `w` cores
+ *  hold no reservation meeting [t, t + d); the lowest of them. `own` is not there. */
+std::optional<ReservationSchedule::Fit> naive_first_fit(const std::map<uint32_t, ReservationSchedule::Reservation>& rs,
+                                                        uint32_t cores, double now, uint32_t w, double d,
+                                                        bool from_next, uint32_t own, bool all,
+                                                        std::vector<uint32_t>& candidates)
+{
+  std::set<double> times;
+  for (const auto& [j, r] : rs)
+    for (double t : {r.start, r.end})
+      if (t > now && t < kInf)
+        times.insert(t);
+  std::vector<double> ts;
+  if (not from_next)
+    ts.push_back(now);
+  ts.insert(ts.end(), times.begin(), times.end());
+  for (double t : ts) {
+    std::vector<uint32_t> free;
+    for (uint32_t c = 0; c < cores; c++) {
+      bool busy = false;
+      for (const auto& [j, r] : rs)
+        if (j != own && r.start < t + d && r.end > t && std::count(r.cores.begin(), r.cores.end(), c) > 0)
+          busy = true;
+      if (not busy)
+        free.push_back(c);
+    }
+    if (free.size() >= w) {
+      candidates = free;
+      (void)all;
+      return ReservationSchedule::Fit{t, std::vector<uint32_t>(free.begin(), free.begin() + w)};
+    }
+  }
+  return std::nullopt;
+}
+} // namespace
+
+TEST(ReservationSchedule, FirstFitIsTheEarliestWindowOfFreeCores)
+{
+  // Random schedules on 1 to 200 cores (several words): reservations placed where first fit says,
+  // some held for ever, some taken out, time moving on; every first fit (searched as if a
+  // reservation were not there, or from the next time after now) against the reservations.
+  for (uint32_t seed = 1; seed <= 60; seed++) {
+    std::mt19937 rng(seed);
+    auto pick      = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+    uint32_t cores = seed % 3 == 0 ? pick(65, 200) : pick(1, 70);
+    ReservationSchedule p(cores, 0);
+    std::map<uint32_t, ReservationSchedule::Reservation> rs;
+    double now    = 0;
+    uint32_t next = 0;
+    for (int op = 0; op < 250; op++) {
+      const uint32_t k = pick(0, 9);
+      if (k < 6) {
+        uint32_t w     = pick(1, std::max<uint32_t>(1, cores / pick(1, 4)));
+        double d       = pick(1, 30) + (pick(0, 2) == 0 ? 0.5 : 0);
+        bool from_next = pick(0, 4) == 0;
+        bool all       = pick(0, 2) == 0;
+        uint32_t own   = UINT32_MAX;
+        if (not rs.empty() && pick(0, 1) == 1) {
+          auto it = std::next(rs.begin(), pick(0, static_cast<uint32_t>(rs.size()) - 1));
+          if (it->second.end < kInf && it->second.end > now) {
+            own       = it->first;
+            w         = static_cast<uint32_t>(it->second.cores.size());
+            d         = it->second.end - it->second.start;
+            from_next = false;
+          }
+        }
+        std::vector<uint32_t> candidates;
+        auto want = naive_first_fit(rs, cores, now, w, d, from_next, own, all, candidates);
+        auto got  = p.first_fit(w, d, from_next ? 1 : 0, own == UINT32_MAX ? nullptr : p.find(own), all);
+        ASSERT_EQ(got.has_value(), want.has_value()) << "seed " << seed << " op " << op;
+        if (not got)
+          continue;
+        ASSERT_EQ(got->start, want->start) << "seed " << seed << " op " << op;
+        ASSERT_EQ(got->cores, want->cores) << "seed " << seed << " op " << op;
+        if (all) {
+          ASSERT_EQ(p.last_candidates().lowest(cores), candidates) << "seed " << seed << " op " << op;
+        }
+        if (own == UINT32_MAX && pick(0, 1) == 1) {
+          double end = got->start + d;
+          if (pick(0, 9) == 0) // (held for ever, where first fit finds room for ever)
+            if (auto ever = p.first_fit(1, kInf)) {
+              got = ever;
+              end = kInf;
+            }
+          p.reserve(next, got->start, end, got->cores);
+          rs[next] = ReservationSchedule::Reservation{got->start, end, got->cores, false, 0, next};
+          next++;
+        }
+      } else if (k < 8 && not rs.empty()) {
+        auto it = std::next(rs.begin(), pick(0, static_cast<uint32_t>(rs.size()) - 1));
+        EXPECT_TRUE(p.remove(it->first));
+        rs.erase(it);
+      } else if (k == 8) {
+        now += pick(0, 5);
+        p.advance(now);
+      } else {
+        for (double t = now; t < now + 40; t += 0.5) {
+          CoreSet free(cores);
+          for (uint32_t c = 0; c < cores; c++)
+            if (std::none_of(rs.begin(), rs.end(), [&](const auto& x) {
+                  return x.second.start <= t && t < x.second.end &&
+                         std::count(x.second.cores.begin(), x.second.cores.end(), c) > 0;
+                }))
+              free.set(c);
+          ASSERT_EQ(p.free_at(t).lowest(cores), free.lowest(cores)) << "seed " << seed << " t " << t;
+        }
+      }
+    }
+  }
 }
 
 TEST(ReservationSchedule, KeepOnlyIsTakingTheOthersOutOneByOne)
