@@ -357,9 +357,8 @@ void ReservationSchedule::neighbours(const std::vector<Held>& on, size_t at, boo
 void ReservationSchedule::hold(uint32_t job, const Reservation& r, bool take)
 {
   // Each word's list, and the gaps around the reservation on its cores (before the change).
-  to_words(r.cores, masks_);
   around_.clear();
-  for (const Word& w : masks_) {
+  for (const Word& w : r.words) {
     auto& on = by_word_[w.index];
     if (take) {
       auto at = std::upper_bound(on.begin(), on.end(), r.start, [](double t, const Held& h) { return t < h.start; });
@@ -419,7 +418,8 @@ void ReservationSchedule::reserve(uint32_t job, double start, double end, std::v
 {
   assert(reservations_.count(job) == 0);
   Reservation& r = reservations_[job];
-  r              = Reservation{start, end, std::move(cores), false, seq_, job};
+  r              = Reservation{start, end, std::move(cores), false, seq_, job, {}};
+  to_words(r.cores, r.words);
   hold(job, r, true);
 }
 
@@ -434,7 +434,7 @@ bool ReservationSchedule::remove(uint32_t job)
   // (the freed cores are looked at when a job asks may_move: a job moving earlier is taken out,
   // then placed again, and what it leaves free is only known then)
   if (double from = std::max(gone.start, now_); from < gone.end)
-    freed_.push_back({std::move(gone.cores), from, gone.end});
+    freed_.push_back({std::move(gone.words), from, gone.end});
   return true;
 }
 
@@ -444,9 +444,8 @@ void ReservationSchedule::lift(const Reservation& own)
 {
   // Each of its cores: the gaps on either side of it go, one gap from the reservation before it
   // to the one after it comes.
-  to_words(own.cores, masks_);
   around_.clear();
-  for (const Word& w : masks_) {
+  for (const Word& w : own.words) {
     const auto& on = by_word_[w.index];
     auto at = std::lower_bound(on.begin(), on.end(), own.start, [](const Held& h, double t) { return h.start < t; });
     while (at != on.end() && at->job != own.job)
@@ -552,7 +551,9 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
       t = a;
     }
     if (b >= t + duration) {
-      uint32_t n = g == nullptr ? ones(bits) : g->count - (excluded_.empty() ? 0 : excluded_count(*g));
+      // (own splits only the gaps ending where it begins and beginning where it ends)
+      const bool split = lifted && (g != nullptr) && (g->b == own->start || g->a == own->end);
+      uint32_t n       = g == nullptr ? ones(bits) : g->count - (split ? excluded_count(*g) : 0);
       if (n > 0) {
         active_.push_back({b, g, word, bits, n});
         std::push_heap(active_.begin(), active_.end(), later);
@@ -577,11 +578,16 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
     const GapBlock& blk = blocks_[k];
     if (blk.longest + 1e-9 * (duration + std::abs(blk.groups.back().a)) < duration)
       continue;
-    for (const GapGroup& g : blk.groups)
+    for (const GapGroup& g : blk.groups) {
+      // (a gap too short for the window from max(t, a) adds nothing: passed without a look; the
+      // candidate time only needs checking where a gap is added)
+      if (g.b < std::max(t, g.a) + duration)
+        continue;
       if (lifted_until(g.a) || consider(g.a, g.b, &g, 0, 0)) {
         found = true;
         break;
       }
+    }
   }
   found = found || lifted_until(kInf) || enough_at(t);
   if (not found)
@@ -613,7 +619,7 @@ CoreSet ReservationSchedule::last_candidates() const
 
 // ------------------------------------------------------------------------ what a removal frees
 
-void ReservationSchedule::mark_movable(const std::vector<uint32_t>& cores, double from, double to)
+void ReservationSchedule::mark_movable(const std::vector<Word>& words, double from, double to)
 {
   const double a = std::max(from, now_);
   if (not(a < to))
@@ -629,8 +635,7 @@ void ReservationSchedule::mark_movable(const std::vector<uint32_t>& cores, doubl
     if (log_marks_)
       marked_log_.push_back(job);
   };
-  to_words(cores, freed_words_);
-  for (const Word& w : freed_words_) {
+  for (const Word& w : words) {
     const auto& on = by_word_[w.index];
     const size_t p = static_cast<size_t>(
         std::upper_bound(on.begin(), on.end(), a, [](double t, const Held& h) { return t < h.start; }) - on.begin());
@@ -687,7 +692,7 @@ void ReservationSchedule::mark_movable(const std::vector<uint32_t>& cores, doubl
 void ReservationSchedule::look_at_freed()
 {
   for (const Freed& f : freed_)
-    mark_movable(f.cores, f.from, f.to);
+    mark_movable(f.words, f.from, f.to);
   freed_.clear();
 }
 

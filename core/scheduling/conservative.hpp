@@ -26,6 +26,11 @@ namespace sgai::scheduling {
 
 class ReservationSchedule {
 public:
+  /** Cores by word of 64: word `index`, the cores `bits` (bit j: core 64 index + j). */
+  struct Word {
+    uint32_t index;
+    uint64_t bits;
+  };
   struct Reservation {
     double start = 0;
     double end   = 0; ///< infinity: held until removed
@@ -33,6 +38,7 @@ public:
     mutable bool marked   = false; ///< a freed core was taken again where its window begins
     mutable uint64_t seen = 0;     ///< the openings made before it was placed or last found unchanged
     uint32_t job          = 0;
+    std::vector<Word> words; ///< its cores by word (set when it is reserved)
   };
   struct Fit {
     double start = 0;
@@ -105,7 +111,11 @@ public:
   /** The openings made after the `seq`-th (those not forgotten). */
   std::span<const Opening> openings_after(uint64_t seq) const;
   /** The jobs marked by look_at_freed since the last call (a job may appear more than once). */
-  std::vector<uint32_t> take_marked() { return std::exchange(marked_log_, {}); }
+  void take_marked(std::vector<uint32_t>& out)
+  {
+    out.clear();
+    out.swap(marked_log_);
+  }
   /** Whether look_at_freed keeps the jobs it marks for take_marked (off by default). */
   void log_marks(bool on) { log_marks_ = on; }
 
@@ -117,11 +127,6 @@ public:
   CoreSet free_at(double t) const;
 
 private:
-  /** Cores by word of 64: word `index`, the cores `bits` (bit j: core 64 index + j). */
-  struct Word {
-    uint32_t index;
-    uint64_t bits;
-  };
   static void to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out);
 
   uint32_t cores_;
@@ -185,7 +190,7 @@ private:
   /** Puts `job`'s [start, end) on the cores, or takes it off: each word's list and the gaps. */
   void hold(uint32_t job, const Reservation& r, bool take);
   void start_empty();
-  std::vector<Word> masks_, merged_, freed_words_;
+  std::vector<Word> merged_;
   std::vector<uint32_t> touched_;
   std::vector<Change> changes_, around_;
   std::vector<std::pair<double, uint64_t>> before_, after_; ///< neighbours' scratch: (time, bits)
@@ -214,7 +219,7 @@ private:
 
   uint64_t proven_unchanged_ = 0;
   struct Freed {
-    std::vector<uint32_t> cores;
+    std::vector<Word> words;
     double from, to;
   };
   std::vector<Freed> freed_;      ///< removals not looked at yet
@@ -224,7 +229,7 @@ private:
   bool log_marks_ = false;
   /** After a removal: the opening its cores leave, and the jobs holding a freed core where one of
    *  its free intervals ends marked (they may grow into it). */
-  void mark_movable(const std::vector<uint32_t>& cores, double from, double to);
+  void mark_movable(const std::vector<Word>& words, double from, double to);
 };
 
 /** Waiting jobs' reservations by start, to find those an opening may move (start at or after its

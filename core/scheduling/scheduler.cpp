@@ -709,7 +709,8 @@ void Scheduler::look_at_freed(uint64_t from, bool visit, bool look)
   for (const auto& o : schedule_.openings_after(openings_seen_))
     by_start_.query(o.lo, o.length, add);
   openings_seen_ = schedule_.openings_made();
-  for (uint32_t job : schedule_.take_marked())
+  schedule_.take_marked(marked_);
+  for (uint32_t job : marked_)
     if (auto it = arrival_of_.find(job); it != arrival_of_.end())
       add(it->second);
 }

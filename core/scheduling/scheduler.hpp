@@ -197,8 +197,9 @@ private:
   std::unordered_map<uint32_t, uint64_t> arrival_of_;                 ///< waiting jobs
   std::set<uint64_t> unplaced_, with_memory_, pending_;               ///< arrivals
   uint64_t openings_seen_ = 0;
-  bool in_arrival_order_  = true;  ///< the queue's arrivals increase (so far: they do)
-  bool pending_all_       = false; ///< every waiting job is to be visited at the next step
+  std::vector<uint32_t> marked_;
+  bool in_arrival_order_ = true;  ///< the queue's arrivals increase (so far: they do)
+  bool pending_all_      = false; ///< every waiting job is to be visited at the next step
   /** arrival_step's jobs to visit: arrivals from base_, as bits, and every one from all_from_ on
    *  (an opening that may move many jobs: visiting them all costs less than finding them). */
   std::vector<uint64_t> to_visit_;

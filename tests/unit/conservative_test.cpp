@@ -353,7 +353,7 @@ TEST(ReservationSchedule, FirstFitIsTheEarliestWindowOfFreeCores)
               end = kInf;
             }
           p.reserve(next, got->start, end, got->cores);
-          rs[next] = ReservationSchedule::Reservation{got->start, end, got->cores, false, 0, next};
+          rs[next] = ReservationSchedule::Reservation{got->start, end, got->cores, false, 0, next, {}};
           next++;
         }
       } else if (k < 8 && not rs.empty()) {
