@@ -374,19 +374,20 @@ void ReservationSchedule::hold(uint32_t job, const Reservation& r, bool take)
     }
   }
   // The gaps each side go and the joined one comes (removal), or the other way round; all that
-  // goes first (a core's gap open now is replaced, not kept).
-  changes_.clear();
-  for (const Change& c : around_) {
-    if (take)
-      changes_.push_back(c);
-    else {
+  // goes first (a core's gap open now is replaced, not kept). `joined`: the gaps around the
+  // reservation as they are without it; else those on either side of it.
+  auto apply = [&](bool add, bool joined) {
+    changes_.clear();
+    for (const Change& c : around_) {
+      if (joined) {
+        changes_.push_back(c);
+        continue;
+      }
       if (c.a < r.start)
         changes_.push_back({c.a, r.start, c.word, c.bits});
       if (r.end < c.b)
         changes_.push_back({r.end, c.b, c.word, c.bits});
     }
-  }
-  auto apply = [&](bool add) {
     sort_changes(changes_);
     for (size_t i = 0; i < changes_.size();) {
       size_t k = i;
@@ -399,19 +400,8 @@ void ReservationSchedule::hold(uint32_t job, const Reservation& r, bool take)
       i = k;
     }
   };
-  apply(false);
-  changes_.clear();
-  for (const Change& c : around_) {
-    if (not take)
-      changes_.push_back(c);
-    else {
-      if (c.a < r.start)
-        changes_.push_back({c.a, r.start, c.word, c.bits});
-      if (r.end < c.b)
-        changes_.push_back({r.end, c.b, c.word, c.bits});
-    }
-  }
-  apply(true);
+  apply(false, take);
+  apply(true, not take);
 }
 
 void ReservationSchedule::reserve(uint32_t job, double start, double end, std::vector<uint32_t> cores)
