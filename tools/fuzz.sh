@@ -22,6 +22,7 @@ targets=(
   "swf|tests/fuzz/swf_seeds|16384|10|SWF logs, plain and gzip, selection and conversion"
   "batsim|tests/fuzz/batsim_seeds|16384|10|Batsim workload JSON, summary and write-back"
   "batsim_reply|tests/fuzz/batsim_reply_seeds|8192|10|Batsim protocol: a scheduler's replies, interval sets"
+  "slurm_conf|tests/fuzz/slurm_conf_seeds|8192|10|slurm.conf and sacctmgr dump files, resolved on 8 nodes"
   "platform_xml|tests/fuzz/platform_xml_seeds|16384|10|SimGrid XML: legacy translation, format sniffing"
   "experiment|tests/fuzz/experiment_seeds|8192|10|experiment files: parse and component options"
   "astra_network|tests/fuzz/astra_network_seeds|4096|10|ASTRA-sim network YAML"

@@ -21,6 +21,8 @@ std::optional<Backfill> backfill_from_string(const std::string& s)
     return Backfill::easy;
   if (s == "conservative")
     return Backfill::conservative;
+  if (s == "slurm")
+    return Backfill::slurm;
   return std::nullopt;
 }
 
@@ -33,6 +35,8 @@ const char* to_string(Backfill b)
     return "easy";
   case Backfill::conservative:
     return "conservative";
+  case Backfill::slurm:
+    return "slurm";
   }
   return "none";
 }
@@ -189,6 +193,11 @@ Scheduler::Scheduler(ClusterState& state, const SchedulerConfig& config)
     , lowest_(make_resource_policy("first"))
 {
   schedule_.log_marks(backfill_ == Backfill::conservative);
+  if (backfill_ == Backfill::slurm) {
+    if (not config.slurm)
+      throw std::logic_error("Slurm scheduling without its setup (make_slurm_setup)");
+    slurm_ = std::make_unique<SlurmModel>(config.slurm, state.resources());
+  }
 }
 
 void Scheduler::set_policies(const std::string& job_policy, const std::string& resource_policy)
@@ -210,10 +219,15 @@ bool Scheduler::never_fits(const Demand& d) const
   return capacity < d.cores;
 }
 
-bool Scheduler::submit(const QueuedJob& job)
+bool Scheduler::submit(const QueuedJob& job, double now)
 {
   if (never_fits(job.demand))
     return false;
+  if (slurm_) {
+    if (not slurm_->admits(job))
+      return false;
+    slurm_->submitted(job, now >= 0 ? now : job.submit_s, queue_.view());
+  }
   if (backfill_ == Backfill::conservative) {
     if (not(job.requested_time_s > 0) || job.requested_time_s == kInf)
       return false;
@@ -251,11 +265,13 @@ void Scheduler::erase_running(std::map<uint32_t, Running>::iterator it)
   running_.erase(it);
 }
 
-void Scheduler::release(uint32_t job)
+void Scheduler::release(uint32_t job, double now)
 {
   auto it = running_.find(job);
   if (it == running_.end())
     return;
+  if (slurm_)
+    slurm_->ended(job, now, queue_.view());
   for (uint32_t c : it->second.cores)
     state_.release(c, it->second.demand);
   erase_running(it);
@@ -267,8 +283,8 @@ void Scheduler::release(uint32_t job)
 
 void Scheduler::hold(uint32_t key, const std::vector<uint32_t>& cores, double start, double until)
 {
-  if (backfill_ == Backfill::conservative)
-    throw std::logic_error("holding cores is not supported with conservative backfilling");
+  if (backfill_ == Backfill::conservative || backfill_ == Backfill::slurm)
+    throw std::logic_error("holding cores is supported with EASY backfilling and none only");
   Demand d{static_cast<uint32_t>(cores.size()), 0, 0};
   for (uint32_t c : cores)
     state_.take(c, key, d);
@@ -343,8 +359,34 @@ std::vector<Decision> Scheduler::step(double now)
     return backfill_step(now);
   case Backfill::conservative:
     return conservative_step(now);
+  case Backfill::slurm:
+    return slurm_step(now);
   }
   return {};
+}
+
+double Scheduler::next_wake(double now) const
+{
+  return slurm_ ? slurm_->next_wake(now, queue_.empty()) : kInf;
+}
+
+std::vector<Decision> Scheduler::slurm_step(double now)
+{
+  auto take = [&](size_t i, const CoreSet& allowed) {
+    return resource_policy_->select(state_, queue_[i].job, queue_[i].demand, rng_, &allowed);
+  };
+  auto started = slurm_->step(now, queue_.view(), state_, take);
+  std::vector<Decision> out;
+  std::vector<size_t> gone;
+  for (auto& [i, cores] : started) {
+    const QueuedJob& q = queue_[i];
+    set_running(q.job, Running{cores, q.demand, now, slurm_->time_limit(q)});
+    out.push_back({q.job, std::move(cores)});
+    gone.push_back(i);
+  }
+  std::sort(gone.begin(), gone.end());
+  queue_.remove(gone);
+  return out;
 }
 
 std::vector<Decision> Scheduler::greedy_step(double now)

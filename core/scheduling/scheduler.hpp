@@ -11,6 +11,7 @@
 
 #include "core/scheduling/conservative.hpp"
 #include "core/scheduling/policies.hpp"
+#include "core/scheduling/slurm.hpp"
 
 #include <functional>
 #include <map>
@@ -27,7 +28,7 @@
 
 namespace sgai::scheduling {
 
-enum class Backfill { none, easy, conservative };
+enum class Backfill { none, easy, conservative, slurm };
 std::optional<Backfill> backfill_from_string(const std::string& s);
 const char* to_string(Backfill b);
 
@@ -98,10 +99,23 @@ struct Decision {
 };
 
 struct SchedulerConfig {
+  SchedulerConfig() = default;
+  SchedulerConfig(std::string job, std::string resource, Backfill b, uint64_t s)
+      : job_policy(std::move(job))
+      , resource_policy(std::move(resource))
+      , backfill(b)
+      , seed(s)
+  {
+  }
   std::string job_policy      = "first";
   std::string resource_policy = "first";
   Backfill backfill           = Backfill::none;
   uint64_t seed               = 1;
+  /** Backfill::slurm: the site's slurm.conf and associations (null: each user under the root), and
+   *  what the workload manager resolves from them against its platform and workload. */
+  std::shared_ptr<const SlurmConf> slurm_conf;
+  std::shared_ptr<const SlurmAssociations> slurm_associations;
+  std::shared_ptr<const SlurmSetup> slurm;
 };
 
 class Scheduler {
@@ -112,7 +126,7 @@ public:
   /** Queues a job; false (the job is rejected) when it can never fit on the platform: more cores
    *  than there are, or more memory per core than nodes can give to that many cores. Conservative
    *  backfilling also rejects jobs without a (positive, finite) requested time, as batsched does. */
-  bool submit(const QueuedJob& job);
+  bool submit(const QueuedJob& job, double now = -1);
   /** Queues a job whatever it asks (an external scheduler decides whether it runs or is rejected). */
   void enqueue(const QueuedJob& job) { queue_.push_back(job); }
   /** Why start_given could not start a job (an external scheduler's decision). */
@@ -127,8 +141,13 @@ public:
   GivenStart start_given(uint32_t job, const std::vector<uint32_t>& cores, double now, std::vector<Decision>& out);
   /** Takes a waiting job out of the queue (rejected); false when it is not waiting. */
   bool remove_waiting(uint32_t job);
-  /** Frees the cores of a finished (or killed) job, or of a hold. */
-  void release(uint32_t job);
+  /** Frees the cores of a finished (or killed) job, or of a hold, at `now` (Slurm's usage). */
+  void release(uint32_t job, double now = 0);
+  /** When the scheduler wants to look again with no event (Slurm's periodic passes, priority
+   *  recalculations); infinity: not before an event. */
+  double next_wake(double now) const;
+  /** Backfill::slurm: its model (priorities, passes), or null. */
+  const SlurmModel* slurm() const { return slurm_.get(); }
   /** Takes free cores out of scheduling from `start` until `until` (infinity: until released): a
    *  machine asleep or switching (energy policies). Backfilling sees them busy until then. `key`
    *  is no job's index. EASY backfilling and none only. */
@@ -178,6 +197,9 @@ private:
   // EASY's scratch space, kept between steps (no allocation per step)
   std::vector<size_t> started_;
   CoreSet bf_avail_, bf_held_, bf_candidates_, bf_then_;
+
+  std::unique_ptr<SlurmModel> slurm_;
+  std::vector<Decision> slurm_step(double now);
 
   // Conservative backfilling: the reservations kept between steps (batsched's make_decisions).
   ReservationSchedule schedule_;

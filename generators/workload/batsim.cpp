@@ -57,6 +57,18 @@ std::string id_text(const Value& v)
   v.fail("job id " + v.shown() + " must be a string or a whole number below 1e15 in magnitude");
 }
 
+/** A user, group, partition or QOS name: a non-empty string, or a whole number (SWF's user ids) as
+ *  its digits. */
+std::string name_value(const Value& v, const char* key)
+{
+  if (v.is_string() && not v.string().empty())
+    return v.string();
+  if (v.is_number())
+    if (double d = v.number(); std::floor(d) == d && std::fabs(d) < 1e15)
+      return id_text_of(d);
+  v.fail(std::string(key) + " " + v.shown() + " must be a non-empty string or a whole number below 1e15 in magnitude");
+}
+
 Scalar scalar_of(const nlohmann::json& n)
 {
   Scalar v;
@@ -203,7 +215,7 @@ std::optional<uint32_t> parallel_mismatch(const Workload& w, uint32_t profile, u
 std::optional<Job> quick_job(const nlohmann::json& n, const ProfileIndex& index,
                              const std::unordered_set<std::string>& ids)
 {
-  if (not n.is_object() || n.size() > 5)
+  if (not n.is_object() || n.size() > detail::quick_job_fields)
     return std::nullopt;
   QuickJob q;
   for (auto it = n.begin(); it != n.end(); ++it)
@@ -243,7 +255,8 @@ Workload read_document(const json::Document& doc, const std::filesystem::path& f
   std::unordered_set<std::string> ids;
   std::vector<std::optional<std::vector<std::pair<size_t, uint32_t>>>> sizes(w.profiles.size());
   auto jobs                                          = o.required("jobs");
-  static const std::vector<std::string> own_job_keys = {"id", "subtime", "res", "walltime", "profile"};
+  static const std::vector<std::string> own_job_keys = {"id",   "subtime", "res",       "walltime", "profile",
+                                                        "user", "group",   "partition", "qos"};
   for (auto& item : jobs.array()) {
     // the common job (those five fields, each as the checks below take it) straight from the document
     if (auto quick = quick_job(json::raw(item), index, ids)) {
@@ -283,7 +296,11 @@ Workload read_document(const json::Document& doc, const std::filesystem::path& f
       prof.fail("job " + quote(j.id) + " names profile " + prof.shown() +
                 ", which is not in 'profiles' (known: " + json::list_names(known, 10) + ")");
     }
-    j.profile         = it->second;
+    j.profile = it->second;
+    for (auto [key, field] :
+         {std::pair{"user", &j.user}, {"group", &j.group}, {"partition", &j.partition}, {"qos", &j.qos}})
+      if (auto v = jo.optional(key))
+        *field = name_value(*v, key);
     const Profile& pr = w.profiles[j.profile];
     if (auto q = parallel_mismatch(w, j.profile, j.resources, sizes)) {
       const Profile& pq = w.profiles[*q];

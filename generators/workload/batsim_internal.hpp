@@ -125,12 +125,27 @@ struct QuickJob {
         return false;
       j.profile = p->second;
       profile   = true;
+    } else if (std::string* name = owner(key); name && v.kind == Scalar::string && not v.s.empty()) {
+      *name = std::string(v.s);
     } else
       return false;
     return true;
   }
   bool whole() const { return id && submit && res && profile; }
+  /** The job's user, group, partition or qos field named `key`, or null. */
+  std::string* owner(std::string_view key)
+  {
+    return key == "user"        ? &j.user
+           : key == "group"     ? &j.group
+           : key == "partition" ? &j.partition
+           : key == "qos"       ? &j.qos
+                                : nullptr;
+  }
 };
+
+/** The most fields a job handled by QuickJob has (id, subtime, res, walltime, profile, user, group,
+ *  partition, qos). */
+inline constexpr size_t quick_job_fields = 9;
 
 } // namespace sgai::workload::detail
 

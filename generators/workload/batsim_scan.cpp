@@ -186,8 +186,10 @@ std::optional<Workload> detail::read_batsim_common(std::string_view text, const 
 {
   struct RawJob {
     std::array<std::pair<std::string_view, Scalar>, 5> fields;
+    std::array<std::string_view, 4> names; ///< user, group, partition, qos (strings, kept apart: a leaner record)
     uint8_t n = 0;
   };
+  static constexpr std::array<std::string_view, 4> name_keys = {"user", "group", "partition", "qos"};
   Workload w;
   w.source = file.string();
   w.name   = file.stem().string();
@@ -198,11 +200,19 @@ std::optional<Workload> detail::read_batsim_common(std::string_view text, const 
   auto job = [&]() {
     RawJob& j = raw_jobs.emplace_back();
     return in.list('{', '}', [&]() {
+      std::string_view key;
+      Scalar value;
+      if (not(in.string(key) && in.eat(':') && in.scalar(value)))
+        return false;
+      for (size_t i = 0; i < name_keys.size(); i++)
+        if (key == name_keys[i]) // (a duplicate, an empty name or not a string: the general path)
+          return j.names[i].empty() && value.kind == Scalar::string && not value.s.empty() &&
+                 (j.names[i] = value.s, true);
       if (j.n == j.fields.size())
         return false;
       auto& [k, v] = j.fields[j.n++];
-      if (not(in.string(k) && in.eat(':') && in.scalar(v)))
-        return false;
+      k            = key;
+      v            = value;
       for (uint8_t i = 0; i + 1 < j.n; i++)
         if (j.fields[i].first == k)
           return false;
@@ -299,6 +309,9 @@ std::optional<Workload> detail::read_batsim_common(std::string_view text, const 
         return std::nullopt;
     if (not q.whole() || not ids.insert(q.j.id).second)
       return std::nullopt;
+    for (size_t i = 0; i < name_keys.size(); i++)
+      if (not raw.names[i].empty())
+        *q.owner(name_keys[i]) = std::string(raw.names[i]);
     w.jobs.push_back(std::move(q.j));
   }
   std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const Job& a, const Job& b) { return a.submit_s < b.submit_s; });

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -87,6 +88,11 @@ Workload swf_to_workload(const SwfLog& log, const SwfSelected& selected, const S
     j.resources = static_cast<uint32_t>(rec.processors());
     if (options.walltime && req > 0)
       j.walltime_s = req;
+    // who and where (-1: unknown, no key), for workload managers that rank by them (Slurm's)
+    for (auto [field, name] :
+         {std::pair{rec.user_id, &j.user}, {rec.group_id, &j.group}, {rec.partition, &j.partition}})
+      if (field >= 0 && std::floor(field) == field && field < 1e15)
+        *name = id_text_of(field);
     j.profile = static_cast<uint32_t>(w.profiles.size());
     w.profiles.push_back(p);
     w.jobs.push_back(j);

@@ -35,6 +35,10 @@ void write_batsim(const Workload& w, std::ostream& out)
     if (j.walltime_s)
       jw.field("walltime", *j.walltime_s);
     jw.field("profile", w.profiles[j.profile].name);
+    for (auto [key, field] :
+         {std::pair{"user", &j.user}, {"group", &j.group}, {"partition", &j.partition}, {"qos", &j.qos}})
+      if (not field->empty())
+        jw.field(key, *field);
     write_extra(jw, j.extra_json);
     jw.end_object();
   }

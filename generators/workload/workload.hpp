@@ -113,7 +113,10 @@ struct Job {
   uint32_t resources = 1;
   std::optional<double> walltime_s; ///< jobs running longer are killed; none: no limit
   uint32_t profile = 0;             ///< index in Workload::profiles
-  std::string extra_json;           ///< extra_data and the other fields kept verbatim (JSON object text)
+  /** Who submitted it and where, for workload managers that rank by them (Slurm's fair-share,
+   *  partitions, QOS): optional keys user, group, partition and qos; empty when absent. */
+  std::string user, group, partition, qos;
+  std::string extra_json; ///< extra_data and the other fields kept verbatim (JSON object text)
 };
 
 struct Workload {

@@ -63,6 +63,24 @@ const char* to_string(FinalState s)
 
 // -------------------------------------------------------------------------------------------- Impl
 
+namespace {
+/** The scheduler's configuration, with Slurm's setup resolved against the platform and workload. */
+scheduling::SchedulerConfig with_slurm(scheduling::SchedulerConfig c, const workload::Workload& w,
+                                       const scheduling::Resources& r)
+{
+  if (c.backfill != scheduling::Backfill::slurm || c.slurm)
+    return c;
+  if (not c.slurm_conf)
+    throw std::logic_error("--backfill slurm without its slurm.conf");
+  std::vector<scheduling::SlurmJobKeys> keys;
+  keys.reserve(w.jobs.size());
+  for (const auto& j : w.jobs)
+    keys.push_back({j.id, j.user, j.group, j.partition, j.qos});
+  c.slurm = scheduling::make_slurm_setup(*c.slurm_conf, c.slurm_associations.get(), r, keys, w.source);
+  return c;
+}
+} // namespace
+
 WorkloadManager::Impl::Impl(const workload::Workload& w, scheduling::Resources resources,
                             const platform::Platform* platform, const ManagerConfig& config)
     : own_(config.submitters > 0 ? w : workload::Workload{})
@@ -73,7 +91,7 @@ WorkloadManager::Impl::Impl(const workload::Workload& w, scheduling::Resources r
     , platform_(platform)
     , cfg_(config)
     , state_(r_)
-    , sched_(state_, config.scheduler)
+    , sched_(state_, with_slurm(config.scheduler, w_, r_))
     , job_energy_(w.jobs.size(), 0.0)
     , pool_(*this, hosts_)
     , pstates_(r_, state_, hosts_, hist_, platform)
@@ -388,7 +406,7 @@ void WorkloadManager::Impl::end_job(uint32_t job, FinalState final_state, double
   running_.erase(it);
   hist_.records[job].state    = final_state;
   hist_.records[job].finish_s = now;
-  sched_.release(job);
+  sched_.release(job, now);
 }
 
 // ---------------------------------------------------------------------------------- the event loop
@@ -511,6 +529,7 @@ double WorkloadManager::Impl::next_date() const
     next = w_.jobs[next_submit_].submit_s;
   if (not timed_.empty())
     next = std::min(next, timed_.top().t);
+  next = std::min(next, sched_.next_wake(sg4::Engine::get_clock())); // Slurm's periodic passes
   if (power_.policy() && done_ < w_.jobs.size())
     next = std::min(next, power_.policy()->next_stage());
   if (ext_) {
@@ -680,7 +699,7 @@ void WorkloadManager::Impl::queue_arrivals(Instant& in)
     if (ext_) {
       sched_.enqueue(q);
       external_submitted(job, in.now);
-    } else if (not sched_.submit(q)) {
+    } else if (not sched_.submit(q, in.now)) {
       hist_.records[job].state    = FinalState::rejected;
       hist_.records[job].finish_s = in.now;
       done_++;

@@ -12,6 +12,9 @@
 
 #include <xbt/log.h>
 
+#include <iostream>
+#include <set>
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgai_batch_component, sgai, "sgai batch component (workload manager set-up)");
 
 namespace sgai::experiment {
@@ -113,6 +116,40 @@ std::string policy_name(const json::Value& v, bool job)
   return name;
 }
 
+/** slurm_conf and slurm_associations (with backfill "slurm" only), read. */
+void slurm_files(json::Object& options, const RunContext& ctx, const workload::Workload& w,
+                 scheduling::SchedulerConfig& c)
+{
+  auto conf  = options.optional("slurm_conf");
+  auto assoc = options.optional("slurm_associations");
+  if (c.backfill != scheduling::Backfill::slurm) {
+    for (auto* v : {&conf, &assoc})
+      if (*v)
+        (*v)->fail("slurm_conf and slurm_associations go with backfill 'slurm'");
+    return;
+  }
+  if (not conf)
+    options.fail("backfill 'slurm' needs slurm_conf (the site's slurm.conf)");
+  auto path = [&](const json::Value& v, const char* what) {
+    std::filesystem::path f = v.string();
+    if (f.is_relative())
+      f = ctx.base_dir / f;
+    std::error_code ec;
+    if (not std::filesystem::exists(f, ec))
+      v.fail(std::string(what) + " " + v.shown() + " not found (looked for " + f.string() + ")");
+    return f;
+  };
+  auto cf      = path(*conf, "slurm.conf");
+  c.slurm_conf = std::make_shared<const scheduling::SlurmConf>(
+      read_named_file(*conf, ctx, "slurm.conf", [&]() { return scheduling::read_slurm_conf(cf); }));
+  if (assoc) {
+    auto af              = path(*assoc, "association file");
+    c.slurm_associations = std::make_shared<const scheduling::SlurmAssociations>(
+        read_named_file(*assoc, ctx, "association file", [&]() { return scheduling::read_slurm_associations(af); }));
+  }
+  warn_slurm(*c.slurm_conf, c.slurm_associations.get(), w);
+}
+
 std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& ctx)
 {
   batch::ManagerConfig config;
@@ -129,7 +166,8 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
   if (auto v = options.optional("resources"))
     config.scheduler.resource_policy = policy_name(*v, false);
   if (auto v = options.optional("backfill"))
-    config.scheduler.backfill = *scheduling::backfill_from_string(v->choice({"none", "easy", "conservative"}));
+    config.scheduler.backfill = *scheduling::backfill_from_string(v->choice({"none", "easy", "conservative", "slurm"}));
+  slurm_files(options, ctx, w, config.scheduler);
   if (auto v = options.optional("interference"))
     config.interference = v->boolean();
   std::string max_file, max_place;
@@ -209,11 +247,34 @@ std::unique_ptr<Component> make_batch(json::Object& options, const RunContext& c
   }
   options.finish({"workload", "jobs", "resources", "backfill", "interference", "max_resources", "energy_period",
                   "energy_policy", "switches", "series", "socket_endpoint", "socket_timeout", "sched_config",
-                  "dynamic_jobs", "acknowledge_dynamic_jobs"});
+                  "dynamic_jobs", "acknowledge_dynamic_jobs", "slurm_conf", "slurm_associations"});
   return std::make_unique<BatchComponent>(std::move(w), config, max_file, max_place);
 }
 
 } // namespace
+
+void warn_slurm(const scheduling::SlurmConf& conf, const scheduling::SlurmAssociations* associations,
+                const workload::Workload& w)
+{
+  auto list = [](const std::vector<std::string>& names) {
+    std::string l;
+    for (size_t i = 0; i < names.size() && i < 20; i++)
+      l += (i ? ", " : "") + names[i];
+    return names.size() > 20 ? l + " and " + std::to_string(names.size() - 20) + " more" : l;
+  };
+  if (not conf.ignored.empty())
+    std::cerr << "sgai: warning: " << conf.file << ": not modelled, read and left: " << list(conf.ignored) << "\n";
+  if (not associations)
+    return;
+  std::vector<std::string> missing;
+  std::set<std::string> seen;
+  for (const auto& j : w.jobs)
+    if (seen.insert(j.user).second && (j.user.empty() || associations->user_association(j.user, j.group) < 0))
+      missing.push_back(j.user.empty() ? "(jobs without a user)" : j.user);
+  if (not missing.empty())
+    std::cerr << "sgai: warning: " << associations->file << ": no association for " << list(missing)
+              << " (fair-share factor 0)\n";
+}
 
 std::unique_ptr<Component> make_batch_component(BatchSetup setup)
 {

@@ -24,6 +24,11 @@ struct BatchSetup {
   std::string max_resources_file, max_resources_place;
 };
 
+/** Says once on standard error what of slurm.conf sgai does not model, and the workload's users
+ *  without an association (their fair-share factor is 0). */
+void warn_slurm(const scheduling::SlurmConf& conf, const scheduling::SlurmAssociations* associations,
+                const workload::Workload& w);
+
 /** The component, configured: it uses the platform's first max_resources cores when given, else
  *  the first nb_res of a Batsim workload, else all. */
 std::unique_ptr<Component> make_batch_component(BatchSetup setup);

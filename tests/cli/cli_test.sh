@@ -655,6 +655,26 @@ PY
     [ "$(wc -l <"$tmp/b/overutilization.csv")" -gt 1 ] || fail "no over-utilization span"
     run "$SGAI" batch run --platform platforms/learning.json --workload tests/fixtures/workloads/tiny.swf --backfill conservative --out "$tmp/s"
     expect_rc 0; [ -s "$tmp/s/jobs.csv" ] || fail "SWF workload run" ;;
+  batch_slurm)
+    d=tests/fixtures/slurm
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload $d/jobs.json --backfill slurm \
+      --slurm-conf $d/site.conf --slurm-associations $d/assoc.cfg --out "$tmp/s"; expect_rc 0
+    [ "$(grep -c ',COMPLETED_SUCCESSFULLY,' "$tmp/s/jobs.csv")" -eq 6 ] || fail "not every job ran: $(cat "$tmp/s/jobs.csv")"
+    grep -q "site.conf: not modelled, read and left: ClusterName, SlurmctldHost, NodeName lines" "$tmp/err" || fail "no warning on the lines left: $err"
+    grep -q "assoc.cfg: no association for dave (fair-share factor 0)" "$tmp/err" || fail "no warning on dave: $err"
+    grep -q '"slurm_conf"' "$tmp/s/config.json" || fail "config.json lacks slurm_conf"
+    for f in $d/bogus_*.conf; do
+      run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload $d/jobs.json --backfill slurm \
+        --slurm-conf "$f" --out "$tmp/o"; expect_rc 1
+      expect_one_error_line "$(basename "$f"): line 2"
+      [ ! -e "$tmp/o" ] || fail "$f: output folder written"
+    done
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload $d/jobs.json --backfill slurm --out "$tmp/o"
+    expect_rc 2; expect_one_error_line "--backfill slurm needs --slurm-conf"
+    printf 'PartitionName=batch Nodes=ALL\n' >"$tmp/nodefault.conf"
+    run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload $d/jobs.json --backfill slurm \
+      --slurm-conf "$tmp/nodefault.conf" --out "$tmp/o"; expect_rc 1
+    expect_one_error_line "jobs.json: job 'a': names no partition, and $tmp/nodefault.conf has no Default=YES partition" ;;
   batch_plot)
     /usr/bin/python3 -c "import matplotlib" 2>/dev/null || { echo "no python3-matplotlib: skipped"; exit 77; }
     run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload tests/fixtures/workloads/interference.json --out "$tmp/n"

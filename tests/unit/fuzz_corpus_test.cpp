@@ -17,6 +17,7 @@
 #include "../fuzz/platform_xml_check.hpp"
 #include "../fuzz/pytorch_et_check.hpp"
 #include "../fuzz/replay_log_check.hpp"
+#include "../fuzz/slurm_conf_check.hpp"
 #include "../fuzz/swf_check.hpp"
 #include "../fuzz/synth_model_check.hpp"
 #include "../fuzz/training_check.hpp"
@@ -93,6 +94,13 @@ TEST(FuzzCorpus, BatsimReplySeeds)
   auto c = replay({"tests/fuzz/batsim_reply_seeds"}, sgai::test::check_batsim_reply_bytes);
   EXPECT_GE(c.accepted, 4U); // every decision kind
   EXPECT_GE(c.rejected, 3U); // bogus_*
+}
+
+TEST(FuzzCorpus, SlurmConfSeeds)
+{
+  auto c = replay({"tests/fuzz/slurm_conf_seeds"}, sgai::test::check_slurm_conf_bytes);
+  EXPECT_GE(c.accepted, 5U); // a site's file, minimal, builtin; a node or association the setup refuses
+  EXPECT_GE(c.rejected, 2U); // bogus_range, bogus_window
 }
 
 TEST(FuzzCorpus, PlatformXmlSeeds)

@@ -41,6 +41,7 @@ struct BatchArgs {
   std::string socket_endpoint;
   double socket_timeout_s = 60;
   std::string sched_config;
+  std::string slurm_conf, slurm_associations;
   bool dynamic_jobs             = false;
   bool acknowledge_dynamic_jobs = false;
 };
@@ -69,7 +70,11 @@ void check_policies(const BatchArgs& a)
                      "--energy-policy cannot be given with it");
   if (not scheduling::backfill_from_string(a.backfill))
     throw InputError("command line", "--backfill",
-                     "unknown backfilling " + quote(a.backfill) + " (known: none, easy, conservative)");
+                     "unknown backfilling " + quote(a.backfill) + " (known: none, easy, conservative, slurm)");
+  if (a.backfill == "slurm" && a.slurm_conf.empty())
+    throw UsageError("--backfill slurm needs --slurm-conf (the site's slurm.conf)");
+  if (a.backfill != "slurm" && (not a.slurm_conf.empty() || not a.slurm_associations.empty()))
+    throw UsageError("--slurm-conf and --slurm-associations go with --backfill slurm");
 }
 
 constexpr const char* kSource = "sgai batch run";
@@ -99,6 +104,10 @@ std::string record_of(const BatchArgs& a)
                                     {"interference", not a.no_interference},
                                     {"max_resources", a.max_resources},
                                     {"series", a.series}};
+  if (not a.slurm_conf.empty())
+    options["slurm_conf"] = absolute(a.slurm_conf);
+  if (not a.slurm_associations.empty())
+    options["slurm_associations"] = absolute(a.slurm_associations);
   if (not a.socket_endpoint.empty()) {
     options.erase("jobs");
     options.erase("resources");
@@ -141,10 +150,19 @@ experiment::BatchSetup batch_setup(const BatchArgs& a)
   s.config.scheduler.job_policy      = a.jobs;
   s.config.scheduler.resource_policy = a.resources;
   s.config.scheduler.backfill        = *scheduling::backfill_from_string(a.backfill);
-  s.config.interference              = not a.no_interference;
-  s.config.max_resources             = static_cast<uint32_t>(a.max_resources);
-  s.max_resources_file               = "command line";
-  s.max_resources_place              = "--max-resources";
+  if (not a.slurm_conf.empty()) {
+    s.config.scheduler.slurm_conf = std::make_shared<const scheduling::SlurmConf>(
+        scheduling::read_slurm_conf(existing(absolute(a.slurm_conf), "--slurm-conf", "slurm.conf")));
+    if (not a.slurm_associations.empty())
+      s.config.scheduler.slurm_associations =
+          std::make_shared<const scheduling::SlurmAssociations>(scheduling::read_slurm_associations(
+              existing(absolute(a.slurm_associations), "--slurm-associations", "association file")));
+    experiment::warn_slurm(*s.config.scheduler.slurm_conf, s.config.scheduler.slurm_associations.get(), s.workload);
+  }
+  s.config.interference  = not a.no_interference;
+  s.config.max_resources = static_cast<uint32_t>(a.max_resources);
+  s.max_resources_file   = "command line";
+  s.max_resources_place  = "--max-resources";
   if (not a.energy_policy.empty()) {
     auto f                = existing(absolute(a.energy_options), "--energy-options", "energy policy options");
     s.config.power        = scheduling::read_power_options(f, a.energy_policy);
@@ -280,7 +298,13 @@ void add_batch_commands(CLI::App& app, const Globals& globals, Action& action)
     cmd->add_option("--jobs", a->jobs, "Job selection policy: " + names(scheduling::job_policies()));
     cmd->add_option("--resources", a->resources,
                     "Resource selection policy: " + names(scheduling::resource_policies()));
-    cmd->add_option("--backfill", a->backfill, "none, easy or conservative (first-arrived queue)");
+    cmd->add_option("--backfill", a->backfill,
+                    "none, easy or conservative (first-arrived queue), or slurm (Slurm's main scheduler and backfill "
+                    "pass as --slurm-conf configures them)");
+    add_path(cmd, "--slurm-conf", a->slurm_conf,
+             "--backfill slurm: the site's slurm.conf (scheduler, priority, SchedulerParameters, partitions)");
+    add_path(cmd, "--slurm-associations", a->slurm_associations,
+             "--backfill slurm: accounts and users with their shares, as `sacctmgr dump` writes them (fair-share)");
     add_path(cmd, "--out", a->out, "Output folder")->required();
     add_seed(cmd, a->seed, "Seed of the random policies");
     add_count(cmd, "--max-resources", a->max_resources,

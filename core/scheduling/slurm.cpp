@@ -1,0 +1,587 @@
+/* Slurm's main scheduler, backfill pass and multifactor priority (slurm.hpp; semantics from
+ * Slurm's job_scheduler.c, plugins/sched/backfill/backfill.c, plugins/priority/multifactor and
+ * fair_tree.c, docs/batch.md). */
+#include "core/scheduling/slurm.hpp"
+
+#include "core/foundation/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <unordered_map>
+
+namespace sgai::scheduling {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/** Backfill's map of the cores over time (Slurm's node_space, at core granularity): slots from
+ *  `now`, each with the cores available over it. */
+class NodeSpace {
+public:
+  /** The free cores now; each running job's cores become available at its end. */
+  NodeSpace(double now, const CoreSet& free_now, std::vector<std::pair<double, const std::vector<uint32_t>*>> frees)
+  {
+    std::sort(frees.begin(), frees.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    slots_.push_back({now, free_now, free_now.count()});
+    for (const auto& [t, cores] : frees) {
+      if (t == kInf)
+        break;
+      if (t > slots_.back().begin)
+        slots_.push_back({t, slots_.back().avail, slots_.back().count});
+      for (uint32_t c : *cores)
+        if (not slots_.back().avail.test(c)) {
+          slots_.back().avail.set(c);
+          slots_.back().count++;
+        }
+    }
+  }
+
+  /** Marks `cores` unavailable over [a, b) (b may be infinity). */
+  void occupy(const CoreSet& cores, double a, double b)
+  {
+    a = std::max(a, slots_.front().begin);
+    if (not(b > a))
+      return;
+    size_t first = split(a), last = split(b);
+    for (size_t i = first; i < last; i++) {
+      slots_[i].avail.subtract(cores);
+      slots_[i].count = slots_[i].avail.count();
+    }
+  }
+
+  /** The earliest slot start at which `w` cores of `allowed` stay available for `d`, with them. */
+  std::optional<std::pair<double, CoreSet>> first_fit(uint32_t w, double d, const CoreSet& allowed) const
+  {
+    CoreSet cand;
+    for (size_t i = 0; i < slots_.size(); i++) {
+      if (slots_[i].count < w)
+        continue;
+      cand = slots_[i].avail;
+      cand.intersect(allowed);
+      if (cand.count() < w)
+        continue;
+      double end = slots_[i].begin + d;
+      bool fits  = true;
+      for (size_t j = i + 1; j < slots_.size() && slots_[j].begin < end; j++) {
+        cand.intersect(slots_[j].avail);
+        if (cand.count() < w) {
+          fits = false;
+          break;
+        }
+      }
+      if (fits)
+        return std::pair{slots_[i].begin, std::move(cand)};
+    }
+    return std::nullopt;
+  }
+
+private:
+  struct Slot {
+    double begin;
+    CoreSet avail;
+    uint32_t count;
+  };
+  std::vector<Slot> slots_;
+
+  size_t split(double t)
+  {
+    if (t == kInf)
+      return slots_.size();
+    auto it  = std::upper_bound(slots_.begin(), slots_.end(), t, [](double v, const Slot& x) { return v < x.begin; });
+    size_t i = static_cast<size_t>(it - slots_.begin()); // slots_[i - 1] holds t
+    if (slots_[i - 1].begin == t)
+      return i - 1;
+    slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), Slot{t, slots_[i - 1].avail, slots_[i - 1].count});
+    return i;
+  }
+};
+} // namespace
+
+// ------------------------------------------------------------------------------------------- setup
+
+std::shared_ptr<const SlurmSetup> make_slurm_setup(const SlurmConf& conf, const SlurmAssociations* associations,
+                                                   const Resources& resources, const std::vector<SlurmJobKeys>& jobs,
+                                                   const std::string& workload_file)
+{
+  auto s  = std::make_shared<SlurmSetup>();
+  s->conf = conf;
+  std::unordered_map<std::string, std::vector<uint32_t>> cores_of_host;
+  for (uint32_t c = 0; c < resources.core_count(); c++)
+    cores_of_host[resources.host_names[resources.cores[c].host]].push_back(c);
+  std::map<std::string, uint32_t> partition_index;
+  int64_t default_partition = -1;
+  for (const auto& p : conf.partitions) {
+    CoreSet set(resources.core_count(), p.all_nodes);
+    for (const auto& host : p.nodes) {
+      auto it = cores_of_host.find(host);
+      if (it == cores_of_host.end()) {
+        std::vector<std::string> known;
+        for (const auto& h : resources.host_names)
+          if (cores_of_host.count(h) && known.size() < 5)
+            known.push_back(h);
+        throw InputError(
+            conf.file, "line " + std::to_string(p.line),
+            "partition " + quote(p.name) + " names node " + quote(host) +
+                ", which is no host of the platform's cores (they are on hosts such as " +
+                [&] {
+                  std::string l;
+                  for (const auto& k : known)
+                    l += (l.empty() ? "" : ", ") + quote(k);
+                  return l;
+                }() +
+                ")");
+      }
+      for (uint32_t c : it->second)
+        set.set(c);
+    }
+    partition_index[p.name] = static_cast<uint32_t>(s->partition_cores.size());
+    if (p.is_default)
+      default_partition = static_cast<int64_t>(s->partition_cores.size());
+    s->partition_cores.push_back(std::move(set));
+    s->max_job_factor = std::max(s->max_job_factor, p.job_factor);
+  }
+  std::map<std::string, uint32_t> user_index;
+  for (const auto& j : jobs)
+    if (not user_index.count(j.user)) {
+      user_index.emplace(j.user, static_cast<uint32_t>(s->users.size()));
+      s->users.push_back(j.user);
+    }
+  if (associations) {
+    s->associations = *associations;
+  } else {
+    std::vector<std::string> named;
+    for (const auto& u : s->users)
+      if (not u.empty())
+        named.push_back(u);
+    s->associations = flat_associations(named);
+  }
+  for (const auto& [name, priority] : s->associations.qos_priority)
+    s->max_qos_priority = std::max(s->max_qos_priority, priority);
+  std::map<std::string, bool> unassociated;
+  for (const auto& j : jobs) {
+    SlurmJob sj;
+    auto fail = [&](const std::string& m) { throw InputError(workload_file, "job " + quote(j.id), m); };
+    if (j.partition.empty()) {
+      if (default_partition < 0)
+        fail("names no partition, and " + conf.file + " has no Default=YES partition");
+      sj.partition = static_cast<uint32_t>(default_partition);
+    } else {
+      auto it = partition_index.find(j.partition);
+      if (it == partition_index.end())
+        fail("names partition " + quote(j.partition) + ", which " + conf.file + " does not define");
+      sj.partition = it->second;
+    }
+    if (not j.qos.empty() && j.qos != "normal") {
+      auto it = s->associations.qos_priority.find(j.qos);
+      if (it == s->associations.qos_priority.end())
+        fail("names QOS " + quote(j.qos) + ", which " + s->associations.file +
+             " does not define (a `QOS - 'name':Priority=N` line)");
+      sj.qos_priority = it->second;
+    } else if (auto it = s->associations.qos_priority.find("normal"); it != s->associations.qos_priority.end()) {
+      sj.qos_priority = it->second;
+    }
+    sj.user        = user_index.at(j.user);
+    sj.association = j.user.empty() ? -1 : s->associations.user_association(j.user, j.group);
+    if (sj.association < 0)
+      unassociated[j.user.empty() ? "(no user)" : j.user] = true;
+    s->jobs.push_back(sj);
+  }
+  for (const auto& [u, _] : unassociated)
+    s->unassociated.push_back(u);
+  return s;
+}
+
+// ------------------------------------------------------------------------------------------- model
+
+struct SlurmModel::Impl {
+  const SlurmSetup& s;
+  uint32_t cores;
+  uint32_t nodes_total = 1;
+  double decay         = 1; ///< per second: 1 - 0.693 / half-life
+  struct Run {
+    uint32_t cpus;
+    double start;
+    double limit;
+    std::vector<uint32_t> cores;
+  };
+  std::unordered_map<uint32_t, Run> running;
+  std::vector<double> usage;     ///< by association (every ancestor carries its descendants')
+  std::vector<double> fs;        ///< fair-share factor by association
+  std::vector<double> priority;  ///< by job
+  std::vector<double> submit_of; ///< by job
+  std::vector<uint32_t> cpus_of; ///< by job
+  double last_tick = 0, next_tick = 0;
+  uint32_t user_associations = 0;
+  // when the schedulers look again
+  bool event_for_main         = false; ///< a submission or an end since the main scheduler's last run
+  bool order_changed          = false; ///< the ranking changed since the main scheduler's last run
+  double last_main            = 0;
+  double first_change         = kInf; ///< the first change since the last backfill pass
+  double last_pass            = 0;
+  uint32_t max_cores_per_node = 1;
+
+  const Resources& r;
+
+  Impl(const SlurmSetup& setup, const Resources& res)
+      : s(setup)
+      , cores(res.core_count())
+      , r(res)
+  {
+    if (s.conf.decay_half_life_s > 0)
+      decay = 1 - 0.693 / s.conf.decay_half_life_s;
+    usage.assign(s.associations.nodes.size(), 0);
+    fs.assign(s.associations.nodes.size(), 0);
+    priority.assign(s.jobs.size(), 0);
+    submit_of.assign(s.jobs.size(), 0);
+    cpus_of.assign(s.jobs.size(), 0);
+    for (const auto& node : s.associations.nodes)
+      user_associations += node.user ? 1 : 0;
+    next_tick   = s.conf.calc_period_s;
+    nodes_total = std::max<uint32_t>(1, static_cast<uint32_t>(r.nodes.size()));
+    for (const auto& node : r.nodes)
+      max_cores_per_node = std::max(max_cores_per_node, node.cores);
+    fair_tree();
+  }
+
+  void change(double t) { first_change = std::min(first_change, t); }
+
+  /** Usage of `cpus` over `run` seconds, to the association and its ancestors (Slurm's
+   *  _apply_new_usage: run x decay^run x cpus). */
+  void add_usage(int64_t assoc, double cpus, double run)
+  {
+    if (assoc < 0 || not(run > 0))
+      return;
+    double u = run * std::pow(decay, run) * cpus;
+    for (auto a = static_cast<uint32_t>(assoc);; a = s.associations.nodes[a].parent) {
+      usage[a] += u;
+      if (a == 0)
+        break;
+    }
+  }
+
+  /** Fair Tree (fair_tree.c): level fair-share S / U by siblings, ranked depth first. */
+  void fair_tree()
+  {
+    const auto& nodes = s.associations.nodes;
+    double rank = user_associations, rnt = user_associations;
+    std::vector<double> lf(nodes.size(), 0);
+    auto level = [&](auto&& self, uint32_t parent, bool tied_in) -> void {
+      const auto& kids    = nodes[parent].children;
+      double level_shares = 0;
+      for (uint32_t c : kids)
+        level_shares += nodes[c].shares;
+      for (uint32_t c : kids) {
+        double S = level_shares > 0 ? nodes[c].shares / level_shares : 0;
+        double U = usage[parent] > 0 ? usage[c] / usage[parent] : 0;
+        lf[c]    = S == 0 ? 0 : U == 0 ? kInf : S / U;
+      }
+      std::vector<uint32_t> order = kids;
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (lf[a] != lf[b])
+          return lf[a] > lf[b];
+        return nodes[a].user && not nodes[b].user;
+      });
+      for (size_t i = 0; i < order.size(); i++) {
+        uint32_t c = order[i];
+        bool tied  = i == 0 ? tied_in : lf[c] == lf[order[i - 1]];
+        if (nodes[c].user) {
+          if (not tied)
+            rank = rnt;
+          fs[c] = user_associations > 0 ? rank / user_associations : 0;
+          rnt--;
+        } else {
+          self(self, c, tied);
+        }
+      }
+    };
+    level(level, 0, false);
+  }
+
+  double job_priority(uint32_t job, double now) const
+  {
+    const SlurmJob& j = s.jobs[job];
+    if (not s.conf.multifactor)
+      return 0; // priority/basic: submission order alone
+    const SlurmConf& c = s.conf;
+    double age         = std::clamp((now - submit_of[job]) / c.max_age_s, 0.0, 1.0);
+    double cpus        = cpus_of[job];
+    double min_nodes   = std::ceil(cpus / max_cores_per_node);
+    double js =
+        c.favor_small
+            ? ((min_nodes >= nodes_total ? 0 : (nodes_total - min_nodes) / nodes_total) + (cores - cpus) / cores) / 2
+            : (min_nodes / nodes_total + cpus / cores) / 2;
+    js          = std::clamp(js, 0.0, 1.0);
+    double part = c.partitions[j.partition].job_factor / s.max_job_factor;
+    double qos  = s.max_qos_priority > 0 ? j.qos_priority / s.max_qos_priority : 0;
+    double fsf  = j.association >= 0 ? fs[static_cast<size_t>(j.association)] : 0;
+    double p    = c.weight_age * age + c.weight_job_size * js + c.weight_fairshare * fsf + c.weight_partition * part +
+               c.weight_qos * qos;
+    return std::floor(std::clamp(p, 1.0, 4294967295.0));
+  }
+
+  /** The decay thread's passes due by `now`: decay, running jobs' new usage, Fair Tree, every
+   *  waiting job's priority. */
+  void catch_up(double now, std::span<const QueuedJob> queue)
+  {
+    if (not s.conf.multifactor) {
+      next_tick = kInf;
+      return;
+    }
+    while (next_tick <= now) {
+      double t     = next_tick;
+      double delta = t - last_tick;
+      double f     = std::pow(decay, delta);
+      for (double& u : usage)
+        u *= f;
+      for (const auto& [job, run] : running)
+        add_usage(s.jobs[job].association, run.cpus, t - std::max(run.start, last_tick));
+      fair_tree();
+      auto before = order_of(queue);
+      for (const auto& q : queue)
+        priority[q.job] = job_priority(q.job, t);
+      if (order_of(queue) != before) { // the ranking changed: the schedulers look again
+        order_changed = true;
+        change(t);
+      }
+      last_tick = t;
+      next_tick = t + s.conf.calc_period_s;
+    }
+  }
+
+  /** The waiting jobs in Slurm's order: partition PriorityTier, priority, submission, arrival. */
+  std::vector<uint32_t> order_of(std::span<const QueuedJob> queue) const
+  {
+    std::vector<uint32_t> idx(queue.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      const QueuedJob& x = queue[a];
+      const QueuedJob& y = queue[b];
+      uint32_t tx        = s.conf.partitions[s.jobs[x.job].partition].tier;
+      uint32_t ty        = s.conf.partitions[s.jobs[y.job].partition].tier;
+      if (tx != ty)
+        return tx > ty;
+      if (priority[x.job] != priority[y.job])
+        return priority[x.job] > priority[y.job];
+      if (x.submit_s != y.submit_s)
+        return x.submit_s < y.submit_s;
+      return x.arrival < y.arrival;
+    });
+    return idx;
+  }
+
+  double pass_due() const
+  {
+    if (first_change == kInf)
+      return kInf;
+    double earliest = last_pass + s.conf.bf_interval_s;
+    if (first_change <= earliest)
+      return earliest;
+    return earliest + std::ceil(first_change - earliest); // the agent looks again every second
+  }
+};
+
+SlurmModel::SlurmModel(std::shared_ptr<const SlurmSetup> setup, const Resources& resources)
+    : setup_(std::move(setup))
+    , impl_(std::make_shared<Impl>(*setup_, resources))
+{
+}
+
+bool SlurmModel::admits(const QueuedJob& q) const
+{
+  const SlurmJob& j       = setup_->jobs.at(q.job);
+  const SlurmPartition& p = setup_->conf.partitions[j.partition];
+  return p.up && q.demand.cores <= setup_->partition_cores[j.partition].count() && time_limit(q) <= p.max_time_s;
+}
+
+double SlurmModel::time_limit(const QueuedJob& q) const
+{
+  if (q.requested_time_s > 0 && q.requested_time_s < kInf)
+    return q.requested_time_s;
+  const SlurmPartition& p = setup_->conf.partitions[setup_->jobs.at(q.job).partition];
+  return p.default_time_s >= 0 ? p.default_time_s : p.max_time_s;
+}
+
+double SlurmModel::priority(uint32_t job) const
+{
+  return impl_->priority.at(job);
+}
+
+void SlurmModel::submitted(const QueuedJob& q, double now, std::span<const QueuedJob> queue)
+{
+  Impl& m = *impl_;
+  m.catch_up(now, queue);
+  m.submit_of[q.job] = q.submit_s;
+  m.cpus_of[q.job]   = q.demand.cores;
+  m.priority[q.job]  = m.job_priority(q.job, now);
+  m.event_for_main   = true;
+  m.change(now);
+}
+
+void SlurmModel::started(uint32_t job, const std::vector<uint32_t>& cores, double now, double limit)
+{
+  impl_->running[job] = {static_cast<uint32_t>(cores.size()), now, limit, cores};
+  impl_->change(now);
+}
+
+void SlurmModel::ended(uint32_t job, double now, std::span<const QueuedJob> queue)
+{
+  Impl& m = *impl_;
+  auto it = m.running.find(job);
+  if (it == m.running.end())
+    return;
+  m.catch_up(now, queue); // the ticks before this end see the job running
+  m.add_usage(setup_->jobs[job].association, it->second.cpus, now - std::max(it->second.start, m.last_tick));
+  m.running.erase(it);
+  m.event_for_main = true;
+  m.change(now);
+}
+
+std::vector<std::pair<size_t, std::vector<uint32_t>>> SlurmModel::step(double now, std::span<const QueuedJob> queue,
+                                                                       const ClusterState& state, const Take& take)
+{
+  Impl& m = *impl_;
+  m.catch_up(now, queue);
+  std::vector<std::pair<size_t, std::vector<uint32_t>>> out;
+  const SlurmConf& c = setup_->conf;
+  bool event         = m.event_for_main;
+  bool main_due      = event || (m.order_changed && now >= m.last_main + c.sched_interval_s);
+  bool pass_due      = c.backfill && (c.bf_interval_s == 0 ? event : now >= m.pass_due());
+  if (queue.empty() || not(main_due || pass_due)) {
+    if (queue.empty()) { // nothing to look at: what changed is seen by the next look
+      m.event_for_main = m.order_changed = false;
+      if (c.bf_interval_s == 0)
+        m.first_change = kInf;
+    }
+    return out;
+  }
+  auto order = m.order_of(queue);
+  std::vector<char> gone(queue.size(), 0);
+  uint32_t n = state.resources().core_count();
+  auto start = [&](uint32_t i, std::vector<uint32_t> cores) {
+    gone[i] = 1;
+    started(queue[i].job, cores, now, time_limit(queue[i]));
+    out.emplace_back(i, std::move(cores));
+  };
+  if (main_due) {
+    // sched/builtin's loop: a partition whose job cannot start fails, its cores withdrawn for the
+    // rest of the loop (so do the partitions overlapping them, at their next job that then lacks cores)
+    CoreSet avail(n, state.free_words());
+    std::vector<char> failed(c.partitions.size(), 0);
+    for (uint32_t i : order) {
+      uint32_t p = setup_->jobs[queue[i].job].partition;
+      if (failed[p])
+        continue;
+      CoreSet allowed = avail;
+      allowed.intersect(setup_->partition_cores[p]);
+      std::vector<uint32_t> cores;
+      if (allowed.count() >= queue[i].demand.cores)
+        cores = take(i, allowed);
+      if (cores.empty()) {
+        failed[p] = 1;
+        avail.subtract(setup_->partition_cores[p]);
+        continue;
+      }
+      for (uint32_t core : cores)
+        avail.reset(core);
+      start(i, std::move(cores));
+    }
+    m.event_for_main = m.order_changed = false;
+    m.last_main                        = now;
+  }
+  if (pass_due) {
+    m.first_change = kInf;
+    m.last_pass    = now;
+    passes_++;
+    backfill_pass(now, queue, state, order, gone, take, start);
+  }
+  return out;
+}
+
+void SlurmModel::backfill_pass(double now, std::span<const QueuedJob> queue, const ClusterState& state,
+                               const std::vector<uint32_t>& order, const std::vector<char>& gone, const Take& take,
+                               const std::function<void(uint32_t, std::vector<uint32_t>)>& start)
+{
+  Impl& m            = *impl_;
+  const SlurmConf& c = setup_->conf;
+  const Resources& r = state.resources();
+  uint32_t n         = r.core_count();
+  // running jobs hold their cores until their time limit ends (one that overran it: Slurm guesses
+  // its end KillWait, 30 s, after its limit, and at least a second from now)
+  std::vector<std::pair<double, const std::vector<uint32_t>*>> frees;
+  frees.reserve(m.running.size());
+  for (const auto& [job, run] : m.running) {
+    double end = run.start + run.limit;
+    if (end <= now)
+      end = std::max(end + 30, now + 1);
+    frees.emplace_back(end, &run.cores);
+  }
+  NodeSpace space(now, CoreSet(n, state.free_words()), std::move(frees));
+  double res        = c.bf_resolution_s;
+  double window_end = std::floor((now + c.bf_window_s) / res) * res;
+  std::unordered_map<uint32_t, uint32_t> per_user;
+  uint32_t tested = 0;
+  CoreSet whole(n);
+  for (uint32_t i : order) {
+    if (gone[i])
+      continue;
+    const QueuedJob& q = queue[i];
+    const SlurmJob& j  = setup_->jobs[q.job];
+    if (c.bf_max_job_user > 0 && per_user[j.user]++ >= c.bf_max_job_user)
+      continue;
+    if (c.bf_max_job_test > 0 && tested >= c.bf_max_job_test)
+      break;
+    tested++;
+    double limit = time_limit(q);
+    auto fit     = space.first_fit(q.demand.cores, limit, setup_->partition_cores[j.partition]);
+    if (not fit || fit->first > window_end)
+      continue; // beyond the window: no reservation
+    if (fit->first <= now) {
+      auto cores = take(i, fit->second);
+      if (not cores.empty()) {
+        CoreSet held(n);
+        for (uint32_t core : cores)
+          held.set(core);
+        space.occupy(held, now, now + limit);
+        start(i, std::move(cores));
+        continue;
+      }
+    }
+    // a reservation: the whole nodes of the lowest candidates, over the limit rounded to the
+    // resolution (start down, end up), within the window
+    double s = std::floor(fit->first / res) * res;
+    double e = std::ceil((fit->first + limit) / res) * res;
+    whole.assign_empty(n);
+    uint32_t left = q.demand.cores;
+    fit->second.for_each([&](uint32_t core) {
+      if (left == 0)
+        return;
+      left--;
+      const Node& node = r.nodes[r.cores[core].node];
+      for (uint32_t k = node.first_core; k < node.first_core + node.cores; k++)
+        whole.set(k);
+    });
+    space.occupy(whole, s, std::min(e, window_end));
+  }
+}
+
+double SlurmModel::next_wake(double now, bool queue_empty) const
+{
+  const Impl& m = *impl_;
+  if (queue_empty)
+    return kInf;
+  double t         = kInf;
+  const auto& c    = setup_->conf;
+  bool time_varies = c.multifactor && (c.weight_age > 0 || c.weight_fairshare > 0);
+  if (time_varies)
+    t = std::min(t, m.next_tick);
+  if (m.order_changed)
+    t = std::min(t, std::max(now, m.last_main + c.sched_interval_s));
+  if (c.backfill && c.bf_interval_s > 0)
+    t = std::min(t, std::max(now, m.pass_due()));
+  return t;
+}
+
+} // namespace sgai::scheduling
