@@ -61,13 +61,13 @@ public:
         continue;
       cand = slots_[i].avail;
       cand.intersect(allowed);
-      if (cand.count() < w)
+      if (count(cand) < w)
         continue;
       double end = slots_[i].begin + d;
       bool fits  = true;
       for (size_t j = i + 1; j < slots_.size() && slots_[j].begin < end; j++) {
         cand.intersect(slots_[j].avail);
-        if (cand.count() < w) {
+        if (slots_[j].count < w || count(cand) < w) {
           fits = false;
           break;
         }
@@ -79,6 +79,13 @@ public:
   }
 
 private:
+  static uint32_t count(const CoreSet& c)
+  {
+    uint32_t n = 0;
+    for (uint64_t w : c.words())
+      n += ones(w);
+    return n;
+  }
   struct Slot {
     double begin;
     CoreSet avail;
@@ -213,6 +220,10 @@ struct SlurmModel::Impl {
   std::vector<double> priority;  ///< by job
   std::vector<double> submit_of; ///< by job
   std::vector<uint32_t> cpus_of; ///< by job
+  std::vector<uint32_t> tier;    ///< by job: its partition's PriorityTier
+  std::vector<uint64_t> arrival_of;
+  std::vector<char> waiting;    ///< by job
+  std::vector<uint32_t> ranked; ///< the waiting jobs in order at the last ranking (some may have left)
   double last_tick = 0, next_tick = 0;
   uint32_t user_associations = 0;
   // when the schedulers look again
@@ -237,6 +248,11 @@ struct SlurmModel::Impl {
     priority.assign(s.jobs.size(), 0);
     submit_of.assign(s.jobs.size(), 0);
     cpus_of.assign(s.jobs.size(), 0);
+    tier.resize(s.jobs.size());
+    arrival_of.assign(s.jobs.size(), 0);
+    waiting.assign(s.jobs.size(), 0);
+    for (size_t j = 0; j < s.jobs.size(); j++)
+      tier[j] = s.conf.partitions[s.jobs[j].partition].tier;
     for (const auto& node : s.associations.nodes)
       user_associations += node.user ? 1 : 0;
     next_tick   = s.conf.calc_period_s;
@@ -339,37 +355,33 @@ struct SlurmModel::Impl {
       for (const auto& [job, run] : running)
         add_usage(s.jobs[job].association, run.cpus, t - std::max(run.start, last_tick));
       fair_tree();
-      auto before = order_of(queue);
+      // the ranking changed when the last one, under the new priorities, is no longer in order
       for (const auto& q : queue)
         priority[q.job] = job_priority(q.job, t);
-      if (order_of(queue) != before) { // the ranking changed: the schedulers look again
-        order_changed = true;
-        change(t);
-      }
+      std::erase_if(ranked, [&](uint32_t j) { return not waiting[j]; });
+      for (size_t i = 1; i < ranked.size(); i++)
+        if (after(ranked[i - 1], ranked[i])) {
+          order_changed = true;
+          change(t);
+          std::sort(ranked.begin(), ranked.end(), [&](uint32_t a, uint32_t b) { return after(b, a); });
+          break;
+        }
       last_tick = t;
       next_tick = t + s.conf.calc_period_s;
     }
   }
 
-  /** The waiting jobs in Slurm's order: partition PriorityTier, priority, submission, arrival. */
-  std::vector<uint32_t> order_of(std::span<const QueuedJob> queue) const
+  /** Whether job x comes after job y in Slurm's order: partition PriorityTier, priority,
+   *  submission, arrival. */
+  bool after(uint32_t x, uint32_t y) const
   {
-    std::vector<uint32_t> idx(queue.size());
-    std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      const QueuedJob& x = queue[a];
-      const QueuedJob& y = queue[b];
-      uint32_t tx        = s.conf.partitions[s.jobs[x.job].partition].tier;
-      uint32_t ty        = s.conf.partitions[s.jobs[y.job].partition].tier;
-      if (tx != ty)
-        return tx > ty;
-      if (priority[x.job] != priority[y.job])
-        return priority[x.job] > priority[y.job];
-      if (x.submit_s != y.submit_s)
-        return x.submit_s < y.submit_s;
-      return x.arrival < y.arrival;
-    });
-    return idx;
+    if (tier[x] != tier[y])
+      return tier[x] < tier[y];
+    if (priority[x] != priority[y])
+      return priority[x] < priority[y];
+    if (submit_of[x] != submit_of[y])
+      return submit_of[x] > submit_of[y];
+    return arrival_of[x] > arrival_of[y];
   }
 
   double pass_due() const
@@ -413,16 +425,23 @@ void SlurmModel::submitted(const QueuedJob& q, double now, std::span<const Queue
 {
   Impl& m = *impl_;
   m.catch_up(now, queue);
-  m.submit_of[q.job] = q.submit_s;
-  m.cpus_of[q.job]   = q.demand.cores;
-  m.priority[q.job]  = m.job_priority(q.job, now);
-  m.event_for_main   = true;
+  m.submit_of[q.job]  = q.submit_s;
+  m.cpus_of[q.job]    = q.demand.cores;
+  m.arrival_of[q.job] = q.arrival;
+  m.waiting[q.job]    = 1;
+  m.priority[q.job]   = m.job_priority(q.job, now);
+  auto at =
+      std::upper_bound(m.ranked.begin(), m.ranked.end(), q.job, [&](uint32_t a, uint32_t b) { return m.after(b, a); });
+  m.ranked.insert(at, q.job);
+
+  m.event_for_main = true;
   m.change(now);
 }
 
 void SlurmModel::started(uint32_t job, const std::vector<uint32_t>& cores, double now, double limit)
 {
   impl_->running[job] = {static_cast<uint32_t>(cores.size()), now, limit, cores};
+  impl_->waiting[job] = 0;
   impl_->change(now);
 }
 
@@ -457,7 +476,16 @@ std::vector<std::pair<size_t, std::vector<uint32_t>>> SlurmModel::step(double no
     }
     return out;
   }
-  auto order = m.order_of(queue);
+  // the ranking kept in order (submissions inserted, ticks re-sort it when it changed)
+  std::erase_if(m.ranked, [&](uint32_t j) { return not m.waiting[j]; });
+  std::unordered_map<uint32_t, uint32_t> position;
+  position.reserve(queue.size());
+  for (size_t i = 0; i < queue.size(); i++)
+    position.emplace(queue[i].job, static_cast<uint32_t>(i));
+  std::vector<uint32_t> order;
+  order.reserve(queue.size());
+  for (uint32_t j : m.ranked)
+    order.push_back(position.at(j));
   std::vector<char> gone(queue.size(), 0);
   uint32_t n = state.resources().core_count();
   auto start = [&](uint32_t i, std::vector<uint32_t> cores) {
@@ -470,6 +498,7 @@ std::vector<std::pair<size_t, std::vector<uint32_t>>> SlurmModel::step(double no
     // rest of the loop (so do the partitions overlapping them, at their next job that then lacks cores)
     CoreSet avail(n, state.free_words());
     std::vector<char> failed(c.partitions.size(), 0);
+    size_t failures = 0;
     for (uint32_t i : order) {
       uint32_t p = setup_->jobs[queue[i].job].partition;
       if (failed[p])
@@ -482,6 +511,8 @@ std::vector<std::pair<size_t, std::vector<uint32_t>>> SlurmModel::step(double no
       if (cores.empty()) {
         failed[p] = 1;
         avail.subtract(setup_->partition_cores[p]);
+        if (++failures == failed.size())
+          break; // every partition failed: no later job can start
         continue;
       }
       for (uint32_t core : cores)

@@ -373,7 +373,10 @@ TEST(SlurmScheduling, FairShareOrdersTwoUsersAfterDecay)
   std::string conf = "PriorityType=priority/multifactor\nPriorityWeightFairshare=1000\n" + kBase;
   auto no_decay    = run(nodes(4), "PriorityDecayHalfLife=0\n" + conf, jobs, &assoc);
   EXPECT_LT(no_decay[2].t, no_decay[3].t);
-  auto decayed = run(nodes(4), "PriorityDecayHalfLife=1:00:00\n" + conf, jobs, &assoc);
+  Scheduler* sd = nullptr;
+  auto decayed  = run(nodes(4), "PriorityDecayHalfLife=1:00:00\n" + conf, jobs, &assoc, &sd);
+  EXPECT_EQ(sd->slurm()->priority(2), 500); // u2's job: rank 1 of 2
+  EXPECT_EQ(sd->slurm()->priority(3), 1000);
   EXPECT_LT(decayed[3].t, decayed[2].t);
 }
 
