@@ -50,6 +50,17 @@ struct Started {
   std::vector<uint32_t> cores;
 };
 
+QueuedJob queued(size_t i, const TestJob& j, double t)
+{
+  QueuedJob q;
+  q.job              = static_cast<uint32_t>(i);
+  q.submit_s         = t;
+  q.arrival          = i;
+  q.requested_time_s = j.walltime;
+  q.demand           = Demand{j.cores, 0, 0};
+  return q;
+}
+
 SchedulerConfig slurm_config(std::shared_ptr<const SlurmSetup> setup)
 {
   SchedulerConfig cfg;
@@ -92,13 +103,7 @@ std::map<uint32_t, Started> run(const Resources& r, const std::string& conf_text
         ++it;
       }
     for (; next < jobs.size() && jobs[next].submit == t; next++) {
-      QueuedJob q;
-      q.job              = static_cast<uint32_t>(next);
-      q.submit_s         = t;
-      q.arrival          = next;
-      q.requested_time_s = jobs[next].walltime;
-      q.demand           = Demand{jobs[next].cores, 0, 0};
-      EXPECT_TRUE(sched->submit(q, t)) << "job " << next;
+      EXPECT_TRUE(sched->submit(queued(next, jobs[next], t), t)) << "job " << next;
     }
     for (const auto& d : sched->step(t)) {
       out[d.job]  = {t, d.cores};
@@ -496,12 +501,7 @@ TEST(SlurmScheduling, UnboundedPassesEqualANaiveReference)
           ++it;
         }
       for (; next < jobs.size() && jobs[next].submit == t; next++) {
-        QueuedJob q;
-        q.job              = static_cast<uint32_t>(next);
-        q.submit_s         = t;
-        q.arrival          = next;
-        q.requested_time_s = jobs[next].walltime;
-        q.demand           = Demand{jobs[next].cores, 0, 0};
+        QueuedJob q = queued(next, jobs[next], t);
         ASSERT_TRUE(sched.submit(q, t));
         waiting.emplace_back(q.job, q);
       }
