@@ -215,15 +215,19 @@ struct SlurmModel::Impl {
     std::vector<uint32_t> cores;
   };
   std::unordered_map<uint32_t, Run> running;
-  std::vector<double> usage;     ///< by association (every ancestor carries its descendants')
-  std::vector<double> fs;        ///< fair-share factor by association
-  std::vector<double> priority;  ///< by job
-  std::vector<double> submit_of; ///< by job
-  std::vector<uint32_t> cpus_of; ///< by job
-  std::vector<uint32_t> tier;    ///< by job: its partition's PriorityTier
+  std::vector<double> usage;                 ///< by association (every ancestor carries its descendants')
+  std::vector<double> fs;                    ///< fair-share factor by association
+  std::vector<double> lf;                    ///< Fair Tree's level fair-share by association (scratch)
+  bool fs_stale = false;                     ///< usage changed since fs was computed
+  std::vector<std::vector<uint32_t>> sorted; ///< Fair Tree's children of each association, in its order
+  std::vector<double> priority;              ///< by job
+  std::vector<double> submit_of;             ///< by job
+  std::vector<uint32_t> cpus_of;             ///< by job
+  std::vector<uint32_t> tier;                ///< by job: its partition's PriorityTier
   std::vector<uint64_t> arrival_of;
-  std::vector<char> waiting;    ///< by job
-  std::vector<uint32_t> ranked; ///< the waiting jobs in order at the last ranking (some may have left)
+  std::vector<char> waiting;      ///< by job
+  std::vector<uint32_t> position; ///< by job: its place in the queue at the step
+  std::vector<uint32_t> ranked;   ///< the waiting jobs in order at the last ranking (some may have left)
   double last_tick = 0, next_tick = 0;
   uint32_t user_associations = 0;
   // when the schedulers look again
@@ -244,6 +248,7 @@ struct SlurmModel::Impl {
     if (s.conf.decay_half_life_s > 0)
       decay = 1 - 0.693 / s.conf.decay_half_life_s;
     usage.assign(s.associations.nodes.size(), 0);
+    sorted.resize(s.associations.nodes.size());
     fs.assign(s.associations.nodes.size(), 0);
     priority.assign(s.jobs.size(), 0);
     submit_of.assign(s.jobs.size(), 0);
@@ -251,6 +256,7 @@ struct SlurmModel::Impl {
     tier.resize(s.jobs.size());
     arrival_of.assign(s.jobs.size(), 0);
     waiting.assign(s.jobs.size(), 0);
+    position.assign(s.jobs.size(), 0);
     for (size_t j = 0; j < s.jobs.size(); j++)
       tier[j] = s.conf.partitions[s.jobs[j].partition].tier;
     for (const auto& node : s.associations.nodes)
@@ -283,7 +289,7 @@ struct SlurmModel::Impl {
   {
     const auto& nodes = s.associations.nodes;
     double rank = user_associations, rnt = user_associations;
-    std::vector<double> lf(nodes.size(), 0);
+    lf.resize(nodes.size());
     auto level = [&](auto&& self, uint32_t parent, bool tied_in) -> void {
       const auto& kids    = nodes[parent].children;
       double level_shares = 0;
@@ -294,12 +300,21 @@ struct SlurmModel::Impl {
         double U = usage[parent] > 0 ? usage[c] / usage[parent] : 0;
         lf[c]    = S == 0 ? 0 : U == 0 ? kInf : S / U;
       }
-      std::vector<uint32_t> order = kids;
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      // by level fair-share, users before accounts, then as defined: a total order, kept per level
+      // between calculations and sorted again by insertion (the order moves little between them)
+      std::vector<uint32_t>& order = sorted[parent];
+      if (order.size() != kids.size())
+        order.assign(kids.begin(), kids.end());
+      auto before = [&](uint32_t a, uint32_t b) {
         if (lf[a] != lf[b])
           return lf[a] > lf[b];
-        return nodes[a].user && not nodes[b].user;
-      });
+        if (nodes[a].user != nodes[b].user)
+          return nodes[a].user;
+        return a < b;
+      };
+      for (size_t i = 1; i < order.size(); i++)
+        for (size_t k = i; k > 0 && before(order[k], order[k - 1]); k--)
+          std::swap(order[k], order[k - 1]);
       for (size_t i = 0; i < order.size(); i++) {
         uint32_t c = order[i];
         bool tied  = i == 0 ? tied_in : lf[c] == lf[order[i - 1]];
@@ -316,8 +331,12 @@ struct SlurmModel::Impl {
     level(level, 0, false);
   }
 
-  double job_priority(uint32_t job, double now) const
+  double job_priority(uint32_t job, double now)
   {
+    if (fs_stale && s.conf.weight_fairshare > 0) {
+      fair_tree();
+      fs_stale = false;
+    }
     const SlurmJob& j = s.jobs[job];
     if (not s.conf.multifactor)
       return 0; // priority/basic: submission order alone
@@ -354,7 +373,7 @@ struct SlurmModel::Impl {
         u *= f;
       for (const auto& [job, run] : running)
         add_usage(s.jobs[job].association, run.cpus, t - std::max(run.start, last_tick));
-      fair_tree();
+      fs_stale = true; // (Fair Tree is computed when a priority needs it: the same factors, fewer times)
       // the ranking changed when the last one, under the new priorities, is no longer in order
       for (const auto& q : queue)
         priority[q.job] = job_priority(q.job, t);
@@ -414,6 +433,12 @@ double SlurmModel::time_limit(const QueuedJob& q) const
     return q.requested_time_s;
   const SlurmPartition& p = setup_->conf.partitions[setup_->jobs.at(q.job).partition];
   return p.default_time_s >= 0 ? p.default_time_s : p.max_time_s;
+}
+
+double SlurmModel::limit_of(uint32_t job) const
+{
+  auto it = impl_->running.find(job);
+  return it == impl_->running.end() ? kInf : it->second.limit;
 }
 
 double SlurmModel::priority(uint32_t job) const
@@ -478,14 +503,12 @@ std::vector<std::pair<size_t, std::vector<uint32_t>>> SlurmModel::step(double no
   }
   // the ranking kept in order (submissions inserted, ticks re-sort it when it changed)
   std::erase_if(m.ranked, [&](uint32_t j) { return not m.waiting[j]; });
-  std::unordered_map<uint32_t, uint32_t> position;
-  position.reserve(queue.size());
   for (size_t i = 0; i < queue.size(); i++)
-    position.emplace(queue[i].job, static_cast<uint32_t>(i));
+    m.position[queue[i].job] = static_cast<uint32_t>(i);
   std::vector<uint32_t> order;
   order.reserve(queue.size());
   for (uint32_t j : m.ranked)
-    order.push_back(position.at(j));
+    order.push_back(m.position[j]);
   std::vector<char> gone(queue.size(), 0);
   uint32_t n = state.resources().core_count();
   auto start = [&](uint32_t i, std::vector<uint32_t> cores) {
@@ -531,6 +554,27 @@ std::vector<std::pair<size_t, std::vector<uint32_t>>> SlurmModel::step(double no
   return out;
 }
 
+std::vector<uint32_t> SlurmModel::tested(std::span<const QueuedJob> queue, const std::vector<uint32_t>& order,
+                                         const std::vector<char>& gone) const
+{
+  // bf_max_job_user counts every job of the user looked at, bf_max_job_test every job tested:
+  // neither depends on the map, so the jobs a pass tests are known before it plans any
+  const SlurmConf& c = setup_->conf;
+  std::unordered_map<uint32_t, uint32_t> per_user;
+  std::vector<uint32_t> out;
+  for (uint32_t i : order) {
+    if (gone[i])
+      continue;
+    const SlurmJob& j = setup_->jobs[queue[i].job];
+    if (c.bf_max_job_user > 0 && per_user[j.user]++ >= c.bf_max_job_user)
+      continue;
+    if (out.size() >= c.bf_max_job_test)
+      break;
+    out.push_back(i);
+  }
+  return out;
+}
+
 void SlurmModel::backfill_pass(double now, std::span<const QueuedJob> queue, const ClusterState& state,
                                const std::vector<uint32_t>& order, const std::vector<char>& gone, const Take& take,
                                const std::function<void(uint32_t, std::vector<uint32_t>)>& start)
@@ -539,6 +583,34 @@ void SlurmModel::backfill_pass(double now, std::span<const QueuedJob> queue, con
   const SlurmConf& c = setup_->conf;
   const Resources& r = state.resources();
   uint32_t n         = r.core_count();
+  // A job starts only if it fits on the free cores of its partition now; past the last tested job
+  // that does (free cores only go), the pass would only plan: it stops there, a pass keeping nothing.
+  std::vector<uint32_t> jobs = tested(queue, order, gone);
+  size_t parts               = setup_->partition_cores.size();
+  auto free_in               = [&]() {
+    std::vector<uint32_t> f(parts);
+    CoreSet free(n, state.free_words());
+    for (size_t p = 0; p < parts; p++)
+      f[p] = free.count_common(setup_->partition_cores[p]);
+    return f;
+  };
+  std::vector<uint32_t> free_now = free_in();
+  // least width of the tested jobs from k on, by partition (UINT32_MAX: none)
+  std::vector<uint32_t> least((jobs.size() + 1) * parts, UINT32_MAX);
+  for (size_t k = jobs.size(); k-- > 0;) {
+    std::copy_n(least.begin() + static_cast<std::ptrdiff_t>((k + 1) * parts), parts,
+                least.begin() + static_cast<std::ptrdiff_t>(k * parts));
+    uint32_t& w = least[k * parts + setup_->jobs[queue[jobs[k]].job].partition];
+    w           = std::min(w, queue[jobs[k]].demand.cores);
+  }
+  auto may_start_from = [&](size_t k) {
+    for (size_t p = 0; p < parts; p++)
+      if (least[k * parts + p] <= free_now[p])
+        return true;
+    return false;
+  };
+  if (not may_start_from(0))
+    return;
   // running jobs hold their cores until their time limit ends (one that overran it: Slurm guesses
   // its end KillWait, 30 s, after its limit, and at least a second from now)
   std::vector<std::pair<double, const std::vector<uint32_t>*>> frees;
@@ -552,21 +624,15 @@ void SlurmModel::backfill_pass(double now, std::span<const QueuedJob> queue, con
   NodeSpace space(now, CoreSet(n, state.free_words()), std::move(frees));
   double res        = c.bf_resolution_s;
   double window_end = std::floor((now + c.bf_window_s) / res) * res;
-  std::unordered_map<uint32_t, uint32_t> per_user;
-  uint32_t tested = 0;
   CoreSet whole(n);
-  for (uint32_t i : order) {
-    if (gone[i])
-      continue;
+  for (size_t k = 0; k < jobs.size(); k++) {
+    if (not may_start_from(k))
+      return;
+    uint32_t i         = jobs[k];
     const QueuedJob& q = queue[i];
     const SlurmJob& j  = setup_->jobs[q.job];
-    if (c.bf_max_job_user > 0 && per_user[j.user]++ >= c.bf_max_job_user)
-      continue;
-    if (c.bf_max_job_test > 0 && tested >= c.bf_max_job_test)
-      break;
-    tested++;
-    double limit = time_limit(q);
-    auto fit     = space.first_fit(q.demand.cores, limit, setup_->partition_cores[j.partition]);
+    double limit       = time_limit(q);
+    auto fit           = space.first_fit(q.demand.cores, limit, setup_->partition_cores[j.partition]);
     if (not fit || fit->first > window_end)
       continue; // beyond the window: no reservation
     if (fit->first <= now) {
@@ -577,6 +643,7 @@ void SlurmModel::backfill_pass(double now, std::span<const QueuedJob> queue, con
           held.set(core);
         space.occupy(held, now, now + limit);
         start(i, std::move(cores));
+        free_now = free_in();
         continue;
       }
     }
@@ -591,8 +658,8 @@ void SlurmModel::backfill_pass(double now, std::span<const QueuedJob> queue, con
         return;
       left--;
       const Node& node = r.nodes[r.cores[core].node];
-      for (uint32_t k = node.first_core; k < node.first_core + node.cores; k++)
-        whole.set(k);
+      for (uint32_t x = node.first_core; x < node.first_core + node.cores; x++)
+        whole.set(x);
     });
     space.occupy(whole, s, std::min(e, window_end));
   }

@@ -82,6 +82,8 @@ public:
   /** When the scheduler should look again without an event (infinity: not before one). */
   double next_wake(double now, bool queue_empty) const;
 
+  /** The time limit of a running job (infinity: none, or not running): Slurm ends it then. */
+  double limit_of(uint32_t job) const;
   /** Backfill passes run so far. */
   uint64_t passes() const { return passes_; }
   /** The job's priority at its last calculation. */
@@ -89,6 +91,9 @@ public:
 
 private:
   struct Impl;
+  /** The queue positions a backfill pass tests, in order (bf_max_job_user, bf_max_job_test). */
+  std::vector<uint32_t> tested(std::span<const QueuedJob> queue, const std::vector<uint32_t>& order,
+                               const std::vector<char>& gone) const;
   void backfill_pass(double now, std::span<const QueuedJob> queue, const ClusterState& state,
                      const std::vector<uint32_t>& order, const std::vector<char>& gone, const Take& take,
                      const std::function<void(uint32_t, std::vector<uint32_t>)>& start);

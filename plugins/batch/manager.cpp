@@ -272,8 +272,12 @@ void WorkloadManager::Impl::launch(const scheduling::Decision& d, double now)
     where.core_hosts.push_back(r_.cores[c].host);
   Run& run    = running_[d.job];
   run.profile = start_profile(source_of(d.job), profile_to_run(d.job), where);
-  if (j.walltime_s)
-    timed_.push({now + *j.walltime_s, seq_++, d.job, 0, true});
+  std::optional<double> limit = j.walltime_s;
+  if (const auto* slurm = sched_.slurm()) // Slurm ends a job at its time limit (TIMEOUT)
+    if (double l = slurm->limit_of(d.job); l < kInf)
+      limit = limit ? std::min(*limit, l) : l;
+  if (limit)
+    timed_.push({now + *limit, seq_++, d.job, 0, true});
   next_stage(d.job, run, now);
 }
 

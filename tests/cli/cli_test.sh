@@ -660,6 +660,8 @@ PY
     run "$SGAI" batch run --platform tests/fixtures/platforms/tiny_nodes.json --workload $d/jobs.json --backfill slurm \
       --slurm-conf $d/site.conf --slurm-associations $d/assoc.cfg --out "$tmp/s"; expect_rc 0
     [ "$(grep -c ',COMPLETED_SUCCESSFULLY,' "$tmp/s/jobs.csv")" -eq 6 ] || fail "not every job ran: $(cat "$tmp/s/jobs.csv")"
+    # Slurm ends a job at its time limit (10 s here; it needs about 70)
+    grep -q '^g,.*,COMPLETED_WALLTIME_REACHED,[0-9.]*,10,' "$tmp/s/jobs.csv" || fail "g not ended at its limit: $(grep ^g, "$tmp/s/jobs.csv")"
     grep -q "site.conf: not modelled, read and left: ClusterName, SlurmctldHost, NodeName lines" "$tmp/err" || fail "no warning on the lines left: $err"
     grep -q "assoc.cfg: no association for dave (fair-share factor 0)" "$tmp/err" || fail "no warning on dave: $err"
     grep -q '"slurm_conf"' "$tmp/s/config.json" || fail "config.json lacks slurm_conf"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark: Slurm's kind on the KTH-SP2 log (28,467 jobs) on gaia's first 100 cores, converted
-# with `swf2json --reference-speed 9.04Gf` as tools/bench/conservative_logs.sh converts it, under a
-# site-like configuration: 5 partitions (debug, short, long, large and the default batch, some
-# overlapping), the multifactor priority (age, job size, partition, Fair Tree fair-share with a
-# 7-day half-life) and Slurm's default backfill parameters; the accounts are the log's groups
-# (SWF field 13), each user under its group. Jobs go to a partition by their requested time and
-# cores (debug: <= 15 min and <= 10 cores; short: <= 1 h and <= 50; large: > 60 cores; long: the
-# rest above an hour; batch: the others). CPU seconds (user + system) and peak resident memory of
-# `sgai batch run`, from GNU time, beside EASY and conservative on the same workload.
+# with `swf2json --reference-speed 9.04Gf` as tools/bench/conservative_logs.sh converts it, run
+# without interference (run times are the log's: a Slurm site's jobs end within their limits),
+# under a site-like configuration: 5 partitions (batch, the default, short and large over the
+# whole machine, long over 80 cores, debug over 10), the multifactor priority (age, job size,
+# partition, Fair Tree fair-share with a 7-day half-life) and Slurm's default backfill parameters.
+# The accounts are the log's groups (SWF field 13), each user under the groups it submitted from.
+# Jobs go to a partition by their requested time and cores (debug: <= 15 min and <= 10 cores;
+# short: <= 1 h and <= 50; large: > 60 cores; long: the rest above an hour; batch: the others).
+# CPU seconds (user + system) and peak resident memory of `sgai batch run`, from GNU time, beside
+# EASY and conservative on the same workload, and Slurm with one partition and FIFO priority.
 # Usage: tools/bench/slurm_logs.sh [build dir]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,9 +45,9 @@ PriorityDecayHalfLife=7-0
 PriorityMaxAge=7-0
 PartitionName=DEFAULT State=UP MaxTime=INFINITE
 PartitionName=batch Nodes={",".join(hosts)} Default=YES PriorityJobFactor=1
-PartitionName=debug Nodes={",".join(hosts[:10])} MaxTime=30 PriorityJobFactor=100 PriorityTier=2
-PartitionName=short Nodes={",".join(hosts[:50])} MaxTime=1:00:00 PriorityJobFactor=10
-PartitionName=long Nodes={",".join(hosts[40:])} PriorityJobFactor=1
+PartitionName=debug Nodes={",".join(hosts[90:])} MaxTime=30 PriorityJobFactor=100
+PartitionName=short Nodes={",".join(hosts)} MaxTime=1:00:00 PriorityJobFactor=10
+PartitionName=long Nodes={",".join(hosts[:80])} PriorityJobFactor=1
 PartitionName=large Nodes={",".join(hosts)} PriorityJobFactor=5
 """
 open(f"{work}/slurm.conf", "w").write(conf)
@@ -66,7 +68,8 @@ run() { # name backfill [extra options...]
   shift 2
   rm -rf "$work/out"
   /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" batch run --platform "$root/platforms/gaia.json" \
-    --workload "$work/kth.json" --max-resources 100 --backfill "$backfill" --out "$work/out" "$@" >/dev/null \
+    --workload "$work/kth.json" --max-resources 100 --no-interference --backfill "$backfill" --out "$work/out" "$@" \
+    >/dev/null \
     2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   read -r u s kb <"$work/time"
   printf "%-34s %-13s %8s %9s %s\n" "$name" "$backfill" "$(python3 -c "print(f'{$u + $s:.2f}')")" \
@@ -76,3 +79,6 @@ printf "%-34s %-13s %8s %9s %s\n" log backfill cpu_s peak_MiB jobs.csv
 run "KTH-SP2, 100 cores" easy
 run "KTH-SP2, 100 cores" conservative
 run "KTH-SP2, 5 partitions, fair-share" slurm --slurm-conf "$work/slurm.conf" --slurm-associations "$work/assoc.cfg"
+printf 'SchedulerParameters=bf_interval=30\nPartitionName=all Nodes=ALL Default=YES\n' >"$work/one.conf"
+sed -i 's/"partition": *"[a-z]*", *//g; s/, *"partition": *"[a-z]*"//g' "$work/kth.json"
+run "KTH-SP2, one partition, FIFO" slurm --slurm-conf "$work/one.conf"
