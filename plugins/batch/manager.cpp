@@ -270,8 +270,8 @@ void WorkloadManager::Impl::launch(const scheduling::Decision& d, double now)
   where.resources = &r_;
   for (uint32_t c : d.cores)
     where.core_hosts.push_back(r_.cores[c].host);
-  Run& run    = running_[d.job];
-  run.profile = start_profile(source_of(d.job), profile_to_run(d.job), where);
+  Run& run                    = running_[d.job];
+  run.profile                 = start_profile(source_of(d.job), profile_to_run(d.job), where);
   std::optional<double> limit = j.walltime_s;
   if (const auto* slurm = sched_.slurm()) // Slurm ends a job at its time limit (TIMEOUT)
     if (double l = slurm->limit_of(d.job); l < kInf)
