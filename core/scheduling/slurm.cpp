@@ -23,85 +23,107 @@ class NodeSpace {
 public:
   /** The free cores now; each running job's cores become available at its end. */
   NodeSpace(double now, const CoreSet& free_now, std::vector<std::pair<double, const std::vector<uint32_t>*>> frees)
+      : size_(free_now.size())
+      , w_(free_now.words().size())
   {
     std::sort(frees.begin(), frees.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    slots_.push_back({now, free_now, free_now.count()});
+    push(now, free_now.words().data());
     for (const auto& [t, cores] : frees) {
       if (t == kInf)
         break;
-      if (t > slots_.back().begin)
-        slots_.push_back({t, slots_.back().avail, slots_.back().count});
+      if (t > begin_.back())
+        push(t, row(begin_.size() - 1));
+      uint64_t* r = row(begin_.size() - 1);
       for (uint32_t c : *cores)
-        if (not slots_.back().avail.test(c)) {
-          slots_.back().avail.set(c);
-          slots_.back().count++;
-        }
+        r[c >> 6] |= uint64_t{1} << (c & 63);
+      count_.back() = ones_of(r);
     }
   }
 
   /** Marks `cores` unavailable over [a, b) (b may be infinity). */
   void occupy(const CoreSet& cores, double a, double b)
   {
-    a = std::max(a, slots_.front().begin);
+    a = std::max(a, begin_.front());
     if (not(b > a))
       return;
     size_t first = split(a), last = split(b);
+    const uint64_t* c = cores.words().data();
     for (size_t i = first; i < last; i++) {
-      slots_[i].avail.subtract(cores);
-      slots_[i].count = slots_[i].avail.count();
+      uint64_t* r = row(i);
+      for (size_t k = 0; k < w_; k++)
+        r[k] &= ~c[k];
+      count_[i] = ones_of(r);
     }
   }
 
   /** The earliest slot start at which `w` cores of `allowed` stay available for `d`, with them. */
-  std::optional<std::pair<double, CoreSet>> first_fit(uint32_t w, double d, const CoreSet& allowed) const
+  std::optional<std::pair<double, CoreSet>> first_fit(uint32_t w, double d, const CoreSet& allowed)
   {
-    CoreSet cand;
-    for (size_t i = 0; i < slots_.size(); i++) {
-      if (slots_[i].count < w)
+    const uint64_t* al = allowed.words().data();
+    cand_.resize(w_);
+    for (size_t i = 0; i < begin_.size(); i++) {
+      if (count_[i] < w)
         continue;
-      cand = slots_[i].avail;
-      cand.intersect(allowed);
-      if (count(cand) < w)
+      const uint64_t* r = row(i);
+      for (size_t k = 0; k < w_; k++)
+        cand_[k] = r[k] & al[k];
+      if (ones_of(cand_.data()) < w)
         continue;
-      double end = slots_[i].begin + d;
+      double end = begin_[i] + d;
       bool fits  = true;
-      for (size_t j = i + 1; j < slots_.size() && slots_[j].begin < end; j++) {
-        cand.intersect(slots_[j].avail);
-        if (slots_[j].count < w || count(cand) < w) {
+      for (size_t j = i + 1; j < begin_.size() && begin_[j] < end; j++) {
+        if (count_[j] < w) {
+          fits = false;
+          break;
+        }
+        const uint64_t* rj = row(j);
+        for (size_t k = 0; k < w_; k++)
+          cand_[k] &= rj[k];
+        if (ones_of(cand_.data()) < w) {
           fits = false;
           break;
         }
       }
       if (fits)
-        return std::pair{slots_[i].begin, std::move(cand)};
+        return std::pair{begin_[i], CoreSet(size_, cand_)};
     }
     return std::nullopt;
   }
 
 private:
-  static uint32_t count(const CoreSet& c)
+  uint32_t size_;
+  size_t w_;                    ///< words a row
+  std::vector<double> begin_;   ///< slots' beginnings
+  std::vector<uint32_t> count_; ///< cores available over each
+  std::vector<uint64_t> rows_;  ///< the available cores of each slot, w_ words a slot
+  std::vector<uint64_t> cand_;
+
+  uint64_t* row(size_t i) { return rows_.data() + i * w_; }
+  uint32_t ones_of(const uint64_t* r) const
   {
     uint32_t n = 0;
-    for (uint64_t w : c.words())
-      n += ones(w);
+    for (size_t k = 0; k < w_; k++)
+      n += ones(r[k]);
     return n;
   }
-  struct Slot {
-    double begin;
-    CoreSet avail;
-    uint32_t count;
-  };
-  std::vector<Slot> slots_;
-
+  void push(double t, const uint64_t* words)
+  {
+    std::vector<uint64_t> copy(words, words + w_); // (words may be a row of rows_ itself)
+    begin_.push_back(t);
+    rows_.insert(rows_.end(), copy.begin(), copy.end());
+    count_.push_back(ones_of(copy.data()));
+  }
   size_t split(double t)
   {
     if (t == kInf)
-      return slots_.size();
-    auto it  = std::upper_bound(slots_.begin(), slots_.end(), t, [](double v, const Slot& x) { return v < x.begin; });
-    size_t i = static_cast<size_t>(it - slots_.begin()); // slots_[i - 1] holds t
-    if (slots_[i - 1].begin == t)
+      return begin_.size();
+    size_t i = static_cast<size_t>(std::upper_bound(begin_.begin(), begin_.end(), t) - begin_.begin());
+    if (begin_[i - 1] == t) // (slot i - 1 holds t)
       return i - 1;
-    slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), Slot{t, slots_[i - 1].avail, slots_[i - 1].count});
+    begin_.insert(begin_.begin() + static_cast<std::ptrdiff_t>(i), t);
+    count_.insert(count_.begin() + static_cast<std::ptrdiff_t>(i), count_[i - 1]);
+    std::vector<uint64_t> copy(row(i - 1), row(i - 1) + w_);
+    rows_.insert(rows_.begin() + static_cast<std::ptrdiff_t>(i * w_), copy.begin(), copy.end());
     return i;
   }
 };
