@@ -46,11 +46,31 @@ bool algorithm_from_string(std::string_view s, Algorithm& out)
 
 void Schedule::index()
 {
-  by_rank.assign(ranks, std::vector<RankStep>(steps.size()));
-  for (uint32_t k = 0; k < steps.size(); k++)
+  by_rank_.assign(ranks, RankIndex{});
+  const size_t n = steps.size();
+  for (RankIndex& r : by_rank_)
+    r.offsets.assign(2 * n + 1, 0);
+  // counts first (step k's sends into offsets[2k + 1], its receives into [2k + 2]), then their
+  // running sums: offsets[2k] is where step k's sends begin
+  for (size_t k = 0; k < n; k++)
+    for (const Transfer& t : steps[k]) {
+      by_rank_[t.src].offsets[2 * k + 1]++;
+      by_rank_[t.dst].offsets[2 * k + 2]++;
+    }
+  for (RankIndex& r : by_rank_) {
+    for (size_t j = 1; j <= 2 * n; j++)
+      r.offsets[j] += r.offsets[j - 1];
+    r.items.resize(r.offsets[2 * n]);
+  }
+  // then each transfer at its rank's next free place of the step (in steps[k]'s order)
+  std::vector<std::vector<uint32_t>> next(ranks);
+  for (uint32_t r = 0; r < ranks; r++)
+    next[r] = by_rank_[r].offsets;
+  for (size_t k = 0; k < n; k++)
     for (uint32_t i = 0; i < steps[k].size(); i++) {
-      by_rank[steps[k][i].src][k].sends.push_back(i);
-      by_rank[steps[k][i].dst][k].recvs.push_back(i);
+      const Transfer& t                               = steps[k][i];
+      by_rank_[t.src].items[next[t.src][2 * k]++]     = i;
+      by_rank_[t.dst].items[next[t.dst][2 * k + 1]++] = i;
     }
 }
 

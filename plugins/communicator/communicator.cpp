@@ -117,7 +117,7 @@ double CollectiveRun::send_rate(uint32_t r, size_t k) const
 {
   // a protocol's packing bounds what the rank sends, shared by its transfers of the step
   const collectives::nccl::ProtocolCosts* proto = options_.protocol;
-  const auto& sends                             = schedule_->by_rank[r][k].sends;
+  const auto& sends                             = schedule_->rank_step(r, k).sends;
   if (proto == nullptr || proto->rank_rate_cap_Bps <= 0 || sends.empty())
     return -1;
   size_t shared = 0;
@@ -205,7 +205,7 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
   const bool last_phase = phase + 2 == phase_first_.size();
   const auto lane       = static_cast<uint16_t>(c % s.lanes);
   for (size_t k = phase_first_[phase]; k < phase_first_[phase + 1]; k++) {
-    const auto& mine  = s.by_rank[r][k];
+    const auto& mine  = s.rank_step(r, k);
     const double rate = send_rate(r, k);
     for (uint32_t i : mine.sends) {
       const collectives::Transfer& t = s.steps[k][i];

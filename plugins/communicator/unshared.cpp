@@ -26,10 +26,13 @@ public:
   bool run();
 
 private:
+  /** Per transfer, 16 bytes (a 1,024-rank ring all-reduce has 2 million a chunk): `posted`, its
+   *  sender's time when it is out; before that -1, or -2 - the task waiting for it. `arrival`: when
+   *  the receiver may handle it (its arrival, not before what the sender's rate allows). */
   struct ChunkTimes {
-    std::vector<double> posted, arrives, not_before; ///< per transfer (posted < 0: not yet)
-    std::vector<int32_t> waiter;                     ///< the task waiting for it, or -1
+    std::vector<double> posted, arrival;
     uint32_t ranks_done = 0;
+    static int32_t waiter(double posted) { return posted <= -2 ? static_cast<int32_t>(-posted - 2) : -1; }
   };
   /** One (rank, chunk, phase) under way. */
   struct Task {
@@ -39,7 +42,7 @@ private:
     bool posted  = false; ///< its sends of the current step are out
     size_t recv  = 0;     ///< next receive of the current step to look at
     double ready = -1;
-    std::vector<size_t> sent; ///< sends not yet waited for
+    double sent  = -1; ///< the last arrival of its sends not yet waited for (-1: none)
   };
   /** A rank's queues, as run_rank's. */
   struct Queues {
@@ -125,9 +128,7 @@ CollectiveRun::Evaluation::ChunkTimes& CollectiveRun::Evaluation::chunk_times(ui
   if (not times_[c]) {
     times_[c] = std::make_unique<ChunkTimes>();
     times_[c]->posted.assign(per_chunk_, -1);
-    times_[c]->arrives.assign(per_chunk_, 0);
-    times_[c]->not_before.assign(per_chunk_, 0);
-    times_[c]->waiter.assign(per_chunk_, -1);
+    times_[c]->arrival.assign(per_chunk_, 0);
   }
   return *times_[c];
 }
@@ -190,36 +191,35 @@ void CollectiveRun::Evaluation::phase_over(uint32_t id)
 
 void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, uint16_t lane)
 {
-  const auto& mine  = s_.by_rank[t.rank][k];
+  const auto& mine  = s_.rank_step(t.rank, k);
   const double rate = run_.send_rate(t.rank, k);
   for (uint32_t i : mine.sends) {
     const collectives::Transfer& tr = s_.steps[k][i];
     if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
       continue;
-    size_t index     = run_.step_offset_[k] + i;
-    auto size        = static_cast<double>(run_.wire_bytes(tr));
-    PairPath& path   = pair_path(t.rank, tr.dst);
-    ch.posted[index] = t.now;
+    size_t index   = run_.step_offset_[k] + i;
+    auto size      = static_cast<double>(run_.wire_bytes(tr));
+    PairPath& path = pair_path(t.rank, tr.dst);
+    double arrives = 0;
     if (path.lone == nullptr)
-      ch.arrives[index] = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
+      arrives = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
     else {
       // transfers are posted in time order: one overlaps another on a link when it starts
       // before the last one there has arrived
-      ch.arrives[index] = t.now + lone_->seconds(*path.lone, size);
+      arrives = t.now + lone_->seconds(*path.lone, size);
       for (uint32_t l : path.lone->links) {
         if (l >= busy_until_.size())
           busy_until_.resize(l + 1, 0.0);
         shared_        = shared_ || t.now < busy_until_[l];
-        busy_until_[l] = std::max(busy_until_[l], ch.arrives[index]);
+        busy_until_[l] = std::max(busy_until_[l], arrives);
       }
     }
-    ch.not_before[index] = run_.not_before(t.rank, tr, rate, size, t.now);
+    ch.arrival[index] = std::max(arrives, run_.not_before(t.rank, tr, rate, size, t.now));
     path.bytes += size;
-    t.sent.push_back(index);
-    if (ch.waiter[index] >= 0) {
-      events_.emplace(t.now, order_++, static_cast<uint32_t>(ch.waiter[index]));
-      ch.waiter[index] = -1;
-    }
+    t.sent = std::max(t.sent, arrives);
+    if (const int32_t waiter = ChunkTimes::waiter(ch.posted[index]); waiter >= 0)
+      events_.emplace(t.now, order_++, static_cast<uint32_t>(waiter));
+    ch.posted[index] = t.now;
   }
   t.posted = true;
   t.recv   = 0;
@@ -236,7 +236,7 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
       phase_over(id); // (may add tasks: t is not used after)
       return;
     }
-    const auto& mine = s_.by_rank[t.rank][k];
+    const auto& mine = s_.rank_step(t.rank, k);
     ChunkTimes& ch   = chunk_times(t.chunk);
     const auto lane  = static_cast<uint16_t>(t.chunk % s_.lanes);
     if (not t.posted)
@@ -247,20 +247,16 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
         continue;
       size_t index = run_.step_offset_[k] + mine.recvs[t.recv];
       if (ch.posted[index] < 0) { // its sender has not reached it: until it does
-        ch.waiter[index] = static_cast<int32_t>(id);
+        ch.posted[index] = -2.0 - static_cast<double>(id);
         return;
       }
-      t.now          = std::max(t.now, ch.posted[index]);
-      double arrived = std::max(ch.arrives[index], ch.not_before[index]);
-      t.ready        = std::max(t.ready, run_.handled_at(t.rank, tr, arrived, ch.posted[index]));
+      t.now   = std::max(t.now, ch.posted[index]);
+      t.ready = std::max(t.ready, run_.handled_at(t.rank, tr, ch.arrival[index], ch.posted[index]));
     }
     double now = after_wait(t.now, t.ready);
     if (run_.waits_for_sends(t.phase, k)) {
-      double last = -1;
-      for (size_t i : t.sent)
-        last = std::max(last, ch.arrives[i]);
-      now = after_wait(now, last);
-      t.sent.clear();
+      now    = after_wait(now, t.sent);
+      t.sent = -1;
     }
     t.posted = false;
     t.step++;
