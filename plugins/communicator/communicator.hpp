@@ -77,6 +77,8 @@ public:
    *  run_rank() is one sleep until its end. Otherwise false, and run_rank() runs the transfers on
    *  SimGrid. Call before any run_rank(). */
   bool work_out_alone(const class LoneFlows& flows);
+  /** After work_out_alone() succeeded: its transfers that shared links with others of their instant. */
+  uint64_t transfers_sharing_links() const { return sharing_; }
 
   const collectives::Schedule& schedule() const { return *schedule_; }
   double bytes() const { return bytes_; }
@@ -114,6 +116,7 @@ private:
   std::vector<double> ends_;  ///< worked out at once: each rank's end, once evaluated
   double started_at_ = -1;    ///< worked out at once: when the ranks started
   bool alone_        = false; ///< work_out_alone() succeeded
+  uint64_t sharing_  = 0;     ///< (transfers_sharing_links)
   Chunk& chunk(uint32_t c);
   void release(uint32_t c);
 

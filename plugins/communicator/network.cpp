@@ -8,7 +8,11 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <xbt/config.hpp>
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace sgai::communicator {
@@ -205,6 +209,8 @@ LoneFlows::LoneFlows()
     : factors_(sim::NetworkFactors::current())
     , model_exact_(sim::NetworkFactors::model_is_exact())
     , link_energy_(sg_link_energy_is_inited() != 0)
+    , weight_s_(simgrid::config::get_value<double>("network/weight-S"))
+    , precision_(simgrid::config::get_value<double>("maxmin/precision"))
 {
 }
 
@@ -218,10 +224,12 @@ const LoneFlows::Path& LoneFlows::path(const s4u::Host* src, const s4u::Host* ds
   p.cost  = sim::route_cost(src, dst, factors_);
   p.exact = model_exact_;
   std::vector<s4u::Link*> forward, back;
-  double latency = 0;
+  double latency = 0, back_latency = 0;
   src->route_to(dst, forward, &latency);
   if (factors_.crosstraffic)
-    dst->route_to(src, back, &latency);
+    dst->route_to(src, back, &back_latency);
+  p.penalty       = latency > 0 ? latency : 1.0;
+  p.min_bandwidth = std::numeric_limits<double>::infinity();
   for (const auto* route : {&forward, &back})
     for (const s4u::Link* l : *route) {
       auto policy = l->get_sharing_policy();
@@ -229,11 +237,27 @@ const LoneFlows::Path& LoneFlows::path(const s4u::Host* src, const s4u::Host* ds
         p.exact = false;
       if (link_energy_ && l->get_property("wattage_range") != nullptr)
         p.exact = false;
-      if (policy == s4u::Link::SharingPolicy::FATPIPE)
+      if (route == &forward && policy != s4u::Link::SharingPolicy::WIFI) {
+        p.min_bandwidth = std::min(p.min_bandwidth, l->get_bandwidth());
+        if (weight_s_ > 0 && latency > 0)
+          p.penalty += weight_s_ / l->get_bandwidth();
+      }
+      if (policy == s4u::Link::SharingPolicy::WIFI)
         continue;
       auto [at, added] = link_ids_.emplace(l, static_cast<uint32_t>(link_ids_.size()));
-      if (std::find(p.links.begin(), p.links.end(), at->second) == p.links.end())
+      if (added) {
+        bandwidths_.push_back(l->get_bandwidth());
+        capacities_.fatpipe.push_back(policy == s4u::Link::SharingPolicy::FATPIPE ? 1 : 0);
+      }
+      const double weight = route == &forward ? 1.0 : 0.05;
+      auto w = std::find_if(p.weights.begin(), p.weights.end(), [&](const auto& e) { return e.first == at->second; });
+      if (w == p.weights.end()) {
         p.links.push_back(at->second);
+        p.weights.emplace_back(at->second, weight);
+      } else if (policy == s4u::Link::SharingPolicy::FATPIPE)
+        w->second = std::max(w->second, weight); // (lmm keeps the larger on a fat pipe, the sum elsewhere)
+      else
+        w->second += weight;
     }
   return paths_.emplace(key, std::move(p)).first->second;
 }
@@ -243,6 +267,32 @@ double LoneFlows::seconds(const Path& p, double bytes) const
   if (bytes > 0)
     return sim::isolated_transfer_time(p.cost, bytes, factors_);
   return p.cost.latency * factors_.latency_factor(0);
+}
+
+SharedFlow LoneFlows::shared_flow(const Path& p, double bytes) const
+{
+  SharedFlow f;
+  f.latency    = p.cost.latency * factors_.latency_factor(bytes);
+  f.bytes      = bytes;
+  f.penalty    = p.penalty;
+  double bound = p.min_bandwidth;
+  if (factors_.tcp_gamma > 0 && p.cost.latency > 0)
+    bound = std::min(bound, factors_.tcp_gamma / (2 * p.cost.latency));
+  f.bound = std::isfinite(bound) ? bound * factors_.bandwidth_factor(bytes) : -1;
+  f.links = p.weights;
+  return f;
+}
+
+const SharedLinks& LoneFlows::capacities(double bytes) const
+{
+  const double factor = factors_.bandwidth_factor(bytes);
+  if (factor != capacities_factor_ || capacities_.capacity.size() != bandwidths_.size()) {
+    capacities_.capacity.resize(bandwidths_.size());
+    for (size_t i = 0; i < bandwidths_.size(); i++)
+      capacities_.capacity[i] = bandwidths_[i] * factor;
+    capacities_factor_ = factor;
+  }
+  return capacities_;
 }
 
 void LinkTraffic::add(const s4u::Host* src, const s4u::Host* dst, double bytes)

@@ -5,6 +5,7 @@
 #ifndef SGAI_PLUGINS_COMMUNICATOR_NETWORK_HPP
 #define SGAI_PLUGINS_COMMUNICATOR_NETWORK_HPP
 
+#include "plugins/communicator/shared_flows.hpp"
 #include "plugins/sim/lone_flow.hpp"
 
 #include <simgrid/forward.h>
@@ -100,7 +101,17 @@ public:
   LoneFlows();
   struct Path {
     sim::RouteCost cost;
-    std::vector<uint32_t> links; ///< shared links, numbered by this object
+    /** The links where it may meet another transfer, numbered by this object: those of its route,
+     *  and of the reverse route with cross traffic on (fat pipes too: lmm divides one between
+     *  flows of different penalties). */
+    std::vector<uint32_t> links;
+    /** The shared links with what a transfer on the route consumes of each per byte per second:
+     *  1 on its route, 0.05 on the reverse route with cross traffic on (SimGrid's lmm weights). */
+    std::vector<std::pair<uint32_t, double>> weights;
+    double min_bandwidth = 0; ///< the least bandwidth of the route's links, fat pipes included
+    /** SimGrid's sharing penalty: the route's latency, plus network/weight-S over each link's
+     *  bandwidth when weight-S is set (LV08); 1 without latency. */
+    double penalty = 1;
     /** false: its time is not what SimGrid would give (a model other than CM02 or LV08, a Wi-Fi
      *  link) or running it matters beyond its time (a link with wattage while SimGrid's link-energy
      *  plugin measures). */
@@ -111,13 +122,36 @@ public:
    *  charges the latency of an empty transfer too). */
   double seconds(const Path& p, double bytes) const;
   size_t link_count() const { return link_ids_.size(); }
+  /** A transfer of `bytes` on `p` for shared_finish_times (plugins/communicator/shared_flows.hpp):
+   *  its latency x the latency factor, penalty, links and weights, and its own bound (the bandwidth
+   *  factor x the lesser of the route's least bandwidth and TCP-gamma's window, as a lone flow). */
+  SharedFlow shared_flow(const Path& p, double bytes) const;
+  /** The links for shared_finish_times, by the numbers of Path::links: each one's capacity
+   *  (bandwidth x the bandwidth factor of `bytes`) and whether it is a fat pipe. */
+  const SharedLinks& capacities(double bytes) const;
+  /** maxmin/precision. */
+  double precision() const { return precision_; }
+  /** Whether shared_finish_times times transfers sharing a fat pipe as SimGrid does: checked under
+   *  CM02 (no latency or bandwidth factor, no weight-S); under LV08, 7 of 1,900 random transfers
+   *  crossing a shared fat pipe differed (tests/sim/shared_flows_test.cpp), so the replay does not
+   *  work those out. */
+  bool fat_pipes_exact() const
+  {
+    return weight_s_ == 0 && factors_.latency_factor(1) == 1 && factors_.bandwidth_factor(1) == 1;
+  }
+  bool fat_pipe(uint32_t link) const { return capacities_.fatpipe.at(link) != 0; }
 
 private:
   sim::NetworkFactors factors_;
   bool model_exact_ = false;
   bool link_energy_ = false;
+  double weight_s_  = 0; ///< network/weight-S
+  double precision_ = 1e-5;
   mutable std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Path> paths_;
   mutable std::map<const simgrid::s4u::Link*, uint32_t> link_ids_;
+  mutable std::vector<double> bandwidths_; ///< by link number
+  mutable SharedLinks capacities_;
+  mutable double capacities_factor_ = -1;
 };
 
 /** Bytes each link carried: every transfer adds its bytes to the links of its route (looked up

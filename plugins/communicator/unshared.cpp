@@ -9,7 +9,9 @@
 #include "plugins/communicator/network.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <queue>
 #include <stdexcept>
@@ -38,11 +40,12 @@ private:
   struct Task {
     uint32_t rank = 0, chunk = 0;
     size_t phase = 0, step = 0;
-    double now   = 0;
-    bool posted  = false; ///< its sends of the current step are out
-    size_t recv  = 0;     ///< next receive of the current step to look at
-    double ready = -1;
-    double sent  = -1; ///< the last arrival of its sends not yet waited for (-1: none)
+    double now       = 0;
+    bool posted      = false; ///< its sends of the current step are out
+    size_t recv      = 0;     ///< next receive of the current step to look at
+    double ready     = -1;
+    double sent      = -1; ///< the last arrival of its sends not yet waited for (-1: none)
+    uint32_t pending = 0;  ///< its sends in the batch not yet worked out (lone flows)
   };
   /** A rank's queues, as run_rank's. */
   struct Queues {
@@ -71,6 +74,19 @@ private:
   std::unordered_map<uint64_t, PairPath> pairs_;
   bool shared_ = false; ///< with lone flows: a link would carry two transfers at once, or a path is not exact
   std::vector<double> busy_until_; ///< with lone flows: per link, when its last transfer so far arrives
+  /** With lone flows: the transfers posted at batch_at_, timed together once every event of that
+   *  instant has run (those that share a link share its bandwidth as SimGrid would share it). */
+  struct Posted {
+    uint32_t task, chunk;
+    size_t index;
+    const PairPath* path;
+    double bytes, not_before;
+  };
+  std::vector<Posted> batch_;
+  double batch_at_ = 0;
+  std::vector<uint32_t> parked_;  ///< tasks waiting for the batch's times
+  uint64_t shared_transfers_ = 0; ///< transfers timed sharing links with others of their instant
+  void resolve_batch();
 
   ChunkTimes& chunk_times(uint32_t c);
   PairPath& pair_path(uint32_t src, uint32_t dst);
@@ -105,7 +121,13 @@ CollectiveRun::Evaluation::Evaluation(CollectiveRun& run, double start, const Lo
 
 bool CollectiveRun::Evaluation::run()
 {
-  while (not events_.empty() && not shared_) {
+  while (not shared_) {
+    if (not batch_.empty() && (events_.empty() || std::get<0>(events_.top()) > batch_at_)) {
+      resolve_batch();
+      continue;
+    }
+    if (events_.empty())
+      break;
     uint32_t id = std::get<2>(events_.top());
     events_.pop();
     advance(id);
@@ -120,6 +142,7 @@ bool CollectiveRun::Evaluation::run()
     if (q.chunks_left > 0)
       throw std::logic_error("a collective's schedule leaves a rank waiting for a transfer never sent");
   count_traffic();
+  run_.sharing_ = shared_transfers_;
   return true;
 }
 
@@ -197,26 +220,22 @@ void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, ui
     const collectives::Transfer& tr = s_.steps[k][i];
     if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
       continue;
-    size_t index   = run_.step_offset_[k] + i;
-    auto size      = static_cast<double>(run_.wire_bytes(tr));
-    PairPath& path = pair_path(t.rank, tr.dst);
-    double arrives = 0;
-    if (path.lone == nullptr)
-      arrives = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
-    else {
-      // transfers are posted in time order: one overlaps another on a link when it starts
-      // before the last one there has arrived
-      arrives = t.now + lone_->seconds(*path.lone, size);
-      for (uint32_t l : path.lone->links) {
-        if (l >= busy_until_.size())
-          busy_until_.resize(l + 1, 0.0);
-        shared_        = shared_ || t.now < busy_until_[l];
-        busy_until_[l] = std::max(busy_until_[l], arrives);
-      }
+    size_t index    = run_.step_offset_[k] + i;
+    auto size       = static_cast<double>(run_.wire_bytes(tr));
+    PairPath& path  = pair_path(t.rank, tr.dst);
+    const double nb = run_.not_before(t.rank, tr, rate, size, t.now);
+    if (path.lone == nullptr) {
+      const double arrives = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
+      ch.arrival[index]    = std::max(arrives, nb);
+      t.sent               = std::max(t.sent, arrives);
+    } else { // timed with the others of this instant (resolve_batch)
+      if (batch_.empty())
+        batch_at_ = t.now;
+      batch_.push_back({static_cast<uint32_t>(&t - tasks_.data()), t.chunk, index, &path, size, nb});
+      ch.arrival[index] = std::numeric_limits<double>::quiet_NaN();
+      t.pending++;
     }
-    ch.arrival[index] = std::max(arrives, run_.not_before(t.rank, tr, rate, size, t.now));
     path.bytes += size;
-    t.sent = std::max(t.sent, arrives);
     if (const int32_t waiter = ChunkTimes::waiter(ch.posted[index]); waiter >= 0)
       events_.emplace(t.now, order_++, static_cast<uint32_t>(waiter));
     ch.posted[index] = t.now;
@@ -250,11 +269,19 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
         ch.posted[index] = -2.0 - static_cast<double>(id);
         return;
       }
+      if (std::isnan(ch.arrival[index])) { // posted at this instant: until the batch is timed
+        parked_.push_back(id);
+        return;
+      }
       t.now   = std::max(t.now, ch.posted[index]);
       t.ready = std::max(t.ready, run_.handled_at(t.rank, tr, ch.arrival[index], ch.posted[index]));
     }
     double now = after_wait(t.now, t.ready);
     if (run_.waits_for_sends(t.phase, k)) {
+      if (t.pending > 0) { // its sends of this instant: until the batch is timed
+        parked_.push_back(id);
+        return;
+      }
       now    = after_wait(now, t.sent);
       t.sent = -1;
     }
@@ -266,6 +293,83 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
       return;
     }
   }
+}
+
+void CollectiveRun::Evaluation::resolve_batch()
+{
+  // a transfer sharing a link with one of an earlier instant still under way: not worked out here
+  for (const Posted& p : batch_)
+    for (uint32_t l : p.path->lone->links) {
+      if (l >= busy_until_.size())
+        busy_until_.resize(l + 1, 0.0);
+      if (batch_at_ < busy_until_[l]) {
+        shared_ = true;
+        return;
+      }
+    }
+  // the transfers that share links among themselves, in groups (union-find over the links' users)
+  const size_t n = batch_.size();
+  std::vector<size_t> group(n);
+  for (size_t i = 0; i < n; i++)
+    group[i] = i;
+  auto root = [&](size_t i) {
+    while (group[i] != i)
+      i = group[i] = group[group[i]];
+    return i;
+  };
+  std::unordered_map<uint32_t, size_t> first_on;
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t l : batch_[i].path->lone->links)
+      if (auto [it, fresh] = first_on.emplace(l, i); not fresh)
+        group[root(i)] = root(it->second);
+  std::vector<std::vector<size_t>> groups(n);
+  for (size_t i = 0; i < n; i++)
+    groups[root(i)].push_back(i);
+  std::vector<double> arrives(n);
+  std::vector<SharedFlow> flows;
+  for (const std::vector<size_t>& members : groups) {
+    if (members.size() == 1) { // alone on its links: its lone-flow time
+      const Posted& p     = batch_[members[0]];
+      arrives[members[0]] = batch_at_ + lone_->seconds(*p.path->lone, p.bytes);
+    }
+    if (members.size() < 2)
+      continue;
+    flows.clear();
+    for (size_t i : members) {
+      // (an empty transfer that shares a link never ends in SimGrid 3.32; fat pipes: network.hpp)
+      const auto& links = batch_[i].path->lone->links;
+      if (batch_[i].bytes <= 0 ||
+          (not lone_->fat_pipes_exact() &&
+           std::any_of(links.begin(), links.end(), [&](uint32_t l) { return lone_->fat_pipe(l); }))) {
+        shared_ = true;
+        return;
+      }
+      flows.push_back(lone_->shared_flow(*batch_[i].path->lone, batch_[i].bytes));
+    }
+    const std::vector<double> ends =
+        shared_finish_times(batch_at_, flows, lone_->capacities(batch_[members[0]].bytes), lone_->precision());
+    for (size_t k = 0; k < members.size(); k++) {
+      if (std::isnan(ends[k])) {
+        shared_ = true;
+        return;
+      }
+      arrives[members[k]] = ends[k];
+    }
+    shared_transfers_ += members.size();
+  }
+  for (size_t i = 0; i < n; i++) {
+    const Posted& p = batch_[i];
+    Task& t         = tasks_[p.task];
+    t.sent          = std::max(t.sent, arrives[i]);
+    t.pending--;
+    chunk_times(p.chunk).arrival[p.index] = std::max(arrives[i], p.not_before);
+    for (uint32_t l : p.path->lone->links)
+      busy_until_[l] = std::max(busy_until_[l], arrives[i]);
+  }
+  batch_.clear();
+  for (uint32_t id : parked_)
+    events_.emplace(batch_at_, order_++, id);
+  parked_.clear();
 }
 
 void CollectiveRun::Evaluation::count_traffic()

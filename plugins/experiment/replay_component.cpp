@@ -144,6 +144,7 @@ public:
             {"nodes", static_cast<double>(replay_->nodes_replayed())},
             {"collectives", static_cast<double>(replay_->collectives().size())},
             {"collectives_worked_out_at_once", static_cast<double>(replay_->collectives_worked_out_alone())},
+            {"transfers_worked_out_sharing_links", static_cast<double>(replay_->transfers_worked_out_sharing_links())},
             {"replay_end_s", end}};
   }
 

@@ -139,8 +139,9 @@ struct Replay::Impl {
   std::map<std::string, std::shared_ptr<const collectives::Schedule>> schedules;
   communicator::UnsharedPaths unshared_paths; ///< transfer times when the network shares nothing (congestion-unaware)
   std::unique_ptr<communicator::LoneFlows> lone_flows; ///< congestion-aware collectives alone on the network
-  uint64_t worked_out_alone = 0;
-  std::string error; ///< the first error: file, place (rank, node) and message apart
+  uint64_t worked_out_alone  = 0;
+  uint64_t transfers_sharing = 0; ///< of those worked out at once, transfers that shared links
+  std::string error;              ///< the first error: file, place (rank, node) and message apart
   std::string error_file, error_place, error_message;
   bool error_is_input    = false;
   uint64_t total_nodes   = 0;
@@ -602,7 +603,10 @@ struct Replay::Impl {
       if (options.congestion_aware && members == &job.world && network_alone(job)) {
         if (not lone_flows)
           lone_flows = std::make_unique<communicator::LoneFlows>();
-        worked_out_alone += in->run->work_out_alone(*lone_flows) ? 1 : 0;
+        if (in->run->work_out_alone(*lone_flows)) {
+          worked_out_alone++;
+          transfers_sharing += in->run->transfers_sharing_links();
+        }
       }
       CollectiveRecord rec;
       rec.job       = job.spec.name;
@@ -957,6 +961,11 @@ uint64_t Replay::nodes_replayed() const
 uint64_t Replay::collectives_worked_out_alone() const
 {
   return impl_->worked_out_alone;
+}
+
+uint64_t Replay::transfers_worked_out_sharing_links() const
+{
+  return impl_->transfers_sharing;
 }
 
 namespace {

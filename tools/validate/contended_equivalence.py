@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Collectives worked out at once against the step-by-step run, on random cases (issue 51).
+
+Each case is a random ASTRA-sim network (1 or 2 dimensions of Ring, Switch or FullyConnected:
+rings, tori, switches), a random system (algorithm per dimension, chunks, chunks in flight,
+endpoint delay) and a random microbenchmark (collective, size, count), sometimes two jobs sharing
+the network. `sgai replay` runs it twice: as it is (collectives whose transfers have the network to
+themselves worked out at once, those sharing links among themselves included) and with
+--step-by-step (every transfer on SimGrid). Every collective's start and end must agree to 1e-6
+(relative; collectives.csv prints 0.001 ns) or to 5 ns (SimGrid's 1 ns timing precision step by
+step: see relative()), and ranks.csv's times too. Prints how many cases had
+every collective worked out at once, some, or none (refused: the shortcut declined them), and the
+largest difference. Exit 1 on a difference above the bound (with --check) or a failed run.
+
+Usage: tools/validate/contended_equivalence.py [--sgai build/tools/sgai] [--cases 300] [--seed 1]
+       [--check] [--keep DIR] [--jobs N]
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+KINDS = ["Ring", "Switch", "FullyConnected"]
+ABSOLUTE_NS = 5.0
+COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+ALGORITHMS = ["ring", "direct", "halvingDoubling", "doubleBinaryTree"]
+
+
+def random_case(rng):
+    dims = []
+    for _ in range(rng.choice([1, 1, 2])):
+        kind = rng.choice(KINDS)
+        npus = rng.choice([2, 4, 8]) if kind != "FullyConnected" else rng.choice([2, 3, 4])
+        if kind == "Ring" and rng.random() < 0.3:
+            npus = rng.choice([3, 5, 6, 7])
+        dims.append((kind, npus, rng.choice([12.5, 25.0, 50.0, 100.0, 400.0]), rng.choice([100.0, 500.0, 1000.0, 2000.0])))
+    collective = rng.choice(COLLECTIVES)
+    algorithms = []
+    for kind, npus, _, _ in dims:
+        choices = ["ring", "direct"]
+        if npus & (npus - 1) == 0 and collective != "all_to_all":
+            choices.append("halvingDoubling")
+        if collective == "all_reduce":
+            choices.append("doubleBinaryTree")
+        algorithms.append(rng.choice(choices))
+    system = {
+        "scheduling-policy": "LIFO",
+        "endpoint-delay": rng.choice([0, 10, 20]),
+        "active-chunks-per-dimension": rng.choice([1, 1, 1, 2]),
+        "preferred-dataset-splits": rng.choice([1, 2, 4, 8]),
+        "all-reduce-implementation": algorithms,
+        "all-gather-implementation": algorithms,
+        "reduce-scatter-implementation": algorithms,
+        "all-to-all-implementation": algorithms,
+        "collective-optimization": rng.choice(["baseline", "localBWAware"]),
+        "local-mem-bw": 50,
+        "boost-mode": 0,
+    }
+    ranks = 1
+    for _, npus, _, _ in dims:
+        ranks *= npus
+    jobs = 2 if ranks >= 4 and ranks % 2 == 0 and rng.random() < 0.5 else 1
+    return {
+        "dims": dims,
+        "system": system,
+        "collective": collective,
+        # (64 KiB and up: a transfer of well under a nanosecond meets SimGrid's 1 ns timing precision
+        # step by step, a difference of the lone-flow work-out that docs/replay.md describes)
+        "size": rng.choice([65536, 1048576, 4194304, 16777216]),
+        "count": rng.choice([1, 2, 3]),
+        "ranks": ranks,
+        "jobs": jobs,
+    }
+
+
+def write_inputs(case, folder, sgai):
+    net = os.path.join(folder, "net.yml")
+    with open(net, "w") as f:
+        f.write("topology: [ %s ]\n" % ", ".join(d[0] for d in case["dims"]))
+        f.write("npus_count: [ %s ]\n" % ", ".join(str(d[1]) for d in case["dims"]))
+        f.write("bandwidth: [ %s ]\n" % ", ".join(str(d[2]) for d in case["dims"]))
+        f.write("latency: [ %s ]\n" % ", ".join(str(d[3]) for d in case["dims"]))
+    system = os.path.join(folder, "sys.json")
+    with open(system, "w") as f:
+        json.dump(case["system"], f)
+    per_job = case["ranks"] // case["jobs"]
+    workloads = []
+    for j in range(case["jobs"]):
+        out = os.path.join(folder, "w%d" % j)
+        subprocess.run([sgai, "chakra", "generate", "microbenchmark", "--collective", case["collective"], "--ranks",
+                        str(per_job), "--size", str(case["size"]), "--count", str(case["count"]), "--out", out,
+                        "--prefix", "w"], check=True, stdout=subprocess.DEVNULL)
+        workloads.append(os.path.join(out, "w"))
+    args = ["--system", system, "--network", net]
+    for j, w in enumerate(workloads):
+        args += ["--workload", w]
+        if case["jobs"] > 1:  # interleaved: job j on NPUs j, j + jobs, ...
+            args += ["--npus", ",".join(str(j + case["jobs"] * k) for k in range(per_job))]
+    return args
+
+
+def run(sgai, args, out, step_by_step):
+    """(exit status, last error line, CPU seconds of this run alone)."""
+    cmd = [sgai, "replay"] + args + ["--out", out] + (["--step-by-step"] if step_by_step else [])
+    with tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        lines = err.read().strip().splitlines()
+    return p.returncode, lines[-1:] if p.returncode else [], usage.ru_utime + usage.ru_stime
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def relative(a, b):
+    """The difference of two times in ns as a fraction of the larger, or 0 within kNs (SimGrid's
+    1 ns timing precision: a latency left under 1 ns at any event of the run is paid at that event,
+    step by step; a work-out sees only its own collective's events)."""
+    a, b = float(a), float(b)
+    return 0.0 if abs(a - b) <= ABSOLUTE_NS else abs(a - b) / max(abs(a), abs(b), 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sgai", default=os.path.join(os.path.dirname(__file__), "../../build/tools/sgai"))
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--keep")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cases run at a time")
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    work = a.keep or tempfile.mkdtemp(prefix="contended-")
+    os.makedirs(work, exist_ok=True)
+    counts = {"all": 0, "some": 0, "none": 0, "invalid": 0}
+    worst, worst_case, failed = 0.0, None, 0
+    cpu = {"default": 0.0, "step": 0.0}
+    collectives = {"worked_out": 0, "total": 0, "sharing": 0}
+    cases = [random_case(rng) for _ in range(a.cases)]
+
+    def one(i):
+        """Runs case i both ways; returns (outcome, at_once, total, sharing, worst, where, cpu1, cpu2, message)."""
+        case = cases[i]
+        folder = os.path.join(work, "case%d" % i)
+        os.makedirs(folder, exist_ok=True)
+        args = write_inputs(case, folder, a.sgai)
+        rc1, err1, c1 = run(a.sgai, args, os.path.join(folder, "default"), False)
+        rc2, err2, c2 = run(a.sgai, args, os.path.join(folder, "step"), True)
+        if rc1 != rc2 or err1 != err2:
+            return ("failed", 0, 0, 0, 0.0, None, 0, 0, "case %d: the two runs disagree on the input: %s / %s" % (i, err1, err2))
+        if rc1 != 0:  # an input both refuse (a combination the model does not run)
+            return ("invalid", 0, 0, 0, 0.0, None, 0, 0, None)
+        d, s_ = os.path.join(folder, "default"), os.path.join(folder, "step")
+        summary = json.load(open(os.path.join(d, "summary.json")))
+        at_once, total = summary["collectives_worked_out_at_once"], summary["collectives"]
+        worst, where, message = 0.0, None, None
+        for name, keys in (("collectives.csv", ("start_ns", "end_ns")), ("ranks.csv", None)):
+            x, y = rows(os.path.join(d, name)), rows(os.path.join(s_, name))
+            if len(x) != len(y):
+                message = "case %d: %s has %d rows against %d" % (i, name, len(x), len(y))
+                continue
+
+            # (lines of one instant may come in another order: compare them sorted by their names
+            # and times rounded to a nanosecond)
+            def key(r):
+                names = tuple(v for k, v in r.items() if not k.endswith("_ns") and not k.endswith("GBps"))
+                return names + tuple(round(float(v)) for k, v in r.items() if k.endswith("_ns"))
+            x.sort(key=key)
+            y.sort(key=key)
+            for rx, ry in zip(x, y):
+                for k in (keys or [k for k in rx if k.endswith("_ns")]):
+                    diff = relative(rx[k], ry[k])
+                    if diff > worst:
+                        worst, where = diff, "case %d %s %s: %s against %s" % (i, name, k, rx[k], ry[k])
+        if not a.keep:
+            shutil.rmtree(folder)
+        outcome = "failed" if message else "all" if at_once == total else "some" if at_once > 0 else "none"
+        return (outcome, at_once, total, summary["transfers_worked_out_sharing_links"], worst, where, c1, c2, message)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        results = list(pool.map(one, range(a.cases)))
+    for outcome, at_once, total, sharing, diff, where, c1, c2, message in results:
+        if message:
+            print(message)
+            failed += 1
+            continue
+        counts[outcome] += 1
+        collectives["worked_out"] += at_once
+        collectives["total"] += total
+        collectives["sharing"] += sharing
+        cpu["default"] += c1
+        cpu["step"] += c2
+        if diff > worst:
+            worst, worst_case = diff, where
+    valid = counts["all"] + counts["some"] + counts["none"]
+    print("%d cases (%d inputs both runs refuse): every collective worked out at once in %d, some in %d, none in %d "
+          "(refused: %.0f%%)" % (a.cases, counts["invalid"], counts["all"], counts["some"], counts["none"],
+                                 100.0 * counts["none"] / max(valid, 1)))
+    print("collectives worked out at once: %d of %d; their transfers that shared links: %d"
+          % (collectives["worked_out"], collectives["total"], collectives["sharing"]))
+    print("largest relative difference beyond %g ns: %.3g%s" % (ABSOLUTE_NS, worst, " (" + worst_case + ")" if worst_case else ""))
+    print("CPU s: as is %.2f, step by step %.2f" % (cpu["default"], cpu["step"]))
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    if failed or (a.check and worst > 1e-6):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
