@@ -143,8 +143,9 @@ public:
     return {{"ranks", static_cast<double>(replay_->ranks().size())},
             {"nodes", static_cast<double>(replay_->nodes_replayed())},
             {"collectives", static_cast<double>(replay_->collectives().size())},
-            {"collectives_worked_out_at_once", static_cast<double>(replay_->collectives_worked_out_alone())},
-            {"transfers_worked_out_sharing_links", static_cast<double>(replay_->transfers_worked_out_sharing_links())},
+            {"collectives_worked_out_at_once", static_cast<double>(replay_->worked_out_at_once().collectives)},
+            {"transfers_worked_out_sharing_links",
+             static_cast<double>(replay_->worked_out_at_once().transfers_sharing_links)},
             {"replay_end_s", end}};
   }
 

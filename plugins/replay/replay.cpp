@@ -958,14 +958,9 @@ uint64_t Replay::nodes_replayed() const
   return n;
 }
 
-uint64_t Replay::collectives_worked_out_alone() const
+Replay::WorkedOut Replay::worked_out_at_once() const
 {
-  return impl_->worked_out_alone;
-}
-
-uint64_t Replay::transfers_worked_out_sharing_links() const
-{
-  return impl_->transfers_sharing;
+  return {impl_->worked_out_alone, impl_->transfers_sharing};
 }
 
 namespace {

@@ -145,11 +145,13 @@ public:
   const std::vector<CollectiveRecord>& collectives() const;
   uint64_t nodes_replayed() const;
   /** Congestion-aware collectives that had the network to themselves and were worked out at once
-   *  (ReplayOptions::network_to_itself). */
-  uint64_t collectives_worked_out_alone() const;
-  /** Of their transfers, those that shared links with others starting at the same instant (timed
-   *  by max-min sharing as SimGrid shares them: plugins/communicator/shared_flows.hpp). */
-  uint64_t transfers_worked_out_sharing_links() const;
+   *  (ReplayOptions::network_to_itself), and of their transfers those that shared links with others
+   *  starting at the same instant (timed by max-min sharing as SimGrid shares them:
+   *  plugins/communicator/shared_flows.hpp). */
+  struct WorkedOut {
+    uint64_t collectives = 0, transfers_sharing_links = 0;
+  };
+  WorkedOut worked_out_at_once() const;
   /** Forgets the jobs whose ranks have all ended and whose actors have all exited (their ranks
    *  leave ranks()); returns how many jobs are left. For a caller adding jobs as it goes. */
   size_t drop_ended_jobs();

@@ -203,8 +203,8 @@ void write_summary_json(const std::filesystem::path& file, const AstraRunOptions
   w.field("makespan_ns", result.makespan_s * 1e9).field("nodes", result.nodes);
   w.field("ranks", static_cast<uint64_t>(result.ranks.size()))
       .field("collectives", static_cast<uint64_t>(result.collectives.size()));
-  w.field("collectives_worked_out_at_once", replay.collectives_worked_out_alone()); // docs/replay.md
-  w.field("transfers_worked_out_sharing_links", replay.transfers_worked_out_sharing_links());
+  w.field("collectives_worked_out_at_once", replay.worked_out_at_once().collectives); // docs/replay.md
+  w.field("transfers_worked_out_sharing_links", replay.worked_out_at_once().transfers_sharing_links);
   w.field("npu_energy_j", result.gpu_energy_j).field("link_energy_j", result.link_energy_j);
   w.key("inputs").begin_object();
   w.field("network", o.network.string()).field("system", o.system.string());
