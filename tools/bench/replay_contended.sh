@@ -27,6 +27,12 @@ if [ -n "$astra" ] && [ ! -x "$astra/AstraSim_Analytical_Congestion_Aware" ]; th
   exit 1
 fi
 
+source "$root/tools/bench/astra_pair.sh"
+# row CASE TOOL AT_ONCE: one line of the table from cpu, mib, sim and the case's nodes
+row() {
+  awk -v c="$1" -v t="$2" -v cpu="$cpu" -v mib="$mib" -v nodes=$((64 * count)) -v sim="$sim" -v once="$3" \
+    'BEGIN { printf "%-5s %6s %7d %8.2f %12.0f %9.1f %14s %8s\n", c, t, nodes, cpu, nodes / cpu, mib, sim, once }'
+}
 printf "%-5s %6s %7s %8s %12s %9s %14s %8s\n" case tool nodes cpu_s nodes/cpu_s peak_MiB simulated_ns at_once
 for c in $cases; do
   case $c in
@@ -37,23 +43,16 @@ for c in $cases; do
   "$sgai" chakra generate microbenchmark --collective "$coll" --ranks 64 --count "$count" --out "$work/$c" \
     --prefix w >/dev/null
   for ((i = 1; i <= runs; i++)); do
-    /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" replay --workload "$work/$c/w" \
-      --system "$inputs/$system" --network "$inputs/$network" --out "$work/o" >"$work/log"
-    read -r u s kb <"$work/time"
-    sim=$(grep -o 'simulated [0-9]* ns' "$work/log" | awk '{print $2}')
+    timed "$work/sgai" "$sgai" replay --workload "$work/$c/w" --system "$inputs/$system" --network "$inputs/$network" \
+      --out "$work/o"
+    sim=$(grep -o 'simulated [0-9]* ns' "$work/sgai.log" | awk '{print $2}')
     once=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("collectives_worked_out_at_once", 0))' \
       "$work/o/summary.json")
-    awk -v c="$c" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((64 * count)) -v sim="$sim" -v once="$once/$count" \
-      'BEGIN { printf "%-5s %6s %7d %8.2f %12.0f %9.1f %14s %8s\n", c, "sgai", nodes, u + s, nodes / (u + s), kb / 1024, sim, once }'
+    row "$c" sgai "$once/$count"
     if [ -n "$astra" ]; then
-      mkdir -p "$work/a" && rm -rf "${work:?}/a"/*
-      (cd "$work/a" && /usr/bin/time -f "%U %S %M" -o "$work/atime" "$astra/AstraSim_Analytical_Congestion_Aware" \
-        --workload-configuration="$work/$c/w" --system-configuration="$inputs/$system" \
-        --network-configuration="$inputs/$network" --remote-memory-configuration="$mem" >"$work/alog" 2>&1)
-      read -r u s kb <"$work/atime"
-      sim=$(grep -o 'finished, [0-9]* cycles' "$work/alog" | awk '{print $2}' | sort -n | tail -1)
-      awk -v c="$c" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((64 * count)) -v sim="$sim" \
-        'BEGIN { printf "%-5s %6s %7d %8.2f %12.0f %9.1f %14s %8s\n", c, "astra", nodes, u + s, nodes / (u + s), kb / 1024, sim, "-" }'
+      astra_timed "$work/a" "$astra/AstraSim_Analytical_Congestion_Aware" "$work/$c/w" "$inputs/$system" \
+        "$inputs/$network" "$mem"
+      row "$c" astra -
     fi
   done
 done

@@ -29,6 +29,12 @@ trap 'rm -rf "$work"' EXIT
 [ -x "$sgai" ] || { echo "no sgai binary at $sgai: build first" >&2; exit 1; }
 [ -f "$system" ] || { echo "no $system: the benchmark needs the shared data" >&2; exit 1; }
 
+source "$root/tools/bench/astra_pair.sh"
+# row CASE TOOL: one line of the table from cpu, mib, sim and the case's nodes (n x k)
+row() {
+  awk -v c="$1" -v t="$2" -v cpu="$cpu" -v mib="$mib" -v nodes=$((n * k)) -v sim="$sim" \
+    'BEGIN { printf "%-9s %6s %8d %10.2f %12.0f %9.1f %14s\n", c, t, nodes, cpu, nodes / cpu, mib, sim }'
+}
 echo "congestion-$congestion"
 printf "%-9s %6s %8s %10s %12s %9s %14s\n" case tool nodes cpu_s nodes/cpu_s peak_MiB simulated_ns
 for c in $cases; do
@@ -36,20 +42,12 @@ for c in $cases; do
   "$sgai" chakra generate microbenchmark --collective all_reduce --ranks "$n" --count "$k" --out "$work/w$n-$k" \
     --prefix ar >/dev/null
   printf 'topology: [ Ring ]\nnpus_count: [ %d ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' "$n" >"$work/ring$n.yml"
-  /usr/bin/time -f "%U %S %M" -o "$work/time" "$sgai" replay --workload "$work/w$n-$k/ar" --system "$system" \
-    --network "$work/ring$n.yml" --congestion "$congestion" --out "$work/o" >"$work/log"
-  read -r u s kb <"$work/time"
-  sim=$(grep -o 'simulated [0-9]* ns' "$work/log" | awk '{print $2}')
-  awk -v c="$n x $k" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((n * k)) -v sim="$sim" \
-    'BEGIN { printf "%-9s %6s %8d %10.2f %12.0f %9.1f %14s\n", c, "sgai", nodes, u + s, nodes / (u + s), kb / 1024, sim }'
+  timed "$work/sgai" "$sgai" replay --workload "$work/w$n-$k/ar" --system "$system" --network "$work/ring$n.yml" \
+    --congestion "$congestion" --out "$work/o"
+  sim=$(grep -o 'simulated [0-9]* ns' "$work/sgai.log" | awk '{print $2}')
+  row "$n x $k" sgai
   if [ -n "$astra" ]; then
-    mkdir -p "$work/a" && rm -rf "$work/a"/*
-    (cd "$work/a" && /usr/bin/time -f "%U %S %M" -o "$work/atime" "$astra/$backend" \
-      --workload-configuration="$work/w$n-$k/ar" --system-configuration="$system" \
-      --network-configuration="$work/ring$n.yml" --remote-memory-configuration="$mem" >"$work/alog" 2>&1)
-    read -r u s kb <"$work/atime"
-    sim=$(grep -o 'finished, [0-9]* cycles' "$work/alog" | awk '{print $2}' | sort -n | tail -1)
-    awk -v c="$n x $k" -v u="$u" -v s="$s" -v kb="$kb" -v nodes=$((n * k)) -v sim="$sim" \
-      'BEGIN { printf "%-9s %6s %8d %10.2f %12.0f %9.1f %14s\n", c, "astra", nodes, u + s, nodes / (u + s), kb / 1024, sim }'
+    astra_timed "$work/a" "$astra/$backend" "$work/w$n-$k/ar" "$system" "$work/ring$n.yml" "$mem"
+    row "$n x $k" astra
   fi
 done
