@@ -7,7 +7,8 @@
 #        share ring links; halving_doubling.sys.json, ring64.yml).
 # Each case runs sgai, then ASTRA-sim (when its binaries' folder is given), RUNS times alternately.
 # GNU time gives CPU seconds (user + system) and peak resident memory; trace nodes per CPU-second =
-# ranks x count / CPU s; `at once` is summary.json's collectives_worked_out_at_once (of count).
+# ranks x count / CPU s; at_once is summary.json's collectives_worked_out_at_once (of count), shared
+# its transfers_worked_out_sharing_links.
 # Usage: tools/bench/replay_contended.sh [build dir] [ASTRA-sim bin dir] [cases: a2a hd] (RUNS=1)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,12 +29,12 @@ if [ -n "$astra" ] && [ ! -x "$astra/AstraSim_Analytical_Congestion_Aware" ]; th
 fi
 
 source "$root/tools/bench/astra_pair.sh"
-# row CASE TOOL AT_ONCE: one line of the table from cpu, mib, sim and the case's nodes
+# row CASE TOOL AT_ONCE SHARED: one line of the table from cpu, mib, sim and the case's nodes
 row() {
-  awk -v c="$1" -v t="$2" -v cpu="$cpu" -v mib="$mib" -v nodes=$((64 * count)) -v sim="$sim" -v once="$3" \
-    'BEGIN { printf "%-5s %6s %7d %8.2f %12.0f %9.1f %14s %8s\n", c, t, nodes, cpu, nodes / cpu, mib, sim, once }'
+  awk -v c="$1" -v t="$2" -v cpu="$cpu" -v mib="$mib" -v nodes=$((64 * count)) -v sim="$sim" -v once="$3" -v sh="$4" \
+    'BEGIN { printf "%-5s %6s %7d %8.2f %12.0f %9.1f %14s %8s %8s\n", c, t, nodes, cpu, nodes / cpu, mib, sim, once, sh }'
 }
-printf "%-5s %6s %7s %8s %12s %9s %14s %8s\n" case tool nodes cpu_s nodes/cpu_s peak_MiB simulated_ns at_once
+printf "%-5s %6s %7s %8s %12s %9s %14s %8s %8s\n" case tool nodes cpu_s nodes/cpu_s peak_MiB simulated_ns at_once shared
 for c in $cases; do
   case $c in
     a2a) coll=all_to_all count=20 system=direct.sys.json network=switch64.yml ;;
@@ -46,13 +47,13 @@ for c in $cases; do
     timed "$work/sgai" "$sgai" replay --workload "$work/$c/w" --system "$inputs/$system" --network "$inputs/$network" \
       --out "$work/o"
     sim=$(grep -o 'simulated [0-9]* ns' "$work/sgai.log" | awk '{print $2}')
-    once=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("collectives_worked_out_at_once", 0))' \
-      "$work/o/summary.json")
-    row "$c" sgai "$once/$count"
+    read -r once shared < <(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print(d["collectives_worked_out_at_once"], d["transfers_worked_out_sharing_links"])' "$work/o/summary.json")
+    row "$c" sgai "$once/$count" "$shared"
     if [ -n "$astra" ]; then
       astra_timed "$work/a" "$astra/AstraSim_Analytical_Congestion_Aware" "$work/$c/w" "$inputs/$system" \
         "$inputs/$network" "$mem"
-      row "$c" astra -
+      row "$c" astra - -
     fi
   done
 done
