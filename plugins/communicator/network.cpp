@@ -250,10 +250,11 @@ const LoneFlows::Path& LoneFlows::path(const s4u::Host* src, const s4u::Host* ds
         capacities_.fatpipe.push_back(policy == s4u::Link::SharingPolicy::FATPIPE ? 1 : 0);
       }
       const double weight = route == &forward ? 1.0 : 0.05;
-      auto w = std::find_if(p.weights.begin(), p.weights.end(), [&](const auto& e) { return e.first == at->second; });
+      const uint32_t id = at->second;
+      auto w = std::find_if(p.weights.begin(), p.weights.end(), [id](const auto& e) { return e.first == id; });
       if (w == p.weights.end()) {
-        p.links.push_back(at->second);
-        p.weights.emplace_back(at->second, weight);
+        p.links.push_back(id);
+        p.weights.emplace_back(id, weight);
       } else if (policy == s4u::Link::SharingPolicy::FATPIPE)
         w->second = std::max(w->second, weight); // (lmm keeps the larger on a fat pipe, the sum elsewhere)
       else
