@@ -261,11 +261,11 @@ void CollectiveRun::run_phase(uint32_t r, uint32_t c, size_t phase)
     release(c);
 }
 
-bool CollectiveRun::work_out_alone(const LoneFlows& flows)
+bool CollectiveRun::work_out_alone(const LoneFlows& flows, bool uneven_ends)
 {
   if (not ends_.empty() || options_.unshared)
     throw std::logic_error("work_out_alone() is for a congestion-aware collective before it runs");
-  alone_ = evaluate_unshared(s4u::Engine::get_clock(), &flows);
+  alone_ = evaluate_unshared(s4u::Engine::get_clock(), &flows, uneven_ends);
   if (not alone_)
     net_free_.clear(); // SimGrid runs it from the start
   return alone_;

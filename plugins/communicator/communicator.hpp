@@ -70,14 +70,16 @@ public:
 
   /** For a congestion-aware collective whose ranks all start now and that has the network to itself
    *  until its end (the caller knows that nothing else can send before then): works the whole
-   *  collective out at once, as the congestion-unaware one is, with each transfer's time a lone
-   *  flow's on its route (`flows`). That is what SimGrid's sharing gives when no link carries two of
-   *  its transfers at once, every transfer's time is exact (LoneFlows::Path::exact) and every rank
-   *  ends at the same instant (after that the ranks go on as usual); then true, and each rank's
-   *  run_rank() is one sleep until its end. Otherwise false, and run_rank() runs the transfers on
-   *  SimGrid. Call before any run_rank(). */
-  bool work_out_alone(const class LoneFlows& flows);
-  /** After work_out_alone() succeeded: its transfers that shared links with others of their instant. */
+   *  collective out at once, as the congestion-unaware one is, with its transfers on a FlowNetwork
+   *  that times them as SimGrid's sharing does (a transfer that meets no other takes a lone flow's
+   *  time on its route, `flows`). That holds when every transfer's time is exact
+   *  (LoneFlows::Path::exact), the flows can be worked out (FlowNetwork::next_event), the transfers
+   *  have one bandwidth factor, and every rank ends at the same instant unless `uneven_ends` (the
+   *  caller knows that no rank can send after its end before the last rank's end); then true, and
+   *  each rank's run_rank() is one sleep until its end. Otherwise false, and run_rank() runs the
+   *  transfers on SimGrid. Call before any run_rank(). */
+  bool work_out_alone(const class LoneFlows& flows, bool uneven_ends = false);
+  /** After work_out_alone() succeeded: its transfers that shared links with others under way. */
   uint64_t transfers_sharing_links() const { return sharing_; }
 
   const collectives::Schedule& schedule() const { return *schedule_; }
@@ -109,7 +111,7 @@ private:
    *  transfer taking its congestion-unaware time, or with `lone` its lone-flow time; false (ends_
    *  left empty, no traffic counted) when, with `lone`, a link would carry two transfers at once, a
    *  path is not exact or the ranks do not all end together. */
-  bool evaluate_unshared(double start, const LoneFlows* lone = nullptr);
+  bool evaluate_unshared(double start, const LoneFlows* lone = nullptr, bool uneven_ends = false);
   class Evaluation; ///< evaluate_unshared's events, queues and clocks (unshared.cpp)
   /** Where a wait for `t` from `now` leaves the clock (SimGrid's 1 ns resolution). */
   static double after_wait(double now, double t);

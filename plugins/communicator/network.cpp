@@ -250,7 +250,7 @@ const LoneFlows::Path& LoneFlows::path(const s4u::Host* src, const s4u::Host* ds
         capacities_.fatpipe.push_back(policy == s4u::Link::SharingPolicy::FATPIPE ? 1 : 0);
       }
       const double weight = route == &forward ? 1.0 : 0.05;
-      const uint32_t id = at->second;
+      const uint32_t id   = at->second;
       auto w = std::find_if(p.weights.begin(), p.weights.end(), [id](const auto& e) { return e.first == id; });
       if (w == p.weights.end()) {
         p.links.push_back(id);

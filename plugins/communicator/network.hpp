@@ -129,6 +129,8 @@ public:
   /** The links for shared_finish_times, by the numbers of Path::links: each one's capacity
    *  (bandwidth x the bandwidth factor of `bytes`) and whether it is a fat pipe. */
   const SharedLinks& capacities(double bytes) const;
+  /** The bandwidth factor of a transfer of `bytes`. */
+  double bandwidth_factor(double bytes) const { return factors_.bandwidth_factor(bytes); }
   /** maxmin/precision. */
   double precision() const { return precision_; }
   /** Whether shared_finish_times times transfers sharing a fat pipe as SimGrid does: checked under

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 
 namespace sgai::communicator {
 
@@ -19,63 +18,101 @@ bool level_equals(double a, double b)
 
 } // namespace
 
-std::vector<double> max_min_rates(const std::vector<const SharedFlow*>& flows, const SharedLinks& links_of,
-                                  double precision)
+void max_min_rates(const std::vector<const SharedFlow*>& flows, const SharedLinks& links_of, double precision,
+                   MaxMinScratch& m, std::vector<double>& rate)
 {
   const size_t n = flows.size();
-  std::vector<double> rate(n, -1); // -1: not fixed yet
-  // the links in use, numbered here, with their flows
-  std::unordered_map<uint32_t, size_t> local;
-  std::vector<double> remaining, bound_of;
-  std::vector<char> fat;
-  std::vector<std::vector<std::pair<size_t, double>>> on; // per link: (flow, weight)
+  rate.assign(n, -1); // -1: not fixed yet
+  // the links in use, numbered here in the order the flows meet them, with their flows (CSR)
+  if (++m.round == 0) {
+    std::fill(m.stamp.begin(), m.stamp.end(), 0);
+    m.round = 1;
+  }
+  m.global.clear();
+  m.count.clear();
   size_t left = n;
   for (size_t f = 0; f < n; f++) {
     for (const auto& [link, weight] : flows[f]->links) {
-      auto [it, fresh] = local.emplace(link, on.size());
-      if (fresh) {
-        on.emplace_back();
-        remaining.push_back(links_of.capacity.at(link));
-        bound_of.push_back(links_of.capacity.at(link));
-        fat.push_back(link < links_of.fatpipe.size() ? links_of.fatpipe[link] : 0);
+      if (link >= m.stamp.size()) {
+        m.stamp.resize(link + 1, 0);
+        m.local.resize(link + 1, 0);
       }
-      on[it->second].emplace_back(f, weight);
+      if (m.stamp[link] != m.round) {
+        m.stamp[link] = m.round;
+        m.local[link] = static_cast<uint32_t>(m.global.size());
+        m.global.push_back(link);
+        m.count.push_back(0);
+      }
+      m.count[m.local[link]]++;
     }
     if (flows[f]->links.empty()) {
       rate[f] = flows[f]->bound > 0 ? flows[f]->bound : kInf;
       left--;
     }
   }
-  const size_t links = on.size();
-  std::vector<char> full(links, 0);
+  const size_t links = m.global.size();
+  m.start.assign(links + 1, 0);
+  for (size_t i = 0; i < links; i++)
+    m.start[i + 1] = m.start[i] + m.count[i];
+  m.entries.resize(m.start[links]);
+  m.remaining.resize(links);
+  m.bound.resize(links);
+  m.fat.resize(links);
+  m.full.assign(links, 0);
+  m.share.resize(links);
+  for (size_t i = 0; i < links; i++) {
+    const uint32_t l = m.global[i];
+    m.remaining[i]   = links_of.capacity.at(l);
+    m.bound[i]       = m.remaining[i];
+    m.fat[i]         = l < links_of.fatpipe.size() ? links_of.fatpipe[l] : 0;
+    m.count[i]       = m.start[i]; // (the next place to fill)
+  }
+  for (size_t f = 0; f < n; f++)
+    for (const auto& [link, weight] : flows[f]->links)
+      m.entries[m.count[m.local[link]]++] = {static_cast<uint32_t>(f), weight};
+  // each link's usage (the sum, or on a fat pipe the largest, of its unfixed flows' weight /
+  // penalty) and unfixed flows, kept as flows are fixed (as lmm keeps them)
+  m.usage.assign(links, 0);
+  auto fat_usage = [&](size_t i) {
+    double usage = 0;
+    for (uint32_t e = m.start[i]; e < m.start[i + 1]; e++)
+      if (rate[m.entries[e].first] < 0)
+        usage = std::max(usage, m.entries[e].second / flows[m.entries[e].first]->penalty);
+    return usage;
+  };
+  for (size_t i = 0; i < links; i++) {
+    m.count[i] = m.start[i + 1] - m.start[i]; // (now: its unfixed flows)
+    if (m.fat[i])
+      m.usage[i] = fat_usage(i);
+    else
+      for (uint32_t e = m.start[i]; e < m.start[i + 1]; e++)
+        m.usage[i] += m.entries[e].second / flows[m.entries[e].first]->penalty;
+  }
   auto fix = [&](size_t f, double v) {
     rate[f] = v;
     left--;
     for (const auto& [link, weight] : flows[f]->links) {
-      const size_t i = local.at(link);
-      if (fat[i])
-        continue; // (a fat pipe keeps its capacity for each flow)
-      remaining[i] -= weight * v;
-      if (remaining[i] <= bound_of[i] * precision) // (lmm: no longer positive within its precision)
-        full[i] = 1;
+      const size_t i = m.local[link];
+      m.count[i]--;
+      if (m.fat[i]) { // (a fat pipe keeps its capacity for each flow)
+        m.usage[i] = fat_usage(i);
+        continue;
+      }
+      m.remaining[i] -= weight * v;
+      m.usage[i] -= weight / flows[f]->penalty;
+      if (m.remaining[i] <= m.bound[i] * precision) // (lmm: no longer positive within its precision)
+        m.full[i] = 1;
     }
   };
-  std::vector<double> share(links);
   while (left > 0) {
     // the level every unfixed flow reaches on each link (its share x its penalty), and the lowest
     double level = kInf;
     for (size_t i = 0; i < links; i++) {
-      share[i] = kInf;
-      if (full[i])
+      m.share[i] = kInf;
+      if (m.full[i] || m.count[i] == 0 || not(m.usage[i] > 0))
         continue;
-      double usage = 0;
-      for (const auto& [f, weight] : on[i])
-        if (rate[f] < 0)
-          usage = fat[i] ? std::max(usage, weight / flows[f]->penalty) : usage + weight / flows[f]->penalty;
-      if (usage > 0) {
-        share[i] = remaining[i] / usage;
-        level    = std::min(level, share[i]);
-      }
+      m.share[i] = m.remaining[i] / m.usage[i];
+      level      = std::min(level, m.share[i]);
     }
     double bounded = kInf; // the lowest level at which an unfixed flow meets its own bound
     for (size_t f = 0; f < n; f++)
@@ -94,18 +131,227 @@ std::vector<double> max_min_rates(const std::vector<const SharedFlow*>& flows, c
       break;
     }
     // every link at the lowest level is saturated: its unfixed flows take their share
-    std::vector<size_t> saturated;
+    m.saturated.clear();
     for (size_t i = 0; i < links; i++)
-      if (std::isfinite(share[i]) && level_equals(share[i], level))
-        saturated.push_back(i);
-    for (size_t i : saturated)
-      for (const auto& [f, weight] : on[i])
+      if (std::isfinite(m.share[i]) && level_equals(m.share[i], level))
+        m.saturated.push_back(static_cast<uint32_t>(i));
+    for (uint32_t i : m.saturated)
+      for (uint32_t e = m.start[i]; e < m.start[i + 1]; e++) {
+        const uint32_t f = m.entries[e].first;
         if (rate[f] < 0) {
           const double v = level / flows[f]->penalty;
           fix(f, flows[f]->bound > 0 ? std::min(v, flows[f]->bound) : v);
         }
+      }
   }
+}
+
+std::vector<double> max_min_rates(const std::vector<const SharedFlow*>& flows, const SharedLinks& links,
+                                  double precision)
+{
+  MaxMinScratch scratch;
+  std::vector<double> rate;
+  max_min_rates(flows, links, precision, scratch, rate);
   return rate;
+}
+
+FlowNetwork::FlowNetwork(const SharedLinks& links, double precision, bool fat_pipes_exact, double time_precision)
+    : links_(links)
+    , precision_(precision)
+    , time_precision_(time_precision)
+    , fat_pipes_exact_(fat_pipes_exact)
+{
+}
+
+uint32_t FlowNetwork::add(double now, SharedFlow f, double lone_end)
+{
+  uint32_t id = 0;
+  if (not free_.empty()) {
+    id = free_.back();
+    free_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+    mark_.push_back(0);
+  }
+  now_       = std::max(now_, now);
+  Flow& x    = flows_[id];
+  x.f        = std::move(f);
+  x.remains  = x.f.bytes;
+  x.rate     = 0;
+  x.last     = now;
+  x.lone_end = lone_end;
+  x.live     = true;
+  x.active   = false;
+  x.shared   = false;
+  x.version++;
+  x.slot.resize(x.f.links.size());
+  for (size_t k = 0; k < x.f.links.size(); k++) {
+    const uint32_t l = x.f.links[k].first;
+    if (l >= on_link_.size())
+      on_link_.resize(l + 1);
+    auto& users = on_link_[l];
+    if (not users.empty()) { // they meet: none of them ends at its lone time
+      x.shared = true;
+      for (uint32_t g : users) {
+        flows_[g].shared = true;
+        stalled_         = stalled_ || not(flows_[g].f.bytes > 0);
+      }
+      const bool fat = l < links_.fatpipe.size() && links_.fatpipe[l] != 0;
+      stalled_       = stalled_ || not(x.f.bytes > 0) || (fat && not fat_pipes_exact_);
+    }
+    x.slot[k] = static_cast<uint32_t>(users.size());
+    users.push_back(id);
+  }
+  live_++;
+  if (x.f.latency > 0) {
+    heap_.push_back({now + x.f.latency, id, x.version, true});
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  } else { // its bandwidth phase from now on
+    x.active = true;
+    dirty_.push_back(id);
+  }
+  return id;
+}
+
+void FlowNetwork::push_end(uint32_t id, double now)
+{
+  const Flow& x = flows_[id];
+  double at     = now;
+  if (x.remains > 0)
+    at = now + x.remains / x.rate;
+  heap_.push_back({at, id, x.version, false});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+void FlowNetwork::solve(double now)
+{
+  // the flows under way that share links, directly or not, with one whose shares may have changed
+  solve_round_++;
+  std::vector<uint32_t>& part = part_;
+  part.clear();
+  for (uint32_t d : dirty_)
+    if (flows_[d].live && flows_[d].active && mark_[d] != solve_round_) {
+      mark_[d] = solve_round_;
+      part.push_back(d);
+    }
+  dirty_.clear();
+  if (link_mark_.size() < on_link_.size())
+    link_mark_.resize(on_link_.size(), 0);
+  for (size_t i = 0; i < part.size(); i++)
+    for (const auto& [l, w] : flows_[part[i]].f.links) {
+      if (link_mark_[l] == solve_round_)
+        continue; // (its flows are in already)
+      link_mark_[l] = solve_round_;
+      for (uint32_t g : on_link_[l])
+        if (flows_[g].active && mark_[g] != solve_round_) {
+          mark_[g] = solve_round_;
+          part.push_back(g);
+        }
+    }
+  if (part.empty())
+    return;
+  std::sort(part.begin(), part.end()); // (the same order whatever the order of the changes)
+  view_.clear();
+  for (uint32_t g : part)
+    view_.push_back(&flows_[g].f);
+  max_min_rates(view_, links_, precision_, scratch_, rate_);
+  const std::vector<double>& rate = rate_;
+  for (size_t k = 0; k < part.size(); k++) {
+    Flow& x = flows_[part[k]];
+    if (x.rate == rate[k] && x.rate > 0)
+      continue; // (its end stays where it was)
+    if (x.rate > 0) {
+      x.remains -= x.rate * (now - x.last);
+      if (x.remains < 0)
+        x.remains = 0;
+    }
+    x.last = now;
+    x.rate = rate[k];
+    x.version++;
+    if (not(x.rate > 0) && x.remains > 0) {
+      stalled_ = true; // SimGrid would wait for an event that never comes
+      continue;
+    }
+    push_end(part[k], now);
+  }
+}
+
+double FlowNetwork::next_event()
+{
+  if (not dirty_.empty())
+    solve(now_);
+  return peek();
+}
+
+double FlowNetwork::peek()
+{
+  if (stalled_)
+    return std::numeric_limits<double>::quiet_NaN();
+  while (not heap_.empty()) {
+    const Event& e = heap_.front();
+    const Flow& x  = flows_[e.flow];
+    if (x.live && x.version == e.version && (e.enter ? not x.active : x.active))
+      return e.at;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+  }
+  return kInf;
+}
+
+void FlowNetwork::remove(uint32_t id)
+{
+  Flow& x = flows_[id];
+  for (size_t k = 0; k < x.f.links.size(); k++) {
+    const uint32_t l     = x.f.links[k].first;
+    auto& users          = on_link_[l];
+    const uint32_t moved = users.back();
+    users[x.slot[k]]     = moved;
+    if (moved != id) {
+      Flow& m = flows_[moved];
+      for (size_t j = 0; j < m.f.links.size(); j++)
+        if (m.f.links[j].first == l)
+          m.slot[j] = x.slot[k];
+    }
+    users.pop_back();
+    for (uint32_t g : users) // (one flow under way on the link reaches the others)
+      if (flows_[g].active) {
+        dirty_.push_back(g);
+        break;
+      }
+  }
+  if (x.shared)
+    shared_count_++;
+  x.live   = false;
+  x.active = false;
+  x.version++;
+  free_.push_back(id);
+  live_--;
+}
+
+void FlowNetwork::advance(double t, std::vector<std::pair<uint32_t, double>>& ended)
+{
+  if (not dirty_.empty())
+    solve(now_);
+  now_ = std::max(now_, t);
+  while (true) { // (all that falls within the time precision of t happens at t, and then shares are solved)
+    const double next = peek();
+    if (not(next <= t + time_precision_))
+      break;
+    const Event e = heap_.front();
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+    Flow& x = flows_[e.flow];
+    if (e.enter) {
+      x.active = true;
+      x.last   = now_;
+      x.rate   = 0;
+      dirty_.push_back(e.flow);
+      continue;
+    }
+    ended.emplace_back(e.flow, x.shared || x.lone_end < 0 ? now_ : x.lone_end);
+    remove(e.flow);
+  }
 }
 
 std::vector<double> shared_finish_times(double start, const std::vector<SharedFlow>& flows, const SharedLinks& links,
@@ -113,59 +359,20 @@ std::vector<double> shared_finish_times(double start, const std::vector<SharedFl
 {
   const size_t n = flows.size();
   std::vector<double> end(n, std::numeric_limits<double>::quiet_NaN());
-  std::vector<double> remains(n);
-  std::vector<size_t> waiting(n); // by the end of their latency
-  for (size_t f = 0; f < n; f++) {
-    remains[f] = flows[f].bytes;
-    waiting[f] = f;
-  }
-  std::sort(waiting.begin(), waiting.end(), [&](size_t a, size_t b) {
-    return flows[a].latency != flows[b].latency ? flows[a].latency < flows[b].latency : a < b;
-  });
-  size_t next_in = 0;
-  std::vector<size_t> active;
-  std::vector<const SharedFlow*> view;
-  double t     = start;
-  size_t ended = 0;
-  while (ended < n) {
-    // the flows whose latency is paid by t enter (an empty one ends there)
-    while (next_in < n && start + flows[waiting[next_in]].latency <= t) {
-      const size_t f = waiting[next_in++];
-      if (remains[f] <= 0) {
-        end[f] = t;
-        ended++;
-      } else
-        active.push_back(f);
-    }
-    const double next_enter = next_in < n ? start + flows[waiting[next_in]].latency : kInf;
-    if (active.empty()) {
-      t = next_enter;
-      continue;
-    }
-    view.clear();
-    for (size_t f : active)
-      view.push_back(&flows[f]);
-    const std::vector<double> rate = max_min_rates(view, links, precision);
-    double next                    = next_enter;
-    for (size_t k = 0; k < active.size(); k++) {
-      if (not(rate[k] > 0)) // stalled: SimGrid would wait for an event that never comes here
-        return std::vector<double>(n, std::numeric_limits<double>::quiet_NaN());
-      next = std::min(next, t + remains[active[k]] / rate[k]);
-    }
-    const double delta = next - t;
-    std::vector<size_t> still;
-    for (size_t k = 0; k < active.size(); k++) {
-      const size_t f = active[k];
-      if (t + remains[f] / rate[k] <= next) {
-        end[f] = next;
-        ended++;
-      } else {
-        remains[f] -= rate[k] * delta;
-        still.push_back(f);
-      }
-    }
-    active.swap(still);
-    t = next;
+  FlowNetwork net(links, precision);
+  for (const SharedFlow& f : flows)
+    net.add(start, f); // (numbered 0 to n - 1: nothing has ended yet)
+  std::vector<std::pair<uint32_t, double>> ended;
+  while (true) {
+    const double t = net.next_event();
+    if (std::isnan(t))
+      return std::vector<double>(n, std::numeric_limits<double>::quiet_NaN());
+    if (std::isinf(t))
+      break;
+    ended.clear();
+    net.advance(t, ended);
+    for (const auto& [f, at] : ended)
+      end[f] = at;
   }
   return end;
 }

@@ -10,6 +10,7 @@
 #define SGAI_PLUGINS_COMMUNICATOR_SHARED_FLOWS_HPP
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -31,8 +32,93 @@ struct SharedLinks {
   std::vector<char> fatpipe;
 };
 
+/** max_min_rates' working arrays, kept between calls by a caller that solves often. */
+struct MaxMinScratch {
+  std::vector<uint32_t> stamp, local; ///< per link: the call that met it last, its number there
+  uint32_t round = 0;
+  std::vector<uint32_t> global, count, start, saturated;
+  std::vector<std::pair<uint32_t, double>> entries; ///< per link met, its (flow, weight)s
+  std::vector<double> remaining, bound, share, usage;
+  std::vector<char> fat, full;
+};
+
+/** max_min_rates into `rate`, with `scratch`'s arrays. */
+void max_min_rates(const std::vector<const SharedFlow*>& flows, const SharedLinks& links, double precision,
+                   MaxMinScratch& scratch, std::vector<double>& rate);
+
+/** Flows that start at any instants on one network, timed as above as they come: a flow is added
+ *  when it starts, and the network says when the next thing happens (a flow ends or enters its
+ *  bandwidth phase) and which flows ended. As SimGrid's lazy update does, only the flows that share
+ *  links, directly or through others, with a flow that entered or ended get their shares worked out
+ *  again, and what happens within `time_precision` (SimGrid's surf/precision) of an instant happens
+ *  at it. A flow that never met another on a link while both were under way ends at the lone time
+ *  its caller gives, as is. */
+class FlowNetwork {
+public:
+  /** `fat_pipes_exact`: whether flows that meet on a fat pipe are timed as SimGrid times them (see
+   *  LoneFlows::fat_pipes_exact); when not, such a meeting makes the network unable to go on. */
+  /** `links` stays the caller's, and may grow (links added) while the network lives. */
+  explicit FlowNetwork(const SharedLinks& links, double precision = 1e-5, bool fat_pipes_exact = true,
+                       double time_precision = 1e-9);
+  /** Adds a flow starting at `now` (not before the last instant handled); `lone_end`: when it would
+   *  end alone (< 0: as worked out here). Returns its number (reused once it has ended). */
+  uint32_t add(double now, SharedFlow f, double lone_end = -1);
+  /** When the next flow ends or enters its bandwidth phase; infinity when none is under way. NaN
+   *  once what comes cannot be worked out here: a flow left without bandwidth (SimGrid would wait
+   *  forever), an empty flow meeting another on a link (SimGrid 3.32 never ends it), flows meeting
+   *  on a fat pipe that is not exact. */
+  double next_event();
+  /** Handles what happens up to `t` (t <= next_event()), appending (flow, end) for each flow that
+   *  ended, in the order of their numbers. */
+  void advance(double t, std::vector<std::pair<uint32_t, double>>& ended);
+  /** Whether a link carries a flow under way (latency phase included). */
+  bool busy(uint32_t link) const { return link < on_link_.size() && not on_link_[link].empty(); }
+  size_t under_way() const { return live_; }
+  /** The flows that ended having shared a link with another under way. */
+  uint64_t shared_count() const { return shared_count_; }
+
+private:
+  struct Flow {
+    SharedFlow f;
+    double remains = 0, rate = 0, last = 0, lone_end = -1;
+    uint32_t version = 0;
+    bool live = false, active = false, shared = false;
+    std::vector<uint32_t> slot; ///< per link of f.links, its place in on_link_
+  };
+  struct Event {
+    double at;
+    uint32_t flow, version;
+    bool enter;
+    bool operator>(const Event& o) const { return at != o.at ? at > o.at : flow > o.flow; }
+  };
+  void push_end(uint32_t id, double now);
+  double peek(); ///< next_event() without working shares out
+  void solve(double now);
+  void remove(uint32_t id);
+  const SharedLinks& links_;
+  double precision_, time_precision_;
+  bool fat_pipes_exact_;
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> free_;
+  std::vector<std::vector<uint32_t>> on_link_; ///< per link: the flows under way on it
+  std::vector<Event> heap_;                    ///< a min-heap by time
+  std::vector<uint32_t> dirty_;                ///< flows whose shares must be worked out again
+  std::vector<uint32_t> mark_;                 ///< per flow: the solve that last visited it
+  std::vector<uint32_t> link_mark_;            ///< per link: the solve that last visited it
+  std::vector<uint32_t> part_;                 ///< solve's flows
+  std::vector<const SharedFlow*> view_;
+  std::vector<double> rate_;
+  MaxMinScratch scratch_;
+  uint32_t solve_round_  = 0;
+  double now_            = 0;
+  size_t live_           = 0;
+  uint64_t shared_count_ = 0;
+  bool stalled_          = false;
+};
+
 /** When each flow of `flows`, all starting at `start`, ends (NaN for all when one would never
- *  end). `precision`: lmm's maxmin/precision (SimGrid's default 1e-5). */
+ *  end): a FlowNetwork given them all at once. `precision`: lmm's maxmin/precision (SimGrid's
+ *  default 1e-5). */
 std::vector<double> shared_finish_times(double start, const std::vector<SharedFlow>& flows, const SharedLinks& links,
                                         double precision = 1e-5);
 

@@ -2,8 +2,9 @@
  * run_rank's queues replayed without SimGrid, with the clock of each (rank, chunk, phase) kept here.
  * Events run in time order (ties in the order they were made); a transfer's times are noted when
  * its sender reaches it, and a receiver that comes first waits for that moment. Each transfer takes
- * its congestion-unaware time (UnsharedPaths), or its lone-flow time (LoneFlows) when the collective
- * has the network to itself. */
+ * its congestion-unaware time (UnsharedPaths); or, when the collective has the network to itself,
+ * the transfers posted at an instant join a FlowNetwork once every event of that instant has run,
+ * and their ends come from it (their lone-flow time, LoneFlows, for those that meet no other). */
 #include "core/collectives/nccl.hpp"
 #include "plugins/communicator/communicator.hpp"
 #include "plugins/communicator/network.hpp"
@@ -22,7 +23,9 @@ namespace sgai::communicator {
 
 class CollectiveRun::Evaluation {
 public:
-  Evaluation(CollectiveRun& run, double start, const LoneFlows* lone);
+  /** `uneven_ends`: with lone flows, whether ranks may end at different instants (nothing they do
+   *  after their end can send before the last one's). */
+  Evaluation(CollectiveRun& run, double start, const LoneFlows* lone, bool uneven_ends);
   /** Runs every event; fills run.ends_ (the bytes to the traffic), or clears it and returns false
    *  when, with lone flows, the collective does not have the network to itself. */
   bool run();
@@ -30,11 +33,13 @@ public:
 private:
   /** Per transfer, 16 bytes (a 1,024-rank ring all-reduce has 2 million a chunk): `posted`, its
    *  sender's time when it is out; before that -1, or -2 - the task waiting for it. `arrival`: when
-   *  the receiver may handle it (its arrival, not before what the sender's rate allows). */
+   *  the receiver may handle it (its arrival, not before what the sender's rate allows); while the
+   *  transfer is on the flow network, NaN, or -2 - the task waiting for it. */
   struct ChunkTimes {
     std::vector<double> posted, arrival;
     uint32_t ranks_done = 0;
     static int32_t waiter(double posted) { return posted <= -2 ? static_cast<int32_t>(-posted - 2) : -1; }
+    static bool under_way(double arrival) { return std::isnan(arrival) || arrival <= -2; }
   };
   /** One (rank, chunk, phase) under way. */
   struct Task {
@@ -44,8 +49,9 @@ private:
     bool posted      = false; ///< its sends of the current step are out
     size_t recv      = 0;     ///< next receive of the current step to look at
     double ready     = -1;
-    double sent      = -1; ///< the last arrival of its sends not yet waited for (-1: none)
-    uint32_t pending = 0;  ///< its sends in the batch not yet worked out (lone flows)
+    double sent      = -1;    ///< the last arrival of its sends not yet waited for (-1: none)
+    uint32_t pending = 0;     ///< its sends on the flow network not yet arrived
+    bool waits_sends = false; ///< it waits for them
   };
   /** A rank's queues, as run_rank's. */
   struct Queues {
@@ -63,6 +69,7 @@ private:
   CollectiveRun& run_;
   const collectives::Schedule& s_;
   const LoneFlows* lone_;
+  const bool uneven_ends_;
   const size_t phases_;
   const size_t per_chunk_;
   const double phase_start_; ///< the first phase's start after the rank's
@@ -72,21 +79,24 @@ private:
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   uint64_t order_ = 0;
   std::unordered_map<uint64_t, PairPath> pairs_;
-  bool shared_ = false; ///< with lone flows: a link would carry two transfers at once, or a path is not exact
-  std::vector<double> busy_until_; ///< with lone flows: per link, when its last transfer so far arrives
-  /** With lone flows: the transfers posted at batch_at_, timed together once every event of that
-   *  instant has run (those that share a link share its bandwidth as SimGrid would share it). */
+  /** With lone flows: what cannot be worked out here came (a path that is not exact, a flow network
+   *  that cannot go on, transfers of other bandwidth factors), or ranks end apart when they may not. */
+  bool shared_ = false;
+  /** With lone flows: the transfers posted at batch_at_, which join the flow network once every
+   *  event of that instant has run; then, by flow number, those on it. */
   struct Posted {
     uint32_t task, chunk;
     size_t index;
     const PairPath* path;
     double bytes, not_before;
   };
-  std::vector<Posted> batch_;
+  std::vector<Posted> batch_, on_network_;
   double batch_at_ = 0;
-  std::vector<uint32_t> parked_;  ///< tasks waiting for the batch's times
-  uint64_t shared_transfers_ = 0; ///< transfers timed sharing links with others of their instant
-  void resolve_batch();
+  std::unique_ptr<FlowNetwork> network_;
+  double bandwidth_factor_ = 0;
+  std::vector<std::pair<uint32_t, double>> ended_;
+  void start_flows();
+  void flows_ended(double t);
 
   ChunkTimes& chunk_times(uint32_t c);
   PairPath& pair_path(uint32_t src, uint32_t dst);
@@ -98,10 +108,11 @@ private:
   void count_traffic();
 };
 
-CollectiveRun::Evaluation::Evaluation(CollectiveRun& run, double start, const LoneFlows* lone)
+CollectiveRun::Evaluation::Evaluation(CollectiveRun& run, double start, const LoneFlows* lone, bool uneven_ends)
     : run_(run)
     , s_(*run.schedule_)
     , lone_(lone)
+    , uneven_ends_(uneven_ends)
     , phases_(run.phase_first_.size() - 1)
     , per_chunk_(s_.transfer_count())
     , phase_start_(run.options_.endpoint_delay_s + (run.options_.protocol ? run.options_.protocol->start_s : 0))
@@ -121,9 +132,20 @@ CollectiveRun::Evaluation::Evaluation(CollectiveRun& run, double start, const Lo
 
 bool CollectiveRun::Evaluation::run()
 {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
   while (not shared_) {
-    if (not batch_.empty() && (events_.empty() || std::get<0>(events_.top()) > batch_at_)) {
-      resolve_batch();
+    const double event = events_.empty() ? kNever : std::get<0>(events_.top());
+    const double flow  = network_ ? network_->next_event() : kNever;
+    if (std::isnan(flow)) {
+      shared_ = true;
+      break;
+    }
+    if (not batch_.empty() && event > batch_at_ && flow > batch_at_) {
+      start_flows();
+      continue;
+    }
+    if (flow <= event && flow < kNever) { // (a flow's end comes before what runs at its instant)
+      flows_ended(flow);
       continue;
     }
     if (events_.empty())
@@ -132,9 +154,11 @@ bool CollectiveRun::Evaluation::run()
     events_.pop();
     advance(id);
   }
-  // alone: every rank must end at the same instant (one ending first could send into its last transfers)
+  // alone: every rank ends at the same instant, unless what ranks do after may not send before the
+  // last one's end (one ending first could send into its last transfers)
   auto& ends = run_.ends_;
-  if (shared_ || (lone_ != nullptr && std::any_of(ends.begin(), ends.end(), [&](double e) { return e != ends[0]; }))) {
+  if (shared_ || (lone_ != nullptr && not uneven_ends_ &&
+                  std::any_of(ends.begin(), ends.end(), [&](double e) { return e != ends[0]; }))) {
     ends.clear();
     return false;
   }
@@ -142,7 +166,7 @@ bool CollectiveRun::Evaluation::run()
     if (q.chunks_left > 0)
       throw std::logic_error("a collective's schedule leaves a rank waiting for a transfer never sent");
   count_traffic();
-  run_.sharing_ = shared_transfers_;
+  run_.sharing_ = network_ ? network_->shared_count() : 0;
   return true;
 }
 
@@ -228,7 +252,7 @@ void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, ui
       const double arrives = t.now + UnsharedPaths::seconds(path.latency_s, path.bandwidth_Bps, size);
       ch.arrival[index]    = std::max(arrives, nb);
       t.sent               = std::max(t.sent, arrives);
-    } else { // timed with the others of this instant (resolve_batch)
+    } else { // on the flow network with the others of this instant (start_flows)
       if (batch_.empty())
         batch_at_ = t.now;
       batch_.push_back({static_cast<uint32_t>(&t - tasks_.data()), t.chunk, index, &path, size, nb});
@@ -269,8 +293,8 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
         ch.posted[index] = -2.0 - static_cast<double>(id);
         return;
       }
-      if (std::isnan(ch.arrival[index])) { // posted at this instant: until the batch is timed
-        parked_.push_back(id);
+      if (ChunkTimes::under_way(ch.arrival[index])) { // until it has arrived
+        ch.arrival[index] = -2.0 - static_cast<double>(id);
         return;
       }
       t.now   = std::max(t.now, ch.posted[index]);
@@ -278,8 +302,8 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
     }
     double now = after_wait(t.now, t.ready);
     if (run_.waits_for_sends(t.phase, k)) {
-      if (t.pending > 0) { // its sends of this instant: until the batch is timed
-        parked_.push_back(id);
+      if (t.pending > 0) { // until its sends have arrived
+        t.waits_sends = true;
         return;
       }
       now    = after_wait(now, t.sent);
@@ -295,81 +319,54 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
   }
 }
 
-void CollectiveRun::Evaluation::resolve_batch()
+void CollectiveRun::Evaluation::start_flows()
 {
-  // a transfer sharing a link with one of an earlier instant still under way: not worked out here
-  for (const Posted& p : batch_)
-    for (uint32_t l : p.path->lone->links) {
-      if (l >= busy_until_.size())
-        busy_until_.resize(l + 1, 0.0);
-      if (batch_at_ < busy_until_[l]) {
-        shared_ = true;
-        return;
-      }
-    }
-  // the transfers that share links among themselves, in groups (union-find over the links' users)
-  const size_t n = batch_.size();
-  std::vector<size_t> group(n);
-  for (size_t i = 0; i < n; i++)
-    group[i] = i;
-  auto root = [&](size_t i) {
-    while (group[i] != i)
-      i = group[i] = group[group[i]];
-    return i;
-  };
-  std::unordered_map<uint32_t, size_t> first_on;
-  for (size_t i = 0; i < n; i++)
-    for (uint32_t l : batch_[i].path->lone->links)
-      if (auto [it, fresh] = first_on.emplace(l, i); not fresh)
-        group[root(i)] = root(it->second);
-  std::vector<std::vector<size_t>> groups(n);
-  for (size_t i = 0; i < n; i++)
-    groups[root(i)].push_back(i);
-  std::vector<double> arrives(n);
-  std::vector<SharedFlow> flows;
-  for (const std::vector<size_t>& members : groups) {
-    if (members.size() == 1) { // alone on its links: its lone-flow time
-      const Posted& p     = batch_[members[0]];
-      arrives[members[0]] = batch_at_ + lone_->seconds(*p.path->lone, p.bytes);
-    }
-    if (members.size() < 2)
-      continue;
-    flows.clear();
-    for (size_t i : members) {
-      // (an empty transfer that shares a link never ends in SimGrid 3.32; fat pipes: network.hpp)
-      const auto& links = batch_[i].path->lone->links;
-      if (batch_[i].bytes <= 0 ||
-          (not lone_->fat_pipes_exact() &&
-           std::any_of(links.begin(), links.end(), [&](uint32_t l) { return lone_->fat_pipe(l); }))) {
-        shared_ = true;
-        return;
-      }
-      flows.push_back(lone_->shared_flow(*batch_[i].path->lone, batch_[i].bytes));
-    }
-    const std::vector<double> ends =
-        shared_finish_times(batch_at_, flows, lone_->capacities(batch_[members[0]].bytes), lone_->precision());
-    for (size_t k = 0; k < members.size(); k++) {
-      if (std::isnan(ends[k])) {
-        shared_ = true;
-        return;
-      }
-      arrives[members[k]] = ends[k];
-    }
-    shared_transfers_ += members.size();
+  if (not network_) {
+    bandwidth_factor_ = lone_->bandwidth_factor(batch_[0].bytes);
+    network_ =
+        std::make_unique<FlowNetwork>(lone_->capacities(batch_[0].bytes), lone_->precision(), lone_->fat_pipes_exact());
   }
-  for (size_t i = 0; i < n; i++) {
-    const Posted& p = batch_[i];
-    Task& t         = tasks_[p.task];
-    t.sent          = std::max(t.sent, arrives[i]);
-    t.pending--;
-    chunk_times(p.chunk).arrival[p.index] = std::max(arrives[i], p.not_before);
-    for (uint32_t l : p.path->lone->links)
-      busy_until_[l] = std::max(busy_until_[l], arrives[i]);
+  lone_->capacities(batch_[0].bytes); // (links met since are added: the network reads the same object)
+  // (a flow of the network within its time precision of this instant ends first)
+  ended_.clear();
+  network_->advance(batch_at_, ended_);
+  if (not ended_.empty()) {
+    flows_ended(batch_at_);
+    return;
+  }
+  for (const Posted& p : batch_) {
+    // (one network, one capacity per link: transfers of one bandwidth factor)
+    if (lone_->bandwidth_factor(p.bytes) != bandwidth_factor_) {
+      shared_ = true;
+      return;
+    }
+    const uint32_t id = network_->add(batch_at_, lone_->shared_flow(*p.path->lone, p.bytes),
+                                      batch_at_ + lone_->seconds(*p.path->lone, p.bytes));
+    if (id >= on_network_.size())
+      on_network_.resize(id + 1);
+    on_network_[id] = p;
   }
   batch_.clear();
-  for (uint32_t id : parked_)
-    events_.emplace(batch_at_, order_++, id);
-  parked_.clear();
+}
+
+void CollectiveRun::Evaluation::flows_ended(double t)
+{
+  if (ended_.empty())
+    network_->advance(t, ended_);
+  for (const auto& [id, end] : ended_) {
+    const Posted& p = on_network_[id];
+    Task& sender    = tasks_[p.task];
+    sender.sent     = std::max(sender.sent, end);
+    double& arrival = chunk_times(p.chunk).arrival[p.index];
+    if (arrival <= -2)
+      events_.emplace(t, order_++, static_cast<uint32_t>(-arrival - 2));
+    arrival = std::max(end, p.not_before);
+    if (--sender.pending == 0 && sender.waits_sends) {
+      sender.waits_sends = false;
+      events_.emplace(t, order_++, p.task);
+    }
+  }
+  ended_.clear();
 }
 
 void CollectiveRun::Evaluation::count_traffic()
@@ -384,14 +381,14 @@ void CollectiveRun::Evaluation::count_traffic()
     run_.options_.traffic->add(run_.hosts_[key >> 32], run_.hosts_[key & 0xFFFFFFFFu], bytes);
 }
 
-bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone)
+bool CollectiveRun::evaluate_unshared(double start, const LoneFlows* lone, bool uneven_ends)
 {
   started_at_ = start;
   ends_.assign(schedule_->ranks, start);
   net_free_.clear();
   if (phase_first_.size() == 1) // no phases
     return true;
-  return Evaluation(*this, start, lone).run();
+  return Evaluation(*this, start, lone, uneven_ends).run();
 }
 
 } // namespace sgai::communicator

@@ -1,5 +1,6 @@
 #include "plugins/replay/replay.hpp"
 #include "plugins/gpu/stream.hpp"
+#include "plugins/replay/node_time.hpp"
 
 #include "core/collectives/nccl_plan.hpp"
 #include "plugins/gpu/gpu.hpp"
@@ -350,42 +351,6 @@ struct Replay::Impl {
    *  at the state's speed (so the energy plugin charges the state's power for it). */
   static void execute_kernel(s4u::Host* host, const kernels::KernelTime& t) { sgai::gpu::execute(host, t); }
 
-  /** Memory bandwidth of a GPU: the options', the system's local-mem-bw, else its model's. */
-  double mem_bw(s4u::Host* gpu) const
-  {
-    if (options.gpu_mem_bw_Bps > 0)
-      return options.gpu_mem_bw_Bps;
-    if (options.system.local_mem_bw_Bps > 0)
-      return options.system.local_mem_bw_Bps;
-    return gpu::GpuModel::of(gpu).mem_bw_Bps;
-  }
-
-  /** A compute node's time on `host` at P-state 0, in a compute and a memory part: its recorded
-   *  duration (on a GPU, classed compute- or memory-bound: classify_kernel), or num_ops at peak (the
-   *  GPU's model, or the host's speed for a CPU) and, with the roofline, tensor_size at the memory
-   *  bandwidth (the kernel takes the longer of the two). */
-  kernels::KernelTime compute_time(const Node& n, s4u::Host* host, bool gpu) const
-  {
-    double ops   = n.num_ops().value_or(0);
-    double bytes = static_cast<double>(std::max<int64_t>(0, n.int_attr("tensor_size").value_or(0)));
-    double peak  = not gpu                      ? host->get_pstate_speed(0) * host->get_core_count()
-                   : options.gpu_peak_flops > 0 ? options.gpu_peak_flops
-                                                : gpu::GpuModel::of(host).peak();
-    kernels::KernelTime t;
-    if (options.recorded_durations && n.duration_micros > 0) {
-      double d = n.duration_micros * 1e-6;
-      if (gpu && kernels::classify_kernel(n.name, ops, bytes, peak, mem_bw(host)) == kernels::KernelBound::memory)
-        t.memory_s = d;
-      else
-        t.compute_s = d;
-      return t;
-    }
-    t.compute_s = ops > 0 && peak > 0 ? ops / peak : 0;
-    if (gpu && options.system.roofline && mem_bw(host) > 0 && bytes > 0)
-      t.memory_s = bytes / mem_bw(host);
-    return t;
-  }
-
   /** `involved`: ASTRA-sim's involved_dim of a collective of the default group, the dimensions it
    *  runs along (empty: all). */
   std::shared_ptr<const collectives::Schedule> schedule_for(chakra::CollectiveType type, uint32_t n, bool world,
@@ -718,14 +683,14 @@ struct Replay::Impl {
     switch (n.type) {
     case NodeType::comp:
       if (stream == cpu)
-        execute_kernel(r.cpu, compute_time(n, r.cpu, false));
+        execute_kernel(r.cpu, compute_time(options, n, r.cpu, false));
       else
-        execute_kernel(r.gpu, compute_time(n, r.gpu, true));
+        execute_kernel(r.gpu, compute_time(options, n, r.gpu, true));
       break;
     case NodeType::mem_load:
     case NodeType::mem_store:
-      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw(r.gpu) > 0)
-        execute_kernel(r.gpu, kernels::KernelTime{0, static_cast<double>(*bytes) / mem_bw(r.gpu)});
+      if (auto bytes = n.int_attr("tensor_size"); bytes && *bytes > 0 && mem_bw(options, r.gpu) > 0)
+        execute_kernel(r.gpu, kernels::KernelTime{0, static_cast<double>(*bytes) / mem_bw(options, r.gpu)});
       break;
     case NodeType::comm_coll:
       collective(r, n);

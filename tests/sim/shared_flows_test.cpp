@@ -12,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 
 using namespace sgai;
@@ -88,18 +90,98 @@ TEST(SharedFlows, LatencyFirstThenSharesWorkedOutAgainAtEachChange)
   end = shared_finish_times(0, {flow(100, {{0, 1}}, 1, 1), flow(100, {{0, 1}}, 1, 3)}, {10});
   EXPECT_NEAR(end[0], 19, 1e-12);
   EXPECT_NEAR(end[1], 21, 1e-12);
-  // an empty transfer pays its latency; one flow half the size ends first, the other speeds up
-  end = shared_finish_times(5, {flow(0, {{0, 1}}, 1, 2), flow(50, {{0, 1}}), flow(100, {{0, 1}})}, {10});
+  // an empty transfer alone on its link pays its latency; one flow half the size ends first, the
+  // other speeds up
+  end = shared_finish_times(5, {flow(0, {{1, 1}}, 1, 2), flow(50, {{0, 1}}), flow(100, {{0, 1}})}, {10, 10});
   EXPECT_NEAR(end[0], 7, 1e-12);
   EXPECT_NEAR(end[1], 15, 1e-12);
   EXPECT_NEAR(end[2], 20, 1e-12);
+  // an empty transfer meeting another on a link never ends in SimGrid 3.32: not worked out
+  end = shared_finish_times(5, {flow(0, {{0, 1}}, 1, 2), flow(50, {{0, 1}})}, {10});
+  EXPECT_TRUE(std::isnan(end[0]) && std::isnan(end[1]));
+}
+
+TEST(SharedFlows, ANetworkTakesFlowsAsTheyComeAndSolvesOnlyWhatTheyShare)
+{
+  // link 0 of 10 B/s: A (100 B) from 0, B (100 B) from 4; link 1: C (30 B, 10 B/s) from 4, alone
+  communicator::SharedLinks links{{10, 10}, {}};
+  communicator::FlowNetwork net(links);
+  std::vector<std::pair<uint32_t, double>> ended;
+  const uint32_t a = net.add(0, flow(100, {{0, 1}}), 9.5); // (9.5: its lone end, given as is when alone)
+  EXPECT_EQ(net.next_event(), 10);
+  net.advance(4, ended);
+  EXPECT_TRUE(ended.empty());
+  const uint32_t b = net.add(4, flow(100, {{0, 1}}));
+  const uint32_t c = net.add(4, flow(30, {{1, 1}}), 7);
+  EXPECT_TRUE(net.busy(0) && net.busy(1));
+  // A has 60 left at 5 B/s: 16; C ends at its lone end (7, as given)
+  EXPECT_EQ(net.next_event(), 7);
+  net.advance(7, ended);
+  ASSERT_EQ(ended.size(), 1U);
+  EXPECT_EQ(ended[0], std::make_pair(c, 7.0));
+  EXPECT_FALSE(net.busy(1));
+  EXPECT_NEAR(net.next_event(), 16, 1e-12);
+  ended.clear();
+  net.advance(net.next_event(), ended);
+  ASSERT_EQ(ended.size(), 1U);
+  EXPECT_EQ(ended[0].first, a); // (shared: its time as worked out, not 9.5)
+  EXPECT_NEAR(ended[0].second, 16, 1e-12);
+  // B: 40 left at 16, alone: 20; the network is then empty
+  ended.clear();
+  net.advance(net.next_event(), ended);
+  ASSERT_EQ(ended.size(), 1U);
+  EXPECT_EQ(ended[0].first, b);
+  EXPECT_NEAR(ended[0].second, 20, 1e-12);
+  EXPECT_EQ(net.under_way(), 0U);
+  EXPECT_EQ(net.shared_count(), 2U);
+  EXPECT_TRUE(std::isinf(net.next_event()));
 }
 
 namespace {
 
-/** Random transfers starting together on a random network, timed by SimGrid and by
- *  shared_finish_times from LoneFlows' routes, penalties and bounds. */
-void against_simgrid(const std::vector<std::string>& cfg, uint64_t seed, int cases, bool fat_pipe = true)
+/** Flows starting at `starts` on a FlowNetwork: their ends (NaN for all when it cannot go on). A
+ *  flow starting at an instant where another ends starts after that end, as in SimGrid. */
+std::vector<double> network_finish_times(const std::vector<double>& starts, const std::vector<SharedFlow>& flows,
+                                         const communicator::SharedLinks& links, double precision)
+{
+  const size_t n = flows.size();
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; i++)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return starts[a] < starts[b]; });
+  communicator::FlowNetwork net(links, precision);
+  std::vector<double> end(n, std::numeric_limits<double>::quiet_NaN());
+  std::vector<size_t> of_id;
+  std::vector<std::pair<uint32_t, double>> ended;
+  size_t next = 0;
+  while (true) {
+    const double flow = net.next_event();
+    if (std::isnan(flow))
+      return std::vector<double>(n, std::numeric_limits<double>::quiet_NaN());
+    const double start = next < n ? starts[order[next]] : std::numeric_limits<double>::infinity();
+    if (std::isinf(flow) && std::isinf(start))
+      break;
+    ended.clear();
+    net.advance(std::min(flow, start), ended);
+    for (const auto& [id, at] : ended)
+      end[of_id.at(id)] = at;
+    if (not ended.empty() || flow <= start)
+      continue;
+    for (; next < n && starts[order[next]] == start; next++) {
+      const uint32_t id = net.add(start, flows[order[next]]);
+      if (id >= of_id.size())
+        of_id.resize(id + 1);
+      of_id[id] = order[next];
+    }
+  }
+  return end;
+}
+
+/** Random transfers on a random network, timed by SimGrid and by shared_finish_times (or, when
+ *  `staggered`, by a FlowNetwork that gets each transfer at its start: ten instants 10 us apart)
+ *  from LoneFlows' routes, penalties and bounds. */
+void against_simgrid(const std::vector<std::string>& cfg, uint64_t seed, int cases, bool fat_pipe = true,
+                     bool staggered = false)
 {
   namespace s4u = simgrid::s4u;
   sim::SimulationOptions o;
@@ -146,6 +228,7 @@ void against_simgrid(const std::vector<std::string>& cfg, uint64_t seed, int cas
   struct Case {
     std::vector<std::tuple<s4u::Host*, s4u::Host*, double>> transfers;
     std::vector<double> simgrid, worked_out, alone; ///< alone: the lone-flow end
+    std::vector<double> offset, start;              ///< staggered: each transfer's start after t0, and in SimGrid
     double t0 = 0;
   };
   std::vector<Case> all(cases);
@@ -160,6 +243,7 @@ void against_simgrid(const std::vector<std::string>& cfg, uint64_t seed, int cas
       // holds a share of the link meanwhile; the replay never works those out)
       const double bytes = std::floor(std::pow(10.0, exponent(rng)));
       c.transfers.emplace_back(hosts[a], hosts[b], bytes);
+      c.offset.push_back(staggered ? 1e-5 * host(rng) : 0.0);
     }
   s4u::Actor::create("cases", hosts[0], [&]() {
     communicator::LoneFlows lone;
@@ -168,6 +252,28 @@ void against_simgrid(const std::vector<std::string>& cfg, uint64_t seed, int cas
       std::vector<SharedFlow> flows;
       for (const auto& [src, dst, bytes] : c.transfers)
         flows.push_back(lone.shared_flow(lone.path(src, dst), bytes));
+      if (staggered) { // an actor a transfer, from its start to its end
+        c.start.assign(flows.size(), 0);
+        c.simgrid.assign(flows.size(), 0);
+        std::vector<s4u::ActorPtr> senders;
+        for (size_t i = 0; i < flows.size(); i++)
+          senders.push_back(s4u::Actor::create("t", hosts[0], [&c, i, t0]() {
+            s4u::this_actor::sleep_until(t0 + c.offset[i]);
+            const auto& [src, dst, bytes] = c.transfers[i];
+            c.start[i]                    = s4u::Engine::get_clock();
+            s4u::Comm::sendto(src, dst, static_cast<uint64_t>(bytes));
+            c.simgrid[i] = s4u::Engine::get_clock();
+          }));
+        for (auto& a : senders)
+          a->join();
+        c.worked_out = network_finish_times(c.start, flows, lone.capacities(1), lone.precision());
+        for (size_t i = 0; i < flows.size(); i++) {
+          const auto& [src, dst, bytes] = c.transfers[i];
+          c.alone.push_back(c.start[i] + lone.seconds(lone.path(src, dst), bytes));
+        }
+        s4u::this_actor::sleep_for(1);
+        continue;
+      }
       c.worked_out = communicator::shared_finish_times(t0, flows, lone.capacities(1), lone.precision());
       std::vector<s4u::CommPtr> comms;
       std::vector<size_t> which;
@@ -196,7 +302,8 @@ void against_simgrid(const std::vector<std::string>& cfg, uint64_t seed, int cas
           << src->get_name() << " -> " << dst->get_name() << ", " << bytes << " bytes, transfer " << i << " of "
           << c.transfers.size();
       transfers++;
-      slowed += c.simgrid[i] - c.t0 > 1.01 * (c.alone[i] - c.t0) ? 1 : 0;
+      const double start = staggered ? c.start[i] : c.t0;
+      slowed += c.simgrid[i] - start > 1.01 * (c.alone[i] - start) ? 1 : 0;
     }
   }
   std::cout << transfers << " transfers, " << slowed << " slowed by sharing\n";
@@ -213,6 +320,16 @@ TEST(SharedFlows, RandomTransfersTakeWhatSimGridGivesThemUnderCm02)
 TEST(SharedFlows, RandomTransfersTakeWhatSimGridGivesThemUnderCm02WithCrossTraffic)
 {
   against_simgrid({"--cfg=network/model:CM02", "--cfg=network/crosstraffic:1"}, 2, 150);
+}
+
+TEST(SharedFlows, TransfersStartingAtRandomInstantsTakeWhatSimGridGivesThemUnderCm02)
+{
+  against_simgrid({"--cfg=network/model:CM02", "--cfg=network/crosstraffic:1"}, 4, 150, true, true);
+}
+
+TEST(SharedFlows, TransfersStartingAtRandomInstantsTakeWhatSimGridGivesThemUnderLv08)
+{
+  against_simgrid({}, 5, 150, false, true);
 }
 
 TEST(SharedFlows, RandomTransfersTakeWhatSimGridGivesThemUnderLv08)
