@@ -69,6 +69,8 @@ public:
   const Node* lookup(uint64_t id) const;
   /** Every node read, issued and completed. */
   bool finished();
+  /** Whether node `id` has been completed. */
+  bool completed(uint64_t id) const { return is_completed(id); }
 
   uint64_t nodes_read() const { return reader_.nodes_read(); }
   uint64_t nodes_completed() const { return completed_count_; }

@@ -155,11 +155,13 @@ std::vector<double> max_min_rates(const std::vector<const SharedFlow*>& flows, c
   return rate;
 }
 
-FlowNetwork::FlowNetwork(const SharedLinks& links, double precision, bool fat_pipes_exact, double time_precision)
+FlowNetwork::FlowNetwork(const SharedLinks& links, double precision, bool fat_pipes_exact, double time_precision,
+                         bool added_in_simgrids_order)
     : links_(links)
     , precision_(precision)
     , time_precision_(time_precision)
     , fat_pipes_exact_(fat_pipes_exact)
+    , added_in_simgrids_order_(added_in_simgrids_order)
 {
 }
 
@@ -173,6 +175,7 @@ uint32_t FlowNetwork::add(double now, SharedFlow f, double lone_end)
     id = static_cast<uint32_t>(flows_.size());
     flows_.emplace_back();
     mark_.push_back(0);
+    in_part_.push_back(0);
   }
   now_       = std::max(now_, now);
   Flow& x    = flows_[id];
@@ -205,12 +208,16 @@ uint32_t FlowNetwork::add(double now, SharedFlow f, double lone_end)
   }
   live_++;
   if (x.f.latency > 0) {
-    heap_.push_back({now + x.f.latency, id, x.version, true});
+    heap_.push_back({now + x.f.latency, seq_++, id, x.version, true});
     std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   } else { // its bandwidth phase from now on
     x.active = true;
-    dirty_.push_back(id);
+    if (x.f.links.empty())
+      bare_.push_back(id);
   }
+  // (lmm marks each link of a new flow, in the route's order, even while the flow pays its latency)
+  for (const auto& [l, w] : flows_[id].f.links)
+    mark(l);
   return id;
 }
 
@@ -220,42 +227,174 @@ void FlowNetwork::push_end(uint32_t id, double now)
   double at     = now;
   if (x.remains > 0)
     at = now + x.remains / x.rate;
-  heap_.push_back({at, id, x.version, false});
+  heap_.push_back({at, seq_++, id, x.version, false});
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+void FlowNetwork::mark(uint32_t l)
+{
+  // lmm::System::update_modified_cnst_set: a link already marked this round is not visited again,
+  // so a flow that entered its bandwidth phase on it since is not followed to its other links
+  if (link_mark_.size() < on_link_.size())
+    link_mark_.resize(on_link_.size(), 0);
+  if (link_mark_[l] == round_)
+    return;
+  link_mark_[l] = round_;
+  marked_.push_back(l);
+  stack_.assign(1, l);
+  while (not stack_.empty()) {
+    const uint32_t c = stack_.back();
+    stack_.pop_back();
+    for (uint32_t g : on_link_[c]) {
+      if (not flows_[g].active || mark_[g] == round_)
+        continue;
+      mark_[g] = round_;
+      for (const auto& [d, w] : flows_[g].f.links)
+        if (link_mark_[d] != round_) {
+          link_mark_[d] = round_;
+          marked_.push_back(d);
+          stack_.push_back(d);
+        }
+    }
+  }
+}
+
+bool FlowNetwork::enter_order_matters(size_t before)
+{
+  round_b_++;
+  link_b_.resize(on_link_.size(), 0);
+  for (auto* v : {&entering_b_, &active_b_, &visit_b_})
+    v->resize(flows_.size(), 0);
+  for (size_t i = 0; i < before; i++)
+    link_b_[marked_[i]] = round_b_;
+  for (const auto& [g, at] : entered_)
+    entering_b_[g] = round_b_;
+  auto active = [&](uint32_t g) { return entering_b_[g] == round_b_ ? active_b_[g] == round_b_ : flows_[g].active; };
+  std::vector<uint32_t> stack;
+  auto mark_b = [&](uint32_t l) {
+    if (link_b_[l] == round_b_)
+      return;
+    link_b_[l] = round_b_;
+    stack.assign(1, l);
+    while (not stack.empty()) {
+      const uint32_t c = stack.back();
+      stack.pop_back();
+      for (uint32_t g : on_link_[c]) {
+        if (not active(g) || visit_b_[g] == round_b_)
+          continue;
+        visit_b_[g] = round_b_;
+        for (const auto& [d, w] : flows_[g].f.links)
+          if (link_b_[d] != round_b_) {
+            link_b_[d] = round_b_;
+            stack.push_back(d);
+          }
+      }
+    }
+  };
+  for (size_t i = 0; i < entered_.size();) { // each run of equal times, last first
+    size_t j = i;
+    while (j < entered_.size() && entered_[j].second == entered_[i].second)
+      j++;
+    for (size_t k = j; k-- > i;) {
+      const uint32_t g = entered_[k].first;
+      active_b_[g]     = round_b_;
+      mark_b(flows_[g].f.links[0].first);
+    }
+    i = j;
+  }
+  size_t count = 0;
+  for (uint32_t l = 0; l < link_b_.size(); l++)
+    count += link_b_[l] == round_b_ ? 1 : 0;
+  if (count != marked_.size())
+    return true;
+  for (uint32_t l : marked_)
+    if (link_b_[l] != round_b_)
+      return true;
+  return false;
+}
+
+template <class Marked>
+void FlowNetwork::shares(const std::vector<uint32_t>& links, Marked marked, std::vector<uint32_t>& part,
+                         std::vector<double>& rate)
+{
+  part_round_++;
+  part.clear();
+  for (uint32_t l : links)
+    for (uint32_t g : on_link_[l])
+      if (flows_[g].active && in_part_[g] != part_round_) {
+        in_part_[g] = part_round_;
+        part.push_back(g);
+      }
+  for (uint32_t g : bare_)
+    if (flows_[g].live && flows_[g].active && in_part_[g] != part_round_) {
+      in_part_[g] = part_round_;
+      part.push_back(g);
+    }
+  std::sort(part.begin(), part.end()); // (the same order whatever the order of the changes)
+  size_t cuts = 0;
+  for (uint32_t g : part)
+    for (const auto& [l, w] : flows_[g].f.links)
+      if (not marked(l)) {
+        cuts++;
+        break;
+      }
+  cut_.clear();
+  cut_.reserve(cuts); // (view_ points into it)
+  view_.clear();
+  for (uint32_t g : part) {
+    const SharedFlow& f = flows_[g].f;
+    bool whole          = true;
+    for (const auto& [l, w] : f.links)
+      whole = whole && marked(l);
+    if (whole) {
+      view_.push_back(&f);
+      continue;
+    }
+    SharedFlow& c = cut_.emplace_back();
+    c.latency     = f.latency;
+    c.bytes       = f.bytes;
+    c.penalty     = f.penalty;
+    c.bound       = f.bound;
+    for (const auto& lw : f.links)
+      if (marked(lw.first))
+        c.links.push_back(lw);
+    view_.push_back(&c);
+  }
+  if (not part.empty())
+    max_min_rates(view_, links_, precision_, scratch_, rate);
 }
 
 void FlowNetwork::solve(double now)
 {
-  // the flows under way that share links, directly or not, with one whose shares may have changed
-  solve_round_++;
+  // lmm's selective update: the flows under way on the links marked this round, sharing only those
+  // links (a flow's link left unmarked does not bound it this time, as in SimGrid's lazy update)
   std::vector<uint32_t>& part = part_;
-  part.clear();
-  for (uint32_t d : dirty_)
-    if (flows_[d].live && flows_[d].active && mark_[d] != solve_round_) {
-      mark_[d] = solve_round_;
-      part.push_back(d);
+  shares(
+      marked_, [this](uint32_t l) { return link_mark_[l] == round_; }, part, rate_);
+  if (check_b_) { // the other order of the enters: every flow must get the same share
+    check_b_ = false;
+    round_b_++;
+    for (size_t i = after_enters_; i < marked_.size(); i++)
+      links_b_.push_back(marked_[i]);
+    for (uint32_t l : links_b_)
+      link_b_[l] = round_b_;
+    link_b_.resize(on_link_.size(), 0);
+    shares(
+        links_b_, [this](uint32_t l) { return link_b_[l] == round_b_; }, part_b_, rate_b_);
+    auto same = [](double a, double b) { return a == b || std::abs(a - b) <= 1e-9 * std::max(a, b); };
+    // (a flow in one part only keeps its share in the other)
+    size_t a = 0, b = 0;
+    while (a < part.size() || b < part_b_.size()) {
+      const uint32_t fa = a < part.size() ? part[a] : UINT32_MAX, fb = b < part_b_.size() ? part_b_[b] : UINT32_MAX;
+      const double ra = fa <= fb ? rate_[a] : flows_[fb].rate, rb = fb <= fa ? rate_b_[b] : flows_[fa].rate;
+      stalled_ = stalled_ || not same(ra, rb);
+      a += fa <= fb ? 1 : 0;
+      b += fb <= fa ? 1 : 0;
     }
-  dirty_.clear();
-  if (link_mark_.size() < on_link_.size())
-    link_mark_.resize(on_link_.size(), 0);
-  for (size_t i = 0; i < part.size(); i++)
-    for (const auto& [l, w] : flows_[part[i]].f.links) {
-      if (link_mark_[l] == solve_round_)
-        continue; // (its flows are in already)
-      link_mark_[l] = solve_round_;
-      for (uint32_t g : on_link_[l])
-        if (flows_[g].active && mark_[g] != solve_round_) {
-          mark_[g] = solve_round_;
-          part.push_back(g);
-        }
-    }
-  if (part.empty())
-    return;
-  std::sort(part.begin(), part.end()); // (the same order whatever the order of the changes)
-  view_.clear();
-  for (uint32_t g : part)
-    view_.push_back(&flows_[g].f);
-  max_min_rates(view_, links_, precision_, scratch_, rate_);
+  }
+  bare_.clear();
+  marked_.clear();
+  round_++;
   const std::vector<double>& rate = rate_;
   for (size_t k = 0; k < part.size(); k++) {
     Flow& x = flows_[part[k]];
@@ -279,7 +418,7 @@ void FlowNetwork::solve(double now)
 
 double FlowNetwork::next_event()
 {
-  if (not dirty_.empty())
+  if (not marked_.empty() || not bare_.empty())
     solve(now_);
   return peek();
 }
@@ -314,11 +453,6 @@ void FlowNetwork::remove(uint32_t id)
           m.slot[j] = x.slot[k];
     }
     users.pop_back();
-    for (uint32_t g : users) // (one flow under way on the link reaches the others)
-      if (flows_[g].active) {
-        dirty_.push_back(g);
-        break;
-      }
   }
   if (x.shared)
     shared_count_++;
@@ -331,10 +465,17 @@ void FlowNetwork::remove(uint32_t id)
 
 void FlowNetwork::advance(double t, std::vector<std::pair<uint32_t, double>>& ended)
 {
-  if (not dirty_.empty())
+  if (t > now_ && (not marked_.empty() || not bare_.empty()))
     solve(now_);
   now_ = std::max(now_, t);
-  while (true) { // (all that falls within the time precision of t happens at t, and then shares are solved)
+  // As SimGrid's engine: all that falls within the time precision of t happens at t, in the heap's
+  // order; a flow entering its bandwidth phase marks its first link then (lmm enables it), a flow
+  // that ended marks its first link after every event of the instant (its communication is
+  // destroyed then) and leaves; then shares are solved.
+  popped_.clear();
+  entered_.clear();
+  const size_t marked_before = marked_.size();
+  while (true) {
     const double next = peek();
     if (not(next <= t + time_precision_))
       break;
@@ -346,11 +487,36 @@ void FlowNetwork::advance(double t, std::vector<std::pair<uint32_t, double>>& en
       x.active = true;
       x.last   = now_;
       x.rate   = 0;
-      dirty_.push_back(e.flow);
+      if (x.f.links.empty())
+        bare_.push_back(e.flow);
+      else {
+        mark(x.f.links[0].first);
+        entered_.emplace_back(e.flow, e.at);
+      }
       continue;
     }
-    ended.emplace_back(e.flow, x.shared || x.lone_end < 0 ? now_ : x.lone_end);
-    remove(e.flow);
+    x.version++; // (its end is out of the heap: no other comes out)
+    popped_.emplace_back(e.flow, false);
+  }
+  bool ties = false;
+  for (size_t i = 1; i < entered_.size() && not added_in_simgrids_order_; i++)
+    ties = ties || entered_[i].second == entered_[i - 1].second;
+  if (ties && enter_order_matters(marked_before)) {
+    if (check_b_)
+      stalled_ = true; // (a second such instant before the shares are worked out: not followed)
+    check_b_ = true;
+    links_b_.clear();
+    for (uint32_t l = 0; l < link_b_.size(); l++)
+      if (link_b_[l] == round_b_)
+        links_b_.push_back(l);
+    after_enters_ = marked_.size();
+  }
+  for (const auto& [id, enter] : popped_) {
+    Flow& x = flows_[id];
+    if (not x.f.links.empty())
+      mark(x.f.links[0].first);
+    ended.emplace_back(id, x.shared || x.lone_end < 0 ? now_ : x.lone_end);
+    remove(id);
   }
 }
 

@@ -58,19 +58,30 @@ public:
   /** `fat_pipes_exact`: whether flows that meet on a fat pipe are timed as SimGrid times them (see
    *  LoneFlows::fat_pipes_exact); when not, such a meeting makes the network unable to go on. */
   /** `links` stays the caller's, and may grow (links added) while the network lives. */
+  /** `added_in_simgrids_order`: flows are added in the order SimGrid creates their communications
+   *  (otherwise, flows entering their bandwidth phase at the same time in an order that matters
+   *  make the network unable to go on: enter_order_matters). */
   explicit FlowNetwork(const SharedLinks& links, double precision = 1e-5, bool fat_pipes_exact = true,
-                       double time_precision = 1e-9);
+                       double time_precision = 1e-9, bool added_in_simgrids_order = true);
   /** Adds a flow starting at `now` (not before the last instant handled); `lone_end`: when it would
    *  end alone (< 0: as worked out here). Returns its number (reused once it has ended). */
   uint32_t add(double now, SharedFlow f, double lone_end = -1);
   /** When the next flow ends or enters its bandwidth phase; infinity when none is under way. NaN
    *  once what comes cannot be worked out here: a flow left without bandwidth (SimGrid would wait
    *  forever), an empty flow meeting another on a link (SimGrid 3.32 never ends it), flows meeting
-   *  on a fat pipe that is not exact. */
+   *  on a fat pipe that is not exact, flows whose order is not known entering in an order that
+   *  matters. */
   double next_event();
   /** Handles what happens up to `t` (t <= next_event()), appending (flow, end) for each flow that
-   *  ended, in the order of their numbers. */
+   *  ended, in the order they came out. Flows added at the instant last advanced to, and what ends
+   *  there, are one round of SimGrid's engine: their shares are worked out once, when the network
+   *  is asked for its next event or advanced further. */
   void advance(double t, std::vector<std::pair<uint32_t, double>>& ended);
+  /** The instant last advanced to. */
+  double now() const { return now_; }
+  /** next_event() before the shares of the current instant are worked out: what still happens at
+   *  this instant (within its time precision), or something later (perhaps not the next). */
+  double next_event_now() { return peek(); }
   /** Whether a link carries a flow under way (latency phase included). */
   bool busy(uint32_t link) const { return link < on_link_.size() && not on_link_[link].empty(); }
   size_t under_way() const { return live_; }
@@ -85,31 +96,64 @@ private:
     bool live = false, active = false, shared = false;
     std::vector<uint32_t> slot; ///< per link of f.links, its place in on_link_
   };
+  /** Ties in time come out in the order they were pushed (SimGrid's stable action heap: a flow's
+   *  latency event when it was added, its end when its shares were last worked out). */
   struct Event {
     double at;
+    uint64_t seq;
     uint32_t flow, version;
     bool enter;
-    bool operator>(const Event& o) const { return at != o.at ? at > o.at : flow > o.flow; }
+    bool operator>(const Event& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void push_end(uint32_t id, double now);
   double peek(); ///< next_event() without working shares out
   void solve(double now);
   void remove(uint32_t id);
+  /** lmm's selective update: link l's shares are to be worked out again, with those of every link
+   *  reached from it through flows under way, stopping at links already marked this round. */
+  void mark(uint32_t l);
+  /** Whether the flows entering their bandwidth phase at one instant (entered_), taken in SimGrid's
+   *  order, mark other links than they would with each run of equal times reversed: which of them
+   *  comes first then decides what lmm works out again, and the order SimGrid's actors started
+   *  them in is not known here. `before`: the links marked before them. */
+  bool enter_order_matters(size_t before);
+  /** Max-min shares of the flows under way on `links` (those marked by `marked`), each bounded
+   *  only by its marked links, as lmm's selective update works them out: `part` and `rate`. */
+  template <class Marked>
+  void shares(const std::vector<uint32_t>& links, Marked marked, std::vector<uint32_t>& part,
+              std::vector<double>& rate);
   const SharedLinks& links_;
   double precision_, time_precision_;
-  bool fat_pipes_exact_;
+  bool fat_pipes_exact_, added_in_simgrids_order_;
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_;
   std::vector<std::vector<uint32_t>> on_link_; ///< per link: the flows under way on it
   std::vector<Event> heap_;                    ///< a min-heap by time
-  std::vector<uint32_t> dirty_;                ///< flows whose shares must be worked out again
-  std::vector<uint32_t> mark_;                 ///< per flow: the solve that last visited it
-  std::vector<uint32_t> link_mark_;            ///< per link: the solve that last visited it
+  std::vector<uint32_t> marked_;               ///< the links marked this round (mark), in order
+  std::vector<uint32_t> bare_;                 ///< flows without links entering their bandwidth phase
+  std::vector<uint32_t> mark_;                 ///< per flow: the round that last visited it
+  std::vector<uint32_t> link_mark_;            ///< per link: the round that last marked it
+  std::vector<uint32_t> stack_;                ///< mark's links to visit
   std::vector<uint32_t> part_;                 ///< solve's flows
+  std::vector<uint32_t> in_part_;              ///< per flow: the round that put it in part_
   std::vector<const SharedFlow*> view_;
+  std::vector<SharedFlow> cut_; ///< solve's copies of flows with links not marked (lmm leaves them out)
+  std::vector<std::pair<uint32_t, bool>> popped_;    ///< advance's events of one instant (flow, enter)
+  std::vector<std::pair<uint32_t, double>> entered_; ///< advance's flows entering, with their times
+  /** enter_order_matters' stamps: per link marked, per flow entering / entered / visited. */
+  std::vector<uint32_t> link_b_, entering_b_, active_b_, visit_b_;
+  uint32_t round_b_ = 0, part_round_ = 0;
+  /** When the other order marks other links: those links (the round's marks after the enters are
+   *  added to them), and where the round's marks after the enters start; solve then checks that
+   *  both give every flow the same share. */
+  bool check_b_ = false;
+  std::vector<uint32_t> links_b_, part_b_;
+  std::vector<double> rate_b_;
+  size_t after_enters_ = 0;
   std::vector<double> rate_;
   MaxMinScratch scratch_;
-  uint32_t solve_round_  = 0;
+  uint32_t round_        = 1;
+  uint64_t seq_          = 0;
   double now_            = 0;
   size_t live_           = 0;
   uint64_t shared_count_ = 0;

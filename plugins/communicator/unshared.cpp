@@ -45,12 +45,13 @@ private:
   struct Task {
     uint32_t rank = 0, chunk = 0;
     size_t phase = 0, step = 0;
-    double now       = 0;
-    bool posted      = false; ///< its sends of the current step are out
-    size_t recv      = 0;     ///< next receive of the current step to look at
-    double ready     = -1;
-    double sent      = -1;    ///< the last arrival of its sends not yet waited for (-1: none)
-    uint32_t pending = 0;     ///< its sends on the flow network not yet arrived
+    double now   = 0;
+    bool posted  = false; ///< its sends of the current step are out
+    size_t recv  = 0;     ///< next receive of the current step to look at
+    double ready = -1;
+    double sent  = -1;        ///< the last arrival of its sends not yet waited for (-1: none); with lone
+                              ///< flows, the last moment a receiver took one of them
+    uint32_t pending = 0;     ///< with lone flows: its sends of the step no receiver has taken yet
     bool waits_sends = false; ///< it waits for them
   };
   /** A rank's queues, as run_rank's. */
@@ -92,6 +93,11 @@ private:
   };
   std::vector<Posted> batch_, on_network_;
   double batch_at_ = 0;
+  /** With lone flows: per (rank, chunk), the task that runs it now (a sender waiting for its sends
+   *  to be taken is the one that posted them); and the network's end of the transfers whose
+   *  arrival is later (a protocol's rate bound: the receiver's wait returns at the network's end). */
+  std::vector<uint32_t> current_;
+  std::unordered_map<uint64_t, double> network_end_;
   std::unique_ptr<FlowNetwork> network_;
   double bandwidth_factor_ = 0;
   std::vector<std::pair<uint32_t, double>> ended_;
@@ -105,6 +111,8 @@ private:
   void phase_over(uint32_t id);
   void advance(uint32_t id);
   void post_sends(Task& t, size_t k, ChunkTimes& ch, uint16_t lane);
+  /** With lone flows: receiving task t has taken its transfer `index` of chunk c at step k. */
+  void taken(Task& t, const collectives::Transfer& tr, uint32_t c, size_t index, double arrival, size_t k);
   void count_traffic();
 };
 
@@ -135,7 +143,11 @@ bool CollectiveRun::Evaluation::run()
   constexpr double kNever = std::numeric_limits<double>::infinity();
   while (not shared_) {
     const double event = events_.empty() ? kNever : std::get<0>(events_.top());
-    const double flow  = network_ ? network_->next_event() : kNever;
+    // (while something still happens at the network's instant, its round goes on: SimGrid works
+    // shares out once every transfer of an instant has started)
+    const bool this_instant =
+        network_ && (event <= network_->now() || (not batch_.empty() && batch_at_ <= network_->now()));
+    const double flow = not network_ ? kNever : this_instant ? network_->next_event_now() : network_->next_event();
     if (std::isnan(flow)) {
       shared_ = true;
       break;
@@ -203,6 +215,11 @@ void CollectiveRun::Evaluation::start_task(uint32_t r, uint32_t c, size_t phase,
   t.step  = run_.phase_first_[phase];
   t.now   = now;
   tasks_.push_back(std::move(t));
+  if (lone_ != nullptr) {
+    if (current_.empty())
+      current_.resize(static_cast<size_t>(s_.ranks) * run_.options_.chunks);
+    current_[static_cast<size_t>(r) * run_.options_.chunks + c] = static_cast<uint32_t>(tasks_.size() - 1);
+  }
   events_.emplace(now, order_++, static_cast<uint32_t>(tasks_.size() - 1));
 }
 
@@ -240,6 +257,7 @@ void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, ui
 {
   const auto& mine  = s_.rank_step(t.rank, k);
   const double rate = run_.send_rate(t.rank, k);
+  const bool waits  = run_.waits_for_sends(t.phase, k);
   for (uint32_t i : mine.sends) {
     const collectives::Transfer& tr = s_.steps[k][i];
     if (tr.lane != collectives::Transfer::kEveryLane && tr.lane != lane)
@@ -257,7 +275,7 @@ void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, ui
         batch_at_ = t.now;
       batch_.push_back({static_cast<uint32_t>(&t - tasks_.data()), t.chunk, index, &path, size, nb});
       ch.arrival[index] = std::numeric_limits<double>::quiet_NaN();
-      t.pending++;
+      t.pending += waits ? 1 : 0;
     }
     path.bytes += size;
     if (const int32_t waiter = ChunkTimes::waiter(ch.posted[index]); waiter >= 0)
@@ -299,14 +317,16 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
       }
       t.now   = std::max(t.now, ch.posted[index]);
       t.ready = std::max(t.ready, run_.handled_at(t.rank, tr, ch.arrival[index], ch.posted[index]));
+      if (lone_ != nullptr)
+        taken(t, tr, t.chunk, index, ch.arrival[index], k);
     }
     double now = after_wait(t.now, t.ready);
     if (run_.waits_for_sends(t.phase, k)) {
-      if (t.pending > 0) { // until its sends have arrived
+      if (t.pending > 0) { // until its sends have been taken
         t.waits_sends = true;
         return;
       }
-      now    = after_wait(now, t.sent);
+      now    = lone_ != nullptr ? std::max(now, t.sent) : after_wait(now, t.sent);
       t.sent = -1;
     }
     t.posted = false;
@@ -323,8 +343,9 @@ void CollectiveRun::Evaluation::start_flows()
 {
   if (not network_) {
     bandwidth_factor_ = lone_->bandwidth_factor(batch_[0].bytes);
-    network_ =
-        std::make_unique<FlowNetwork>(lone_->capacities(batch_[0].bytes), lone_->precision(), lone_->fat_pipes_exact());
+    network_          = std::make_unique<FlowNetwork>(
+        lone_->capacities(batch_[0].bytes), lone_->precision(), lone_->fat_pipes_exact(), 1e-9,
+        false); // (SimGrid's actors may start an instant's transfers in another order)
   }
   lone_->capacities(batch_[0].bytes); // (links met since are added: the network reads the same object)
   // (a flow of the network within its time precision of this instant ends first)
@@ -355,18 +376,36 @@ void CollectiveRun::Evaluation::flows_ended(double t)
     network_->advance(t, ended_);
   for (const auto& [id, end] : ended_) {
     const Posted& p = on_network_[id];
-    Task& sender    = tasks_[p.task];
-    sender.sent     = std::max(sender.sent, end);
     double& arrival = chunk_times(p.chunk).arrival[p.index];
     if (arrival <= -2)
       events_.emplace(t, order_++, static_cast<uint32_t>(-arrival - 2));
     arrival = std::max(end, p.not_before);
-    if (--sender.pending == 0 && sender.waits_sends) {
-      sender.waits_sends = false;
-      events_.emplace(t, order_++, p.task);
-    }
+    if (p.not_before > end)
+      network_end_[(static_cast<uint64_t>(p.chunk) << 40) | p.index] = end;
   }
   ended_.clear();
+}
+
+void CollectiveRun::Evaluation::taken(Task& t, const collectives::Transfer& tr, uint32_t c, size_t index,
+                                      double arrival, size_t k)
+{
+  // run_rank's receiver waits for the transfer's communication (its clock: the network's end) and
+  // then wakes the sender if it waits for it
+  auto late = network_end_.find((static_cast<uint64_t>(c) << 40) | index);
+  if (late != network_end_.end()) {
+    arrival = late->second;
+    network_end_.erase(late);
+  }
+  t.now = std::max(t.now, arrival);
+  if (not run_.waits_for_sends(t.phase, k))
+    return;
+  const uint32_t id = current_[static_cast<size_t>(tr.src) * run_.options_.chunks + c];
+  Task& sender      = tasks_[id];
+  sender.sent       = std::max(sender.sent, t.now);
+  if (--sender.pending == 0 && sender.waits_sends) {
+    sender.waits_sends = false;
+    events_.emplace(t.now, order_++, id);
+  }
 }
 
 void CollectiveRun::Evaluation::count_traffic()

@@ -1,5 +1,6 @@
 #include "plugins/replay/replay.hpp"
 #include "plugins/gpu/stream.hpp"
+#include "plugins/replay/loud_nodes.hpp"
 #include "plugins/replay/node_time.hpp"
 
 #include "core/collectives/nccl_plan.hpp"
@@ -88,6 +89,9 @@ struct Rank {
   bool data_deps_auto = false;
   bool finished       = false;
   double end          = 0;
+  /** only_world_collectives_left: its trace's loud nodes, once read (loud_nodes). */
+  std::optional<std::vector<uint64_t>> loud;
+  bool loud_read = false;
 };
 
 struct Job {
@@ -568,7 +572,7 @@ struct Replay::Impl {
       if (options.congestion_aware && members == &job.world && network_alone(job)) {
         if (not lone_flows)
           lone_flows = std::make_unique<communicator::LoneFlows>();
-        if (in->run->work_out_alone(*lone_flows)) {
+        if (in->run->work_out_alone(*lone_flows, only_world_collectives_left(job))) {
           worked_out_alone++;
           transfers_sharing += in->run->transfers_sharing_links();
         }
@@ -616,6 +620,26 @@ struct Replay::Impl {
         if (not r->p2p_in_flight.empty() || r->current[compute] || r->current[cpu] || not r->queue[compute].empty() ||
             not r->queue[cpu].empty())
           return false;
+    return true;
+  }
+
+  /** Whether nothing the job's ranks have left to do can put a transfer on the network but a
+   *  collective of the whole job: every loud node (loud_nodes) of every trace completed. Then a
+   *  collective worked out at once may end its ranks at different instants: one that ends first
+   *  cannot send into the transfers the others still wait for. */
+  bool only_world_collectives_left(Job& job) const
+  {
+    for (const auto& r : job.ranks) {
+      if (not r->loud_read) { // (each trace read once, when first needed)
+        r->loud      = loud_nodes(r->file, job.spec.groups, job.world_groups, 1024);
+        r->loud_read = true;
+      }
+      if (not r->loud)
+        return false;
+      for (uint64_t id : *r->loud)
+        if (not r->feeder->completed(id))
+          return false;
+    }
     return true;
   }
 

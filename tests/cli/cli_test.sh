@@ -496,14 +496,42 @@ case "$case_name" in
             if [ $net = n1 ] && [ $c = all_reduce ]; then # both chunks' transfers share each ring link
               [ "$n" = 3 ] || fail "$net $c: $n of 3 collectives with two chunks sharing links worked out at once"
             fi
-          elif [ $c = broadcast ]; then # the chain's ranks end one after another
-            [ "$n" = 0 ] || fail "$net $c: $n broadcasts worked out at once though their ranks end apart"
+          elif [ $c = broadcast ] && [ $net = n1 ]; then # the chain's ranks end one after another, and
+            # nothing but collectives of every rank follows: a rank that ends first cannot send into them
+            [ "$n" = 3 ] || fail "$net $c: $n of 3 broadcasts (ranks ending apart, nothing else to send) worked out at once"
           elif [ $net = n1 ]; then
             [ "$n" = 3 ] || fail "$net $c: $n of 3 collectives alone on the ring worked out at once"
           fi
         done
       done
     done
+    # ranks that end apart while a send is still to come: a rank that ends first could send into the
+    # others' last transfers, so the broadcast before the send runs on SimGrid
+    mkdir -p "$tmp/bsend"
+    for r in 0 1 2 3 4 5 6 7; do
+      run "$SGAI" chakra jsonize "$tmp/mb_broadcast/broadcast.$r.et" --out "$tmp/bsend/$r.json"; expect_rc 0
+    done
+    python3 - "$tmp/bsend" <<'PY'
+import json, sys
+for r, kind, peer in ((0, "COMM_SEND_NODE", "comm_dst"), (1, "COMM_RECV_NODE", "comm_src")):
+    path = "%s/%d.json" % (sys.argv[1], r)
+    t = json.load(open(path))
+    last = t["nodes"][0]["id"]
+    t["nodes"].insert(1, {"id": 1000, "name": "p2p", "type": kind, "data_deps": [last],
+                          "attr": [{"name": peer, "int64_val": 1 - r}, {"name": "comm_size", "int64_val": 1048576}]})
+    json.dump(t, open(path, "w"))
+PY
+    for r in 0 1 2 3 4 5 6 7; do
+      run "$SGAI" chakra dejsonize "$tmp/bsend/$r.json" --out "$tmp/bsend/b.$r.et"; expect_rc 0
+    done
+    for how in alone step; do
+      flag=; [ $how = step ] && flag=--step-by-step
+      run "$SGAI" replay --workload "$tmp/bsend/b" --system "$tmp/sys_n11.json" --network "$tmp/n1.yml" $flag \
+        --out "$tmp/bsend_$how"; expect_rc 0
+    done
+    same_run "$tmp/bsend_alone" "$tmp/bsend_step" "broadcasts with a send after them"
+    n=$(alone_count "$tmp/bsend_alone")
+    [ "$n" = 2 ] || fail "broadcasts then a send: $n worked out at once (2 expected: those after the send)"
     # two jobs on the ring, each its own half: neither has the network to itself
     printf '{"preferred-dataset-splits": 4, "active-chunks-per-dimension": 1, "all-reduce-implementation": ["ring"]}\n' >"$tmp/sys4.json"
     run "$SGAI" chakra generate microbenchmark --collective all_reduce --ranks 4 --size 1MiB --count 2 --out "$tmp/mb4"; expect_rc 0

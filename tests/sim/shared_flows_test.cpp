@@ -338,3 +338,58 @@ TEST(SharedFlows, RandomTransfersTakeWhatSimGridGivesThemUnderLv08)
   // a few percent of their time; the replay does not work those out, LoneFlows::fat_pipes_exact)
   against_simgrid({}, 3, 150, false);
 }
+
+TEST(SharedFlows, AFlowEnteringOnALinkMarkedThisInstantIsBoundOnlyByItsMarkedLinksAsInSimGridsLazyUpdate)
+{
+  // SimGrid's lazy, selective update (lmm's update_modified_cnst_set): U and V end their latency
+  // within 1 ns of each other, so one engine round takes both, U first. U marks link A; V's first
+  // link is A, already marked, so V is not followed to B, and X (alone on B) keeps its whole rate
+  // while V crosses B. Solving everything (network/optim:Full) would slow X while V runs.
+  namespace s4u = simgrid::s4u;
+  sim::SimulationOptions o;
+  o.simgrid_args = {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
+  o.link_energy  = false;
+  sim::Simulation simulation(o);
+  s4u::NetZone* root = simulation.engine().get_netzone_root();
+  if (root == nullptr)
+    root = s4u::create_full_zone("world");
+  auto* zone = s4u::create_full_zone("net");
+  zone->set_parent(root);
+  std::vector<s4u::Host*> h;
+  for (int i = 0; i < 8; i++)
+    h.push_back(zone->create_host("h" + std::to_string(i), 1e9));
+  auto link = [&](const char* name, double latency) {
+    s4u::Link* l = zone->create_link(name, 1e9);
+    l->set_latency(latency);
+    return s4u::LinkInRoute(l);
+  };
+  auto a = link("A", 1e-7), b = link("B", 1e-7), lu = link("LU", 1e-6), lv = link("LV", 9.005e-7);
+  zone->add_route(h[0]->get_netpoint(), h[1]->get_netpoint(), nullptr, nullptr, {a}, false);        // W
+  zone->add_route(h[2]->get_netpoint(), h[3]->get_netpoint(), nullptr, nullptr, {b}, false);        // X
+  zone->add_route(h[4]->get_netpoint(), h[5]->get_netpoint(), nullptr, nullptr, {a, lu}, false);    // U
+  zone->add_route(h[6]->get_netpoint(), h[7]->get_netpoint(), nullptr, nullptr, {a, b, lv}, false); // V
+  zone->seal();
+  const std::vector<std::tuple<int, int, double>> transfers = {{0, 1, 1e9}, {2, 3, 1e9}, {4, 5, 1e8}, {6, 7, 1e6}};
+  std::vector<double> simgrid(transfers.size()), worked_out;
+  s4u::Actor::create("t", h[0], [&]() {
+    communicator::LoneFlows lone;
+    std::vector<SharedFlow> flows;
+    for (const auto& [s, d, bytes] : transfers)
+      flows.push_back(lone.shared_flow(lone.path(h[s], h[d]), bytes));
+    worked_out = communicator::shared_finish_times(0, flows, lone.capacities(1), lone.precision());
+    std::vector<s4u::CommPtr> comms;
+    for (const auto& [s, d, bytes] : transfers)
+      comms.push_back(s4u::Comm::sendto_async(h[s], h[d], static_cast<uint64_t>(bytes)));
+    for (size_t i = 0; i < comms.size(); i++) {
+      comms[i]->wait();
+      simgrid[i] = comms[i]->get_finish_time();
+    }
+  });
+  simulation.run();
+  ASSERT_EQ(worked_out.size(), simgrid.size());
+  for (size_t i = 0; i < simgrid.size(); i++)
+    EXPECT_NEAR(worked_out[i], simgrid[i], 1e-9 * simgrid[i]) << "transfer " << i;
+  // X took its lone time: B's 1 GB/s for its 1e9 bytes after B's 100 ns, though V crossed B
+  EXPECT_NEAR(simgrid[1], 1e-7 + 1.0, 1e-9);
+  EXPECT_LT(simgrid[3], 0.1); // (V, 13 ms, crossed B while X ran)
+}

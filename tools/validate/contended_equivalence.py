@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Collectives worked out at once against the step-by-step run, on random cases (issue 51).
 
-Each case is a random ASTRA-sim network (1 or 2 dimensions of Ring, Switch or FullyConnected:
-rings, tori, switches), a random system (algorithm per dimension, chunks, chunks in flight,
-endpoint delay) and a random microbenchmark (collective, size, count), sometimes two jobs sharing
-the network. `sgai replay` runs it twice: as it is (collectives whose transfers have the network to
-themselves worked out at once, those sharing links among themselves included) and with
---step-by-step (every transfer on SimGrid). Every collective's start and end must agree to 1e-6
-(relative; collectives.csv prints 0.001 ns) or to 5 ns (SimGrid's 1 ns timing precision step by
-step: see relative()), and ranks.csv's times too. Prints how many cases had
-every collective worked out at once, some, or none (refused: the shortcut declined them), and the
-largest difference. Exit 1 on a difference above the bound (with --check) or a failed run.
+Each case is a random network, a random system (algorithm per dimension, chunks, chunks in
+flight, endpoint delay) and a random microbenchmark (collective, size, count), sometimes two jobs
+sharing the network, each job starting after a random offset (a computation before its first
+collective). The network is an ASTRA-sim network (1 or 2 dimensions of Ring, Switch or
+FullyConnected: rings, tori, switches) or, for a quarter of the cases, an sgai platform: a two-level
+fat tree of one-GPU nodes whose uplinks are oversubscribed 1:1, 2:1 or 4:1. `sgai replay` runs it
+twice: as it is (collectives whose transfers have the network to themselves worked out at once,
+those sharing links among themselves included) and with --step-by-step (every transfer on
+SimGrid). Every collective's start and end must agree to 1e-6 (relative; collectives.csv prints
+0.001 ns) or to 5 ns (SimGrid's 1 ns timing precision step by step: see relative()), and
+ranks.csv's times too. Prints how many cases had every collective worked out at once, some, or
+none (refused: the shortcut declined them), and the largest difference. Exit 1 on a difference
+above the bound (with --check) or a failed run.
 
 Usage: tools/validate/contended_equivalence.py [--sgai build/tools/sgai] [--cases 300] [--seed 1]
        [--check] [--keep DIR] [--jobs N]
@@ -32,7 +35,16 @@ COLLECTIVES = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 ALGORITHMS = ["ring", "direct", "halvingDoubling", "doubleBinaryTree"]
 
 
+def random_fat_tree(rng):
+    """(leaf nodes, leaf uplinks, leaves, node link Gb/s, uplink Gb/s): oversubscribed 1, 2 or 4 to 1."""
+    down, up, leaves = rng.choice([2, 4]), rng.choice([1, 2]), rng.choice([2, 4])
+    node_gbps = rng.choice([100, 200, 400])
+    return (down, up, leaves, node_gbps, node_gbps * down / (up * rng.choice([1, 2, 4])))
+
+
 def random_case(rng):
+    if rng.random() < 0.25:
+        return random_platform_case(rng)
     dims = []
     for _ in range(rng.choice([1, 1, 2])):
         kind = rng.choice(KINDS)
@@ -67,6 +79,7 @@ def random_case(rng):
         ranks *= npus
     jobs = 2 if ranks >= 4 and ranks % 2 == 0 and rng.random() < 0.5 else 1
     return {
+        "offsets": random_offsets(rng, jobs),
         "dims": dims,
         "system": system,
         "collective": collective,
@@ -79,13 +92,80 @@ def random_case(rng):
     }
 
 
+def random_offsets(rng, jobs):
+    """Each job's start in whole microseconds: 0, or (half the time) 1 to 40."""
+    return [rng.randint(1, 40) if rng.random() < 0.5 else 0 for _ in range(jobs)]
+
+
+def random_platform_case(rng):
+    tree = random_fat_tree(rng)
+    collective = rng.choice(COLLECTIVES)
+    ranks = tree[0] * tree[2]
+    choices = ["ring", "direct"] + (["halvingDoubling"] if collective != "all_to_all" else [])
+    algorithm = [rng.choice(choices)]
+    jobs = 2 if rng.random() < 0.5 else 1
+    return {
+        "tree": tree,
+        "system": {
+            "endpoint-delay": rng.choice([0, 10, 20]),
+            "active-chunks-per-dimension": rng.choice([1, 1, 1, 2]),
+            "preferred-dataset-splits": rng.choice([1, 2, 4, 8]),
+            "all-reduce-implementation": algorithm,
+            "all-gather-implementation": algorithm,
+            "reduce-scatter-implementation": algorithm,
+            "all-to-all-implementation": algorithm,
+            "local-mem-bw": 50,
+        },
+        "collective": collective,
+        "size": rng.choice([65536, 1048576, 4194304]),
+        "count": rng.choice([1, 2, 3]),
+        "ranks": ranks,
+        "jobs": jobs,
+        "offsets": random_offsets(rng, jobs),
+    }
+
+
+def write_platform(case, folder):
+    """The fat tree as an sgai platform (its catalogue beside it); returns its path."""
+    down, up, leaves, node_gbps, up_gbps = case["tree"]
+    with open(os.path.join(folder, "types.json"), "w") as f:
+        json.dump({"sgai_catalogue": 1,
+                   "gpu_types": {"G": {"peak_flops": {"fp16": "100Tf"}, "default_precision": "fp16",
+                                       "memory_capacity": "16GiB", "memory_bandwidth": "1TBps",
+                                       "idle_power": "50W", "max_power": "300W"}},
+                   "node_types": {"A": {"gpus": [{"type": "G", "number": 1}]}}}, f)
+    path = os.path.join(folder, "tree.json")
+    with open(path, "w") as f:
+        json.dump({"sgai_platform": 1, "name": "tree", "catalogues": ["types.json"], "granularity": "processor",
+                   "clusters": [{"id": "c", "nodes": [{"type": "A", "number": down * leaves}],
+                                 "topology": {"kind": "fat_tree", "levels": [
+                                     {"down": down, "up": up,
+                                      "link": {"bandwidth": "%gGbps" % node_gbps, "latency": "500ns"}},
+                                     {"down": leaves, "up": 1,
+                                      "link": {"bandwidth": "%gGbps" % up_gbps, "latency": "1us"}}]}}]}, f)
+    return path
+
+
+def add_offset(sgai, prefix, offset_us, folder):
+    """Puts a computation of offset_us microseconds before rank 0's first node (jsonize, edit,
+    dejsonize): the job's first collective starts once every rank has come to it."""
+    for r in (0,):
+        et = "%s.%d.et" % (prefix, r)
+        js = os.path.join(folder, "r%d.json" % r)
+        subprocess.run([sgai, "chakra", "jsonize", et, "--out", js], check=True, stdout=subprocess.DEVNULL)
+        with open(js) as f:
+            t = json.load(f)
+        first = t["nodes"][0]
+        t["nodes"].insert(0, {"id": max(n["id"] for n in t["nodes"]) + 1, "name": "offset", "type": "COMP_NODE",
+                              "duration_micros": offset_us, "attr": [{"name": "is_cpu_op", "bool_val": False}]})
+        first["data_deps"] = first.get("data_deps", []) + [t["nodes"][0]["id"]]
+        with open(js, "w") as f:
+            json.dump(t, f)
+        subprocess.run([sgai, "chakra", "dejsonize", js, "--out", et], check=True, stdout=subprocess.DEVNULL)
+        os.remove(js)
+
+
 def write_inputs(case, folder, sgai):
-    net = os.path.join(folder, "net.yml")
-    with open(net, "w") as f:
-        f.write("topology: [ %s ]\n" % ", ".join(d[0] for d in case["dims"]))
-        f.write("npus_count: [ %s ]\n" % ", ".join(str(d[1]) for d in case["dims"]))
-        f.write("bandwidth: [ %s ]\n" % ", ".join(str(d[2]) for d in case["dims"]))
-        f.write("latency: [ %s ]\n" % ", ".join(str(d[3]) for d in case["dims"]))
     system = os.path.join(folder, "sys.json")
     with open(system, "w") as f:
         json.dump(case["system"], f)
@@ -97,11 +177,27 @@ def write_inputs(case, folder, sgai):
                         str(per_job), "--size", str(case["size"]), "--count", str(case["count"]), "--out", out,
                         "--prefix", "w"], check=True, stdout=subprocess.DEVNULL)
         workloads.append(os.path.join(out, "w"))
+        if case.get("offsets", [0] * case["jobs"])[j] > 0:
+            add_offset(sgai, workloads[-1], case["offsets"][j], out)
+    # interleaved jobs: job j on NPUs (GPUs) j, j + jobs, ...
+    placement = [[j + case["jobs"] * k for k in range(per_job)] for j in range(case["jobs"])]
+    if "tree" in case:
+        args = ["--system", system, "--platform", write_platform(case, folder)]
+        for w in workloads:
+            args += ["--workload", w]
+        args += ["--gpus"] + ["c-n%d-gpu0" % g for job in placement for g in job]
+        return args
+    net = os.path.join(folder, "net.yml")
+    with open(net, "w") as f:
+        f.write("topology: [ %s ]\n" % ", ".join(d[0] for d in case["dims"]))
+        f.write("npus_count: [ %s ]\n" % ", ".join(str(d[1]) for d in case["dims"]))
+        f.write("bandwidth: [ %s ]\n" % ", ".join(str(d[2]) for d in case["dims"]))
+        f.write("latency: [ %s ]\n" % ", ".join(str(d[3]) for d in case["dims"]))
     args = ["--system", system, "--network", net]
     for j, w in enumerate(workloads):
         args += ["--workload", w]
-        if case["jobs"] > 1:  # interleaved: job j on NPUs j, j + jobs, ...
-            args += ["--npus", ",".join(str(j + case["jobs"] * k) for k in range(per_job))]
+        if case["jobs"] > 1:
+            args += ["--npus", ",".join(str(g) for g in placement[j])]
     return args
 
 
@@ -162,6 +258,7 @@ def main():
             return ("invalid", 0, 0, 0, 0.0, None, 0, 0, None)
         d, s_ = os.path.join(folder, "default"), os.path.join(folder, "step")
         summary = json.load(open(os.path.join(d, "summary.json")))
+        summary = summary.get("components", {}).get("replay", summary)  # (a platform's run nests it)
         at_once, total = summary["collectives_worked_out_at_once"], summary["collectives"]
         worst, where, message = 0.0, None, None
         for name, keys in (("collectives.csv", ("start_ns", "end_ns")), ("ranks.csv", None)):
@@ -206,6 +303,10 @@ def main():
     print("%d cases (%d inputs both runs refuse): every collective worked out at once in %d, some in %d, none in %d "
           "(refused: %.0f%%)" % (a.cases, counts["invalid"], counts["all"], counts["some"], counts["none"],
                                  100.0 * counts["none"] / max(valid, 1)))
+    trees = [r[0] for c, r in zip(cases, results) if "tree" in c]
+    print("of them on oversubscribed fat trees: %d (every collective worked out at once in %d, none in %d); "
+          "jobs starting after an offset: %d" % (len(trees), trees.count("all"), trees.count("none"),
+                                                 sum(1 for c in cases if any(o > 0 for o in c["offsets"]))))
     print("collectives worked out at once: %d of %d; their transfers that shared links: %d"
           % (collectives["worked_out"], collectives["total"], collectives["sharing"]))
     print("largest relative difference beyond %g ns: %.3g%s" % (ABSOLUTE_NS, worst, " (" + worst_case + ")" if worst_case else ""))
