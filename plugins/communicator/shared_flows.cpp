@@ -165,7 +165,7 @@ FlowNetwork::FlowNetwork(const SharedLinks& links, double precision, bool fat_pi
 {
 }
 
-uint32_t FlowNetwork::add(double now, SharedFlow f, double lone_end)
+uint32_t FlowNetwork::add(double now, const SharedFlow& f, double lone_end)
 {
   uint32_t id = 0;
   if (not free_.empty()) {
@@ -177,9 +177,13 @@ uint32_t FlowNetwork::add(double now, SharedFlow f, double lone_end)
     mark_.push_back(0);
     in_part_.push_back(0);
   }
-  now_       = std::max(now_, now);
-  Flow& x    = flows_[id];
-  x.f        = std::move(f);
+  now_        = std::max(now_, now);
+  Flow& x     = flows_[id];
+  x.f.latency = f.latency; // (the slot's arrays keep their capacity)
+  x.f.bytes   = f.bytes;
+  x.f.penalty = f.penalty;
+  x.f.bound   = f.bound;
+  x.f.links.assign(f.links.begin(), f.links.end());
   x.remains  = x.f.bytes;
   x.rate     = 0;
   x.last     = now;
@@ -191,20 +195,24 @@ uint32_t FlowNetwork::add(double now, SharedFlow f, double lone_end)
   x.slot.resize(x.f.links.size());
   for (size_t k = 0; k < x.f.links.size(); k++) {
     const uint32_t l = x.f.links[k].first;
-    if (l >= on_link_.size())
+    if (l >= on_link_.size()) {
       on_link_.resize(l + 1);
+      on_link_k_.resize(l + 1);
+    }
     auto& users = on_link_[l];
     if (not users.empty()) { // they meet: none of them ends at its lone time
       x.shared = true;
-      for (uint32_t g : users) {
-        flows_[g].shared = true;
-        stalled_         = stalled_ || not(flows_[g].f.bytes > 0);
+      // (with two or more, each was marked when the second came)
+      if (users.size() == 1) {
+        flows_[users[0]].shared = true;
+        stalled_                = stalled_ || not(flows_[users[0]].f.bytes > 0);
       }
       const bool fat = l < links_.fatpipe.size() && links_.fatpipe[l] != 0;
       stalled_       = stalled_ || not(x.f.bytes > 0) || (fat && not fat_pipes_exact_);
     }
     x.slot[k] = static_cast<uint32_t>(users.size());
     users.push_back(id);
+    on_link_k_[l].push_back(static_cast<uint32_t>(k));
   }
   live_++;
   if (x.f.latency > 0) {
@@ -444,15 +452,13 @@ void FlowNetwork::remove(uint32_t id)
   for (size_t k = 0; k < x.f.links.size(); k++) {
     const uint32_t l     = x.f.links[k].first;
     auto& users          = on_link_[l];
-    const uint32_t moved = users.back();
-    users[x.slot[k]]     = moved;
-    if (moved != id) {
-      Flow& m = flows_[moved];
-      for (size_t j = 0; j < m.f.links.size(); j++)
-        if (m.f.links[j].first == l)
-          m.slot[j] = x.slot[k];
-    }
+    auto& places         = on_link_k_[l];
+    const uint32_t moved = users.back(), moved_k = places.back();
+    users[x.slot[k]]            = moved;
+    places[x.slot[k]]           = moved_k;
+    flows_[moved].slot[moved_k] = x.slot[k]; // (the flow itself when it was the last)
     users.pop_back();
+    places.pop_back();
   }
   if (x.shared)
     shared_count_++;

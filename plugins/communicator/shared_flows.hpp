@@ -65,7 +65,7 @@ public:
                        double time_precision = 1e-9, bool added_in_simgrids_order = true);
   /** Adds a flow starting at `now` (not before the last instant handled); `lone_end`: when it would
    *  end alone (< 0: as worked out here). Returns its number (reused once it has ended). */
-  uint32_t add(double now, SharedFlow f, double lone_end = -1);
+  uint32_t add(double now, const SharedFlow& f, double lone_end = -1);
   /** When the next flow ends or enters its bandwidth phase; infinity when none is under way. NaN
    *  once what comes cannot be worked out here: a flow left without bandwidth (SimGrid would wait
    *  forever), an empty flow meeting another on a link (SimGrid 3.32 never ends it), flows meeting
@@ -127,15 +127,16 @@ private:
   bool fat_pipes_exact_, added_in_simgrids_order_;
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_;
-  std::vector<std::vector<uint32_t>> on_link_; ///< per link: the flows under way on it
-  std::vector<Event> heap_;                    ///< a min-heap by time
-  std::vector<uint32_t> marked_;               ///< the links marked this round (mark), in order
-  std::vector<uint32_t> bare_;                 ///< flows without links entering their bandwidth phase
-  std::vector<uint32_t> mark_;                 ///< per flow: the round that last visited it
-  std::vector<uint32_t> link_mark_;            ///< per link: the round that last marked it
-  std::vector<uint32_t> stack_;                ///< mark's links to visit
-  std::vector<uint32_t> part_;                 ///< solve's flows
-  std::vector<uint32_t> in_part_;              ///< per flow: the round that put it in part_
+  std::vector<std::vector<uint32_t>> on_link_;   ///< per link: the flows under way on it
+  std::vector<std::vector<uint32_t>> on_link_k_; ///< per link: each of those flows' place of it in f.links
+  std::vector<Event> heap_;                      ///< a min-heap by time
+  std::vector<uint32_t> marked_;                 ///< the links marked this round (mark), in order
+  std::vector<uint32_t> bare_;                   ///< flows without links entering their bandwidth phase
+  std::vector<uint32_t> mark_;                   ///< per flow: the round that last visited it
+  std::vector<uint32_t> link_mark_;              ///< per link: the round that last marked it
+  std::vector<uint32_t> stack_;                  ///< mark's links to visit
+  std::vector<uint32_t> part_;                   ///< solve's flows
+  std::vector<uint32_t> in_part_;                ///< per flow: the round that put it in part_
   std::vector<const SharedFlow*> view_;
   std::vector<SharedFlow> cut_; ///< solve's copies of flows with links not marked (lmm leaves them out)
   std::vector<std::pair<uint32_t, bool>> popped_;    ///< advance's events of one instant (flow, enter)

@@ -64,6 +64,8 @@ private:
   struct PairPath {
     double latency_s = 0, bandwidth_Bps = 0, bytes = 0;
     const LoneFlows::Path* lone = nullptr;
+    SharedFlow flow; ///< with lone flows: its flow for transfers of flow_bytes
+    double flow_bytes = -1;
   };
   using Event = std::tuple<double, uint64_t, uint32_t>; // when, order, task
 
@@ -88,7 +90,7 @@ private:
   struct Posted {
     uint32_t task, chunk;
     size_t index;
-    const PairPath* path;
+    PairPath* path;
     double bytes, not_before;
   };
   std::vector<Posted> batch_, on_network_;
@@ -361,8 +363,12 @@ void CollectiveRun::Evaluation::start_flows()
       shared_ = true;
       return;
     }
-    const uint32_t id = network_->add(batch_at_, lone_->shared_flow(*p.path->lone, p.bytes),
-                                      batch_at_ + lone_->seconds(*p.path->lone, p.bytes));
+    PairPath& path = *p.path;
+    if (path.flow_bytes != p.bytes) { // (a pair's transfers are mostly of one size)
+      path.flow       = lone_->shared_flow(*path.lone, p.bytes);
+      path.flow_bytes = p.bytes;
+    }
+    const uint32_t id = network_->add(batch_at_, path.flow, batch_at_ + lone_->seconds(*path.lone, p.bytes));
     if (id >= on_network_.size())
       on_network_.resize(id + 1);
     on_network_[id] = p;
