@@ -493,6 +493,8 @@ void FlowNetwork::advance(double t, std::vector<std::pair<uint32_t, double>>& en
       x.active = true;
       x.last   = now_;
       x.rate   = 0;
+      if (e.at > now_)
+        x.lone_end = -1; // (its bandwidth phase starts at the instant, before its lone-flow time says)
       if (x.f.links.empty())
         bare_.push_back(e.flow);
       else {
@@ -501,8 +503,8 @@ void FlowNetwork::advance(double t, std::vector<std::pair<uint32_t, double>>& en
       }
       continue;
     }
-    x.version++; // (its end is out of the heap: no other comes out)
-    popped_.emplace_back(e.flow, false);
+    x.version++;                               // (its end is out of the heap: no other comes out)
+    popped_.emplace_back(e.flow, e.at > now_); // (early: it ends at the instant, not at its own time)
   }
   bool ties = false;
   for (size_t i = 1; i < entered_.size() && not added_in_simgrids_order_; i++)
@@ -517,11 +519,11 @@ void FlowNetwork::advance(double t, std::vector<std::pair<uint32_t, double>>& en
         links_b_.push_back(l);
     after_enters_ = marked_.size();
   }
-  for (const auto& [id, enter] : popped_) {
+  for (const auto& [id, early] : popped_) {
     Flow& x = flows_[id];
     if (not x.f.links.empty())
       mark(x.f.links[0].first);
-    ended.emplace_back(id, x.shared || x.lone_end < 0 ? now_ : x.lone_end);
+    ended.emplace_back(id, x.shared || x.lone_end < 0 || early ? now_ : x.lone_end);
     remove(id);
   }
 }

@@ -139,7 +139,7 @@ private:
   std::vector<uint32_t> in_part_;                ///< per flow: the round that put it in part_
   std::vector<const SharedFlow*> view_;
   std::vector<SharedFlow> cut_; ///< solve's copies of flows with links not marked (lmm leaves them out)
-  std::vector<std::pair<uint32_t, bool>> popped_;    ///< advance's events of one instant (flow, enter)
+  std::vector<std::pair<uint32_t, bool>> popped_;    ///< advance's flows that ended (flow, before its own time)
   std::vector<std::pair<uint32_t, double>> entered_; ///< advance's flows entering, with their times
   /** enter_order_matters' stamps: per link marked, per flow entering / entered / visited. */
   std::vector<uint32_t> link_b_, entering_b_, active_b_, visit_b_;

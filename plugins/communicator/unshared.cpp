@@ -95,6 +95,7 @@ private:
   };
   std::vector<Posted> batch_, on_network_;
   double batch_at_ = 0;
+  double clock_    = -1; ///< with lone flows: the engine's instant last handled
   /** With lone flows: per (rank, chunk), the task that runs it now (a sender waiting for its sends
    *  to be taken is the one that posted them); and the network's end of the transfers whose
    *  arrival is later (a protocol's rate bound: the receiver's wait returns at the network's end). */
@@ -143,29 +144,42 @@ CollectiveRun::Evaluation::Evaluation(CollectiveRun& run, double start, const Lo
 bool CollectiveRun::Evaluation::run()
 {
   constexpr double kNever = std::numeric_limits<double>::infinity();
+  // With lone flows, as SimGrid's engine: everything within its time precision (1 ns) of the next
+  // instant happens at that instant (a flow's end just after a rank's timer, a timer just after a
+  // flow's end), the flows' events first, then the ranks, then the transfers they posted.
+  const double precision = lone_ != nullptr ? 1e-9 : 0;
   while (not shared_) {
     const double event = events_.empty() ? kNever : std::get<0>(events_.top());
     // (while something still happens at the network's instant, its round goes on: SimGrid works
     // shares out once every transfer of an instant has started)
     const bool this_instant =
-        network_ && (event <= network_->now() || (not batch_.empty() && batch_at_ <= network_->now()));
+        network_ && (event <= network_->now() + precision || (not batch_.empty() && batch_at_ <= network_->now()));
     const double flow = not network_ ? kNever : this_instant ? network_->next_event_now() : network_->next_event();
     if (std::isnan(flow)) {
       shared_ = true;
       break;
     }
-    if (not batch_.empty() && event > batch_at_ && flow > batch_at_) {
+    const double instant = std::min(event, flow);
+    if (not batch_.empty() && instant > batch_at_ + precision) {
       start_flows();
       continue;
     }
-    if (flow <= event && flow < kNever) { // (a flow's end comes before what runs at its instant)
-      flows_ended(flow);
+    if (flow <= instant + precision && flow < kNever) { // (a flow's end comes before what runs at its instant)
+      flows_ended(lone_ != nullptr && instant > clock_ && instant <= clock_ + precision ? clock_
+                  : lone_ != nullptr                                                    ? instant
+                                                                                        : flow);
       continue;
     }
     if (events_.empty())
       break;
     uint32_t id = std::get<2>(events_.top());
     events_.pop();
+    if (lone_ != nullptr) {
+      if (event > clock_ && event <= clock_ + precision)
+        tasks_[id].now = clock_; // (its timer ends at the instant, as SimGrid's CPU model ends it)
+      else
+        clock_ = std::max(clock_, event);
+    }
     advance(id);
   }
   // alone: every rank ends at the same instant, unless what ranks do after may not send before the
@@ -378,6 +392,7 @@ void CollectiveRun::Evaluation::start_flows()
 
 void CollectiveRun::Evaluation::flows_ended(double t)
 {
+  clock_ = std::max(clock_, t);
   if (ended_.empty())
     network_->advance(t, ended_);
   for (const auto& [id, end] : ended_) {

@@ -20,6 +20,7 @@ Usage: tools/validate/contended_equivalence.py [--sgai build/tools/sgai] [--case
 """
 import argparse
 import concurrent.futures
+import copy
 import csv
 import json
 import os
@@ -28,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 KINDS = ["Ring", "Switch", "FullyConnected"]
 ABSOLUTE_NS = 5.0
@@ -146,23 +148,32 @@ def write_platform(case, folder):
     return path
 
 
-def add_offset(sgai, prefix, offset_us, folder):
-    """Puts a computation of offset_us microseconds before rank 0's first node (jsonize, edit,
-    dejsonize): the job's first collective starts once every rank has come to it."""
-    for r in (0,):
-        et = "%s.%d.et" % (prefix, r)
-        js = os.path.join(folder, "r%d.json" % r)
+_TEMPLATES = {}  # (collective, size, count) -> rank 0's trace as JSON (the same for every rank count)
+_TEMPLATES_LOCK = threading.Lock()
+
+
+def add_offset(sgai, prefix, offset_us, folder, key):
+    """Puts a computation of offset_us microseconds before rank 0's first node (its trace as JSON,
+    edited, dejsonized): the job's first collective starts once every rank has come to it."""
+    et = "%s.0.et" % prefix
+    js = os.path.join(folder, "r0.json")
+    with _TEMPLATES_LOCK:
+        template = _TEMPLATES.get(key)
+    if template is None:
         subprocess.run([sgai, "chakra", "jsonize", et, "--out", js], check=True, stdout=subprocess.DEVNULL)
         with open(js) as f:
-            t = json.load(f)
-        first = t["nodes"][0]
-        t["nodes"].insert(0, {"id": max(n["id"] for n in t["nodes"]) + 1, "name": "offset", "type": "COMP_NODE",
-                              "duration_micros": offset_us, "attr": [{"name": "is_cpu_op", "bool_val": False}]})
-        first["data_deps"] = first.get("data_deps", []) + [t["nodes"][0]["id"]]
-        with open(js, "w") as f:
-            json.dump(t, f)
-        subprocess.run([sgai, "chakra", "dejsonize", js, "--out", et], check=True, stdout=subprocess.DEVNULL)
-        os.remove(js)
+            template = json.load(f)
+        with _TEMPLATES_LOCK:
+            _TEMPLATES[key] = template
+    t = copy.deepcopy(template)
+    first = t["nodes"][0]
+    t["nodes"].insert(0, {"id": max(n["id"] for n in t["nodes"]) + 1, "name": "offset", "type": "COMP_NODE",
+                          "duration_micros": offset_us, "attr": [{"name": "is_cpu_op", "bool_val": False}]})
+    first["data_deps"] = first.get("data_deps", []) + [t["nodes"][0]["id"]]
+    with open(js, "w") as f:
+        json.dump(t, f)
+    subprocess.run([sgai, "chakra", "dejsonize", js, "--out", et], check=True, stdout=subprocess.DEVNULL)
+    os.remove(js)
 
 
 def write_inputs(case, folder, sgai):
@@ -178,7 +189,7 @@ def write_inputs(case, folder, sgai):
                         "--prefix", "w"], check=True, stdout=subprocess.DEVNULL)
         workloads.append(os.path.join(out, "w"))
         if case.get("offsets", [0] * case["jobs"])[j] > 0:
-            add_offset(sgai, workloads[-1], case["offsets"][j], out)
+            add_offset(sgai, workloads[-1], case["offsets"][j], out, (case["collective"], case["size"], case["count"]))
     # interleaved jobs: job j on NPUs (GPUs) j, j + jobs, ...
     placement = [[j + case["jobs"] * k for k in range(per_job)] for j in range(case["jobs"])]
     if "tree" in case:
