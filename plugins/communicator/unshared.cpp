@@ -94,8 +94,9 @@ private:
     double bytes, not_before;
   };
   std::vector<Posted> batch_, on_network_;
-  double batch_at_ = 0;
-  double clock_    = -1; ///< with lone flows: the engine's instant last handled
+  double batch_at_        = 0;
+  double clock_           = -1; ///< with lone flows: the engine's instant last handled
+  uint64_t instant_order_ = 0;  ///< order_ when that instant began (events made since are of it)
   /** With lone flows: per (rank, chunk), the task that runs it now (a sender waiting for its sends
    *  to be taken is the one that posted them); and the network's end of the transfers whose
    *  arrival is later (a protocol's rate bound: the receiver's wait returns at the network's end). */
@@ -172,13 +173,18 @@ bool CollectiveRun::Evaluation::run()
     }
     if (events_.empty())
       break;
-    uint32_t id = std::get<2>(events_.top());
+    uint32_t id          = std::get<2>(events_.top());
+    const uint64_t order = std::get<1>(events_.top());
     events_.pop();
     if (lone_ != nullptr) {
-      if (event > clock_ && event <= clock_ + precision)
-        tasks_[id].now = clock_; // (its timer ends at the instant, as SimGrid's CPU model ends it)
-      else
-        clock_ = std::max(clock_, event);
+      // a timer set before this instant that ends within its precision ends at it, as SimGrid's
+      // CPU model ends it (one set during the instant is the next instant's)
+      if (event > clock_ && event <= clock_ + precision && order < instant_order_)
+        tasks_[id].now = clock_;
+      else if (event > clock_) {
+        clock_         = event;
+        instant_order_ = order_;
+      }
     }
     advance(id);
   }
@@ -392,7 +398,10 @@ void CollectiveRun::Evaluation::start_flows()
 
 void CollectiveRun::Evaluation::flows_ended(double t)
 {
-  clock_ = std::max(clock_, t);
+  if (t > clock_) {
+    clock_         = t;
+    instant_order_ = order_;
+  }
   if (ended_.empty())
     network_->advance(t, ended_);
   for (const auto& [id, end] : ended_) {
