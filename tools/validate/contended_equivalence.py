@@ -44,6 +44,20 @@ def random_fat_tree(rng):
     return (down, up, leaves, node_gbps, node_gbps * down / (up * rng.choice([1, 2, 4])))
 
 
+def random_system(rng, algorithms):
+    """The system keys both kinds of case draw: endpoint delay, chunks in flight, chunks, and the
+    algorithms (one per dimension) for every collective."""
+    system = {
+        "endpoint-delay": rng.choice([0, 10, 20]),
+        "active-chunks-per-dimension": rng.choice([1, 1, 1, 2]),
+        "preferred-dataset-splits": rng.choice([1, 2, 4, 8]),
+        "local-mem-bw": 50,
+    }
+    for c in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+        system[c + "-implementation"] = algorithms
+    return system
+
+
 def random_case(rng):
     if rng.random() < 0.25:
         return random_platform_case(rng)
@@ -63,19 +77,9 @@ def random_case(rng):
         if collective == "all_reduce":
             choices.append("doubleBinaryTree")
         algorithms.append(rng.choice(choices))
-    system = {
-        "scheduling-policy": "LIFO",
-        "endpoint-delay": rng.choice([0, 10, 20]),
-        "active-chunks-per-dimension": rng.choice([1, 1, 1, 2]),
-        "preferred-dataset-splits": rng.choice([1, 2, 4, 8]),
-        "all-reduce-implementation": algorithms,
-        "all-gather-implementation": algorithms,
-        "reduce-scatter-implementation": algorithms,
-        "all-to-all-implementation": algorithms,
-        "collective-optimization": rng.choice(["baseline", "localBWAware"]),
-        "local-mem-bw": 50,
-        "boost-mode": 0,
-    }
+    system = random_system(rng, algorithms)
+    system.update({"scheduling-policy": "LIFO", "collective-optimization": rng.choice(["baseline", "localBWAware"]),
+                   "boost-mode": 0})
     ranks = 1
     for _, npus, _, _ in dims:
         ranks *= npus
@@ -108,16 +112,7 @@ def random_platform_case(rng):
     jobs = 2 if rng.random() < 0.5 else 1
     return {
         "tree": tree,
-        "system": {
-            "endpoint-delay": rng.choice([0, 10, 20]),
-            "active-chunks-per-dimension": rng.choice([1, 1, 1, 2]),
-            "preferred-dataset-splits": rng.choice([1, 2, 4, 8]),
-            "all-reduce-implementation": algorithm,
-            "all-gather-implementation": algorithm,
-            "reduce-scatter-implementation": algorithm,
-            "all-to-all-implementation": algorithm,
-            "local-mem-bw": 50,
-        },
+        "system": random_system(rng, algorithm),
         "collective": collective,
         "size": rng.choice([65536, 1048576, 4194304]),
         "count": rng.choice([1, 2, 3]),
