@@ -8,13 +8,13 @@
 #include "core/collectives/nccl.hpp"
 #include "plugins/communicator/communicator.hpp"
 #include "plugins/communicator/network.hpp"
+#include "plugins/communicator/time_queue.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <memory>
-#include <queue>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -67,7 +67,6 @@ private:
     SharedFlow flow; ///< with lone flows: its flow for transfers of flow_bytes
     double flow_bytes = -1;
   };
-  using Event = std::tuple<double, uint64_t, uint32_t>; // when, order, task
 
   CollectiveRun& run_;
   const collectives::Schedule& s_;
@@ -77,9 +76,11 @@ private:
   const size_t per_chunk_;
   const double phase_start_; ///< the first phase's start after the rank's
   std::vector<std::unique_ptr<ChunkTimes>> times_;
+  std::unique_ptr<ChunkTimes> spare_; ///< the last finished chunk's
   std::vector<Task> tasks_;
   std::vector<Queues> queues_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  /** The tasks' events by (when, order): (order, task). */
+  TimeQueue<std::pair<uint64_t, uint32_t>> events_;
   uint64_t order_ = 0;
   std::unordered_map<uint64_t, PairPath> pairs_;
   /** With lone flows: what cannot be worked out here came (a path that is not exact, a flow network
@@ -150,7 +151,7 @@ bool CollectiveRun::Evaluation::run()
   // flow's end), the flows' events first, then the ranks, then the transfers they posted.
   const double precision = lone_ != nullptr ? 1e-9 : 0;
   while (not shared_) {
-    const double event = events_.empty() ? kNever : std::get<0>(events_.top());
+    const double event = events_.empty() ? kNever : events_.when();
     // (while something still happens at the network's instant, its round goes on: SimGrid works
     // shares out once every transfer of an instant has started)
     const bool this_instant =
@@ -173,8 +174,7 @@ bool CollectiveRun::Evaluation::run()
     }
     if (events_.empty())
       break;
-    uint32_t id          = std::get<2>(events_.top());
-    const uint64_t order = std::get<1>(events_.top());
+    const auto [order, id] = events_.front();
     events_.pop();
     if (lone_ != nullptr) {
       // a timer set before this instant that ends within its precision ends at it, as SimGrid's
@@ -207,7 +207,11 @@ bool CollectiveRun::Evaluation::run()
 CollectiveRun::Evaluation::ChunkTimes& CollectiveRun::Evaluation::chunk_times(uint32_t c)
 {
   if (not times_[c]) {
-    times_[c] = std::make_unique<ChunkTimes>();
+    if (spare_) { // (a finished chunk's arrays: their memory is not asked of the system again)
+      times_[c]             = std::move(spare_);
+      times_[c]->ranks_done = 0;
+    } else
+      times_[c] = std::make_unique<ChunkTimes>();
     times_[c]->posted.assign(per_chunk_, -1);
     times_[c]->arrival.assign(per_chunk_, 0);
   }
@@ -242,7 +246,7 @@ void CollectiveRun::Evaluation::start_task(uint32_t r, uint32_t c, size_t phase,
       current_.resize(static_cast<size_t>(s_.ranks) * run_.options_.chunks);
     current_[static_cast<size_t>(r) * run_.options_.chunks + c] = static_cast<uint32_t>(tasks_.size() - 1);
   }
-  events_.emplace(now, order_++, static_cast<uint32_t>(tasks_.size() - 1));
+  events_.push(now, {order_++, static_cast<uint32_t>(tasks_.size() - 1)});
 }
 
 void CollectiveRun::Evaluation::dispatch(uint32_t r, double now)
@@ -270,7 +274,7 @@ void CollectiveRun::Evaluation::phase_over(uint32_t id)
     if (--q.chunks_left == 0)
       run_.ends_[r] = now;
     if (++chunk_times(c).ranks_done == s_.ranks)
-      times_[c].reset();
+      spare_ = std::move(times_[c]);
   }
   dispatch(r, now);
 }
@@ -301,7 +305,7 @@ void CollectiveRun::Evaluation::post_sends(Task& t, size_t k, ChunkTimes& ch, ui
     }
     path.bytes += size;
     if (const int32_t waiter = ChunkTimes::waiter(ch.posted[index]); waiter >= 0)
-      events_.emplace(t.now, order_++, static_cast<uint32_t>(waiter));
+      events_.push(t.now, {order_++, static_cast<uint32_t>(waiter)});
     ch.posted[index] = t.now;
   }
   t.posted = true;
@@ -355,7 +359,7 @@ void CollectiveRun::Evaluation::advance(uint32_t id)
     t.step++;
     if (now > t.now) {
       t.now = now;
-      events_.emplace(now, order_++, id);
+      events_.push(now, {order_++, id});
       return;
     }
   }
@@ -408,7 +412,7 @@ void CollectiveRun::Evaluation::flows_ended(double t)
     const Posted& p = on_network_[id];
     double& arrival = chunk_times(p.chunk).arrival[p.index];
     if (arrival <= -2)
-      events_.emplace(t, order_++, static_cast<uint32_t>(-arrival - 2));
+      events_.push(t, {order_++, static_cast<uint32_t>(-arrival - 2)});
     arrival = std::max(end, p.not_before);
     if (p.not_before > end)
       network_end_[(static_cast<uint64_t>(p.chunk) << 40) | p.index] = end;
@@ -434,7 +438,7 @@ void CollectiveRun::Evaluation::taken(Task& t, const collectives::Transfer& tr, 
   sender.sent       = std::max(sender.sent, t.now);
   if (--sender.pending == 0 && sender.waits_sends) {
     sender.waits_sends = false;
-    events_.emplace(t.now, order_++, id);
+    events_.push(t.now, {order_++, id});
   }
 }
 

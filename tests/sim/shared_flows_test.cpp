@@ -4,6 +4,7 @@
  * traffic and under SimGrid's default LV08 with its factors, weight-S and TCP-gamma). */
 #include "plugins/communicator/network.hpp"
 #include "plugins/communicator/shared_flows.hpp"
+#include "plugins/communicator/time_queue.hpp"
 #include "sim_helpers.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -16,7 +17,9 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <queue>
 #include <random>
+#include <tuple>
 
 using namespace sgai;
 using communicator::SharedFlow;
@@ -392,4 +395,37 @@ TEST(SharedFlows, AFlowEnteringOnALinkMarkedThisInstantIsBoundOnlyByItsMarkedLin
   // X took its lone time: B's 1 GB/s for its 1e9 bytes after B's 100 ns, though V crossed B
   EXPECT_NEAR(simgrid[1], 1e-7 + 1.0, 1e-9);
   EXPECT_LT(simgrid[3], 0.1); // (V, 13 ms, crossed B while X ran)
+}
+
+TEST(TimeQueue, GivesEventsInTheOrderOfAHeapOfTimeAndSequence)
+{
+  // random pushes and pops, many at a few times (as ranks in step make them), some at once: the
+  // queue gives what a min-heap of (time, sequence) gives
+  std::mt19937_64 rng(5);
+  communicator::TimeQueue<uint64_t> q;
+  std::priority_queue<std::tuple<double, uint64_t>, std::vector<std::tuple<double, uint64_t>>, std::greater<>> heap;
+  uint64_t seq  = 0;
+  double now    = 0;
+  size_t popped = 0;
+  for (int round = 0; round < 20000; round++) {
+    const int pushes = static_cast<int>(rng() % 4);
+    for (int i = 0; i < pushes; i++) {
+      const double when = now + static_cast<double>(rng() % 3) * 0.5; // (now, or one of two later times)
+      q.push(when, seq);
+      heap.emplace(when, seq);
+      seq++;
+    }
+    const int pops = static_cast<int>(rng() % 4);
+    for (int i = 0; i < pops && not heap.empty(); i++) {
+      ASSERT_FALSE(q.empty());
+      ASSERT_EQ(q.when(), std::get<0>(heap.top()));
+      ASSERT_EQ(q.front(), std::get<1>(heap.top()));
+      now = q.when();
+      q.pop();
+      heap.pop();
+      popped++;
+    }
+    EXPECT_EQ(q.empty(), heap.empty());
+  }
+  EXPECT_GT(popped, 10000U);
 }
