@@ -86,12 +86,27 @@ TEST(Gemm, FixedCostsPerKernelAndWave)
 TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)
 {
   auto cat = sgai::platform::load_catalogue("platforms/catalogues/accelerators.json");
-  for (const char* name : {"A100 SXM4 80GB", "H100 SXM5 80GB", "H200 SXM 141GB", "B200 SXM 180GB"}) {
+  // every GPU the training model names has what the kernel model needs: a matmul figure and a
+  // streaming fraction, each with its source
+  for (const char* name : {"A100 SXM4 40GB", "A100 SXM4 80GB", "H100 SXM5 80GB", "H200 SXM 141GB", "B200 SXM 180GB"}) {
     const auto& g = cat.gpus.at(name);
     ASSERT_TRUE(g.matmul.count("bf16")) << name;
-    EXPECT_GT(g.matmul.at("bf16").fraction, 0.7) << name;
+    EXPECT_GT(g.matmul.at("bf16").fraction, 0.6) << name;
     EXPECT_NE(g.matmul_source.find("ml-engineering"), std::string::npos) << name;
+    EXPECT_GT(g.stream_fraction, 0.7) << name;
   }
+  // Hopper and Blackwell BF16: the sustained rate (MSMF: the GPU at its power limit), not the
+  // boost burst; H100 and H200 share the H200's measurement (the same die and limit)
+  for (const char* name : {"H100 SXM5 80GB", "H200 SXM 141GB"}) {
+    const auto& bf16 = cat.gpus.at(name).matmul.at("bf16");
+    EXPECT_EQ(bf16.fraction, 0.753) << name;
+    EXPECT_EQ(bf16.m, 1536u);
+    EXPECT_EQ(bf16.n, 2816u);
+    EXPECT_EQ(bf16.k, 6144u);
+    EXPECT_NE(cat.gpus.at(name).matmul_source.find("MSMF"), std::string::npos) << name;
+  }
+  EXPECT_EQ(cat.gpus.at("B200 SXM 180GB").matmul.at("bf16").fraction, 0.640);
+  EXPECT_EQ(cat.gpus.at("B200 SXM 180GB").stream_fraction, 0.75);
   const auto& h100 = cat.gpus.at("H100 SXM5 80GB").matmul.at("fp8");
   EXPECT_EQ(h100.fraction, 0.709);
   EXPECT_EQ(h100.m, 1024u);

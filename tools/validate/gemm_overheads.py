@@ -3,12 +3,14 @@
 
 sgai's GEMM model (core/kernels/gemm.hpp): output tiles of 256x128, 128x256 or 128x128 spread over
 the SMs in waves; each wave costs a fixed time plus its tiles' FLOPs at the SM's tile rate; each
-kernel a fixed time; the tile rate is set so that the model gives the catalogue's measured best
-GEMM (ml-engineering's maximum achievable matmul, H100: 80.3% of 989.4 TFLOP/s at 2048x2048x13312).
-The two fixed costs are found here by a grid search (0.125 us steps) that minimizes the RMS of the
-log error over OpenXLA's measured H100 BF16 GEMMs of training size (platforms/catalogues/measurements:
-2 b m n k >= 4 GFLOP and k >= 1024), and printed with each shape's error against the model without
-them. The catalogue's H100 and H200 `matmul/overheads` are these values.
+kernel a fixed time; the tile rate is set so that the model gives a measured best GEMM. XLA's
+measurements are short runs at the boost clock, so the fit anchors the tile rate on the burst
+figure measured the same way (ml-engineering's maximum achievable matmul, H100: 80.3% of 989.4
+TFLOP/s at 2048x2048x13312). The two fixed costs are found here by a grid search (0.125 us steps)
+that minimizes the RMS of the log error over OpenXLA's measured H100 BF16 GEMMs of training size
+(platforms/catalogues/measurements: 2 b m n k >= 4 GFLOP and k >= 1024), and printed with each
+shape's error against the model without them. The catalogue's H100 and H200 `matmul/overheads` are
+these values; their BF16 tile rate is then anchored on the sustained figure (MSMF) instead.
 Usage: tools/validate/gemm_overheads.py
 """
 import csv
