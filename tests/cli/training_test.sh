@@ -98,7 +98,17 @@ PY
     grep -qE '^Parallelism: TP 2 x PP 4 x CP 1 x DP 8 = 64 GPUs; 8 micro-batches of 1 per replica, 2 virtual stages' <<<"$out" ||
       fail "parallelism: $out"
     grep -qE '^  pipeline bubble +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "bubble: $out"
-    grep -qE '^  exposed TP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "tp: $out" ;;
+    grep -qE '^  exposed TP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "tp: $out"
+    # other GPU generations and fabrics: DGX A100 nodes on HDR, B200 nodes (every GPU the kernel
+    # model names has its figures), each at its own rates
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-a100-superpod.json --gpus 48; expect_rc 0
+    grep -qE '^Platform: dgx-a100-superpod \(A100 SXM4 80GB, 8 a node; NCCL sees [0-9.]+ GB/s per GPU in a node, 200.0 GB/s per node across\)$' <<<"$out" ||
+      fail "a100 platform: $out"
+    a100=$(grep -oE 'TFLOP/s per GPU, MFU [0-9.]+%' <<<"$out" | grep -oE '[0-9.]+%')
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/p6-b200.json --gpus 8 --global-batch-size 8; expect_rc 0
+    b200=$(grep -oE '^Iteration: [0-9.]+ s, [0-9]+ tokens/s, [0-9.]+' <<<"$out" | awk '{print $NF}')
+    python3 -c "import json,sys; h=json.load(open(sys.argv[1]))['tflops_per_gpu']; a=float(sys.argv[2].rstrip('%'))*3.12; b=float(sys.argv[3])
+assert 0 < a < h < b, (a, h, b)" "$J.first" "$a100" "$b200" || fail "A100 < H100 < B200 per GPU: $a100 $b200" ;;
 
   train_predict_bogus)
     P=platforms/dgx-h100-superpod.json
