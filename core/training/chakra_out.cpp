@@ -89,8 +89,8 @@ private:
   void reduce(double params, const std::string& name)
   {
     if (d_ > 1)
-      comm(dist_ ? chakra::CollectiveType::reduce_scatter : chakra::CollectiveType::all_reduce, params * 4, name,
-           last_);
+      comm(dist_ ? chakra::CollectiveType::reduce_scatter : chakra::CollectiveType::all_reduce,
+           params * c_.grad_bytes(), name, last_);
   }
   void gather_parameters()
   {

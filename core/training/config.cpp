@@ -73,6 +73,13 @@ uint64_t TrainingConfig::gpus() const
          data_parallel_size;
 }
 
+double TrainingConfig::grad_bytes() const
+{
+  if (precision == Precision::fp16)
+    return accumulate_allreduce_grads_in_fp32 ? 4 : 2;
+  return grad_reduce_in_bf16 ? 2 : 4;
+}
+
 namespace {
 
 [[noreturn]] void fail(const Setting& s, const std::string& message);
@@ -284,8 +291,34 @@ const std::vector<std::pair<std::string, Apply>>& keys()
          choice(s, {"e4m3", "hybrid"});
          c.precision = Precision::fp8;
        }},
+      {"grad-reduce-in-bf16", [](TrainingConfig& c, const Setting& s) { c.grad_reduce_in_bf16 = flag(s); }},
+      {"accumulate-allreduce-grads-in-fp32",
+       [](TrainingConfig& c, const Setting& s) { c.accumulate_allreduce_grads_in_fp32 = flag(s); }},
   };
   return table;
+}
+
+/** An alias's setting as the known keys it stands for (none when a switch is off). */
+std::vector<Setting> unalias(const Setting& s)
+{
+  auto as = [&](const std::string& key, const std::string& value) { return Setting{key, value, s.file, s.place}; };
+  if (s.key == "checkpoint-activations")
+    return flag(s) ? std::vector<Setting>{as("recompute-granularity", "full"), as("recompute-method", "uniform")}
+                   : std::vector<Setting>{};
+  if (s.key == "activations-checkpoint-method")
+    return {as("recompute-granularity", "full"), as("recompute-method", s.value)};
+  if (s.key == "activations-checkpoint-num-layers")
+    return {as("recompute-num-layers", s.value)};
+  if (s.key == "recompute-activations")
+    return flag(s) ? std::vector<Setting>{as("recompute-granularity", "selective")} : std::vector<Setting>{};
+  if (s.key == "use-flash-attn")
+    return flag(s) ? std::vector<Setting>{as("attention-backend", "flash")} : std::vector<Setting>{};
+  return {s};
+}
+
+bool listed(const std::vector<std::pair<std::string, int>>& table, const std::string& key)
+{
+  return std::any_of(table.begin(), table.end(), [&](const auto& e) { return e.first == key; });
 }
 
 /** "num_layers" and "--num-layers" -> "num-layers". */
@@ -311,10 +344,12 @@ std::vector<Setting> yaml_settings(const std::string& file, const std::string& t
   for (const auto& kv : root) {
     if (not kv.first.IsScalar())
       throw InputError(file, line_of(kv.first.Mark()), "a key must be a name");
-    if (not kv.second.IsScalar())
+    const bool unmodelled = listed(unmodelled_keys(), normal_key(kv.first.Scalar()));
+    if (not kv.second.IsScalar() && not unmodelled) // (a data-path may list several)
       throw InputError(file, line_of(kv.second.Mark()),
                        quote(kv.first.Scalar()) + " must be a single value, not a list or a mapping");
-    out.push_back({kv.first.Scalar(), kv.second.Scalar(), file, line_of(kv.first.Mark())});
+    out.push_back({kv.first.Scalar(), kv.second.IsScalar() ? kv.second.Scalar() : std::string("(several)"), file,
+                   line_of(kv.first.Mark())});
   }
   return out;
 }
@@ -327,8 +362,12 @@ std::vector<Setting> json_settings(const std::string& file, const std::string& t
   for (const std::string& key : o.take_all_keys()) {
     json::Value v     = *o.optional(key);
     std::string where = "at " + v.pointer();
-    if (v.is_object() || v.is_array())
+    if ((v.is_object() || v.is_array()) && not listed(unmodelled_keys(), normal_key(key)))
       throw InputError(file, where, quote(key) + " must be a single value, not a list or an object");
+    if (v.is_object() || v.is_array()) { // (a data-path may list several)
+      out.push_back({key, "(several)", file, where});
+      continue;
+    }
     if (key == "sgai_training") {
       if (v.dump() != "1")
         throw InputError(file, where, "sgai_training " + v.dump() + ": this sgai reads version 1");
@@ -366,8 +405,14 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
        {"num-layers", "hidden-size", "num-attention-heads", "seq-length", "micro-batch-size", "global-batch-size"})
     if (not by.count(key))
       missing(key);
-  if (not by.count("vocab-size") && not by.count("padded-vocab-size"))
-    missing("vocab-size");
+  if (not by.count("vocab-size") && not by.count("padded-vocab-size")) {
+    // Megatron-LM takes the vocabulary from its tokenizer's files, which sgai does not open: a
+    // merge file is GPT-2's BPE (GPT2BPETokenizer, the only one that reads one), 50,257 tokens
+    if (std::find(c.unmodelled.begin(), c.unmodelled.end(), "merge-file") == c.unmodelled.end())
+      missing("vocab-size");
+    c.vocab_size = 50257;
+    c.notes.push_back("vocab-size 50257: a merge-file is GPT-2's BPE vocabulary (give vocab-size for another)");
+  }
   if (by.count("bf16") && by.count("fp16") && flag(by.at("bf16")) && flag(by.at("fp16")))
     fail(by.at("fp16"), "bf16 is true too: one precision");
 
@@ -476,6 +521,148 @@ const std::vector<std::string>& known_keys()
   return names;
 }
 
+const std::vector<std::pair<std::string, int>>& unmodelled_keys()
+{
+  // Megatron-LM's arguments.py: the learning-rate schedule and optimizer hyperparameters, loss
+  // scaling, initialization, run length, evaluation, logging, checkpoints, data and tokenizer,
+  // process setup; kernel fusions, position embeddings and bias switches (their kernels' cost is
+  // not priced apart); FP8 bookkeeping
+  static const std::vector<std::pair<std::string, int>> table = {
+      {"lr", 1},
+      {"min-lr", 1},
+      {"lr-decay-style", 1},
+      {"lr-decay-iters", 1},
+      {"lr-decay-samples", 1},
+      {"lr-warmup-fraction", 1},
+      {"lr-warmup-iters", 1},
+      {"lr-warmup-samples", 1},
+      {"lr-warmup-init", 1},
+      {"decoupled-lr", 1},
+      {"decoupled-min-lr", 1},
+      {"weight-decay", 1},
+      {"start-weight-decay", 1},
+      {"end-weight-decay", 1},
+      {"weight-decay-incr-style", 1},
+      {"clip-grad", 1},
+      {"adam-beta1", 1},
+      {"adam-beta2", 1},
+      {"adam-eps", 1},
+      {"sgd-momentum", 1},
+      {"loss-scale", 1},
+      {"initial-loss-scale", 1},
+      {"min-loss-scale", 1},
+      {"loss-scale-window", 1},
+      {"hysteresis", 1},
+      {"init-method-std", 1},
+      {"init-method-xavier-uniform", 0},
+      {"seed", 1},
+      {"train-iters", 1},
+      {"train-samples", 1}, {"step-batch-size-schedule", 1},
+      {"rampup-batch-size", -1},
+      {"exit-interval", 1},
+      {"exit-duration-in-mins", 1},
+      {"exit-signal-handler", 0},
+      {"eval-iters", 1},
+      {"eval-interval", 1},
+      {"log-interval", 1},
+      {"log-throughput", 0},
+      {"log-params-norm", 0},
+      {"log-num-zeros-in-grad", 0},
+      {"log-timers-to-tensorboard", 0},
+      {"log-validation-ppl-to-tensorboard", 0},
+      {"log-memory-to-tensorboard", 0},
+      {"log-world-size-to-tensorboard", 0},
+      {"tensorboard-dir", 1},
+      {"tensorboard-log-interval", 1},
+      {"timing-log-level", 1},
+      {"wandb-project", 1},
+      {"wandb-exp-name", 1},
+      {"wandb-save-dir", 1},
+      {"save", 1},
+      {"load", 1},
+      {"save-interval", 1},
+      {"no-save-optim", 0},
+      {"no-save-rng", 0},
+      {"no-load-optim", 0},
+      {"no-load-rng", 0},
+      {"finetune", 0},
+      {"use-checkpoint-args", 0},
+      {"ckpt-format", 1},
+      {"use-dist-ckpt", 0},
+      {"async-save", 0},
+      {"data-path", -1},
+      {"train-data-path", -1},
+      {"valid-data-path", -1},
+      {"test-data-path", -1},
+      {"data-cache-path", 1},
+      {"split", 1},
+      {"mock-data", 0},
+      {"vocab-file", 1},
+      {"merge-file", 1},
+      {"tokenizer-type", 1},
+      {"tokenizer-model", 1},
+      {"tiktoken-pattern", 1},
+      {"num-workers", 1},
+      {"dataloader-type", 1},
+      {"no-mmap-bin-files", 0},
+      {"no-create-attention-mask-in-dataloader", 0},
+      {"reset-position-ids", 0},
+      {"reset-attention-mask", 0},
+      {"eod-mask-loss", 0},
+      {"distributed-backend", 1},
+      {"distributed-timeout-minutes", 1},
+      {"DDP-impl", 1},
+      {"use-mcore-models", 0},
+      {"transformer-impl", 1},
+      {"max-position-embeddings", 1},
+      {"position-embedding-type", 1},
+      {"use-rotary-position-embeddings", 0},
+      {"rotary-base", 1},
+      {"rotary-percent", 1},
+      {"rotary-seq-len-interpolation-factor", 1},
+      {"no-position-embedding", 0},
+      {"group-query-attention", 0},
+      {"disable-bias-linear", 0},
+      {"apply-layernorm-1p", 0},
+      {"apply-query-key-layer-scaling", 0},
+      {"attention-softmax-in-fp32", 0},
+      {"no-masked-softmax-fusion", 0},
+      {"no-bias-gelu-fusion", 0},
+      {"no-bias-dropout-fusion", 0},
+      {"no-bias-swiglu-fusion", 0},
+      {"no-rope-fusion", 0},
+      {"no-gradient-accumulation-fusion", 0},
+      {"no-persist-layer-norm", 0},
+      {"cross-entropy-loss-fusion", 0},
+      {"calculate-per-token-loss", 0},
+      {"manual-gc", 0},
+      {"manual-gc-interval", 1},
+      {"empty-unused-memory-level", 1},
+      {"profile", 0},
+      {"profile-step-start", 1},
+      {"profile-step-end", 1},
+      {"profile-ranks", -1},
+      {"no-check-for-nan-in-loss-and-grad", 0},
+      {"no-overlap-p2p-communication", 0},
+      {"fp8-amax-history-len", 1},
+      {"fp8-amax-compute-algo", 1},
+      {"fp8-param-gather", 0},
+  };
+  return table;
+}
+
+const std::vector<std::pair<std::string, int>>& alias_keys()
+{
+  static const std::vector<std::pair<std::string, int>> table = {
+      {"checkpoint-activations", 0},            // Megatron-LM 2021: full recomputation, uniform, 1 layer
+      {"activations-checkpoint-method", 1},     // uniform or block: full recomputation so
+      {"activations-checkpoint-num-layers", 1}, // recompute-num-layers
+      {"recompute-activations", 0},             // selective recomputation
+      {"use-flash-attn", 0},                    // attention-backend flash
+  };
+  return table;
+}
+
 bool is_boolean_key(const std::string& key)
 {
   static const std::vector<std::string> flags = {"swiglu",
@@ -489,7 +676,9 @@ bool is_boolean_key(const std::string& key)
                                                  "overlap-param-gather",
                                                  "tp-comm-overlap",
                                                  "bf16",
-                                                 "fp16"};
+                                                 "fp16",
+                                                 "grad-reduce-in-bf16",
+                                                 "accumulate-allreduce-grads-in-fp32"};
   return std::find(flags.begin(), flags.end(), key) != flags.end();
 }
 
@@ -509,22 +698,31 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
   // the last setting of a key wins (the command line's come after the file's); a key twice in one
   // file is an error
   std::map<std::string, Setting> by_key;
+  std::vector<std::string> unmodelled;
   for (const Setting& raw : given) {
-    Setting s         = raw;
-    s.key             = normal_key(s.key);
-    const auto& known = known_keys();
-    if (std::find(known.begin(), known.end(), s.key) == known.end()) {
-      std::string message = "unknown key " + quote(raw.key) + " (known: " + json::list_names(known, 60) + ")";
-      if (s.file.empty())
-        throw UsageError(message);
-      throw InputError(s.file, s.place, message);
+    Setting named = raw;
+    named.key     = normal_key(named.key);
+    if (listed(unmodelled_keys(), named.key)) {
+      if (std::find(unmodelled.begin(), unmodelled.end(), named.key) == unmodelled.end())
+        unmodelled.push_back(named.key);
+      continue;
     }
-    auto it = by_key.find(s.key);
-    if (it != by_key.end() && not s.file.empty() && it->second.file == s.file)
-      throw InputError(s.file, s.place, s.key + " is given twice (also " + it->second.place + ")");
-    by_key[s.key] = s;
+    const auto& known = known_keys();
+    if (not listed(alias_keys(), named.key) && std::find(known.begin(), known.end(), named.key) == known.end()) {
+      std::string message = "unknown key " + quote(raw.key) + " (known: " + json::list_names(known, 60) + ")";
+      if (named.file.empty())
+        throw UsageError(message);
+      throw InputError(named.file, named.place, message);
+    }
+    for (const Setting& s : unalias(named)) {
+      auto it = by_key.find(s.key);
+      if (it != by_key.end() && not s.file.empty() && it->second.file == s.file)
+        throw InputError(s.file, s.place, s.key + " is given twice (also " + it->second.place + ")");
+      by_key[s.key] = s;
+    }
   }
   TrainingConfig c;
+  c.unmodelled = unmodelled;
   for (const auto& [key, apply] : keys())
     if (auto it = by_key.find(key); it != by_key.end())
       apply(c, it->second);

@@ -71,6 +71,10 @@ struct TrainingConfig {
   // recomputation and precision
   Recompute recompute_granularity = Recompute::none;
   Precision precision             = Precision::bf16;
+  /** The data-parallel gradients' type, as Megatron-LM picks it: fp32 under bf16 (unless
+   *  grad-reduce-in-bf16), the parameters' under fp16 (unless accumulate-allreduce-grads-in-fp32). */
+  bool grad_reduce_in_bf16                = false;
+  bool accumulate_allreduce_grads_in_fp32 = false;
 
   uint32_t recompute_num_layers = 1; ///< full recomputation: layers per recomputed group
 
@@ -89,6 +93,16 @@ struct TrainingConfig {
   /** Micro-batches per iteration and data-parallel replica. */
   uint32_t microbatches() const;
   uint64_t gpus() const;
+  /** Bytes of a gradient as the data-parallel group reduces it (and the main gradient buffer holds
+   *  it): 4 or 2. */
+  double grad_bytes() const;
+
+  /** Megatron-LM arguments the description gave that change nothing sgai predicts (data, logging,
+   *  checkpoints, learning-rate schedule, ...), in the order given: make_config accepts them. */
+  std::vector<std::string> unmodelled;
+  /** What make_config took in their place where Megatron-LM derives a value sgai cannot (the
+   *  vocabulary of a tokenizer file), one line each. */
+  std::vector<std::string> notes;
 };
 
 /** Where each setting came from, for messages: a file and a place ("line 4", "at /num-layers") or
@@ -106,6 +120,13 @@ constexpr uint64_t kMaxPipelinePasses = 1 << 20;
 
 /** Every key a description may hold, with dashes, in the order docs/training.md lists them. */
 const std::vector<std::string>& known_keys();
+/** Megatron-LM's arguments that a description may hold and that change nothing sgai predicts, each
+ *  with the values it takes on a command line: 0 (a switch), 1, or -1 (one or more). Accepted,
+ *  listed in TrainingConfig::unmodelled. */
+const std::vector<std::pair<std::string, int>>& unmodelled_keys();
+/** Megatron-LM's older or other names for what known keys say (Megatron-LM 2021's
+ *  activations-checkpoint-method, use-flash-attn, ...): each alias with its arity as above. */
+const std::vector<std::pair<std::string, int>>& alias_keys();
 /** Whether a key takes true or false (Megatron's store_true flags: swiglu, sequence-parallel, ...). */
 bool is_boolean_key(const std::string& key);
 

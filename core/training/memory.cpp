@@ -74,7 +74,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
   // bytes per parameter: weights, main gradients, optimizer state (Megatron's table)
   const bool fp16        = c.precision == Precision::fp16;
   const double w_bytes   = 2;
-  const double g_bytes   = fp16 ? 2 : 4;
+  const double g_bytes   = c.grad_bytes();
   const double opt_bytes = fp16 ? 16 : 12;
   const double layer_act = activation_bytes_per_layer(c);
 

@@ -16,9 +16,8 @@ namespace cn = collectives::nccl;
 
 namespace {
 
-/** Bytes of a 16-bit value, of an fp32 one. */
-constexpr double kHalf  = 2;
-constexpr double kFloat = 4;
+/** Bytes of a 16-bit value. */
+constexpr double kHalf = 2;
 
 /** Linear interpolation in log2 of the sequence, clamped to the measured range. */
 double rate_at(const std::vector<double>& seq, const std::vector<double>& rate, double s)
@@ -389,13 +388,14 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     return ps == Pass::forward ? chunk(r, ch).fwd : chunk(r, ch).bwd;
   };
 
-  // data-parallel communication: fp32 gradients (Megatron reduces in fp32 under bf16), bf16
-  // parameters gathered back with the distributed optimizer
+  // data-parallel communication: the gradients in fp32 under bf16 (Megatron's default, unless
+  // grad-reduce-in-bf16), in fp16 under fp16; 16-bit parameters gathered back with the distributed
+  // optimizer
   const uint32_t dp_node = ranks_per_node(d, t, f.gpus_per_node);
   const bool dist        = c.use_distributed_optimizer || c.use_torch_fsdp2; // FSDP: reduce-scatter and gather too
   auto reduce            = [&](double params) {
-    return dist ? collective_time(f, Collective::reduce_scatter, d, dp_node, params * kFloat)
-                           : collective_time(f, Collective::all_reduce, d, dp_node, params * kFloat);
+    return dist ? collective_time(f, Collective::reduce_scatter, d, dp_node, params * c.grad_bytes())
+                           : collective_time(f, Collective::all_reduce, d, dp_node, params * c.grad_bytes());
   };
   auto gather = [&](double params) {
     return dist ? collective_time(f, Collective::all_gather, d, dp_node, params * kHalf) : 0.0;

@@ -119,6 +119,7 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   const double experts   = c.num_experts > 0 ? layers * (p.mlp_per_layer - h * c.num_experts) / (double(e) * t) : 0;
   const double dense     = memory_per_stage(c).front().parameters - experts;
   const char* it         = "iteration";
+  const char* grads      = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
   auto data              = [&](uint32_t ranks, double params, const char* what) {
     if (ranks <= 1 || params <= 0)
       return;
@@ -128,15 +129,16 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
                        {Group::data, Collective::all_gather, Phase::forward, ranks, 2 * layer, 1, "layer and micro-batch", what});
       out.push_back(
                        {Group::data, Collective::all_gather, Phase::backward, ranks, 2 * layer, 1, "layer and micro-batch", what});
-      out.push_back({Group::data, Collective::reduce_scatter, Phase::backward, ranks, 4 * layer, 1,
+      out.push_back({Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * layer, 1,
                      "layer and micro-batch", "their gradients"});
     } else if (c.use_distributed_optimizer) {
       out.push_back(
-                       {Group::data, Collective::reduce_scatter, Phase::backward, ranks, 4 * params, 1, it, "fp32 gradients"});
+                       {Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
       out.push_back(
                        {Group::data, Collective::all_gather, Phase::optimizer, ranks, 2 * params, 1, it, "updated bf16 parameters"});
     } else {
-      out.push_back({Group::data, Collective::all_reduce, Phase::backward, ranks, 4 * params, 1, it, "fp32 gradients"});
+      out.push_back(
+                       {Group::data, Collective::all_reduce, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
     }
   };
   data(d, dense, "parameters");

@@ -108,7 +108,27 @@ PY
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/p6-b200.json --gpus 8 --global-batch-size 8; expect_rc 0
     b200=$(grep -oE '^Iteration: [0-9.]+ s, [0-9]+ tokens/s, [0-9.]+' <<<"$out" | awk '{print $NF}')
     python3 -c "import json,sys; h=json.load(open(sys.argv[1]))['tflops_per_gpu']; a=float(sys.argv[2].rstrip('%'))*3.12; b=float(sys.argv[3])
-assert 0 < a < h < b, (a, h, b)" "$J.first" "$a100" "$b200" || fail "A100 < H100 < B200 per GPU: $a100 $b200" ;;
+assert 0 < a < h < b, (a, h, b)" "$J.first" "$a100" "$b200" || fail "A100 < H100 < B200 per GPU: $a100 $b200"
+    # a launch script's arguments as they are: Narayanan et al.'s 145B row (Megatron-LM's
+    # examples/academic_paper_scripts/sc21, CONFIG.sh and run_table_1.sh), Megatron-LM 2021's names
+    run "$SGAI" train predict --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 --micro-batch-size 2 \
+      --global-batch-size 2304 --num-layers 80 --hidden-size 12288 --num-attention-heads 96 \
+      --activations-checkpoint-method uniform --num-layers-per-virtual-pipeline-stage 5 --DDP-impl local \
+      --data-path /data/gpt --vocab-file gpt2-vocab.json --merge-file gpt2-merges.txt --log-interval 5 --seq-length 2048 \
+      --max-position-embeddings 2048 --train-iters 500 --lr-decay-iters 320 --lr 0.0001 --min-lr 0.00001 \
+      --lr-decay-style cosine --lr-warmup-fraction 0.01 --split 969,30,1 --eval-iters 100 --eval-interval 1000 \
+      --clip-grad 1.0 --fp16 --loss-scale 8192 --platform platforms/dgx-a100-superpod.json --gpus 1536
+    expect_rc 0
+    grep -qE '^sgai: note: Megatron-LM arguments taken but not modelled \(docs/training.md\): DDP-impl, clip-grad, data-path,' \
+      <<<"$err" || fail "unmodelled: $err"
+    grep -q "^sgai: note: vocab-size 50257: a merge-file is GPT-2's BPE vocabulary" <<<"$err" || fail "vocabulary: $err"
+    grep -q '^Model: 80 layers, hidden 12288, 96 heads (96 query groups), FFN 49152, sequence 2048, vocabulary 51200: 145.588 B parameters$' \
+      <<<"$out" || fail "145B: $out"
+    grep -q '^Parallelism: TP 8 x PP 8 x CP 1 x DP 24 = 1536 GPUs; 48 micro-batches of 2 per replica, 2 virtual stages, full recomputation$' \
+      <<<"$out" || fail "145B parallelism: $out"
+    # a misspelt one is still an error
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-a100-superpod.json --gpus 48 --lr-decay-styel cosine
+    expect_rc 2 ;;
 
   train_predict_bogus)
     P=platforms/dgx-h100-superpod.json

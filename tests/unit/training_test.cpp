@@ -123,6 +123,76 @@ TEST(TrainingConfig, EachInconsistencyIsOneErrorNamingTheKeyAndValue)
   EXPECT_EQ(error_of(no_layers, 48), ": missing num-layers (a training description needs it)");
 }
 
+TEST(TrainingConfig, ALaunchScriptsOtherArgumentsAreTakenAndListed)
+{
+  // Megatron-LM's own scripts give the learning-rate schedule, data, logging and checkpoints too:
+  // taken, listed once in the order given, changing nothing; a misspelt key is still an error
+  auto kv = gpt_1_7b();
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"lr", "6.0e-5"},
+                                                                             {"data_path", "/data/x"},
+                                                                             {"split", "949,50,1"},
+                                                                             {"DDP-impl", "local"},
+                                                                             {"no-load-optim", "true"},
+                                                                             {"max-position-embeddings", "4096"}})
+    kv.emplace_back(k, v);
+  TrainingConfig c = make_config(settings(kv), 48);
+  EXPECT_EQ(c.unmodelled, (std::vector<std::string>{"lr", "data-path", "split", "DDP-impl", "no-load-optim",
+                                                    "max-position-embeddings"}));
+  TrainingConfig plain = make_config(settings(gpt_1_7b()), 48);
+  EXPECT_EQ(c.padded_vocab_size, plain.padded_vocab_size);
+  EXPECT_EQ(c.microbatches(), plain.microbatches());
+  EXPECT_TRUE(plain.unmodelled.empty());
+  EXPECT_EQ(error_of(with(gpt_1_7b(), "lrr", "1"), 48).rfind("line 9: unknown key 'lrr'", 0), 0u);
+  // a file may list several data paths
+  auto dir = std::filesystem::temp_directory_path() / "sgai_training_unmodelled";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "t.json") << R"({"num-layers": 24, "hidden-size": 2048, "num-attention-heads": 16,
+    "seq-length": 4096, "vocab-size": 131072, "micro-batch-size": 1, "global-batch-size": 192,
+    "data-path": ["0.5", "/a", "0.5", "/b"], "lr": 0.0001})";
+  EXPECT_EQ(make_config(read_settings(dir / "t.json"), 48).unmodelled, (std::vector<std::string>{"data-path", "lr"}));
+  std::ofstream(dir / "t.json") << R"({"num-layers": [24]})";
+  EXPECT_THROW(read_settings(dir / "t.json"), sgai::InputError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TrainingConfig, MegatronsOlderNamesAreWhatTheySay)
+{
+  // Megatron-LM 2021 (Narayanan et al.'s scripts): activations-checkpoint-method is full
+  // recomputation; checkpoint-activations the same, uniform; recompute-activations selective;
+  // use-flash-attn a fused attention
+  auto c = make_config(settings(with(gpt_1_7b(), "activations-checkpoint-method", "block")), 48);
+  EXPECT_EQ(c.recompute_granularity, Recompute::full);
+  c = make_config(
+      settings(with(with(gpt_1_7b(), "checkpoint-activations", "true"), "activations-checkpoint-num-layers", "2")), 48);
+  EXPECT_EQ(c.recompute_granularity, Recompute::full);
+  EXPECT_EQ(c.recompute_num_layers, 2u);
+  c = make_config(settings(with(gpt_1_7b(), "checkpoint-activations", "false")), 48);
+  EXPECT_EQ(c.recompute_granularity, Recompute::none);
+  c = make_config(settings(with(gpt_1_7b(), "recompute-activations", "true")), 48);
+  EXPECT_EQ(c.recompute_granularity, Recompute::selective);
+  c = make_config(settings(with(gpt_1_7b(), "use-flash-attn", "true")), 48);
+  EXPECT_TRUE(c.fused_attention);
+  EXPECT_TRUE(c.unmodelled.empty());
+  EXPECT_NE(error_of(with(with(gpt_1_7b(), "attention-backend", "unfused"), "use-flash-attn", "true"), 48)
+                .find("line 10: attention-backend is given twice (also line 9)"),
+            std::string::npos);
+  // the same setting under both names in one file is given twice
+  EXPECT_NE(
+      error_of(with(with(gpt_1_7b(), "recompute-granularity", "full"), "activations-checkpoint-method", "uniform"), 48)
+          .find("recompute-granularity is given twice"),
+      std::string::npos);
+  // a merge file is GPT-2's BPE: 50,257 tokens when no vocab-size is given, and said so
+  auto kv = gpt_1_7b();
+  kv.erase(std::remove_if(kv.begin(), kv.end(), [](const auto& e) { return e.first == "vocab-size"; }), kv.end());
+  EXPECT_NE(error_of(kv, 48).find("missing vocab-size"), std::string::npos);
+  kv.emplace_back("merge-file", "gpt2-merges.txt");
+  c = make_config(settings(kv), 48);
+  EXPECT_EQ(c.vocab_size, 50257u);
+  EXPECT_EQ(c.padded_vocab_size, 50304u);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("vocab-size 50257"), std::string::npos);
+}
+
 TEST(TrainingConfig, UnevenStagesAsMegatronCoreBuildsThem)
 {
   // 14 layers on 4 stages (global batch 96 over DP 12: 8 micro-batches, a multiple of PP)
@@ -467,4 +537,25 @@ TEST(TrainingTraffic, DataParallelGradientsAndPipelineBoundaries)
   it = iteration_transfers(c);
   ASSERT_EQ(it.size(), 1u);
   EXPECT_EQ(it[0].collective, Collective::all_reduce);
+}
+
+TEST(TrainingConfig, GradientsReduceInTheTypeMegatronPicks)
+{
+  // fp32 under bf16 (Megatron-LM's arguments.py), unless grad-reduce-in-bf16; the parameters' type
+  // under fp16, unless accumulate-allreduce-grads-in-fp32
+  EXPECT_EQ(make_config(settings(gpt_1_7b()), 48).grad_bytes(), 4);
+  EXPECT_EQ(make_config(settings(with(gpt_1_7b(), "grad-reduce-in-bf16", "true")), 48).grad_bytes(), 2);
+  EXPECT_EQ(make_config(settings(with(gpt_1_7b(), "fp16", "true")), 48).grad_bytes(), 2);
+  EXPECT_EQ(
+      make_config(settings(with(with(gpt_1_7b(), "fp16", "true"), "accumulate-allreduce-grads-in-fp32", "true")), 48)
+          .grad_bytes(),
+      4);
+  // the data-parallel reduce-scatter and the gradient buffer follow: 2 bytes a parameter, and the
+  // bf16 row of Megatron's table loses its 2 extra bytes (16 with the distributed optimizer's 12)
+  auto c        = make_config(settings(with(gpt_1_7b(), "grad-reduce-in-bf16", "true")), 48);
+  double params = count_parameters(c).total;
+  auto it       = iteration_transfers(c);
+  EXPECT_NEAR(find_transfer(it, Group::data, Collective::reduce_scatter, Phase::backward).bytes, 2 * params, 1);
+  auto st = memory_per_stage(c);
+  EXPECT_DOUBLE_EQ(st[0].gradient_bytes, 2 * st[0].parameters);
 }

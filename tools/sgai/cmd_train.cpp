@@ -64,7 +64,16 @@ training::TrainingConfig read_config(const TrainArgs& a, uint64_t gpus)
     settings = training::read_settings(a.description);
   for (const auto& [key, value] : a.flags)
     settings.push_back({key, value, "", "--" + key});
-  return training::make_config(settings, gpus);
+  training::TrainingConfig c = training::make_config(settings, gpus);
+  if (not c.unmodelled.empty()) {
+    std::string names;
+    for (const std::string& k : c.unmodelled)
+      names += (names.empty() ? "" : ", ") + k;
+    std::cerr << "sgai: note: Megatron-LM arguments taken but not modelled (docs/training.md): " << names << "\n";
+  }
+  for (const std::string& n : c.notes)
+    std::cerr << "sgai: note: " << n << "\n";
+  return c;
 }
 
 void print_description(const training::TrainingConfig& c)
@@ -84,6 +93,9 @@ void print_description(const training::TrainingConfig& c)
             << (c.virtual_stages() > 1 ? ", " + std::to_string(c.virtual_stages()) + " virtual stages" : "")
             << (c.sequence_parallel ? ", sequence parallel" : "")
             << (c.use_distributed_optimizer ? ", distributed optimizer" : "") << (c.use_torch_fsdp2 ? ", FSDP" : "")
+            << (c.recompute_granularity == training::Recompute::full        ? ", full recomputation"
+                : c.recompute_granularity == training::Recompute::selective ? ", selective recomputation"
+                                                                            : "")
             << "\n";
   std::cout << "Work per iteration: " << format_fixed(training::megatron_flops(c) / 1e15, 3)
             << " PFLOP (Megatron's count), " << format_plain(training::tokens_per_iteration(c)) << " tokens\n";
@@ -394,6 +406,28 @@ void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
     if (training::is_boolean_key(key))
       o->expected(0, 1)->default_str("true");
   }
+  // Megatron-LM's other names for those, and its arguments that change nothing predicted: taken
+  // as Megatron-LM takes them (a switch, a value, or several), so that a launch script's arguments
+  // can be given as they are
+  for (const auto* table : {&training::alias_keys(), &training::unmodelled_keys()})
+    for (const auto& [key, arity] : *table) {
+      const bool alias = table == &training::alias_keys();
+      auto* o          = cmd->add_option_function<std::vector<std::string>>(
+          "--" + key,
+          [a, key](const std::vector<std::string>& v) {
+            std::string joined;
+            for (const std::string& x : v)
+              joined += (joined.empty() ? "" : " ") + x;
+            a->flags[key] = joined;
+          },
+          alias ? "Megatron-LM's --" + key + " (another name; docs/training.md)"
+                         : "Megatron-LM's --" + key + " (taken, not modelled)");
+      if (arity == 0)
+        o->expected(0, 1)->default_str("true");
+      else if (arity < 0)
+        o->expected(1, -1);
+      o->group("Megatron-LM arguments taken as given");
+    }
 }
 
 } // namespace
