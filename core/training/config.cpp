@@ -526,7 +526,8 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys()
   // Megatron-LM's arguments.py: the learning-rate schedule and optimizer hyperparameters, loss
   // scaling, initialization, run length, evaluation, logging, checkpoints, data and tokenizer,
   // process setup; kernel fusions, position embeddings and bias switches (their kernels' cost is
-  // not priced apart); FP8 bookkeeping
+  // not priced apart); FP8 bookkeeping; the MoE router's losses and kernels (the all-to-all
+  // dispatcher and per-expert GEMMs are what is priced)
   static const std::vector<std::pair<std::string, int>> table = {
       {"lr", 1},
       {"min-lr", 1},
@@ -557,7 +558,8 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys()
       {"init-method-xavier-uniform", 0},
       {"seed", 1},
       {"train-iters", 1},
-      {"train-samples", 1}, {"step-batch-size-schedule", 1},
+      {"train-samples", 1},
+      {"step-batch-size-schedule", 1},
       {"rampup-batch-size", -1},
       {"exit-interval", 1},
       {"exit-duration-in-mins", 1},
@@ -647,6 +649,22 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys()
       {"fp8-amax-history-len", 1},
       {"fp8-amax-compute-algo", 1},
       {"fp8-param-gather", 0},
+      {"moe-aux-loss-coeff", 1},
+      {"moe-z-loss-coeff", 1},
+      {"moe-input-jitter-eps", 1},
+      {"moe-router-load-balancing-type", 1},
+      {"moe-router-topk-scaling-factor", 1},
+      {"moe-router-score-function", 1},
+      {"moe-router-enable-expert-bias", 0},
+      {"moe-router-bias-update-rate", 1},
+      {"moe-router-dtype", 1},
+      {"moe-grouped-gemm", 0},
+      {"moe-token-dispatcher-type", 1},
+      {"moe-permute-fusion", 0},
+      {"use-rope-scaling", 0},
+      {"rope-scaling-factor", 1},
+      {"qk-layernorm", 0},
+      {"use-legacy-models", 0},
   };
   return table;
 }
