@@ -410,9 +410,11 @@ void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
   // as Megatron-LM takes them (a switch, a value, or several), so that a launch script's arguments
   // can be given as they are
   for (const auto* table : {&training::alias_keys(), &training::unmodelled_keys()})
-    for (const auto& [key, arity] : *table) {
-      const bool alias = table == &training::alias_keys();
-      auto* o          = cmd->add_option_function<std::vector<std::string>>(
+    for (const auto& entry : *table) { // (not a structured binding: lambdas capture it; clang 14)
+      const std::string key = entry.first;
+      const int arity       = entry.second;
+      const bool alias      = table == &training::alias_keys();
+      auto* o               = cmd->add_option_function<std::vector<std::string>>(
           "--" + key,
           [a, key](const std::vector<std::string>& v) {
             std::string joined;
@@ -421,7 +423,7 @@ void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
             a->flags[key] = joined;
           },
           alias ? "Megatron-LM's --" + key + " (another name; docs/training.md)"
-                         : "Megatron-LM's --" + key + " (taken, not modelled)");
+                              : "Megatron-LM's --" + key + " (taken, not modelled)");
       if (arity == 0)
         o->expected(0, 1)->default_str("true");
       else if (arity < 0)
