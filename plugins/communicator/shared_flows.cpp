@@ -239,32 +239,41 @@ void FlowNetwork::push_end(uint32_t id, double now)
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
+template <class Active, class Reached>
+void FlowNetwork::closure(uint32_t l, std::vector<uint32_t>& link_round, std::vector<uint32_t>& flow_round,
+                          uint32_t round, Active active, Reached reached)
+{
+  if (link_round[l] == round)
+    return;
+  link_round[l] = round;
+  reached(l);
+  stack_.assign(1, l);
+  while (not stack_.empty()) {
+    const uint32_t c = stack_.back();
+    stack_.pop_back();
+    for (uint32_t g : on_link_[c]) {
+      if (not active(g) || flow_round[g] == round)
+        continue;
+      flow_round[g] = round;
+      for (const auto& [d, w] : flows_[g].f.links)
+        if (link_round[d] != round) {
+          link_round[d] = round;
+          reached(d);
+          stack_.push_back(d);
+        }
+    }
+  }
+}
+
 void FlowNetwork::mark(uint32_t l)
 {
   // lmm::System::update_modified_cnst_set: a link already marked this round is not visited again,
   // so a flow that entered its bandwidth phase on it since is not followed to its other links
   if (link_mark_.size() < on_link_.size())
     link_mark_.resize(on_link_.size(), 0);
-  if (link_mark_[l] == round_)
-    return;
-  link_mark_[l] = round_;
-  marked_.push_back(l);
-  stack_.assign(1, l);
-  while (not stack_.empty()) {
-    const uint32_t c = stack_.back();
-    stack_.pop_back();
-    for (uint32_t g : on_link_[c]) {
-      if (not flows_[g].active || mark_[g] == round_)
-        continue;
-      mark_[g] = round_;
-      for (const auto& [d, w] : flows_[g].f.links)
-        if (link_mark_[d] != round_) {
-          link_mark_[d] = round_;
-          marked_.push_back(d);
-          stack_.push_back(d);
-        }
-    }
-  }
+  closure(
+      l, link_mark_, mark_, round_, [this](uint32_t g) { return flows_[g].active; },
+      [this](uint32_t d) { marked_.push_back(d); });
 }
 
 bool FlowNetwork::enter_order_matters(size_t before)
@@ -278,27 +287,7 @@ bool FlowNetwork::enter_order_matters(size_t before)
   for (const auto& [g, at] : entered_)
     entering_b_[g] = round_b_;
   auto active = [&](uint32_t g) { return entering_b_[g] == round_b_ ? active_b_[g] == round_b_ : flows_[g].active; };
-  std::vector<uint32_t> stack;
-  auto mark_b = [&](uint32_t l) {
-    if (link_b_[l] == round_b_)
-      return;
-    link_b_[l] = round_b_;
-    stack.assign(1, l);
-    while (not stack.empty()) {
-      const uint32_t c = stack.back();
-      stack.pop_back();
-      for (uint32_t g : on_link_[c]) {
-        if (not active(g) || visit_b_[g] == round_b_)
-          continue;
-        visit_b_[g] = round_b_;
-        for (const auto& [d, w] : flows_[g].f.links)
-          if (link_b_[d] != round_b_) {
-            link_b_[d] = round_b_;
-            stack.push_back(d);
-          }
-      }
-    }
-  };
+  auto mark_b = [&](uint32_t l) { closure(l, link_b_, visit_b_, round_b_, active, [](uint32_t) {}); };
   for (size_t i = 0; i < entered_.size();) { // each run of equal times, last first
     size_t j = i;
     while (j < entered_.size() && entered_[j].second == entered_[i].second)

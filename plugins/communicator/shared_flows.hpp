@@ -112,6 +112,12 @@ private:
   /** lmm's selective update: link l's shares are to be worked out again, with those of every link
    *  reached from it through flows under way, stopping at links already marked this round. */
   void mark(uint32_t l);
+  /** The walk mark() makes, over rounds kept in `link_round` and `flow_round`: from link l, every
+   *  link of every flow that `active` says is under way on a reached link; `reached(link)` for each
+   *  link reached (l first), none twice in one round. */
+  template <class Active, class Reached>
+  void closure(uint32_t l, std::vector<uint32_t>& link_round, std::vector<uint32_t>& flow_round, uint32_t round,
+               Active active, Reached reached);
   /** Whether the flows entering their bandwidth phase at one instant (entered_), taken in SimGrid's
    *  order, mark other links than they would with each run of equal times reversed: which of them
    *  comes first then decides what lmm works out again, and the order SimGrid's actors started
