@@ -717,9 +717,13 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
   // file is an error
   std::map<std::string, Setting> by_key;
   std::vector<std::string> unmodelled;
+  std::string old_name; // a recomputation argument of Megatron-LM 2021
   for (const Setting& raw : given) {
     Setting named = raw;
     named.key     = normal_key(named.key);
+    if (named.key == "checkpoint-activations" || named.key == "activations-checkpoint-method" ||
+        named.key == "activations-checkpoint-num-layers")
+      old_name = named.key;
     if (listed(unmodelled_keys(), named.key)) {
       if (std::find(unmodelled.begin(), unmodelled.end(), named.key) == unmodelled.end())
         unmodelled.push_back(named.key);
@@ -745,6 +749,13 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
     if (auto it = by_key.find(key); it != by_key.end())
       apply(c, it->second);
   check_config(c, by_key, gpus);
+  // Megatron-LM renamed these in 2022 (recompute-*); FlashAttention reached it in 2023
+  // (use-flash-attn): a script that names them ran Megatron-LM's unfused attention
+  if (not old_name.empty() && not by_key.count("attention-backend")) {
+    c.fused_attention = false;
+    c.notes.push_back("attention-backend unfused: " + old_name +
+                      " is Megatron-LM 2021's name, whose attention was unfused (give attention-backend for another)");
+  }
   return c;
 }
 

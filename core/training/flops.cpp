@@ -2,7 +2,14 @@
 
 namespace sgai::training {
 
-double megatron_flops(const TrainingConfig& c)
+namespace {
+
+/** 12 B s L h^2 times each part of Megatron's count (forward and backward of the layers' GEMMs). */
+struct Parts {
+  double scale, attention, scores, mlp, logit;
+};
+
+Parts parts(const TrainingConfig& c)
 {
   const double h = double(c.hidden_size), s = double(c.seq_length), L = double(c.num_layers);
   const double a = double(c.num_attention_heads), g = double(c.num_query_groups);
@@ -13,7 +20,27 @@ double megatron_flops(const TrainingConfig& c)
   const double attention   = (1 + g / a + s / h) * query_ratio;
   const double mlp         = ffn / h * routed * gated;
   const double logit       = double(c.padded_vocab_size) / (2 * L * h);
-  return 12 * double(c.global_batch_size) * s * L * h * h * (attention + mlp + logit);
+  return {12 * double(c.global_batch_size) * s * L * h * h, attention, s / h * query_ratio, mlp, logit};
+}
+
+} // namespace
+
+double megatron_flops(const TrainingConfig& c)
+{
+  const Parts p = parts(c);
+  return p.scale * (p.attention + p.mlp + p.logit);
+}
+
+double hardware_flops(const TrainingConfig& c)
+{
+  const Parts p = parts(c);
+  // the forward is a third of a layer's forward and backward
+  double again = 0;
+  if (c.recompute_granularity == Recompute::full)
+    again = (p.attention + p.mlp) / 3;
+  else if (c.recompute_granularity == Recompute::selective)
+    again = p.scores / 3;
+  return p.scale * (p.attention + p.mlp + p.logit + again);
 }
 
 double tokens_per_iteration(const TrainingConfig& c)

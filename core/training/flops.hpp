@@ -15,6 +15,12 @@ namespace sgai::training {
  *  recomputation counted: it is the model's work, not the GPUs'. */
 double megatron_flops(const TrainingConfig& c);
 
+/** The FLOPs the GPUs run, recomputation counted (Korthikanti et al. 2022's hardware FLOPs, and
+ *  Narayanan et al. 2021's count, 96 B s L h^2 (1 + s/6h + V/16Lh) under full recomputation):
+ *  Megatron's count plus the recomputed forward, every layer's (full) or the core attention's score
+ *  and context products (selective: 4 B s^2 L k a, unmasked as Megatron counts them). */
+double hardware_flops(const TrainingConfig& c);
+
 /** Tokens per iteration: global batch x sequence. */
 double tokens_per_iteration(const TrainingConfig& c);
 

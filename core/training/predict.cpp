@@ -501,10 +501,12 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
   std::stable_sort(out.spans.begin(), out.spans.end(), [](const Span& x, const Span& y) {
     return std::tie(x.stage, x.lane, x.start_s) < std::tie(y.stage, y.lane, y.start_s);
   });
-  out.iteration_s    = worst;
-  out.tokens_per_s   = tokens_per_iteration(c) / worst;
-  out.tflops_per_gpu = megatron_flops(c) / double(c.gpus()) / worst / 1e12;
-  out.mfu            = out.tflops_per_gpu * 1e12 / g.peak_bf16;
+  out.iteration_s             = worst;
+  out.tokens_per_s            = tokens_per_iteration(c) / worst;
+  out.tflops_per_gpu          = megatron_flops(c) / double(c.gpus()) / worst / 1e12;
+  out.mfu                     = out.tflops_per_gpu * 1e12 / g.peak_bf16;
+  out.hardware_tflops_per_gpu = hardware_flops(c) / double(c.gpus()) / worst / 1e12;
+  out.hfu                     = out.hardware_tflops_per_gpu * 1e12 / g.peak_bf16;
   return out;
 }
 

@@ -88,11 +88,14 @@ struct Energy {
 };
 
 struct Prediction {
-  double iteration_s     = 0;
-  double tokens_per_s    = 0;
-  double tflops_per_gpu  = 0; ///< Megatron's FLOP count over GPUs and time, 1e12
-  double mfu             = 0; ///< of the BF16 dense peak
-  uint32_t slowest_stage = 0;
+  double iteration_s    = 0;
+  double tokens_per_s   = 0;
+  double tflops_per_gpu = 0; ///< Megatron's FLOP count over GPUs and time, 1e12
+  double mfu            = 0; ///< of the BF16 dense peak
+  /** The same with the recomputed forward counted (hardware FLOPs; equal without recomputation). */
+  double hardware_tflops_per_gpu = 0;
+  double hfu                     = 0;
+  uint32_t slowest_stage         = 0;
   Breakdown breakdown;
   LayerTimes layer; ///< a transformer layer (the first stage's)
   double embedding_fwd = 0, embedding_bwd = 0;

@@ -126,6 +126,19 @@ assert 0 < a < h < b, (a, h, b)" "$J.first" "$a100" "$b200" || fail "A100 < H100
       <<<"$out" || fail "145B: $out"
     grep -q '^Parallelism: TP 8 x PP 8 x CP 1 x DP 24 = 1536 GPUs; 48 micro-batches of 2 per replica, 2 virtual stages, full recomputation$' \
       <<<"$out" || fail "145B parallelism: $out"
+    # the 2021 names' attention (unfused), and the paper's count: the recomputed forward counted,
+    # 96 B s l h^2 (1 + s/6h + V/16lh) against Megatron's 72 B s l h^2 (1 + s/6h + V/12lh)
+    grep -q "^sgai: note: attention-backend unfused: activations-checkpoint-method is Megatron-LM 2021's name" \
+      <<<"$err" || fail "2021 attention: $err"
+    python3 - "$out" <<'PY' || fail "hardware FLOPs: $out"
+import re, sys
+t = sys.argv[1]
+model = float(re.search(r"([0-9.]+) TFLOP/s per GPU, MFU", t).group(1))
+hardware = float(re.search(r"count them\): ([0-9.]+) TFLOP/s per GPU, HFU", t).group(1))
+s, h, l, V = 2048, 12288, 80, 51200
+want = 96 * (1 + s / (6 * h) + V / (16 * l * h)) / (72 * (1 + s / (6 * h) + V / (12 * l * h)))
+assert abs(hardware / model - want) < 2e-3, (hardware / model, want)
+PY
     # a misspelt one is still an error
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-a100-superpod.json --gpus 48 --lr-decay-styel cosine
     expect_rc 2 ;;

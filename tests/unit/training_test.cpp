@@ -173,6 +173,18 @@ TEST(TrainingConfig, MegatronsOlderNamesAreWhatTheySay)
   c = make_config(settings(with(gpt_1_7b(), "use-flash-attn", "true")), 48);
   EXPECT_TRUE(c.fused_attention);
   EXPECT_TRUE(c.unmodelled.empty());
+  // a script with the 2021 names ran Megatron-LM 2021's unfused attention, unless it says otherwise
+  c = make_config(settings(with(gpt_1_7b(), "activations-checkpoint-method", "uniform")), 48);
+  EXPECT_FALSE(c.fused_attention);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0], "attention-backend unfused: activations-checkpoint-method is Megatron-LM 2021's name, whose "
+                        "attention was unfused (give attention-backend for another)");
+  c = make_config(
+      settings(with(with(gpt_1_7b(), "activations-checkpoint-method", "uniform"), "attention-backend", "flash")), 48);
+  EXPECT_TRUE(c.fused_attention);
+  EXPECT_TRUE(c.notes.empty());
+  c = make_config(settings(with(gpt_1_7b(), "recompute-activations", "true")), 48);
+  EXPECT_TRUE(c.fused_attention);
   EXPECT_NE(error_of(with(with(gpt_1_7b(), "attention-backend", "unfused"), "use-flash-attn", "true"), 48)
                 .find("line 10: attention-backend is given twice (also line 9)"),
             std::string::npos);
@@ -311,6 +323,19 @@ TEST(TrainingFlops, MegatronCoresCountGivesItsPublishedThroughput)
   TrainingConfig l = make_config(settings(kv), 48);
   double want_l    = 12.0 * 192 * 4096 * 24 * 2048.0 * 2048.0 * (1 + 0.25 + 2 + 4 * 1.5 + 131072.0 / (2 * 24 * 2048));
   EXPECT_DOUBLE_EQ(megatron_flops(l), want_l);
+  EXPECT_DOUBLE_EQ(hardware_flops(l), megatron_flops(l)); // nothing recomputed
+}
+
+TEST(TrainingFlops, TheHardwareCountAddsTheRecomputedForward)
+{
+  // full recomputation: Narayanan et al. 2021's count, 96 B s L h^2 (1 + s/6h + V/16Lh)
+  TrainingConfig c = make_config(settings(with(gpt_1_7b(), "recompute-granularity", "full")), 48);
+  const double B = 192, s = 4096, L = 24, h = 2048, V = 131072;
+  EXPECT_NEAR(hardware_flops(c) / (96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))), 1, 1e-12);
+  EXPECT_DOUBLE_EQ(megatron_flops(c), megatron_flops(make_config(settings(gpt_1_7b()), 48)));
+  // selective: the core attention's score and context products forward again, 4 B s^2 L (k a)
+  c = make_config(settings(with(gpt_1_7b(), "recompute-granularity", "selective")), 48);
+  EXPECT_NEAR(hardware_flops(c) - megatron_flops(c), 4 * B * s * s * L * h, 1e-6 * megatron_flops(c));
 }
 
 TEST(TrainingMemory, GptThreeHas175BillionParameters)

@@ -168,6 +168,8 @@ void write_prediction_json(const std::string& path, const training::TrainingConf
   w.key("tokens_per_s").value(r.tokens_per_s);
   w.key("tflops_per_gpu").value(r.tflops_per_gpu);
   w.key("mfu").value(r.mfu);
+  w.key("hardware_tflops_per_gpu").value(r.hardware_tflops_per_gpu);
+  w.key("hfu").value(r.hfu);
   w.key("slowest_stage").value(r.slowest_stage);
   const auto& b = r.breakdown;
   w.key("breakdown_s").begin_object();
@@ -242,6 +244,10 @@ int run_predict(const TrainArgs& a)
   std::cout << "Iteration: " << format_fixed(r.iteration_s, 4) << " s, " << format_fixed(r.tokens_per_s, 0)
             << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1) << " TFLOP/s per GPU, MFU "
             << format_fixed(r.mfu * 100, 1) << "%\n";
+  if (c.recompute_granularity != training::Recompute::none)
+    std::cout << "With the recomputation counted (hardware FLOPs, as Narayanan et al. 2021 count them): "
+              << format_fixed(r.hardware_tflops_per_gpu, 1) << " TFLOP/s per GPU, HFU " << format_fixed(r.hfu * 100, 1)
+              << "%\n";
   const auto& b = r.breakdown;
   std::cout << "Where the time goes (stage " << r.slowest_stage << ", the last to finish):\n";
   for (auto [name, v] : {std::pair{"compute (kernels)", b.compute_s}, std::pair{"exposed TP communication", b.tp_s},
