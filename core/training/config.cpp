@@ -264,6 +264,12 @@ const std::vector<std::pair<std::string, Apply>>& keys()
       {"use-distributed-optimizer", [](TrainingConfig& c, const Setting& s) { c.use_distributed_optimizer = flag(s); }},
       {"use-torch-fsdp2", [](TrainingConfig& c, const Setting& s) { c.use_torch_fsdp2 = flag(s); }},
       {"overlap-grad-reduce", [](TrainingConfig& c, const Setting& s) { c.overlap_grad_reduce = flag(s); }},
+      // Megatron-LM before 2023: PyTorch's DistributedDataParallel (all-reduces bucket by bucket
+      // during the backward) or Megatron's own (all-reduces after it)
+      {"DDP-impl",
+       [](TrainingConfig&, const Setting& s) {
+         choice(s, {"local", "torch"});
+       }},
       {"overlap-param-gather", [](TrainingConfig& c, const Setting& s) { c.overlap_param_gather = flag(s); }},
       {"tp-comm-overlap", [](TrainingConfig& c, const Setting& s) { c.tp_comm_overlap = flag(s); }},
       {"recompute-granularity",
@@ -613,7 +619,6 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys()
       {"eod-mask-loss", 0},
       {"distributed-backend", 1},
       {"distributed-timeout-minutes", 1},
-      {"DDP-impl", 1},
       {"use-mcore-models", 0},
       {"transformer-impl", 1},
       {"max-position-embeddings", 1},
@@ -748,6 +753,9 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
   for (const auto& [key, apply] : keys())
     if (auto it = by_key.find(key); it != by_key.end())
       apply(c, it->second);
+  if (auto it = by_key.find("DDP-impl");
+      it != by_key.end() && it->second.value == "torch" && not by_key.count("overlap-grad-reduce"))
+    c.overlap_grad_reduce = true;
   check_config(c, by_key, gpus);
   // Megatron-LM renamed these in 2022 (recompute-*); FlashAttention reached it in 2023
   // (use-flash-attn): a script that names them ran Megatron-LM's unfused attention

@@ -131,12 +131,12 @@ TEST(TrainingConfig, ALaunchScriptsOtherArgumentsAreTakenAndListed)
   for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"lr", "6.0e-5"},
                                                                              {"data_path", "/data/x"},
                                                                              {"split", "949,50,1"},
-                                                                             {"DDP-impl", "local"},
+                                                                             {"clip-grad", "1.0"},
                                                                              {"no-load-optim", "true"},
                                                                              {"max-position-embeddings", "4096"}})
     kv.emplace_back(k, v);
   TrainingConfig c = make_config(settings(kv), 48);
-  EXPECT_EQ(c.unmodelled, (std::vector<std::string>{"lr", "data-path", "split", "DDP-impl", "no-load-optim",
+  EXPECT_EQ(c.unmodelled, (std::vector<std::string>{"lr", "data-path", "split", "clip-grad", "no-load-optim",
                                                     "max-position-embeddings"}));
   TrainingConfig plain = make_config(settings(gpt_1_7b()), 48);
   EXPECT_EQ(c.padded_vocab_size, plain.padded_vocab_size);
@@ -185,6 +185,12 @@ TEST(TrainingConfig, MegatronsOlderNamesAreWhatTheySay)
   EXPECT_TRUE(c.notes.empty());
   c = make_config(settings(with(gpt_1_7b(), "recompute-activations", "true")), 48);
   EXPECT_TRUE(c.fused_attention);
+  // DDP-impl torch: PyTorch's DDP all-reduces bucket by bucket during the backward; local after it
+  EXPECT_TRUE(make_config(settings(with(gpt_1_7b(), "DDP-impl", "torch")), 48).overlap_grad_reduce);
+  EXPECT_FALSE(make_config(settings(with(gpt_1_7b(), "DDP-impl", "local")), 48).overlap_grad_reduce);
+  EXPECT_FALSE(make_config(settings(with(with(gpt_1_7b(), "DDP-impl", "torch"), "overlap-grad-reduce", "false")), 48)
+                   .overlap_grad_reduce);
+  EXPECT_NE(error_of(with(gpt_1_7b(), "DDP-impl", "apex"), 48).find("DDP-impl"), std::string::npos);
   EXPECT_NE(error_of(with(with(gpt_1_7b(), "attention-backend", "unfused"), "use-flash-attn", "true"), 48)
                 .find("line 10: attention-backend is given twice (also line 9)"),
             std::string::npos);
