@@ -44,6 +44,14 @@ struct GemmPasses {
     fwd += times * kernels::gemm_time(m, n, k, kHalf, d).seconds;
     bwd += times * (kernels::gemm_time(m, k, n, kHalf, d).seconds + kernels::gemm_time(k, n, m, kHalf, d).seconds);
   }
+  /** `batch` of them in one batched GEMM each pass (attention's products: a sequence and a head each). */
+  void add_batched(uint64_t m, uint64_t n, uint64_t k, const kernels::MatmulDevice& d, uint64_t batch)
+  {
+    if (m == 0 || n == 0 || k == 0 || batch == 0)
+      return;
+    fwd += kernels::gemm_time(m, n, k, kHalf, d, batch).seconds;
+    bwd += kernels::gemm_time(m, k, n, kHalf, d, batch).seconds + kernels::gemm_time(k, n, m, kHalf, d, batch).seconds;
+  }
 };
 
 cn::System rails(const Fabric& f, uint32_t per_node, uint32_t nodes)
@@ -190,9 +198,11 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     // Megatron's unfused path: the full score matrix by batched GEMMs per head, then its fused
     // scale-mask-softmax (reads and writes the scores: 4 bytes an element) and dropout (4 + a
     // 1-byte mask); backward dropout (2 + 1 + 2) and softmax (6)
+    // (one batched GEMM per product: each sequence's queries against its keys, a head at a time)
     GemmPasses att;
-    att.add(M, c.seq_length, k, d, double(a) / t);
-    att.add(M, k, c.seq_length, d, double(a) / t);
+    const uint64_t queries = M / c.micro_batch_size, pairs = uint64_t(c.micro_batch_size) * (a / t);
+    att.add_batched(queries, c.seq_length, k, d, pairs);
+    att.add_batched(queries, k, c.seq_length, d, pairs);
     const double scores = double(M) * c.seq_length * double(a) / t;
     const double drop   = c.attention_dropout > 0 ? 1 : 0;
     lt.attention_fwd    = att.fwd + scores * (4 + drop * 5) / g.stream_Bps;
@@ -207,8 +217,9 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   } else {
     // no published figure: the two products as GEMMs, per head
     GemmPasses att;
-    att.add(M, c.seq_length / 2, k, d, double(a) / t);
-    att.add(M, k, c.seq_length / 2, d, double(a) / t);
+    const uint64_t queries = M / c.micro_batch_size, pairs = uint64_t(c.micro_batch_size) * (a / t);
+    att.add_batched(queries, c.seq_length / 2, k, d, pairs);
+    att.add_batched(queries, k, c.seq_length / 2, d, pairs);
     lt.attention_fwd = att.fwd;
     lt.attention_bwd = att.bwd * 2.5 / 2; // 5 products backward against 2 forward (FlashAttention-2)
   }

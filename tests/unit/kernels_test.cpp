@@ -83,6 +83,37 @@ TEST(Gemm, FixedCostsPerKernelAndWave)
   EXPECT_EQ(tile_fraction_from(0.803, 2048, 2048, 13312, slow), 0.0);
 }
 
+TEST(Gemm, FewTilesSplitTheirInnerDimension)
+{
+  // 256 x 2048 x 8192 on 132 SMs: 16 tiles of 256x128 or 32 of 128x128 leave most SMs idle; split
+  // in 4, the 128x128 tiles are 128 (one wave) over k/4 = 2,048, then a second kernel reads the 4
+  // FP32 partials and writes C: 256 x 2048 x (8 x 4 + 2) bytes at 1 TB/s
+  MatmulDevice d{132, 1e15, 0.5, 1e12, 1e-6, 2e-6};
+  const double per_sm = 1e15 * 0.5 / 132;
+  GemmTime t          = gemm_time(256, 2048, 8192, 2, d);
+  EXPECT_EQ(t.split, 4u);
+  EXPECT_EQ(t.tile_m, 128u);
+  EXPECT_EQ(t.tile_n, 128u);
+  EXPECT_EQ(t.tiles, 32u);
+  EXPECT_EQ(t.waves, 1u);
+  EXPECT_NEAR(t.compute_s, 2e-6 + 2e-6 + 2.0 * 128 * 128 * 2048 / per_sm + 256.0 * 2048 * 34 / 1e12, 1e-15);
+  EXPECT_NEAR(t.quantization, 128.0 / 132, 1e-12);
+  // the same unsplit: one wave of 32 tiles of 128x128 over the whole k, 1.9 times as long
+  MatmulDevice whole = d;
+  whole.memory_Bps   = 0;
+  GemmTime u         = gemm_time(256, 2048, 8192, 2, whole);
+  EXPECT_EQ(u.split, 1u);
+  EXPECT_NEAR(u.compute_s, 1e-6 + 2e-6 + 2.0 * 128 * 128 * 8192 / per_sm, 1e-15);
+  EXPECT_GT(u.compute_s, 1.8 * t.compute_s);
+  // a GEMM that fills its waves is not split (the partials would only cost)
+  EXPECT_EQ(gemm_time(8192, 8192, 4096, 2, d).split, 1u);
+  // a measured shape the model splits: the tile fraction makes it run at the measured rate
+  d.tile_fraction = tile_fraction_from(0.15, 256, 2048, 8192, d);
+  EXPECT_GT(d.tile_fraction, 0);
+  EXPECT_EQ(gemm_time(256, 2048, 8192, 2, d).split, 4u);
+  EXPECT_NEAR(2.0 * 256 * 2048 * 8192 / gemm_time(256, 2048, 8192, 2, d).seconds / 1e15, 0.15, 1e-12);
+}
+
 TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)
 {
   auto cat = sgai::platform::load_catalogue("platforms/catalogues/accelerators.json");

@@ -2,8 +2,10 @@
 """The GEMM model's fixed costs derived from published measurements (docs/training.md).
 
 sgai's GEMM model (core/kernels/gemm.hpp): output tiles of 256x128, 128x256 or 128x128 spread over
-the SMs in waves; each wave costs a fixed time plus its tiles' FLOPs at the SM's tile rate; each
-kernel a fixed time; the tile rate is set so that the model gives a measured best GEMM. XLA's
+the SMs in waves, the inner dimension split in up to 4 slices when that is faster (parallel split-K:
+FP32 partials, a second kernel sums them: m n (8 s + 2) bytes at the HBM bandwidth); each wave costs
+a fixed time plus its tiles' FLOPs at the SM's tile rate; each kernel a fixed time; the tile rate
+is set so that the model gives a measured best GEMM. XLA's
 measurements are short runs at the boost clock, so the fit anchors the tile rate on the burst
 figure measured the same way (ml-engineering's maximum achievable matmul, H100: 80.3% of 989.4
 TFLOP/s at 2048x2048x13312). The two fixed costs are found here by a grid search (0.125 us steps)
@@ -18,8 +20,10 @@ import math
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SMS, PEAK, MEM = 132, 989.4e12, 3.35e12 * 0.867
+SMS, PEAK, HBM = 132, 989.4e12, 3.35e12
+MEM = HBM * 0.867
 TILES = [(256, 128), (128, 256), (128, 128)]
+SPLITS = (1, 2, 3, 4)
 MEASURED_BEST = (2048, 2048, 13312, 0.803)
 
 
@@ -27,17 +31,26 @@ def waves(b, m, n, tm, tn):
     return math.ceil(b * math.ceil(m / tm) * math.ceil(n / tn) / SMS)
 
 
-def tile_rate(tk, tw):
+def choices(b, m, n, k, tk, tw, splits):
+    """(fixed time, waves x one tile's FLOPs) of each tile shape and split, as gemm.cpp weighs them."""
+    for tm, tn in TILES:
+        for s in splits:
+            w = waves(b * s, m, n, tm, tn)
+            fixed = tk + w * tw + ((tk + b * m * n * (8 * s + 2) / HBM) if s > 1 else 0)
+            yield fixed, w * 2 * tm * tn * math.ceil(k / s)
+
+
+def tile_rate(tk, tw, splits=SPLITS):
     """The per-SM rate that makes the model give the measured best GEMM (as tile_fraction_from)."""
     m, n, k, f = MEASURED_BEST
     t = 2 * m * n * k / (f * PEAK)
-    rates = [2 * tm * tn * k * waves(1, m, n, tm, tn) / (t - tk - waves(1, m, n, tm, tn) * tw) for tm, tn in TILES]
+    rates = [work / (t - fixed) for fixed, work in choices(1, m, n, k, tk, tw, splits) if t > fixed]
     return min(min(rates), PEAK / SMS)
 
 
-def model(b, m, n, k, tk, tw):
-    r = tile_rate(tk, tw)
-    t = min(tk + waves(b, m, n, tm, tn) * (tw + 2 * tm * tn * k / r) for tm, tn in TILES)
+def model(b, m, n, k, tk, tw, splits=SPLITS):
+    r = tile_rate(tk, tw, splits)
+    t = min(fixed + work / r for fixed, work in choices(b, m, n, k, tk, tw, splits))
     return 2 * b * m * n * k / max(t, 2 * b * (m * k + k * n + m * n) / MEM) / 1e12
 
 
@@ -58,6 +71,15 @@ def main():
     e0, w0 = rms(0, 0, train)
     print(f"RMS log error {err:.3f} (worst {worst:.3f}); without them {e0:.3f} (worst {w0:.3f}); over all "
           f"{len(rows)} shapes {rms(tk, tw, rows)[0]:.3f} against {rms(0, 0, rows)[0]:.3f}")
+
+    def rms1(tk, tw, pts):
+        e = [math.log(model(*p[:4], tk, tw, (1,)) / p[4]) for p in pts]
+        return math.sqrt(sum(x * x for x in e) / len(e)), max(abs(x) for x in e)
+
+    (e1, w1), tk1, tw1 = min(((rms1(i * 0.125e-6, j * 0.125e-6, train), i * 0.125e-6, j * 0.125e-6)
+                              for i in range(0, 48) for j in range(0, 48)), key=lambda x: x[0][0])
+    print(f"without split-K, fitted the same way: kernel {tk1 * 1e6:.3f} us, wave {tw1 * 1e6:.3f} us, RMS log error "
+          f"{e1:.3f} (worst {w1:.3f}), over all {len(rows)} shapes {rms1(tk1, tw1, rows)[0]:.3f}")
     print(f"{'b':>2} {'m':>5} {'n':>5} {'k':>5} {'measured':>9} {'model':>7} {'error':>7} {'without':>8}")
     for p in train:
         print(f"{p[0]:2.0f} {p[1]:5.0f} {p[2]:5.0f} {p[3]:5.0f} {p[4]:9.1f} {model(*p[:4], tk, tw):7.1f} "
