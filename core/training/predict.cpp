@@ -235,6 +235,26 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   const double bwd_b = norm * 2 * (6 + 2 + mask + 2 + 6) + act_elements * (sw ? 10 : 6);
   lt.stream_fwd      = fwd_b / g.stream_Bps;
   lt.stream_bwd      = bwd_b / g.stream_Bps;
+  if (c.precision == Precision::fp8) {
+    // Transformer Engine's FP8 GEMMs: a Linear's input cast to FP8 with a transposed copy for the
+    // weight gradient (its fused cast-transpose reads 2 bytes an element and writes 1 + 1); a norm's
+    // output (QKV's and FC1's inputs) is written in FP8 by the norm itself (a byte less) and
+    // transposed (1 + 1); in the backward each output gradient is cast and transposed (4). The
+    // weights' casts, once an iteration, are left out.
+    double normed = 2.0 * M * h, linear = double(M) * double(a * k) / t;
+    double grads = double(M) * (2.0 * h + double((a + 2 * q) * k) / t);
+    if (c.num_experts == 0) {
+      linear += double(M) * c.ffn_hidden_size / t;
+      grads += double(M) * c.ffn_hidden_size * (sw ? 2 : 1) / t;
+    } else { // the experts' FC1 reads the dispatched tokens, not a norm's output
+      const double tokens = double(M) * c.moe_router_topk * c.moe_load_imbalance;
+      normed -= double(M) * h;
+      linear += tokens * (double(h) + double(c.moe_ffn_hidden_size) / t);
+      grads += tokens * (double(h) + double(c.moe_ffn_hidden_size) * (sw ? 2 : 1) / t) - double(M) * h;
+    }
+    lt.stream_fwd += (normed + 4 * linear) / g.stream_Bps;
+    lt.stream_bwd += 4 * grads / g.stream_Bps;
+  }
   // activation recomputation runs again in the backward what it did not keep: the core attention
   // (selective, Korthikanti et al.) or the whole layer's forward (full; its TP collectives are in
   // layer_transfers' backward)

@@ -135,6 +135,14 @@ TEST(TrainingPredict, LayerKernelsByHand)
   EXPECT_NEAR(l.stream_fwd, (nh * 22 + nf * 4) / g.stream_Bps, 1e-15);
   EXPECT_NEAR(l.stream_bwd, (nh * 34 + nf * 6) / g.stream_Bps, 1e-15);
   EXPECT_EQ(l.tp_fwd + l.cp_fwd + l.ep_fwd + l.tp_bwd, 0);
+  // FP8 (Transformer Engine): the norms write QKV's and FC1's inputs in FP8 and transpose them (1
+  // byte more an element), the projection's and FC2's inputs are cast and transposed (4), and in
+  // the backward the four output gradients (QKV 2048 x 3072, projection and FC2 2048 x 1024, FC1
+  // 2048 x 4096) too (4)
+  LayerTimes e = layer_times(make_config(settings(with(small(), "fp8-format", "hybrid")), 1), g, dgx());
+  EXPECT_NEAR(e.stream_fwd - l.stream_fwd, (2 * nh + 4 * (nh + nf)) / g.stream_Bps, 1e-15);
+  EXPECT_NEAR(e.stream_bwd - l.stream_bwd, 4 * (5 * nh + nf) / g.stream_Bps, 1e-15);
+  EXPECT_DOUBLE_EQ(e.gemm_fwd, l.gemm_fwd); // (the same device here: the FP8 rate comes with the platform)
 }
 
 TEST(TrainingPredict, OneGpuIsItsPassesAndItsOptimizer)
