@@ -89,7 +89,8 @@ void print_description(const training::TrainingConfig& c)
   std::cout << "Parallelism: TP " << c.tensor_model_parallel_size << " x PP " << c.pipeline_model_parallel_size
             << " x CP " << c.context_parallel_size << " x DP " << c.data_parallel_size << " = " << c.gpus() << " GPUs"
             << (c.expert_model_parallel_size > 1 ? ", EP " + std::to_string(c.expert_model_parallel_size) : "") << "; "
-            << c.microbatches() << " micro-batches of " << c.micro_batch_size << " per replica"
+            << c.microbatches() << (c.microbatches() == 1 ? " micro-batch of " : " micro-batches of ")
+            << c.micro_batch_size << " per replica"
             << (c.virtual_stages() > 1 ? ", " + std::to_string(c.virtual_stages()) + " virtual stages" : "")
             << (c.sequence_parallel ? ", sequence parallel" : "")
             << (c.use_distributed_optimizer ? ", distributed optimizer" : "") << (c.use_torch_fsdp2 ? ", FSDP" : "")
