@@ -47,9 +47,13 @@ PlatformInputs platform_inputs(const platform::Platform& p, Precision precision,
   in.gpu.peak_bf16                  = g.peak_flops.at("bf16");
   // Transformer Engine runs attention in 16 bits under FP8 unless told otherwise
   auto att = g.attention.find(prec == "fp8" ? "bf16" : prec);
-  if (att != g.attention.end())
+  if (att != g.attention.end()) {
     in.gpu.attention = {att->second.kernel, att->second.seq, att->second.forward, att->second.forward_causal,
                         att->second.backward};
+    for (auto* rates : {&in.gpu.attention.forward, &in.gpu.attention.forward_causal, &in.gpu.attention.backward})
+      for (double& r : *rates)
+        r *= g.attention_sustained;
+  }
   auto sys = collectives::nccl_system(p);
   if (not sys)
     throw InputError(file, "", "GPU type " + quote(g.name) + " names no architecture NCCL's model knows");

@@ -125,6 +125,10 @@ struct GpuType {
    *  not given (the kernel model then runs attention at the GEMM model's rate). */
   std::map<std::string, AttentionMeasure> attention;
   std::string attention_source;
+  /** The attention figures' rate held under a training step's sustained load, as a fraction of the
+   *  measured (boost-clock) one (attention/sustained; 1 when not given), and where it comes from. */
+  double attention_sustained = 1;
+  std::string attention_sustained_source;
   /** Fraction of the HBM bandwidth that streaming kernels (element-wise, normalization, softmax,
    *  optimizer) reach (the catalogue's "stream": {"fraction", "source"}); 0: not given. */
   double stream_fraction = 0;

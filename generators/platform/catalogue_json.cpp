@@ -184,7 +184,7 @@ template <class Each>
 void for_each_precision(Object& o, const GpuType& g, Each each)
 {
   for (const std::string& prec : o.take_all_keys()) {
-    if (prec == "source" || prec == "overheads")
+    if (prec == "source" || prec == "overheads" || prec == "sustained")
       continue;
     auto v = *o.optional(prec);
     if (not g.peak_flops.count(prec))
@@ -247,6 +247,13 @@ std::vector<double> positive_list(const Value& v, size_t size, bool increasing)
 void parse_attention(Object o, GpuType& g)
 {
   g.attention_source = block_source(o, "attention");
+  if (auto sv = o.optional("sustained")) {
+    // the burst figures at the clock a step's sustained load holds (a measured ratio, with its source)
+    auto so                      = sv->object();
+    g.attention_sustained_source = block_source(so, "sustained");
+    g.attention_sustained        = unit_fraction(so.required("fraction"), "fraction", "the measured rate");
+    so.finish({"fraction", "source"});
+  }
   for_each_precision(o, g, [&](const std::string& prec, Object ao) {
     AttentionMeasure a;
     a.kernel   = ao.required("kernel").string();

@@ -360,6 +360,20 @@ TEST(GpuCatalogue, BadAttentionAndStreamFiguresAreRejectedWithFileAndPointer)
       << msg;
   msg = at(R"("forward": [1, 2], "forward_causal": [1, 2], "backward": [1, -2])");
   EXPECT_NE(msg.find("at /gpu_types/G/attention/fp16/backward/1:"), std::string::npos) << msg;
+  // the sustained rate: a fraction of the measured one, with its source
+  auto sustained = [&](const std::string& block) {
+    return gpu_catalogue_error("attention.json",
+                               R"("attention": {"source": "a paper", "sustained": )" + block +
+                                   R"(, "fp16": {"kernel": "k", "head_dim": 128, "seq": [1024, 2048], )" + good + "}}");
+  };
+  EXPECT_EQ(sustained(R"({"fraction": 0.9, "source": "a ratio"})"), "no error");
+  msg = sustained(R"({"fraction": 1.5, "source": "a ratio"})");
+  EXPECT_NE(
+      msg.find("at /gpu_types/G/attention/sustained/fraction: fraction 1.5 must be a fraction of the measured rate"),
+      std::string::npos)
+      << msg;
+  msg = sustained(R"({"fraction": 0.9})");
+  EXPECT_NE(msg.find("at /gpu_types/G/attention/sustained"), std::string::npos) << msg;
   msg = gpu_catalogue_error("stream.json", R"("stream": {"fraction": 1.2, "source": "a copy"})");
   EXPECT_NE(msg.find("at /gpu_types/G/stream/fraction: fraction 1.2 must be a fraction of the memory bandwidth"),
             std::string::npos)

@@ -113,7 +113,7 @@ def main():
         r = subprocess.run([a.sgai, "train", "predict", path, "--platform", PLATFORM, "--gpus", str(row[1]),
                             "--json", out], capture_output=True, text=True)
         if r.returncode != 0:
-            print("%-13s %4d: sgai: %s" % (row[0], row[1], (r.stderr.strip().splitlines() or ["?"])[-1]))
+            print("%-13s %4d: %s" % (row[0], row[1], (r.stderr.strip().splitlines() or ["?"])[-1]))
             os.remove(path)
             continue
         with open(out) as f:
