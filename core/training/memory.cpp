@@ -50,7 +50,14 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   double whole  = 4 * s * b * h + 2 * s * b * h + fc1_in + (c.hidden_dropout > 0 ? 2 * s * b * h : 0);
   // sharded by TP: Q and the output projection's input, K and V, the FFN's activations
   double sharded = 4 * s * b * ka + 4 * s * b * kg + (c.swiglu ? 6 : 4) * s * b * f;
-  double scores  = 0;
+  if (c.precision == Precision::fp8) {
+    // Transformer Engine keeps the inputs of the weight gradients' GEMMs in FP8 (its Linear saves
+    // the FP8 cast, or its transpose): a byte an element, not two, for QKV's, FC1's, the
+    // projection's and FC2's inputs
+    whole -= s * b * h + fc1_in / 2;
+    sharded -= s * b * ka + s * b * f;
+  }
+  double scores = 0;
   if (c.recompute_granularity != Recompute::selective) {
     if (c.fused_attention)
       scores = 4 * s * b * a; // fp32 softmax statistics per query row and head
@@ -106,8 +113,11 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       st.gradient_bytes   = g_bytes * (dense / d + experts / expert_d);
       st.optimizer_bytes  = opt_bytes * (dense / d + experts / expert_d);
     } else {
-      st.weight_bytes   = w_bytes * st.parameters;
-      st.gradient_bytes = g_bytes * st.parameters;
+      // under FP8, Transformer Engine caches each GEMM weight's FP8 copy and its transpose between
+      // micro-batches (weight1_fp8, weight1_t_fp8): 2 bytes more a layer parameter
+      const double fp8_cache = c.precision == Precision::fp8 ? 2 * (layers * split / t + experts) : 0;
+      st.weight_bytes        = w_bytes * st.parameters + fp8_cache;
+      st.gradient_bytes      = g_bytes * st.parameters;
       st.optimizer_bytes =
           c.use_distributed_optimizer ? opt_bytes * (dense / d + experts / expert_d) : opt_bytes * st.parameters;
     }

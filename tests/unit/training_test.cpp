@@ -368,6 +368,10 @@ TEST(TrainingMemory, KorthikantisActivationFormulas)
   const double s = 4096, b = 2, h = 2048, a = 16;
   TrainingConfig c = make_config(settings(kv), 48);
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * (34 + 5 * a * s / h));
+  // FP8 (Transformer Engine): the four GEMMs' inputs kept in FP8, a byte less an element: QKV's,
+  // the projection's and FC1's (h each) and FC2's (4 h): s b h (34 - 7 + 5 a s / h)
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(make_config(settings(with(kv, "fp8-format", "hybrid")), 48)),
+                   s * b * h * (27 + 5 * a * s / h));
   kv = with(with(kv, "tensor-model-parallel-size", "4"), "global-batch-size", "24");
   c  = make_config(settings(kv), 48);
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c), s * b * h * (10 + 24.0 / 4 + 5 * a * s / (h * 4)));
@@ -397,6 +401,10 @@ TEST(TrainingMemory, OptimizerBytesFollowMegatronsTable)
   st = memory_per_stage(c);
   EXPECT_DOUBLE_EQ(st[0].weight_bytes + st[0].gradient_bytes + st[0].optimizer_bytes,
                    (6 + 12.0 / 48) * st[0].parameters);
+  // FP8: Transformer Engine's cached FP8 copy and transpose of every layer's GEMM weights, 2 bytes more
+  auto p8  = count_parameters(c);
+  auto st8 = memory_per_stage(make_config(settings(with(gpt_1_7b(), "fp8-format", "hybrid")), 48));
+  EXPECT_DOUBLE_EQ(st8[0].weight_bytes - st[0].weight_bytes, 2 * 24 * (p8.attention_per_layer + p8.mlp_per_layer));
   // FSDP shards all 18 bytes over the 48 replicas, one layer's weights gathered at a time
   c  = make_config(settings(with(with(gpt_1_7b(), "use-distributed-optimizer", "false"), "use-torch-fsdp2", "true")),
                    48);
