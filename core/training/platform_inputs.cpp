@@ -42,9 +42,10 @@ PlatformInputs platform_inputs(const platform::Platform& p, Precision precision,
   in.gpu.matmul.memory_Bps          = g.mem_bw_Bps;
   in.gpu.matmul.kernel_s            = g.matmul_kernel_s;
   in.gpu.matmul.wave_s              = g.matmul_wave_s;
-  in.gpu.matmul.tile_fraction       = kernels::tile_fraction_from(mm.fraction, mm.m, mm.n, mm.k, in.gpu.matmul);
-  in.gpu.stream_Bps                 = g.mem_bw_Bps * g.stream_fraction;
-  in.gpu.peak_bf16                  = g.peak_flops.at("bf16");
+  in.gpu.matmul.tile_fraction =
+      kernels::tile_fraction_from(mm.fraction * mm.sustained, mm.m, mm.n, mm.k, in.gpu.matmul);
+  in.gpu.stream_Bps = g.mem_bw_Bps * g.stream_fraction;
+  in.gpu.peak_bf16  = g.peak_flops.at("bf16");
   // Transformer Engine runs attention in 16 bits under FP8 unless told otherwise
   auto att = g.attention.find(prec == "fp8" ? "bf16" : prec);
   if (att != g.attention.end()) {

@@ -78,6 +78,9 @@ struct GpuPState {
 struct MatmulMeasure {
   double fraction = 0;
   uint64_t m = 0, n = 0, k = 0;
+  /** A boost-clock (burst) figure's share held under a training step's sustained load (the
+   *  catalogue's optional "sustained", a measured sustained-over-burst ratio); 1: already sustained. */
+  double sustained = 1;
 };
 
 /** Published fused-attention throughput of a GPU type at one precision, by sequence length: FLOP/s

@@ -223,7 +223,9 @@ void parse_matmul(Object o, GpuType& g)
     m.m = uint64_t(dims[0].integer(1, 1 << 30));
     m.n = uint64_t(dims[1].integer(1, 1 << 30));
     m.k = uint64_t(dims[2].integer(1, 1 << 30));
-    mo.finish({"fraction", "shape"});
+    if (auto sv = mo.optional("sustained"))
+      m.sustained = unit_fraction(*sv, "sustained", "the burst figure");
+    mo.finish({"fraction", "shape", "sustained"});
     g.matmul[prec] = m;
   });
 }

@@ -338,6 +338,12 @@ TEST(GpuCatalogue, BadMatmulFiguresAreRejectedWithFileAndPointer)
   std::string msg = gpu_catalogue_error("matmul_sms.json", R"("matmul": {"source": "a table"})");
   EXPECT_NE(msg.find("at /gpu_types/G/matmul: matmul needs the GPU's multiprocessors"), std::string::npos) << msg;
   EXPECT_EQ(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3]})"), "no error");
+  // a burst figure's sustained share: a fraction
+  EXPECT_EQ(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3], "sustained": 0.9})"), "no error");
+  msg = mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2, 3], "sustained": 1.2})");
+  EXPECT_NE(msg.find("at /gpu_types/G/matmul/fp16/sustained: sustained 1.2 must be a fraction of the burst figure"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(GpuCatalogue, BadAttentionAndStreamFiguresAreRejectedWithFileAndPointer)
