@@ -380,6 +380,22 @@ PY
       awk '{ if ($1 > 10 || $1 < -10) bad = bad " " $1 } END { exit bad != "" }' ||
       fail "1F1B rows beyond 10%: $(grep 'v=1' "$tmp/out")" ;;
 
+  published_tables)
+    # Narayanan et al.'s A100 table and NeMo 24.07's FP8 table beside sgai's predictions
+    # (docs/validation.md): every row predicted or refused with its reason, and the summaries
+    /usr/bin/python3 tools/validate/megatron_sc21.py --sgai "$SGAI" >"$tmp/sc21" 2>"$tmp/err" ||
+      fail "megatron_sc21: $(cat "$tmp/err")"
+    [ "$(grep -cE '^[0-9.]+[BT] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ \| ' "$tmp/sc21")" -eq 10 ] ||
+      fail "10 rows: $(cat "$tmp/sc21")"
+    grep -qE '^mean absolute error [0-9.]+%, worst .*, Spearman rank correlation of the throughputs -?[0-9.]+$' \
+      "$tmp/sc21" || fail "sc21 summary: $(cat "$tmp/sc21")"
+    /usr/bin/python3 tools/validate/nemo_h100_fp8.py --sgai "$SGAI" >"$tmp/nemo" 2>"$tmp/err" ||
+      fail "nemo_h100_fp8: $(cat "$tmp/err")"
+    [ "$(grep -cE '\| +[0-9]+ +[0-9]+ +[-+][0-9.]+% \|' "$tmp/nemo")" -eq 8 ] || fail "8 rows: $(cat "$tmp/nemo")"
+    [ "$(grep -cE ': sgai: error: stage 0 needs [0-9.]+ GB per GPU' "$tmp/nemo")" -eq 4 ] || fail "4 refused: $(cat "$tmp/nemo")"
+    grep -qE '^8 rows: mean absolute error [0-9.]+%, worst [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
+      fail "nemo summary: $(cat "$tmp/nemo")" ;;
+
   *) echo "unknown case $1" >&2; exit 2 ;;
 esac
 echo "ok: $1"
