@@ -194,13 +194,13 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   const double att_flops =
       4.0 * c.micro_batch_size * (double(a) / t) * k * double(M / c.micro_batch_size) * double(c.seq_length) / 2;
   const auto& ar = g.attention;
+  // attention's products as batched GEMMs: each sequence's queries against its keys, a head an instance
+  const uint64_t queries = M / c.micro_batch_size, pairs = uint64_t(c.micro_batch_size) * (a / t);
   if (not c.fused_attention) {
     // Megatron's unfused path: the full score matrix by batched GEMMs per head, then its fused
     // scale-mask-softmax (reads and writes the scores: 4 bytes an element) and dropout (4 + a
     // 1-byte mask); backward dropout (2 + 1 + 2) and softmax (6)
-    // (one batched GEMM per product: each sequence's queries against its keys, a head at a time)
     GemmPasses att;
-    const uint64_t queries = M / c.micro_batch_size, pairs = uint64_t(c.micro_batch_size) * (a / t);
     att.add_batched(queries, c.seq_length, k, d, pairs);
     att.add_batched(queries, k, c.seq_length, d, pairs);
     const double scores = double(M) * c.seq_length * double(a) / t;
@@ -217,7 +217,6 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   } else {
     // no published figure: the two products as GEMMs, per head
     GemmPasses att;
-    const uint64_t queries = M / c.micro_batch_size, pairs = uint64_t(c.micro_batch_size) * (a / t);
     att.add_batched(queries, c.seq_length / 2, k, d, pairs);
     att.add_batched(queries, k, c.seq_length / 2, d, pairs);
     lt.attention_fwd = att.fwd;
