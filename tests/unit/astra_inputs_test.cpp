@@ -60,7 +60,7 @@ TEST(AstraInputs, EveryBogusFixtureIsRejectedWithItsMessage)
       {"bogus_tabs.yml", "line 2: a tab in the indentation (YAML indents with spaces only)"},
   };
   for (const auto& [file, message] : yaml) {
-    auto msg = error_of([&]() { read_network_yaml(dir + file); });
+    auto msg = error_of([&, file = file]() { read_network_yaml(dir + file); });
     EXPECT_NE(msg.find(dir + file + ": "), std::string::npos) << msg;
     EXPECT_NE(msg.find(message), std::string::npos) << file << ": " << msg;
   }
@@ -82,7 +82,7 @@ TEST(AstraInputs, EveryBogusFixtureIsRejectedWithItsMessage)
                                 "1e+06 (GB/s)"},
   };
   for (const auto& [file, message] : system) {
-    auto msg = error_of([&]() { read_system_json(dir + file); });
+    auto msg = error_of([&, file = file]() { read_system_json(dir + file); });
     EXPECT_NE(msg.find(dir + file + ": "), std::string::npos) << msg;
     EXPECT_NE(msg.find(message), std::string::npos) << file << ": " << msg;
   }
@@ -93,7 +93,7 @@ TEST(AstraInputs, EveryBogusFixtureIsRejectedWithItsMessage)
       {"bogus_groups_key.json", "at /-1: group id '-1' is neither a whole number >= 0 (ASTRA-sim's ids) nor a name"},
   };
   for (const auto& [file, message] : groups) {
-    auto msg = error_of([&]() { read_comm_groups(dir + file); });
+    auto msg = error_of([&, file = file]() { read_comm_groups(dir + file); });
     EXPECT_NE(msg.find(dir + file + ": "), std::string::npos) << msg;
     EXPECT_NE(msg.find(message), std::string::npos) << file << ": " << msg;
   }
@@ -155,7 +155,7 @@ TEST(AstraInputs, StrictButNotStricterThanYamlAndAstraSim)
            {R"({"local-mem-bw": 0})", "at /local-mem-bw: value 0 out of range: expected a number > 0"},
            {R"({"peak-perf": 1e300})", "at /peak-perf: value 1e+300 out of range"},
        }) {
-    auto msg = error_of([&]() { read_system_json(write_temp("bad.json", text)); });
+    auto msg = error_of([&, text = text]() { read_system_json(write_temp("bad.json", text)); });
     EXPECT_NE(msg.find(message), std::string::npos) << text << ": " << msg;
   }
   // group ids: ASTRA-sim's whole numbers, and names (sgai's generator, hashed PyTorch groups)
@@ -170,7 +170,7 @@ TEST(AstraInputs, StrictButNotStricterThanYamlAndAstraSim)
            {R"({"+1": [0]})", "group id '+1' is neither"},
            {R"({"a b": [0]})", "group id 'a b' is neither"},
        }) {
-    auto msg = error_of([&]() { read_comm_groups(write_temp("bad_groups.json", text)); });
+    auto msg = error_of([&, text = text]() { read_comm_groups(write_temp("bad_groups.json", text)); });
     EXPECT_NE(msg.find(message), std::string::npos) << text << ": " << msg;
   }
 }

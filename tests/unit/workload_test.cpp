@@ -84,7 +84,7 @@ TEST(Swf, OutOfRangeValuesNameTheirLineFieldAndValue)
       {"bogus_empty.swf", "bogus_empty.swf: no job"},
   };
   for (const auto& [file, expected] : cases) {
-    auto msg = error_of([&] { read_swf(fixture("workloads/" + file)); });
+    auto msg = error_of([&, file = file] { read_swf(fixture("workloads/" + file)); });
     EXPECT_NE(msg.find(file), std::string::npos) << msg;
     EXPECT_NE(msg.find(expected), std::string::npos) << msg;
   }
@@ -480,7 +480,8 @@ TEST(Batsim, ReadsTheOlderNamesOfEachType)
   };
   for (const auto& [text, type] : names) {
     Workload w;
-    ASSERT_EQ(error_of([&] { w = read_text(one_job(std::string(R"("p": )") + text)); }), "no error") << text;
+    ASSERT_EQ(error_of([&, text = text] { w = read_text(one_job(std::string(R"("p": )") + text)); }), "no error")
+        << text;
     EXPECT_EQ(w.profiles[0].type, type) << text;
     EXPECT_EQ(round_trip(w).profiles[0].type, type) << text;
   }
@@ -721,7 +722,7 @@ class BogusWorkload : public ::testing::TestWithParam<std::pair<const char*, con
 TEST_P(BogusWorkload, IsRejectedWithItsMessage)
 {
   auto [file, expected] = GetParam();
-  std::string msg       = error_of([&] { read_batsim(fixture(std::string("workloads/") + file)); });
+  std::string msg       = error_of([&, file = file] { read_batsim(fixture(std::string("workloads/") + file)); });
   EXPECT_NE(msg.find(file), std::string::npos) << msg;
   EXPECT_NE(msg.find(expected), std::string::npos) << msg;
 }
