@@ -7,13 +7,16 @@
 #                                           table of executions/s and coverage; FUZZ_JOBS=N runs N
 #                                           targets at a time (one core each)
 #        tools/fuzz.sh list                 the targets and their seeds
-# The build is build-fuzz/ (clang, -DSGAI_FUZZ=ON). Corpora grow in build-fuzz/corpus-TARGET,
-# logs go to build-fuzz/logs/TARGET.log. Crashing inputs land in build-fuzz/crashes/; once fixed,
+# The build is build-fuzz/ (clang, -DSGAI_FUZZ=ON), or SGAI_FUZZ_BUILD=DIR, a build already configured
+# with clang and -DSGAI_FUZZ=ON (tools/setup.sh test's sanitizer build, build-asan), whose targets are
+# then built as it is configured. Corpora grow in DIR/corpus-TARGET, logs go to DIR/logs/TARGET.log.
+# Crashing inputs land in DIR/crashes/; once fixed,
 # copy them to the target's seeds (tests/fuzz/TARGET_seeds/, or tests/fuzz/regressions/ for
 # platform_json) so that the unit tests replay them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+fb=${SGAI_FUZZ_BUILD:-build-fuzz}
 
 # name|seed folders (space-separated)|max_len|timeout (s)|what
 targets=(
@@ -65,11 +68,16 @@ names() {
 
 build() { # build TARGET...
   command -v clang++ >/dev/null || { echo "clang++ is needed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
-  cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSGAI_FUZZ=ON \
-    -DSGAI_BUILD_TESTS=OFF -DSGAI_TORCH=OFF >/dev/null
+  if [ "$fb" = build-fuzz ]; then
+    cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSGAI_FUZZ=ON \
+      -DSGAI_BUILD_TESTS=OFF -DSGAI_TORCH=OFF >/dev/null
+  elif ! grep -q '^SGAI_FUZZ:BOOL=ON' "$fb/CMakeCache.txt" 2>/dev/null; then
+    echo "SGAI_FUZZ_BUILD=$fb is not a build configured with -DSGAI_FUZZ=ON" >&2
+    exit 2
+  fi
   local list=()
   for n in "$@"; do list+=(--target "${n}_fuzz"); done
-  cmake --build build-fuzz -j "$(nproc)" "${list[@]}" -- --no-print-directory
+  cmake --build "$fb" -j "$(nproc)" "${list[@]}" -- --no-print-directory
 }
 
 # fuzz TARGET SECONDS: runs it, keeps the log, prints libFuzzer's final lines; status of libFuzzer
@@ -83,20 +91,20 @@ fuzz() {
   for d in $(field "$t" 1); do
     [ -d "$d" ] && seeds+=("$d")
   done
-  mkdir -p "build-fuzz/corpus-$name" build-fuzz/crashes build-fuzz/logs
-  local log="build-fuzz/logs/$name.log" status=0
+  mkdir -p "$fb/corpus-$name" "$fb/crashes" "$fb/logs"
+  local log="$fb/logs/$name.log" status=0
   echo "== $name ($2 s)"
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "build-fuzz/tests/fuzz/${name}_fuzz" "build-fuzz/corpus-$name" "${seeds[@]}" \
+    "$fb/tests/fuzz/${name}_fuzz" "$fb/corpus-$name" "${seeds[@]}" \
     -max_total_time="$2" -timeout="$timeout" -rss_limit_mb=4096 -max_len="$max_len" \
-    -artifact_prefix="build-fuzz/crashes/$name-" -print_final_stats=1 >"$log" 2>&1 || status=$?
+    -artifact_prefix="$fb/crashes/$name-" -print_final_stats=1 >"$log" 2>&1 || status=$?
   tail -n 12 "$log"
   return $status
 }
 
 # summary TARGET: one line of figures from its last log
 summary() {
-  local log="build-fuzz/logs/$1.log" done execs rate cov ft
+  local log="$fb/logs/$1.log" done execs rate cov ft
   done=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$done")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$done")
@@ -118,7 +126,7 @@ case "$arg" in
     failed=()
     jobs_at_once=${FUZZ_JOBS:-1}
     if [ "$jobs_at_once" -gt 1 ]; then
-      # N at a time; each one's status is kept in build-fuzz/logs/TARGET.status
+      # N at a time; each one's status is kept in $fb/logs/TARGET.status
       running=0
       for n in "${all[@]}"; do
         if [ "$running" -ge "$jobs_at_once" ]; then
@@ -128,13 +136,13 @@ case "$arg" in
         (
           s=0
           fuzz "$n" "$seconds" >/dev/null || s=$?
-          echo "$s" >"build-fuzz/logs/$n.status"
+          echo "$s" >"$fb/logs/$n.status"
         ) &
         running=$((running + 1))
       done
       wait || true
       for n in "${all[@]}"; do
-        [ "$(cat "build-fuzz/logs/$n.status" 2>/dev/null || echo 1)" = 0 ] || failed+=("$n")
+        [ "$(cat "$fb/logs/$n.status" 2>/dev/null || echo 1)" = 0 ] || failed+=("$n")
       done
     else
       for n in "${all[@]}"; do
@@ -145,7 +153,7 @@ case "$arg" in
     printf '%-14s %10s %9s %7s %7s\n' target execs exec/s cov ft
     for n in "${all[@]}"; do summary "$n"; done
     if [ ${#failed[@]} -gt 0 ]; then
-      echo "failed: ${failed[*]} (inputs in build-fuzz/crashes/, logs in build-fuzz/logs/)" >&2
+      echo "failed: ${failed[*]} (inputs in $fb/crashes/, logs in $fb/logs/)" >&2
       exit 1
     fi ;;
   *)
