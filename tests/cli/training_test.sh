@@ -284,6 +284,16 @@ speeds = [float(r["tokens_per_s"]) for r in ranked]
 assert speeds == sorted(speeds, reverse=True)
 for r in rows:
     assert int(r["tp"]) * int(r["pp"]) * int(r["cp"]) * int(r["dp"]) == 48, r
+# the description's layout at its best: the first ranked row with TP 1, PP 1, CP 1, EP 1, DP 48
+own = int(re.search(r"own configuration .*? ranks (\d+) of", sys.argv[2]).group(1))
+first = next(r for r in ranked if (r["tp"], r["pp"], r["cp"], r["ep"], r["dp"]) == ("1", "1", "1", "1", "48"))
+m = re.search(r"^Its layout at its best \(TP 1, PP 1, CP 1, EP 1, DP 48, micro-batch (\d+), recompute (\w+)\) "
+              r"ranks (\d+) of", sys.argv[2], re.M)
+if int(first["rank"]) == own:
+    assert m is None, m
+else:
+    assert m and int(m.group(3)) == int(first["rank"]) < own, (m, first["rank"], own)
+    assert (m.group(1), m.group(2)) == (first["micro_batch"], first["recompute"]), m.groups()
 PY
     # the first row predicted alone gives the same figures
     best=$(sed -n 2p "$tmp/s.csv")

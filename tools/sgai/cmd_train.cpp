@@ -38,6 +38,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace sgai::cli {
 
@@ -341,6 +342,44 @@ void write_search_csv(const std::string& path, const training::SearchResult& r)
   write_file_atomically(path, o.str());
 }
 
+/** Where the description's own configuration ranks, when it gives one that runs here; and where its
+ *  layout (TP, PP, CP, EP, DP) ranks at its best virtual stages, micro-batch and recomputation (what
+ *  a published run's layout fixes, and its unpublished settings do not). */
+void print_own_rank(const TrainArgs& a, uint64_t gpus, const training::SearchResult& r)
+{
+  training::TrainingConfig own;
+  try {
+    own = read_config(a, gpus);
+  } catch (const std::exception&) { // the description gives no complete configuration for these GPUs
+    return;
+  }
+  auto layout = [](const training::TrainingConfig& c) {
+    return std::make_tuple(c.tensor_model_parallel_size, c.pipeline_model_parallel_size, c.context_parallel_size,
+                           c.expert_model_parallel_size, c.data_parallel_size);
+  };
+  auto ranked = [&](size_t i) {
+    return " ranks " + std::to_string(i + 1) + " of " + std::to_string(r.fitting) + ": " +
+           format_fixed(r.rows[i].tokens_per_s, 0) + " tokens/s, the best " +
+           format_fixed(r.rows[0].tokens_per_s / r.rows[i].tokens_per_s, 3) + "x as fast\n";
+  };
+  const std::string mine = training::describe_parallelism(own);
+  for (size_t i = 0; i < r.rows.size(); i++)
+    if (training::describe_parallelism(r.rows[i].config) == mine) {
+      if (r.rows[i].fits)
+        std::cout << "The description's own configuration (" << mine << ")" << ranked(i);
+      else
+        std::cout << "The description's own configuration (" << mine << ") does not fit: " << gb(r.rows[i].worst_bytes)
+                  << " per GPU\n";
+      break;
+    }
+  for (size_t i = 0; i < r.fitting; i++) // the rows are ranked, the fitting ones first
+    if (layout(r.rows[i].config) == layout(own)) {
+      if (training::describe_parallelism(r.rows[i].config) != mine)
+        std::cout << "Its layout at its best (" << training::describe_parallelism(r.rows[i].config) << ")" << ranked(i);
+      break;
+    }
+}
+
 int run_search(const TrainArgs& a)
 {
   const platform::Platform plat = platform::generate(a.platform);
@@ -381,24 +420,7 @@ int run_search(const TrainArgs& a)
               << format_fixed(row.worst_bytes / 1e9, 1) << "  " << training::describe_parallelism(row.config) << "  ("
               << pct(b.compute_s) << ", " << pct(b.bubble_s) << ", " << pct(b.tp_s) << ", " << pct(b.dp_s) << ")\n";
   }
-  // where the description's own parallelism ranks, when it gives one that runs here
-  try {
-    const training::TrainingConfig own = read_config(a, o.gpus);
-    auto same = [&](const training::TrainingConfig& c) { return describe_parallelism(c) == describe_parallelism(own); };
-    for (size_t i = 0; i < r.rows.size(); i++)
-      if (same(r.rows[i].config)) {
-        if (r.rows[i].fits)
-          std::cout << "The description's own configuration (" << training::describe_parallelism(own) << ") ranks "
-                    << i + 1 << " of " << r.fitting << ": " << format_fixed(r.rows[i].tokens_per_s, 0)
-                    << " tokens/s, the best " << format_fixed(r.rows[0].tokens_per_s / r.rows[i].tokens_per_s, 3)
-                    << "x as fast\n";
-        else
-          std::cout << "The description's own configuration (" << training::describe_parallelism(own)
-                    << ") does not fit: " << gb(r.rows[i].worst_bytes) << " per GPU\n";
-        break;
-      }
-  } catch (const std::exception&) { // the description gives no complete configuration for these GPUs
-  }
+  print_own_rank(a, o.gpus, r);
   if (not a.csv.empty())
     write_search_csv(a.csv, r);
   return 0;
