@@ -24,6 +24,7 @@
 #include "core/training/memory.hpp"
 #include "core/training/platform_inputs.hpp"
 #include "core/training/predict.hpp"
+#include "core/training/report.hpp"
 #include "core/training/search.hpp"
 #include "core/training/traffic.hpp"
 #include "generators/platform/catalogue.hpp"
@@ -109,22 +110,13 @@ training::StageMemory print_memory(const training::TrainingConfig& c, const plat
   std::cout << "Memory per GPU (" << gpu.name << ", " << gb(gpu.memory_bytes) << "):\n";
   std::cout << "  stage  layers  parameters     weights   gradients   optimizer  activations (in flight)       total\n";
   const std::vector<training::StageMemory> stages = training::memory_per_stage(c);
-  const training::StageMemory* worst              = nullptr;
-  for (const auto& st : stages) {
+  for (const auto& st : stages)
     std::cout << "  " << std::left << std::setw(5) << st.stage << std::right << std::setw(8) << st.layers
               << std::setw(12) << format_fixed(st.parameters / 1e9, 3) + " B" << std::setw(12) << gb(st.weight_bytes)
               << std::setw(12) << gb(st.gradient_bytes) << std::setw(12) << gb(st.optimizer_bytes) << std::setw(13)
               << gb(st.activation_bytes) << " (" << std::setw(3) << st.inflight << ")" << std::setw(17)
               << gb(st.total_bytes) << "\n";
-    if (worst == nullptr || st.total_bytes > worst->total_bytes)
-      worst = &st;
-  }
-  if (worst->total_bytes > gpu.memory_bytes)
-    throw RunError("stage " + std::to_string(worst->stage) + " needs " + gb(worst->total_bytes) + " per GPU (" +
-                   gb(worst->weight_bytes + worst->gradient_bytes + worst->optimizer_bytes) +
-                   " of parameters, gradients and optimizer state, " + gb(worst->activation_bytes) +
-                   " of activations), more than the " + gb(gpu.memory_bytes) + " of a " + gpu.name);
-  return *worst;
+  return training::check_memory(stages, gpu.memory_bytes, gpu.name);
 }
 
 int run_check(const TrainArgs& a)
@@ -155,45 +147,6 @@ int run_check(const TrainArgs& a)
 std::string ms(double s)
 {
   return format_fixed(s * 1e3, 3) + " ms";
-}
-
-void write_prediction_json(const std::string& path, const training::TrainingConfig& c, const training::Prediction& r,
-                           const training::PlatformInputs& in, const training::Energy& e)
-{
-  std::ostringstream text;
-  json::Writer w(text);
-  w.begin_object();
-  w.key("sgai_training_prediction").value(1u);
-  w.key("gpu").value(in.gpu.name);
-  w.key("gpus").value(uint64_t(c.gpus()));
-  w.key("iteration_s").value(r.iteration_s);
-  w.key("tokens_per_s").value(r.tokens_per_s);
-  w.key("tflops_per_gpu").value(r.tflops_per_gpu);
-  w.key("mfu").value(r.mfu);
-  w.key("hardware_tflops_per_gpu").value(r.hardware_tflops_per_gpu);
-  w.key("hfu").value(r.hfu);
-  w.key("slowest_stage").value(r.slowest_stage);
-  const auto& b = r.breakdown;
-  w.key("breakdown_s").begin_object();
-  w.key("compute").value(b.compute_s).key("tp").value(b.tp_s).key("cp").value(b.cp_s).key("ep").value(b.ep_s);
-  w.key("bubble").value(b.bubble_s).key("dp").value(b.dp_s).key("optimizer").value(b.optimizer_s);
-  w.end_object();
-  const auto& l = r.layer;
-  w.key("layer_s").begin_object();
-  w.key("gemm_fwd").value(l.gemm_fwd).key("gemm_bwd").value(l.gemm_bwd);
-  w.key("attention_fwd").value(l.attention_fwd).key("attention_bwd").value(l.attention_bwd);
-  w.key("stream_fwd").value(l.stream_fwd).key("stream_bwd").value(l.stream_bwd);
-  w.key("tp_fwd").value(l.tp_fwd).key("tp_bwd").value(l.tp_bwd);
-  w.key("cp_fwd").value(l.cp_fwd).key("cp_bwd").value(l.cp_bwd);
-  w.key("ep_fwd").value(l.ep_fwd).key("ep_bwd").value(l.ep_bwd);
-  w.end_object();
-  w.key("p2p_s").value(r.p2p_s).key("dp_reduce_s").value(r.dp_reduce_s).key("dp_gather_s").value(r.dp_gather_s);
-  w.key("energy_j").begin_object();
-  w.key("gpus").value(e.gpu_j).key("processors").value(e.cpu_j).key("network").value(e.network_j);
-  w.key("total").value(e.total()).end_object();
-  w.key("energy_per_token_j").value(e.total() / training::tokens_per_iteration(c));
-  w.end_object();
-  write_file_atomically(path, text.str() + "\n");
 }
 
 /** Every stage's passes and DP collectives as a Chrome trace (ui.perfetto.dev): a process per pipeline
@@ -242,7 +195,8 @@ int run_predict(const TrainArgs& a)
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
   print_description(c);
   print_memory(c, *in.type);
-  const training::Prediction r = training::predict_iteration(c, in.gpu, in.fabric, not a.timeline.empty());
+  const training::Report rep    = training::report(c, in, not a.timeline.empty());
+  const training::Prediction& r = rep.prediction;
   std::cout << "Iteration: " << format_fixed(r.iteration_s, 4) << " s, " << format_fixed(r.tokens_per_s, 0)
             << " tokens/s, " << format_fixed(r.tflops_per_gpu, 1) << " TFLOP/s per GPU, MFU "
             << format_fixed(r.mfu * 100, 1) << "%\n";
@@ -263,8 +217,7 @@ int run_predict(const TrainArgs& a)
             << ms(l.attention_fwd) << ", streaming " << ms(l.stream_fwd) << ", exposed TP " << ms(l.tp_fwd)
             << "), backward " << ms(l.backward()) << " (GEMMs " << ms(l.gemm_bwd) << ", attention "
             << ms(l.attention_bwd) << ", streaming " << ms(l.stream_bwd) << ", exposed TP " << ms(l.tp_bwd) << ")\n";
-  const training::Energy e = training::iteration_energy(c, r, in.fabric.gpus_per_node, in.gpu_busy_w, in.gpu_idle_w,
-                                                        in.node_cpu_w, in.nic_idle_w, in.nic_busy_w);
+  const training::Energy& e = rep.energy;
   std::cout << "Energy per iteration: " << format_fixed(e.total() / 1e6, 3) << " MJ (GPUs "
             << format_fixed(e.gpu_j / 1e6, 3) << ", processors " << format_fixed(e.cpu_j / 1e6, 3) << ", network "
             << format_fixed(e.network_j / 1e6, 3) << "), "
@@ -274,7 +227,7 @@ int run_predict(const TrainArgs& a)
   std::cout << "Data parallel: gradients reduced in " << ms(r.dp_reduce_s) << ", parameters gathered in "
             << ms(r.dp_gather_s) << " (stage 0); pipeline transfer " << ms(r.p2p_s) << "\n";
   if (not a.json.empty())
-    write_prediction_json(a.json, c, r, in, e);
+    write_file_atomically(a.json, training::report_json(c, rep, in));
   if (not a.timeline.empty())
     write_timeline(a.timeline, c, r);
   return 0;
