@@ -107,6 +107,7 @@ void register_batch_component(ComponentRegistry& registry);
 void register_replay_component(ComponentRegistry& registry);
 void register_gpu_cluster_component(ComponentRegistry& registry);
 void register_aiops_component(ComponentRegistry& registry);
+void register_training_component(ComponentRegistry& registry);
 
 } // namespace sgai::experiment
 

@@ -40,6 +40,7 @@ const ComponentRegistry& builtin_components()
     register_replay_component(r);
     register_gpu_cluster_component(r);
     register_aiops_component(r);
+    register_training_component(r);
     return r;
   }();
   return registry;

@@ -406,6 +406,73 @@ PY
     grep -qE '^8 rows: mean absolute error [0-9.]+%, worst [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
       fail "nemo summary: $(cat "$tmp/nemo")" ;;
 
+  train_experiment)
+    # the experiment component "training": the same iteration as train predict, its figures in
+    # summary.json; a campaign over its settings runs each point as a prediction, a layout that does
+    # not fit fails its run with the stage and the bytes; bad options are the experiment's errors
+    D=workloads/training/gpt-70b-megatron-core.yaml P=platforms/dgx-h100-superpod.json
+    run "$SGAI" train predict $D --platform $P --gpus 768 --json "$tmp/p.json"; expect_rc 0
+    run "$SGAI" run deploy/experiments/training-70b.json --out "$tmp/e"; expect_rc 0
+    python3 - "$tmp/p.json" "$tmp/e" <<'PY' || fail "experiment: $(cat "$tmp/e/summary.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2] + "/summary.json"))["components"]["training"]
+t = json.load(open(sys.argv[2] + "/training.json"))
+assert t == p, "training.json differs from train predict --json"
+assert s["iteration_s"] == p["iteration_s"] and s["tokens_per_s"] == p["tokens_per_s"], (s, p)
+assert s["gpus"] == 768 and abs(s["largest_stage_gb"] * 1e9 - p["largest_stage_memory_bytes"]) < 1, s
+assert abs(sum(s[k + "_s"] for k in ("compute", "tp", "cp", "ep", "bubble", "dp", "optimizer")) / s["iteration_s"] - 1) < 1e-9
+PY
+    # the campaign: 12 layouts, each the prediction of train predict with the same settings
+    mkdir -p "$tmp/c"
+    python3 - "$tmp/c/layouts.json" "$PWD/deploy/experiments/training-70b.json" <<'PY'
+import json, sys
+c = json.load(open("deploy/campaigns/training-70b-layouts.json"))
+c["experiment"] = sys.argv[2]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    run "$SGAI" sweep run "$tmp/c/layouts.json" --strategy full --jobs 2; expect_rc 0
+    grep -q "12 runs ended in this call; 9 done, 3 failed" <<<"$out" || fail "campaign: $out"
+    run "$SGAI" sweep export "$tmp/c/layouts.json" --out "$tmp/c/runs.csv"; expect_rc 0
+    grep -q "^7,done,full,1,8,2,1,856929" "$tmp/c/runs.csv" || fail "the description's own point: $(cat "$tmp/c/runs.csv")"
+    run "$SGAI" train predict $D --platform $P --gpus 768 --tensor-model-parallel-size 4 --pipeline-model-parallel-size 4 \
+      --micro-batch-size 2; expect_rc 0
+    tokens=$(grep -oE '[0-9]+ tokens/s' <<<"$out" | awk '{ print $1 }')
+    grep -q "^5,done,full,1,4,4,2,$tokens\." "$tmp/c/runs.csv" || fail "TP 4 PP 4 micro-batch 2 ($tokens): $(cat "$tmp/c/runs.csv")"
+    grep -q "^sgai: error: stage 1 needs 101.91 GB per GPU" "$tmp/c/training-70b-layouts.campaign/runs/2/log.txt" ||
+      fail "the layout that does not fit: $(cat "$tmp/c/training-70b-layouts.campaign/runs/2/log.txt")"
+    # bad options: one error line naming the experiment and the place, exit 1
+    python3 - "$tmp" <<'PY'
+import json, sys
+e = json.load(open("deploy/experiments/training-70b.json"))
+import os
+e["platform"]["file"] = os.path.abspath("platforms/dgx-h100-superpod.json")
+for name, options in [("bad_key", {"settings": {"tensor-model-parallel-size": 3}}),
+                      ("bad_list", {"settings": {"micro-batch-size": [1, 2]}}),
+                      ("bad_gpus", {"gpus": 10000}),
+                      ("empty", {})]:
+    x = json.loads(json.dumps(e))
+    if name == "empty":
+        x["components"][0]["options"] = {}
+    else:
+        x["components"][0]["options"].update(options)
+    x["components"][0]["options"].setdefault("settings", {})
+    if name == "empty":
+        del x["components"][0]["options"]["settings"]
+    else:
+        x["components"][0]["options"]["description"] = os.path.abspath("workloads/training/gpt-70b-megatron-core.yaml")
+    json.dump(x, open(sys.argv[1] + "/" + name + ".json", "w"))
+PY
+    run "$SGAI" run "$tmp/bad_key.json" --out "$tmp/o1"; expect_rc 1
+    expect_one_error_line "at /components/0/options/settings/tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 64"
+    [ ! -e "$tmp/o1/summary.json" ] || fail "a summary after an error"
+    run "$SGAI" run "$tmp/bad_list.json" --out "$tmp/o2"; expect_rc 1
+    expect_one_error_line "at /components/0/options/settings/micro-batch-size: 'micro-batch-size' must be a single value"
+    run "$SGAI" run "$tmp/bad_gpus.json" --out "$tmp/o3"; expect_rc 1
+    expect_one_error_line "at /components/0/options/gpus: the platform has 6144 GPUs, the run asks 10000"
+    run "$SGAI" run "$tmp/empty.json" --out "$tmp/o4"; expect_rc 1
+    expect_one_error_line "a training component needs a \"description\" or \"settings\"" ;;
+
   *) echo "unknown case $1" >&2; exit 2 ;;
 esac
 echo "ok: $1"
