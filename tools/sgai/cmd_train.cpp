@@ -105,7 +105,8 @@ void print_description(const training::TrainingConfig& c)
 }
 
 /** Prints each stage's memory; RunError naming the stage and the bytes when one does not fit. */
-training::StageMemory print_memory(const training::TrainingConfig& c, const platform::GpuType& gpu)
+/** Each stage's memory per GPU, printed; the stages. */
+std::vector<training::StageMemory> print_memory(const training::TrainingConfig& c, const platform::GpuType& gpu)
 {
   std::cout << "Memory per GPU (" << gpu.name << ", " << gb(gpu.memory_bytes) << "):\n";
   std::cout << "  stage  layers  parameters     weights   gradients   optimizer  activations (in flight)       total\n";
@@ -116,7 +117,7 @@ training::StageMemory print_memory(const training::TrainingConfig& c, const plat
               << std::setw(12) << gb(st.gradient_bytes) << std::setw(12) << gb(st.optimizer_bytes) << std::setw(13)
               << gb(st.activation_bytes) << " (" << std::setw(3) << st.inflight << ")" << std::setw(17)
               << gb(st.total_bytes) << "\n";
-  return training::check_memory(stages, gpu.memory_bytes, gpu.name);
+  return stages;
 }
 
 int run_check(const TrainArgs& a)
@@ -126,8 +127,8 @@ int run_check(const TrainArgs& a)
   const platform::GpuType& gpu = platform::named_gpu(cat, a.gpu, "--gpu", cat_file);
   training::TrainingConfig c   = read_config(a, a.gpus ? uint64_t(*a.gpus) : 0);
   print_description(c);
-  const training::StageMemory worst_stage = print_memory(c, gpu);
-  const training::StageMemory* worst      = &worst_stage;
+  const std::vector<training::StageMemory> stages = print_memory(c, gpu);
+  const training::StageMemory* worst              = &training::check_memory(stages, gpu.memory_bytes, gpu.name);
   std::cout << "Communication per GPU (nccl-tests' bytes):\n";
   auto show = [](const training::Transfer& t) {
     std::cout << "  " << std::left << std::setw(9) << training::to_string(t.group) << std::setw(15)
@@ -194,7 +195,7 @@ int run_predict(const TrainArgs& a)
             << " a node; NCCL sees " << format_fixed(in.fabric.nccl.intra_GBps, 1) << " GB/s per GPU in a node, "
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
   print_description(c);
-  print_memory(c, *in.type);
+  print_memory(c, *in.type); // report() checks the largest stage against the GPU
   const training::Report rep    = training::report(c, in, not a.timeline.empty());
   const training::Prediction& r = rep.prediction;
   std::cout << "Iteration: " << format_fixed(r.iteration_s, 4) << " s, " << format_fixed(r.tokens_per_s, 0)
