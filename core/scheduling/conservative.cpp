@@ -511,10 +511,13 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
                                  [](const std::pair<double, uint32_t>& y, uint32_t c) { return y.second < c; });
       return it != lifted_now_.end() && it->second == x.second;
     });
+    // (both by core: merged)
+    const size_t kept = open_.size();
     for (const auto& x : lifted_now_)
       if (x.first >= until)
         open_.push_back(x);
-    std::sort(open_.begin(), open_.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    std::inplace_merge(open_.begin(), open_.begin() + static_cast<std::ptrdiff_t>(kept), open_.end(),
+                       [](const auto& x, const auto& y) { return x.second < y.second; });
     if (open_.size() > limit)
       open_.resize(limit);
   }
@@ -589,9 +592,12 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
     else
       for (const Word& w : x.group->words)
         marks_[w.index] |= x.count == x.group->count ? w.bits : w.bits & ~excluded_bits(*x.group, w.index);
+  // (only the lowest `width` are the fit; all of them only when last_candidates will be asked)
   candidates_.clear();
+  const size_t need = all ? SIZE_MAX : width;
   for (size_t k = 0; k < marks_.size(); k++) {
-    each_bit(marks_[k], [&](uint32_t j) { candidates_.push_back(static_cast<uint32_t>(k * 64) + j); });
+    for (uint64_t bits = marks_[k]; bits != 0 && candidates_.size() < need; bits &= bits - 1)
+      candidates_.push_back(static_cast<uint32_t>(k * 64) + static_cast<uint32_t>(std::countr_zero(bits)));
     marks_[k] = 0;
   }
   Fit fit{t, {}};
