@@ -64,7 +64,7 @@ public:
     last_ = {b_.compute("optimizer step", 0, 0, deps, micros(p_.stage_optimizer_s[at_.stage]))};
     if (dist_ && d_ > 1 && not c_.overlap_param_gather)
       for (uint32_t ch = 0; ch < v_; ++ch)
-        comm(chakra::CollectiveType::all_gather, chunk(ch).params * 2 / d_, "parameters " + std::to_string(ch), last_);
+        comm(chakra::CollectiveType::all_gather, chunk(ch).gathered / d_, "parameters " + std::to_string(ch), last_);
     return b_.take();
   }
 
@@ -99,7 +99,7 @@ private:
     gathered_.resize(v_);
     for (uint32_t ch = 0; ch < v_; ++ch)
       for (uint32_t k = 0; k < chunk(ch).buckets; ++k)
-        gathered_[ch].push_back(comm(chakra::CollectiveType::all_gather, chunk(ch).params / chunk(ch).buckets * 2 / d_,
+        gathered_[ch].push_back(comm(chakra::CollectiveType::all_gather, chunk(ch).gathered / chunk(ch).buckets / d_,
                                      "parameters " + std::to_string(ch) + "." + std::to_string(k), {}));
   }
   /** A transfer's tag between ranks of one stage: the pass, the layer, the step and the kind

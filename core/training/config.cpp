@@ -298,6 +298,7 @@ const std::vector<std::pair<std::string, Apply>>& keys()
          c.precision = Precision::fp8;
        }},
       {"grad-reduce-in-bf16", [](TrainingConfig& c, const Setting& s) { c.grad_reduce_in_bf16 = flag(s); }},
+      {"fp8-param-gather", [](TrainingConfig& c, const Setting& s) { c.fp8_param_gather = flag(s); }},
       {"accumulate-allreduce-grads-in-fp32",
        [](TrainingConfig& c, const Setting& s) { c.accumulate_allreduce_grads_in_fp32 = flag(s); }},
   };
@@ -413,11 +414,24 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
       missing(key);
   if (not by.count("vocab-size") && not by.count("padded-vocab-size")) {
     // Megatron-LM takes the vocabulary from its tokenizer's files, which sgai does not open: a
-    // merge file is GPT-2's BPE (GPT2BPETokenizer, the only one that reads one), 50,257 tokens
-    if (std::find(c.unmodelled.begin(), c.unmodelled.end(), "merge-file") == c.unmodelled.end())
+    // merge file is GPT-2's BPE (GPT2BPETokenizer, the only one that reads one), 50,257 tokens;
+    // Llama2Tokenizer is Llama 2's SentencePiece model, 32,000 tokens (Touvron et al. 2023)
+    const auto tokenizer = by.find("tokenizer-type");
+    if (tokenizer != by.end() && tokenizer->second.value == "Llama2Tokenizer") {
+      c.vocab_size = 32000;
+      c.notes.push_back("vocab-size 32000: Llama2Tokenizer is Llama 2's vocabulary (give vocab-size for another)");
+    } else if (std::find(c.unmodelled.begin(), c.unmodelled.end(), "merge-file") != c.unmodelled.end()) {
+      c.vocab_size = 50257;
+      c.notes.push_back("vocab-size 50257: a merge-file is GPT-2's BPE vocabulary (give vocab-size for another)");
+    } else if (tokenizer != by.end()) {
+      const std::string why = "vocab-size (sgai does not open the files of tokenizer-type " + tokenizer->second.value +
+                              ": give the vocabulary's size)";
+      if (file.empty())
+        throw UsageError("missing --" + why);
+      throw InputError(file, "", "missing " + why);
+    } else {
       missing("vocab-size");
-    c.vocab_size = 50257;
-    c.notes.push_back("vocab-size 50257: a merge-file is GPT-2's BPE vocabulary (give vocab-size for another)");
+    }
   }
   if (by.count("bf16") && by.count("fp16") && flag(by.at("bf16")) && flag(by.at("fp16")))
     fail(by.at("fp16"), "bf16 is true too: one precision");
@@ -505,6 +519,8 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     fail(at("tp-comm-overlap"), "overlapping TP communication needs sequence-parallel (and TP above 1)");
   if (c.overlap_param_gather && not c.use_distributed_optimizer)
     fail(at("overlap-param-gather"), "needs use-distributed-optimizer");
+  if (c.fp8_param_gather && c.precision != Precision::fp8)
+    fail(at("fp8-param-gather"), "FP8 parameters need fp8-format");
   if (c.use_torch_fsdp2 && c.use_distributed_optimizer)
     fail(at("use-torch-fsdp2"), "FSDP shards the optimizer itself: leave use-distributed-optimizer out");
   uint32_t fewest = c.num_layers;
@@ -653,7 +669,6 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys()
       {"no-overlap-p2p-communication", 0},
       {"fp8-amax-history-len", 1},
       {"fp8-amax-compute-algo", 1},
-      {"fp8-param-gather", 0},
       {"moe-aux-loss-coeff", 1},
       {"moe-z-loss-coeff", 1},
       {"moe-input-jitter-eps", 1},
@@ -701,6 +716,7 @@ bool is_boolean_key(const std::string& key)
                                                  "bf16",
                                                  "fp16",
                                                  "grad-reduce-in-bf16",
+                                                 "fp8-param-gather",
                                                  "accumulate-allreduce-grads-in-fp32"};
   return std::find(flags.begin(), flags.end(), key) != flags.end();
 }
@@ -732,6 +748,8 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
     if (listed(unmodelled_keys(), named.key)) {
       if (std::find(unmodelled.begin(), unmodelled.end(), named.key) == unmodelled.end())
         unmodelled.push_back(named.key);
+      if (named.key == "tokenizer-type") // (its vocabulary, when vocab-size is not given)
+        by_key[named.key] = named;
       continue;
     }
     const auto& known = known_keys();

@@ -75,6 +75,9 @@ struct TrainingConfig {
    *  grad-reduce-in-bf16), the parameters' under fp16 (unless accumulate-allreduce-grads-in-fp32). */
   bool grad_reduce_in_bf16                = false;
   bool accumulate_allreduce_grads_in_fp32 = false;
+  /** fp8-param-gather: the layers' GEMM weights are FP8 parameters (Transformer Engine's
+   *  fp8_model_init), a byte each plus their cached transpose, and gathered in FP8. */
+  bool fp8_param_gather = false;
 
   uint32_t recompute_num_layers = 1; ///< full recomputation: layers per recomputed group
 

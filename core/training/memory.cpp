@@ -114,10 +114,13 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       st.optimizer_bytes  = opt_bytes * (dense / d + experts / expert_d);
     } else {
       // under FP8, Transformer Engine caches each GEMM weight's FP8 copy and its transpose between
-      // micro-batches (weight1_fp8, weight1_t_fp8): 2 bytes more a layer parameter
-      const double fp8_cache = c.precision == Precision::fp8 ? 2 * (layers * split / t + experts) : 0;
-      st.weight_bytes        = w_bytes * st.parameters + fp8_cache;
-      st.gradient_bytes      = g_bytes * st.parameters;
+      // micro-batches (weight1_fp8, weight1_t_fp8): 2 bytes more a layer parameter. With
+      // fp8-param-gather the GEMM weights are FP8 parameters themselves: a byte each and the
+      // cached transpose's byte, the 2 bytes counted above, and no copy.
+      const double fp8_cache =
+          c.precision == Precision::fp8 && not c.fp8_param_gather ? 2 * (layers * split / t + experts) : 0;
+      st.weight_bytes   = w_bytes * st.parameters + fp8_cache;
+      st.gradient_bytes = g_bytes * st.parameters;
       st.optimizer_bytes =
           c.use_distributed_optimizer ? opt_bytes * (dense / d + experts / expert_d) : opt_bytes * st.parameters;
     }

@@ -351,7 +351,10 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
   const double layer_params =
       (pc.attention_per_layer + pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) / t +
       pc.norms_per_layer;
-  const double bucket = std::max(40e6, 1e6 * c.data_parallel_size);
+  // gathered in 16 bits; with fp8-param-gather the GEMM weights (their biases with them) in FP8
+  const double gemm_params    = layer_params - pc.norms_per_layer;
+  const double layer_gathered = kHalf * layer_params - (c.fp8_param_gather ? (kHalf - 1) * gemm_params : 0);
+  const double bucket         = std::max(40e6, 1e6 * c.data_parallel_size);
   std::vector<ChunkPlan> chunks(size_t(p) * v);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t ch = 0; ch < v; ++ch) {
@@ -364,18 +367,22 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
       k.cp                     = per_chunk * (lt.cp_fwd + lt.cp_bwd);
       k.ep                     = per_chunk * (lt.ep_fwd + lt.ep_bwd);
       k.params                 = per_chunk * layer_params;
+      k.gathered               = per_chunk * layer_gathered;
       if (r == 0 && ch == 0) {
         k.fwd += out.embedding_fwd;
         k.bwd += out.embedding_bwd;
         k.kernels += out.embedding_fwd + out.embedding_bwd;
         k.params += pc.embedding / t;
+        k.gathered += kHalf * pc.embedding / t;
       }
       if (r == p - 1 && ch == v - 1) {
         k.fwd += out.head_fwd;
         k.bwd += out.head_bwd;
         k.kernels += out.head_fwd + out.head_bwd;
-        if (c.untie_embeddings_and_output_weights)
+        if (c.untie_embeddings_and_output_weights) {
           k.params += pc.embedding / t;
+          k.gathered += kHalf * pc.embedding / t;
+        }
       }
       // Megatron's DDP buckets only the first stage's first chunk; the rest reduce as one
       if (c.overlap_grad_reduce && r == 0 && ch == 0)
@@ -427,8 +434,8 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     return dist ? collective_time(f, Collective::reduce_scatter, d, dp_node, params * c.grad_bytes())
                            : collective_time(f, Collective::all_reduce, d, dp_node, params * c.grad_bytes());
   };
-  auto gather = [&](double params) {
-    return dist ? collective_time(f, Collective::all_gather, d, dp_node, params * kHalf) : 0.0;
+  auto gather = [&](double bytes) {
+    return dist ? collective_time(f, Collective::all_gather, d, dp_node, bytes) : 0.0;
   };
   // with --overlap-param-gather, each chunk's first forward waits for its parameters, gathered in
   // chunk order from the iteration's start, bucket by bucket: its k-th piece (of as many as it has
@@ -440,7 +447,7 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
       double done = 0;
       for (uint32_t ch = 0; ch < v; ++ch) {
         const ChunkPlan& k = chunk(r, ch);
-        const double each  = gather(k.params / k.buckets);
+        const double each  = gather(k.gathered / k.buckets);
         double& gate       = gates[size_t(r) * v + ch];
         for (uint32_t i = 0; i < k.buckets; ++i) {
           done += each;
@@ -463,7 +470,7 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     double at = 0;
     for (uint32_t ch = 0; ch < v; ++ch) {
       const ChunkPlan& k = chunk(r, ch);
-      double dur         = k.buckets * gather(k.params / k.buckets);
+      double dur         = k.buckets * gather(k.gathered / k.buckets);
       out.spans.push_back({r, 1, at, dur, "all-gather " + std::to_string(ch)});
       at += dur;
     }
@@ -485,7 +492,7 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     // one DP stream: the reductions follow the parameters' all-gathers issued at the start
     double comm = 0, comm_busy = 0;
     for (uint32_t ch = 0; ch < v && not gates.empty(); ++ch)
-      comm += chunk(r, ch).buckets * gather(chunk(r, ch).params / chunk(r, ch).buckets);
+      comm += chunk(r, ch).buckets * gather(chunk(r, ch).gathered / chunk(r, ch).buckets);
     for (auto [at, dur] : ready) {
       if (spans)
         out.spans.push_back({r, 1, std::max(comm, at), dur, dist ? "reduce-scatter" : "all-reduce"});
@@ -494,7 +501,7 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
     }
     double gather_all = 0;
     for (uint32_t ch = 0; ch < v; ++ch)
-      gather_all += gather(chunk(r, ch).params);
+      gather_all += gather(chunk(r, ch).gathered);
     const double shard = dist ? d : 1;
     // Adam over the shard (fp32 parameter, gradient, two moments read; three written; the bf16
     // parameter written: 30 bytes), the gradient norm (4), the gradient buffer zeroed (4 a parameter)

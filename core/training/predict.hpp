@@ -68,6 +68,7 @@ struct ChunkPlan {
   double kernels = 0;            ///< its kernels alone, forward + backward
   double tp = 0, cp = 0, ep = 0; ///< its exposed per-layer communication, forward + backward
   double params    = 0;          ///< parameters on one GPU
+  double gathered  = 0;          ///< their bytes as the distributed optimizer gathers them
   uint32_t buckets = 1;          ///< gradient buckets (Megatron's DDP buckets the first stage's first chunk)
 };
 

@@ -120,29 +120,32 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   const double dense     = memory_per_stage(c).front().parameters - experts;
   const char* it         = "iteration";
   const char* grads      = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
-  auto data              = [&](uint32_t ranks, double params, const char* what) {
+  // the layers' GEMM weights, gathered in FP8 with fp8-param-gather (a byte each, not two)
+  const double dense_gemm = layers * (p.attention_per_layer + (c.num_experts > 0 ? 0 : p.mlp_per_layer)) / t;
+  auto gathered           = [&](double params, double gemm) { return 2 * params - (c.fp8_param_gather ? gemm : 0); };
+  auto data               = [&](uint32_t ranks, double params, double gemm, const char* what) {
     if (ranks <= 1 || params <= 0)
       return;
     if (c.use_torch_fsdp2) {
-      double layer = params / layers;
+      double layer = params / layers, bytes = gathered(params, gemm) / layers;
       out.push_back(
-                       {Group::data, Collective::all_gather, Phase::forward, ranks, 2 * layer, 1, "layer and micro-batch", what});
+                        {Group::data, Collective::all_gather, Phase::forward, ranks, bytes, 1, "layer and micro-batch", what});
       out.push_back(
-                       {Group::data, Collective::all_gather, Phase::backward, ranks, 2 * layer, 1, "layer and micro-batch", what});
+                        {Group::data, Collective::all_gather, Phase::backward, ranks, bytes, 1, "layer and micro-batch", what});
       out.push_back({Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * layer, 1,
                      "layer and micro-batch", "their gradients"});
     } else if (c.use_distributed_optimizer) {
       out.push_back(
-                       {Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
-      out.push_back(
-                       {Group::data, Collective::all_gather, Phase::optimizer, ranks, 2 * params, 1, it, "updated bf16 parameters"});
+                        {Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
+      out.push_back({Group::data, Collective::all_gather, Phase::optimizer, ranks, gathered(params, gemm), 1, it,
+                     c.fp8_param_gather ? "updated parameters (the GEMM weights in FP8)" : "updated bf16 parameters"});
     } else {
       out.push_back(
-                       {Group::data, Collective::all_reduce, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
+                        {Group::data, Collective::all_reduce, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
     }
   };
-  data(d, dense, "parameters");
-  data(d / e, experts, "expert parameters");
+  data(d, dense, dense_gemm, "parameters");
+  data(d / e, experts, experts, "expert parameters");
   if (pp > 1 && not c.untie_embeddings_and_output_weights)
     out.push_back({Group::pipeline, Collective::all_reduce, Phase::optimizer, 2, 4 * p.embedding / t, 1, it,
                    "the shared embedding's gradients (first and last stage)"});

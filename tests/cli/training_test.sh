@@ -139,6 +139,42 @@ s, h, l, V = 2048, 12288, 80, 51200
 want = 96 * (1 + s / (6 * h) + V / (16 * l * h)) / (72 * (1 + s / (6 * h) + V / (12 * l * h)))
 assert abs(hardware / model - want) < 2e-3, (hardware / model, want)
 PY
+    # Megatron-LM's examples/llama/train_llama3_8b_h100_fp8.sh, its arguments unchanged (mock data, 8
+    # GPUs of one node): FP8 parameters (fp8-param-gather) fit the 80 GB (weights 2 bytes a parameter,
+    # not 2 + Transformer Engine's 2 of FP8 copies), and are gathered in FP8
+    run "$SGAI" train predict --use-mcore-models --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 \
+      --num-attention-heads 32 --group-query-attention --num-query-groups 8 --kv-channels 128 --seq-length 8192 \
+      --max-position-embeddings 8192 --position-embedding-type rope --rotary-base 1000000 --rotary-percent 1.0 \
+      --attention-dropout 0.0 --hidden-dropout 0.0 --swiglu --init-method-std 0.0134 --attention-backend fused \
+      --apply-layernorm-1p --untie-embeddings-and-output-weights --disable-bias-linear --micro-batch-size 1 \
+      --global-batch-size 128 --train-samples 1953125000 --lr-decay-samples 1949218748 --lr-warmup-samples 3906252 \
+      --lr 0.00015 --min-lr 0.00001 --decoupled-lr 5.0e-4 --decoupled-min-lr 4.5e-5 --lr-decay-style cosine \
+      --clip-grad 1.0 --weight-decay 0.1 --adam-beta1 0.9 --adam-beta2 0.95 --bf16 --grad-reduce-in-bf16 \
+      --cross-entropy-loss-fusion --calculate-per-token-loss --manual-gc --empty-unused-memory-level 1 \
+      --exit-duration-in-mins 235 --fp8-format hybrid --fp8-amax-history-len 1024 --fp8-amax-compute-algo max \
+      --fp8-param-gather --tensor-model-parallel-size 1 --context-parallel-size 1 --sequence-parallel \
+      --use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather --mock-data \
+      --tokenizer-type NullTokenizer --vocab-size 128256 --data-cache-path cache --tiktoken-pattern v2 \
+      --split "'99,1,0'" --no-create-attention-mask-in-dataloader --no-mmap-bin-files --num-workers 1 \
+      --log-interval 1 --eval-iters 32 --eval-interval 100 --save-interval 1000 --log-throughput --profile \
+      --profile-step-start 4 --profile-step-end 6 --ckpt-format torch_dist --distributed-timeout-minutes 60 \
+      --save ckpt --load ckpt --tensorboard-dir tb --platform platforms/dgx-h100-superpod.json --gpus 8
+    expect_rc 0
+    grep -qE '^  0 +32 +8.031 B +16.06 GB +16.06 GB +12.05 GB +33.76 GB \(  1\) +77.93 GB$' <<<"$out" || fail "8B memory: $out"
+    # Megatron-LM's examples/mixtral/train_mixtral_8x7b_distributed.sh names its tokenizer, not
+    # its vocabulary: Llama2Tokenizer, Llama 2's 32,000 tokens
+    run "$SGAI" train check --use-mcore-models --disable-bias-linear --seq-length 256 --max-position-embeddings 2048 \
+      --num-layers 2 --hidden-size 256 --ffn-hidden-size 896 --num-attention-heads 2 --normalization RMSNorm \
+      --position-embedding-type rope --swiglu --untie-embeddings-and-output-weights --group-query-attention \
+      --num-query-groups 2 --no-masked-softmax-fusion --no-position-embedding --rotary-base 1000000 --num-experts 2 \
+      --moe-router-topk 2 --moe-router-load-balancing-type aux_loss --moe-aux-loss-coeff 1e-2 \
+      --moe-token-dispatcher-type alltoall --overlap-param-gather --overlap-grad-reduce --tokenizer-type Llama2Tokenizer \
+      --tokenizer-model tokenizer.model --mock-data --split 99990,8,2 --micro-batch-size 1 --global-batch-size 4 \
+      --lr 1e-4 --train-iters 7 --min-lr 1.0e-5 --weight-decay 0.1 --clip-grad 1.0 --tensor-model-parallel-size 1 \
+      --pipeline-model-parallel-size 1 --expert-model-parallel-size 2 --use-distributed-optimizer --sequence-parallel \
+      --eval-iters 10 --no-load-optim --no-load-rng --gpus 2
+    expect_rc 0
+    grep -q "^sgai: note: vocab-size 32000: Llama2Tokenizer is Llama 2's vocabulary" <<<"$err" || fail "Llama 2 vocabulary: $err"
     # a misspelt one is still an error
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-a100-superpod.json --gpus 48 --lr-decay-styel cosine
     expect_rc 2 ;;

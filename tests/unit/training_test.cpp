@@ -209,6 +209,16 @@ TEST(TrainingConfig, MegatronsOlderNamesAreWhatTheySay)
   EXPECT_EQ(c.padded_vocab_size, 50304u);
   ASSERT_EQ(c.notes.size(), 1u);
   EXPECT_NE(c.notes[0].find("vocab-size 50257"), std::string::npos);
+  // Llama2Tokenizer is Llama 2's SentencePiece vocabulary, 32,000 tokens; a tokenizer whose file
+  // holds the vocabulary (HuggingFace, TikToken, ...) needs vocab-size, and the error says why
+  kv.pop_back();
+  c = make_config(settings(with(kv, "tokenizer-type", "Llama2Tokenizer")), 48);
+  EXPECT_EQ(c.vocab_size, 32000u);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("Llama 2's vocabulary"), std::string::npos);
+  EXPECT_NE(error_of(with(kv, "tokenizer-type", "HuggingFaceTokenizer"), 48)
+                .find("missing vocab-size (sgai does not open the files of tokenizer-type HuggingFaceTokenizer"),
+            std::string::npos);
 }
 
 TEST(TrainingConfig, UnevenStagesAsMegatronCoreBuildsThem)
@@ -597,4 +607,33 @@ TEST(TrainingConfig, GradientsReduceInTheTypeMegatronPicks)
   EXPECT_NEAR(find_transfer(it, Group::data, Collective::reduce_scatter, Phase::backward).bytes, 2 * params, 1);
   auto st = memory_per_stage(c);
   EXPECT_DOUBLE_EQ(st[0].gradient_bytes, 2 * st[0].parameters);
+}
+
+TEST(TrainingConfig, Fp8ParametersAreGatheredInFp8)
+{
+  // fp8-param-gather (Transformer Engine's fp8_model_init): the layers' GEMM weights are FP8
+  // parameters, a byte and their cached transpose's byte, with no bf16 copy beside them; the
+  // distributed optimizer gathers them in FP8, the embedding, the LM head and the norms in bf16
+  auto fp8          = with(with(gpt_1_7b(), "fp8-format", "hybrid"), "grad-reduce-in-bf16", "true");
+  auto cast         = make_config(settings(fp8), 48);
+  auto own          = make_config(settings(with(fp8, "fp8-param-gather", "true")), 48);
+  auto p            = count_parameters(own);
+  const double gemm = 24 * (p.attention_per_layer + p.mlp_per_layer);
+  auto m_cast = memory_per_stage(cast), m_own = memory_per_stage(own);
+  EXPECT_DOUBLE_EQ(m_cast[0].weight_bytes - m_own[0].weight_bytes, 2 * gemm);
+  EXPECT_DOUBLE_EQ(m_own[0].weight_bytes, 2 * m_own[0].parameters);
+  EXPECT_DOUBLE_EQ(m_own[0].gradient_bytes, m_cast[0].gradient_bytes);
+  auto gathered = [](const TrainingConfig& c) {
+    return find_transfer(iteration_transfers(c), Group::data, Collective::all_gather, Phase::optimizer).bytes;
+  };
+  EXPECT_NEAR(gathered(cast), 2 * p.total, 1);
+  EXPECT_NEAR(gathered(own), 2 * p.total - gemm, 1);
+  // without FP8 there are no FP8 parameters: one error naming the key
+  try {
+    make_config(settings(with(gpt_1_7b(), "fp8-param-gather", "true")), 48);
+    FAIL() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("fp8-param-gather"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("need fp8-format"), std::string::npos) << e.what();
+  }
 }
