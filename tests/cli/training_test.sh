@@ -439,8 +439,23 @@ PY
       fail "nemo_h100_fp8: $(cat "$tmp/err")"
     [ "$(grep -cE '\| +[0-9]+ +[0-9]+ +[-+][0-9.]+% \|' "$tmp/nemo")" -eq 8 ] || fail "8 rows: $(cat "$tmp/nemo")"
     [ "$(grep -cE ': sgai: error: stage 0 needs [0-9.]+ GB per GPU' "$tmp/nemo")" -eq 4 ] || fail "4 refused: $(cat "$tmp/nemo")"
-    grep -qE '^8 rows: mean absolute error [0-9.]+%, worst [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
-      fail "nemo summary: $(cat "$tmp/nemo")" ;;
+    grep -qE '^8 rows: mean absolute error [0-9.]+%, worst [A-Z0-9-]+ at [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
+      fail "nemo summary: $(cat "$tmp/nemo")"
+    # Megatron-LM's Llama 3 FP8 table (8B, 70B, 405B): the three rows predicted, FLOPs counted as
+    # the table counts them (its TFLOP/s over tokens/s, sgai's the same within 1%)
+    /usr/bin/python3 tools/validate/megatron_llama_fp8.py --sgai "$SGAI" >"$tmp/llama" 2>"$tmp/err" ||
+      fail "megatron_llama_fp8: $(cat "$tmp/err")"
+    python3 - "$tmp/llama" <<'PY' || fail "llama rows: $(cat "$tmp/llama")"
+import re, sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("LLAMA3-")]
+assert len(rows) == 3, rows
+for l in rows:
+    m = re.search(r"\| +(\d+) +(\d+) +[-+][0-9.]+% \| +(\d+) +([0-9.]+) \|", l)
+    tok, got, tf, sgai_tf = map(float, m.groups())
+    assert abs((sgai_tf / got) / (tf / tok) - 1) < 1e-2, l
+PY
+    grep -qE '^3 rows: mean absolute error [0-9.]+%, worst LLAMA3-[0-9]+B at [-+][0-9.]+%, Spearman' "$tmp/llama" ||
+      fail "llama summary: $(cat "$tmp/llama")" ;;
 
   train_experiment)
     # the experiment component "training": the same iteration as train predict, its figures in

@@ -21,14 +21,12 @@ vocabulary 128,256. Platform: platforms/dgx-h100-superpod.json. Nothing is fitte
 Usage: tools/validate/megatron_llama_fp8.py [--sgai build/tools/sgai]
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_table import spearman  # noqa: E402
+from megatron_table import Comparison, run_prediction, shares  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
@@ -79,38 +77,18 @@ def main():
     print("%-11s %4s %3s %2s %2s %2s %2s | %8s %8s %7s | %7s %7s | %s" % (
         "model", "gpus", "gbs", "tp", "pp", "cp", "vp", "tokens/s", "sgai", "error", "TFLOP/s", "sgai",
         "sgai's breakdown: compute, TP, CP, bubble, DP, optimizer (% of the iteration)"))
-    errors, measured, predicted = [], [], []
+    rows = Comparison()
     for row in ROWS:
-        name = "%s-%d" % (row[0], row[1])
-        path = os.path.join(work, name + ".json")
-        with open(path, "w") as f:
-            json.dump(description(row), f, indent=1)
-        out = os.path.join(work, name + ".prediction.json")
-        r = subprocess.run([a.sgai, "train", "predict", path, "--platform", PLATFORM, "--gpus", str(row[1]),
-                            "--json", out], capture_output=True, text=True)
-        os.remove(path)
-        if r.returncode != 0:
-            sys.exit("sgai train predict failed for %s:\n%s%s" % (name, r.stdout, r.stderr))
-        with open(out) as f:
-            p = json.load(f)
-        os.remove(out)
+        p, error = run_prediction(a.sgai, description(row), PLATFORM, row[1], work, "%s-%d" % (row[0], row[1]))
+        if error:
+            sys.exit("sgai train predict failed for %s-%d: %s" % (row[0], row[1], error))
         got = p["tokens_per_s"] / row[1]
-        err = got / row[8] - 1
-        errors.append(err)
-        measured.append(row[8])
-        predicted.append(got)
-        b = p["breakdown_s"]
-        share = lambda k: 100 * b[k] / p["iteration_s"]
-        print("%-11s %4d %3d %2d %2d %2d %2d | %8d %8.0f %+6.1f%% | %7d %7.1f | %.0f, %.0f, %.0f, %.0f, %.0f, %.0f" % (
+        err = rows.add(row[0], row[8], got)
+        print("%-11s %4d %3d %2d %2d %2d %2d | %8d %8.0f %+6.1f%% | %7d %7.1f | %s" % (
             row[0], row[1], row[2], row[4], row[5], row[6], row[7], row[8], got, 100 * err, row[9],
-            p["tflops_per_gpu"], share("compute"), share("tp"), share("cp"), share("bubble"), share("dp"),
-            share("optimizer")))
+            p["tflops_per_gpu"], shares(p)))
     os.rmdir(work)
-    mae = sum(abs(e) for e in errors) / len(errors)
-    worst = max(range(len(errors)), key=lambda i: abs(errors[i]))
-    print("%d rows: mean absolute error %.1f%%, worst %s at %+.1f%%, Spearman rank correlation of the tokens/s %.2f"
-          % (len(errors), 100 * mae, ROWS[worst][0], 100 * errors[worst], spearman(measured, predicted)))
-
+    print(rows.summary("tokens/s"))
 
 if __name__ == "__main__":
     main()

@@ -79,6 +79,51 @@ def predict(sgai, row, layers_per_virtual, work):
         return json.load(f)
 
 
+def run_prediction(sgai, d, platform, gpus, work, name):
+    """Writes the description d into work, runs sgai train predict --json on it and removes both
+    files: (the prediction, None), or (None, the last line sgai printed) when it refused."""
+    path = os.path.join(work, name + ".json")
+    out = os.path.join(work, name + ".prediction.json")
+    with open(path, "w") as f:
+        json.dump(d, f, indent=1)
+    r = subprocess.run([sgai, "train", "predict", path, "--platform", platform, "--gpus", str(gpus), "--json", out],
+                       capture_output=True, text=True)
+    os.remove(path)
+    if r.returncode != 0:
+        return None, (r.stderr.strip().splitlines() or ["?"])[-1]
+    with open(out) as f:
+        p = json.load(f)
+    os.remove(out)
+    return p, None
+
+
+def shares(p, keys=("compute", "tp", "cp", "bubble", "dp", "optimizer")):
+    """Where a prediction's iteration goes, as percentages: "76, 19, 0, 4, 1, 0"."""
+    return ", ".join("%.0f" % (100 * p["breakdown_s"][k] / p["iteration_s"]) for k in keys)
+
+
+class Comparison:
+    """Measured figures against predicted ones, row by row, and the summary line."""
+
+    def __init__(self):
+        self.names, self.measured, self.predicted, self.errors = [], [], [], []
+
+    def add(self, name, measured, predicted):
+        """The row's relative error (predicted / measured - 1)."""
+        self.names.append(name)
+        self.measured.append(measured)
+        self.predicted.append(predicted)
+        self.errors.append(predicted / measured - 1)
+        return self.errors[-1]
+
+    def summary(self, of):
+        e = self.errors
+        worst = max(range(len(e)), key=lambda i: abs(e[i]))
+        return "%d rows: mean absolute error %.1f%%, worst %s at %+.1f%%, Spearman rank correlation of the %s %.2f" % (
+            len(e), 100 * sum(abs(x) for x in e) / len(e), self.names[worst], 100 * e[worst], of,
+            spearman(self.measured, self.predicted))
+
+
 def ranks(xs):
     order = sorted(range(len(xs)), key=lambda i: xs[i])
     r = [0.0] * len(xs)

@@ -19,14 +19,12 @@ Platform: platforms/dgx-h100-superpod.json. Nothing is fitted to the table.
 Usage: tools/validate/nemo_h100_fp8.py [--sgai build/tools/sgai]
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_table import spearman  # noqa: E402
+from megatron_table import Comparison, run_prediction, shares  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
@@ -103,40 +101,20 @@ def main():
     print("%-13s %4s %4s %3s %5s %2s %2s %2s %2s | %9s %9s %7s | %s" % (
         "model", "gpus", "gbs", "mbs", "seq", "tp", "pp", "cp", "vp", "tokens/s", "sgai", "error",
         "sgai's breakdown: compute, TP, CP, bubble, DP, optimizer (% of the iteration)"))
-    errors, measured, predicted = [], [], []
+    rows = Comparison()
     for row in ROWS:
-        name = "%s-%d" % (row[0], row[1])
-        path = os.path.join(work, name + ".json")
-        with open(path, "w") as f:
-            json.dump(description(row), f, indent=1)
-        out = os.path.join(work, name + ".prediction.json")
-        r = subprocess.run([a.sgai, "train", "predict", path, "--platform", PLATFORM, "--gpus", str(row[1]),
-                            "--json", out], capture_output=True, text=True)
-        if r.returncode != 0:
-            print("%-13s %4d: %s" % (row[0], row[1], (r.stderr.strip().splitlines() or ["?"])[-1]))
-            os.remove(path)
+        p, error = run_prediction(a.sgai, description(row), PLATFORM, row[1], work, "%s-%d" % (row[0], row[1]))
+        if error:
+            print("%-13s %4d: %s" % (row[0], row[1], error))
             continue
-        with open(out) as f:
-            p = json.load(f)
-        os.remove(path)
-        os.remove(out)
         got = p["tokens_per_s"] / row[1]
-        err = got / row[9] - 1
-        errors.append(err)
-        measured.append(row[9])
-        predicted.append(got)
-        b = p["breakdown_s"]
-        share = lambda k: 100 * b[k] / p["iteration_s"]
-        print("%-13s %4d %4d %3d %5d %2d %2d %2d %2d | %9d %9.0f %+6.1f%% | %.0f, %.0f, %.0f, %.0f, %.0f, %.0f" % (
+        err = rows.add(row[0], row[9], got)
+        print("%-13s %4d %4d %3d %5d %2d %2d %2d %2d | %9d %9.0f %+6.1f%% | %s" % (
             row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], got, 100 * err,
-            share("compute"), share("tp"), share("cp"), share("bubble"), share("dp"), share("optimizer")))
+            shares(p)))
     os.rmdir(work)
-    if errors:
-        mae = sum(abs(e) for e in errors) / len(errors)
-        worst = max(range(len(errors)), key=lambda i: abs(errors[i]))
-        print("%d rows: mean absolute error %.1f%%, worst %+.1f%%, Spearman rank correlation of the tokens/s %.2f" % (
-            len(errors), 100 * mae, 100 * errors[worst], spearman(measured, predicted)))
-
+    if rows.errors:
+        print(rows.summary("tokens/s"))
 
 if __name__ == "__main__":
     main()
