@@ -226,6 +226,8 @@ const std::vector<std::pair<std::string, Apply>>& keys()
       {"moe-ffn-hidden-size",
        [](TrainingConfig& c, const Setting& s) { c.moe_ffn_hidden_size = whole(s, 1, kMaxWidth); }},
       {"moe-load-imbalance", [](TrainingConfig& c, const Setting& s) { c.moe_load_imbalance = real(s, 1, 1e6); }},
+      {"moe-shared-expert-intermediate-size",
+       [](TrainingConfig& c, const Setting& s) { c.moe_shared_expert_intermediate_size = whole(s, 1, kMaxWidth); }},
       {"micro-batch-size",
        [](TrainingConfig& c, const Setting& s) { c.micro_batch_size = uint32_t(whole(s, 1, kMaxCount)); }},
       {"global-batch-size",
@@ -511,8 +513,11 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     if ((uint64_t(c.data_parallel_size) * cp) % ep != 0)
       fail(at("expert-model-parallel-size"),
            "does not divide data x context parallel = " + std::to_string(uint64_t(c.data_parallel_size) * cp));
-  } else if (ep > 1)
+  } else if (ep > 1) {
     fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
+  } else if (c.moe_shared_expert_intermediate_size > 0) {
+    fail(at("moe-shared-expert-intermediate-size"), "shared experts need num-experts");
+  }
   if (tp == 1)
     c.sequence_parallel = false; // as Megatron-LM: nothing to split
   if (c.tp_comm_overlap && not c.sequence_parallel)
@@ -680,6 +685,8 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys()
       {"moe-router-dtype", 1},
       {"moe-grouped-gemm", 0},
       {"moe-token-dispatcher-type", 1},
+      {"moe-shared-expert-overlap", 0},
+      {"moe-shared-expert-gate", 0},
       {"moe-permute-fusion", 0},
       {"use-rope-scaling", 0},
       {"rope-scaling-factor", 1},

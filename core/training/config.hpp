@@ -40,6 +40,9 @@ struct TrainingConfig {
   uint32_t num_experts         = 0; ///< 0: a dense model
   uint32_t moe_router_topk     = 2;
   uint64_t moe_ffn_hidden_size = 0; ///< default ffn_hidden_size
+  /** The shared experts' FFN size, all of them together (DeepSeekMoE's and Qwen-MoE's experts every
+   *  token goes through, beside its routed ones); 0: none. */
+  uint64_t moe_shared_expert_intermediate_size = 0;
   /** Tokens on the busiest expert over the mean (1: balanced); sgai's own, a stated assumption. */
   double moe_load_imbalance = 1.0;
   // the batch

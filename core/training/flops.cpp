@@ -18,7 +18,8 @@ Parts parts(const TrainingConfig& c)
   const double routed      = c.num_experts > 0 ? double(c.moe_router_topk) : 1.0;
   const double gated       = c.swiglu ? 1.5 : 1.0;
   const double attention   = (1 + g / a + s / h) * query_ratio;
-  const double mlp         = ffn / h * routed * gated;
+  const double shared      = c.num_experts > 0 ? double(c.moe_shared_expert_intermediate_size) : 0.0;
+  const double mlp         = (ffn * routed + shared) / h * gated;
   const double logit       = double(c.padded_vocab_size) / (2 * L * h);
   return {12 * double(c.global_batch_size) * s * L * h * h, attention, s / h * query_ratio, mlp, logit};
 }

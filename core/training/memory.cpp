@@ -24,15 +24,16 @@ ParameterCount count_parameters(const TrainingConfig& c)
   ParameterCount p;
   const double h = double(c.hidden_size), qproj = double(c.kv_channels) * c.num_attention_heads;
   p.attention_per_layer = 2 * h * qproj * (1 + double(c.num_query_groups) / c.num_attention_heads);
-  if (c.num_experts > 0)
-    p.mlp_per_layer = double(c.num_experts) * 2 * h * double(c.moe_ffn_hidden_size) * gated(c) + h * c.num_experts;
-  else
+  if (c.num_experts > 0) {
+    p.mlp_per_layer    = double(c.num_experts) * 2 * h * double(c.moe_ffn_hidden_size) * gated(c) + h * c.num_experts;
+    p.shared_per_layer = 2 * h * double(c.moe_shared_expert_intermediate_size) * gated(c);
+  } else
     p.mlp_per_layer = 2 * h * double(c.ffn_hidden_size) * gated(c);
   double norm       = c.rms_norm ? h : 2 * h;
   p.norms_per_layer = 2 * norm;
   p.embedding       = double(c.padded_vocab_size) * h;
-  p.total           = double(c.num_layers) * (p.attention_per_layer + p.mlp_per_layer + p.norms_per_layer) + norm +
-            p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
+  p.total = double(c.num_layers) * (p.attention_per_layer + p.mlp_per_layer + p.shared_per_layer + p.norms_per_layer) +
+            norm + p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
   return p;
 }
 
@@ -50,12 +51,18 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   double whole  = 4 * s * b * h + 2 * s * b * h + fc1_in + (c.hidden_dropout > 0 ? 2 * s * b * h : 0);
   // sharded by TP: Q and the output projection's input, K and V, the FFN's activations
   double sharded = 4 * s * b * ka + 4 * s * b * kg + (c.swiglu ? 6 : 4) * s * b * f;
+  // shared experts: a dense FFN of their size on every token (its input, the norm's output, whole)
+  const double shared = moe ? double(c.moe_shared_expert_intermediate_size) : 0;
+  if (shared > 0) {
+    whole += 2 * s * b * h;
+    sharded += (c.swiglu ? 6 : 4) * s * b * shared;
+  }
   if (c.precision == Precision::fp8) {
     // Transformer Engine keeps the inputs of the weight gradients' GEMMs in FP8 (its Linear saves
     // the FP8 cast, or its transpose): a byte an element, not two, for QKV's, FC1's, the
     // projection's and FC2's inputs
-    whole -= s * b * h + fc1_in / 2;
-    sharded -= s * b * ka + s * b * f;
+    whole -= s * b * h + fc1_in / 2 + (shared > 0 ? s * b * h : 0);
+    sharded -= s * b * ka + s * b * (f + shared);
   }
   double scores = 0;
   if (c.recompute_granularity != Recompute::selective) {
@@ -94,8 +101,8 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     // dense parameters (sharded by TP, norms whole) and expert parameters (sharded by EP and TP)
     const double router = moe ? h * c.num_experts : 0;
     const double expert = moe ? p.mlp_per_layer - router : 0;
-    const double split  = p.attention_per_layer + (moe ? 0 : p.mlp_per_layer); // sharded by TP
-    const double kept   = p.norms_per_layer + router;                          // whole on each rank
+    const double split  = p.attention_per_layer + (moe ? p.shared_per_layer : p.mlp_per_layer); // sharded by TP
+    const double kept   = p.norms_per_layer + router;                                           // whole on each rank
     double dense        = layers * (split / t + kept);
     if (i == 0)
       dense += p.embedding / t;

@@ -14,7 +14,8 @@ namespace sgai::training {
 /** Parameters of the model, by kind (whole model, before any sharding). */
 struct ParameterCount {
   double attention_per_layer = 0; ///< QKV and output projections: 2 h (k a)(1 + g/a)
-  double mlp_per_layer       = 0; ///< dense: 2 h f (x 3/2 SwiGLU); MoE: every expert, and the router
+  double mlp_per_layer       = 0; ///< dense: 2 h f (x 3/2 SwiGLU); MoE: every routed expert, and the router
+  double shared_per_layer    = 0; ///< MoE: the shared experts, 2 h S (x 3/2 SwiGLU), sharded by TP only
   double norms_per_layer     = 0; ///< two norms: 2 h (LayerNorm: weight and bias) or h each (RMSNorm)
   double embedding           = 0; ///< V h (the LM head shares it unless untied)
   double total               = 0;
@@ -35,7 +36,7 @@ ParameterCount count_parameters(const TrainingConfig& c);
  *  Selective recomputation drops the score terms; full recomputation keeps 2 sbh (/t with SP) per
  *  group of recompute-num-layers layers, plus one group's whole activations while it recomputes.
  *  Bytes of 16-bit values (masks one byte). MoE layers hold each token top-k times, times the load
- *  imbalance, in their FFN part. */
+ *  imbalance, in their FFN part; their shared experts, a dense FFN's input (whole) and activations. */
 double activation_bytes_per_layer(const TrainingConfig& c);
 
 struct StageMemory {

@@ -185,6 +185,11 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     gemm.add(per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / t, h, d, local);
     gemm.add(per_exp, h, c.moe_ffn_hidden_size / t, d, local);
     act_elements = tokens * c.moe_ffn_hidden_size / t;
+    if (const uint64_t shared = c.moe_shared_expert_intermediate_size; shared > 0) { // every token
+      gemm.add(M, shared * (sw ? 2 : 1) / t, h, d);
+      gemm.add(M, h, shared / t, d);
+      act_elements += double(M) * shared / t;
+    }
   }
   lt.gemm_fwd = gemm.fwd;
   lt.gemm_bwd = gemm.bwd;
@@ -245,11 +250,14 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     if (c.num_experts == 0) {
       linear += double(M) * c.ffn_hidden_size / t;
       grads += double(M) * c.ffn_hidden_size * (sw ? 2 : 1) / t;
-    } else { // the experts' FC1 reads the dispatched tokens, not a norm's output
+    } else { // the experts' FC1 reads the dispatched tokens, not a norm's output (the shared experts' does)
       const double tokens = double(M) * c.moe_router_topk * c.moe_load_imbalance;
-      normed -= double(M) * h;
-      linear += tokens * (double(h) + double(c.moe_ffn_hidden_size) / t);
-      grads += tokens * (double(h) + double(c.moe_ffn_hidden_size) * (sw ? 2 : 1) / t) - double(M) * h;
+      const double shared = double(c.moe_shared_expert_intermediate_size);
+      if (shared == 0)
+        normed -= double(M) * h;
+      linear += tokens * (double(h) + double(c.moe_ffn_hidden_size) / t) + double(M) * shared / t;
+      grads += tokens * (double(h) + double(c.moe_ffn_hidden_size) * (sw ? 2 : 1) / t) - double(M) * h +
+               double(M) * shared * (sw ? 2 : 1) / t;
     }
     lt.stream_fwd += (normed + 4 * linear) / g.stream_Bps;
     lt.stream_bwd += 4 * grads / g.stream_Bps;
@@ -346,11 +354,12 @@ void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, 
 std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& out)
 {
   const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
-  const LayerTimes& lt    = out.layer;
-  const ParameterCount pc = count_parameters(c);
-  const double layer_params =
-      (pc.attention_per_layer + pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) / t +
-      pc.norms_per_layer;
+  const LayerTimes& lt      = out.layer;
+  const ParameterCount pc   = count_parameters(c);
+  const double layer_params = (pc.attention_per_layer + pc.shared_per_layer +
+                               pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) /
+                                  t +
+                              pc.norms_per_layer;
   // gathered in 16 bits; with fp8-param-gather the GEMM weights (their biases with them) in FP8
   const double gemm_params    = layer_params - pc.norms_per_layer;
   const double layer_gathered = kHalf * layer_params - (c.fp8_param_gather ? (kHalf - 1) * gemm_params : 0);

@@ -67,22 +67,25 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
   auto add = [&](Group g, Collective k, Phase p, uint32_t ranks, double bytes, uint32_t count, const char* what) {
     out.push_back({g, k, p, ranks, bytes, count, kLayer, what});
   };
+  // the blocks split by TP: attention and the MLP, and a MoE layer's shared experts (their own
+  // column- and row-parallel linears)
+  const uint32_t n = c.num_experts > 0 && c.moe_shared_expert_intermediate_size > 0 ? 3 : 2;
   if (t > 1 && c.sequence_parallel) {
-    add(Group::tensor, Collective::all_gather, Phase::forward, t, act, 2,
+    add(Group::tensor, Collective::all_gather, Phase::forward, t, act, n,
         "attention and MLP inputs (sequence parallel)");
-    add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, act, 2, "attention and MLP outputs");
-    add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, 2, "the inputs' gradients");
-    add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 4,
+    add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, act, n, "attention and MLP outputs");
+    add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, n, "the inputs' gradients");
+    add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 2 * n,
         "the outputs' gradients, and the inputs again for the weight gradients");
     if (full) {
-      add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 2, "recomputed forward: inputs");
-      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, 2, "recomputed forward: outputs");
+      add(Group::tensor, Collective::all_gather, Phase::backward, t, act, n, "recomputed forward: inputs");
+      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, n, "recomputed forward: outputs");
     }
   } else if (t > 1) {
-    add(Group::tensor, Collective::all_reduce, Phase::forward, t, act, 2, "attention and MLP outputs");
-    add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, 2, "the inputs' gradients");
+    add(Group::tensor, Collective::all_reduce, Phase::forward, t, act, n, "attention and MLP outputs");
+    add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, n, "the inputs' gradients");
     if (full)
-      add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, 2, "recomputed forward: outputs");
+      add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, n, "recomputed forward: outputs");
   }
   if (cp > 1) {
     const double kv = 2 * s * b * double(c.kv_channels) * c.num_query_groups / t * 2;
@@ -121,27 +124,28 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   const char* it         = "iteration";
   const char* grads      = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
   // the layers' GEMM weights, gathered in FP8 with fp8-param-gather (a byte each, not two)
-  const double dense_gemm = layers * (p.attention_per_layer + (c.num_experts > 0 ? 0 : p.mlp_per_layer)) / t;
-  auto gathered           = [&](double params, double gemm) { return 2 * params - (c.fp8_param_gather ? gemm : 0); };
-  auto data               = [&](uint32_t ranks, double params, double gemm, const char* what) {
+  const double dense_gemm =
+      layers * (p.attention_per_layer + (c.num_experts > 0 ? p.shared_per_layer : p.mlp_per_layer)) / t;
+  auto gathered = [&](double params, double gemm) { return 2 * params - (c.fp8_param_gather ? gemm : 0); };
+  auto data     = [&](uint32_t ranks, double params, double gemm, const char* what) {
     if (ranks <= 1 || params <= 0)
       return;
     if (c.use_torch_fsdp2) {
       double layer = params / layers, bytes = gathered(params, gemm) / layers;
       out.push_back(
-                        {Group::data, Collective::all_gather, Phase::forward, ranks, bytes, 1, "layer and micro-batch", what});
+              {Group::data, Collective::all_gather, Phase::forward, ranks, bytes, 1, "layer and micro-batch", what});
       out.push_back(
-                        {Group::data, Collective::all_gather, Phase::backward, ranks, bytes, 1, "layer and micro-batch", what});
+              {Group::data, Collective::all_gather, Phase::backward, ranks, bytes, 1, "layer and micro-batch", what});
       out.push_back({Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * layer, 1,
                      "layer and micro-batch", "their gradients"});
     } else if (c.use_distributed_optimizer) {
       out.push_back(
-                        {Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
+              {Group::data, Collective::reduce_scatter, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
       out.push_back({Group::data, Collective::all_gather, Phase::optimizer, ranks, gathered(params, gemm), 1, it,
                      c.fp8_param_gather ? "updated parameters (the GEMM weights in FP8)" : "updated bf16 parameters"});
     } else {
       out.push_back(
-                        {Group::data, Collective::all_reduce, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
+              {Group::data, Collective::all_reduce, Phase::backward, ranks, c.grad_bytes() * params, 1, it, grads});
     }
   };
   data(d, dense, dense_gemm, "parameters");

@@ -206,10 +206,15 @@ PY
     # their all-to-alls and ring-attention transfers in the breakdown; energy; a Perfetto timeline
     P=platforms/dgx-h100-superpod.json
     run "$SGAI" train predict $F/moe-8x-top2.yaml --platform $P --gpus 128; expect_rc 0
-    grep -qE '^Model: 16 layers, hidden 4096, 32 heads \(8 query groups\), FFN 14336 SwiGLU, .*, 8 experts \(top 2\)' <<<"$out" ||
+    grep -qE '^Model: 16 layers, hidden 4096, 32 heads \(8 query groups\), FFN 14336 SwiGLU, .*, 8 experts of FFN 14336 \(top 2\)' <<<"$out" ||
       fail "moe model: $out"
     grep -qE '^  exposed EP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "all-to-all: $out"
     grep -qE '^  exposed CP communication +0.000 ms' <<<"$out" || fail "no CP: $out"
+    # shared experts beside the routed ones (Qwen1.5-MoE-A2.7B's shape): its published 14.3 B parameters
+    run "$SGAI" train predict workloads/training/qwen1.5-moe-a2.7b.yaml --platform $P --gpus 64; expect_rc 0
+    grep -qE '^Model: .*, 60 experts of FFN 1408 \(top 4\), shared experts of FFN 5632: 14.316 B parameters$' <<<"$out" ||
+      fail "shared experts: $out"
+    grep -qE '^  exposed EP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "qwen all-to-all: $out"
     T=$(mktemp -d)
     run "$SGAI" train predict $F/llama-8b-cp4-32k.yaml --platform $P --gpus 64 --timeline "$T/t.json" --json "$T/p.json"
     expect_rc 0

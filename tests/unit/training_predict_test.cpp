@@ -145,6 +145,24 @@ TEST(TrainingPredict, LayerKernelsByHand)
   EXPECT_DOUBLE_EQ(e.gemm_fwd, l.gemm_fwd); // (the same device here: the FP8 rate comes with the platform)
 }
 
+TEST(TrainingPredict, SharedExpertsRunOnEveryToken)
+{
+  // 8 experts of FFN 1,024, top 2, and shared experts of FFN 2,048: beside the routed experts'
+  // GEMMs, a dense FFN of 2,048 on the 2,048 tokens (FC1 2048 x 2048 x 1024, FC2 2048 x 1024 x 2048)
+  auto moe     = with(with(with(small(), "num-experts", "8"), "moe-router-topk", "2"), "moe-ffn-hidden-size", "1024");
+  GpuKernels g = h100();
+  LayerTimes r = layer_times(make_config(settings(moe), 1), g, dgx());
+  LayerTimes s =
+      layer_times(make_config(settings(with(moe, "moe-shared-expert-intermediate-size", "2048")), 1), g, dgx());
+  auto t = [&](uint64_t m, uint64_t n, uint64_t k) { return sgai::kernels::gemm_time(m, n, k, 2, g.matmul).seconds; };
+  EXPECT_DOUBLE_EQ(s.gemm_fwd - r.gemm_fwd, t(2048, 2048, 1024) + t(2048, 1024, 2048));
+  EXPECT_NEAR(s.gemm_bwd - r.gemm_bwd,
+              t(2048, 1024, 2048) + t(1024, 2048, 2048) + t(2048, 2048, 1024) + t(2048, 1024, 2048), 1e-15);
+  // and their GeLU on 2048 x 2048 elements (4 bytes forward, 6 backward)
+  EXPECT_NEAR(s.stream_fwd - r.stream_fwd, 2048.0 * 2048 * 4 / g.stream_Bps, 1e-15);
+  EXPECT_NEAR(s.stream_bwd - r.stream_bwd, 2048.0 * 2048 * 6 / g.stream_Bps, 1e-15);
+}
+
 TEST(TrainingPredict, OneGpuIsItsPassesAndItsOptimizer)
 {
   TrainingConfig c = make_config(settings(small()), 1);

@@ -561,6 +561,60 @@ TEST(TrainingTraffic, RingAttentionAndExpertAllToAll)
   EXPECT_DOUBLE_EQ(a.bytes, 4096.0 * 2 * 2048 * 2);
 }
 
+TEST(TrainingConfig, SharedExpertsAsDeepSeekMoEAndQwenMoEHaveThem)
+{
+  // Qwen1.5-MoE-A2.7B's shape (24 layers, hidden 2,048, 16 heads, 60 experts of FFN 1,408, top 4,
+  // shared experts of FFN 5,632, SwiGLU, RMSNorm, vocabulary 151,936 untied): 14.3 B parameters as
+  // published; per layer attention 4 h^2, the routed experts 60 x 3 h 1408 and the router 60 h, the
+  // shared ones 3 h 5632
+  std::vector<std::pair<std::string, std::string>> kv = {{"num-layers", "24"},
+                                                         {"hidden-size", "2048"},
+                                                         {"num-attention-heads", "16"},
+                                                         {"num-experts", "60"},
+                                                         {"moe-router-topk", "4"},
+                                                         {"moe-ffn-hidden-size", "1408"},
+                                                         {"swiglu", "true"},
+                                                         {"normalization", "RMSNorm"},
+                                                         {"vocab-size", "151936"},
+                                                         {"untie-embeddings-and-output-weights", "true"},
+                                                         {"seq-length", "4096"},
+                                                         {"micro-batch-size", "1"},
+                                                         {"global-batch-size", "64"},
+                                                         {"tensor-model-parallel-size", "2"},
+                                                         {"sequence-parallel", "true"},
+                                                         {"expert-model-parallel-size", "4"}};
+  auto routed                                         = make_config(settings(kv), 64);
+  auto c         = make_config(settings(with(kv, "moe-shared-expert-intermediate-size", "5632")), 64);
+  auto p         = count_parameters(c);
+  const double h = 2048;
+  EXPECT_DOUBLE_EQ(p.shared_per_layer, 3 * h * 5632);
+  EXPECT_DOUBLE_EQ(p.mlp_per_layer, 60 * 3 * h * 1408 + 60 * h);
+  EXPECT_DOUBLE_EQ(p.total - count_parameters(routed).total, 24 * 3 * h * 5632);
+  EXPECT_NEAR(p.total / 1e9, 14.3, 0.05);
+  // Megatron's count: the shared experts' FFN beside the top-k routed ones, 12 B s L h^2 x S / h x 3/2
+  EXPECT_NEAR(megatron_flops(c) - megatron_flops(routed), 12.0 * 64 * 4096 * 24 * h * h * 5632 / h * 1.5, 1e3);
+  // split by TP only: stage memory holds them / TP beside the experts / (EP TP); each TP-split block
+  // has its inputs gathered and its outputs scattered: three a layer (attention, experts, shared)
+  auto st = memory_per_stage(c), st0 = memory_per_stage(routed);
+  EXPECT_NEAR(st[0].parameters - st0[0].parameters, 24 * 3 * h * 5632 / 2, 1);
+  EXPECT_EQ(find_transfer(layer_transfers(c), Group::tensor, Collective::all_gather, Phase::forward).count, 3u);
+  EXPECT_EQ(find_transfer(layer_transfers(routed), Group::tensor, Collective::all_gather, Phase::forward).count, 2u);
+  // activations: the shared experts' input (whole, / TP with SP) and their SwiGLU activations
+  EXPECT_NEAR(activation_bytes_per_layer(c) - activation_bytes_per_layer(routed),
+              (2.0 * 4096 * h + 6.0 * 4096 * 5632) / 2, 1);
+  // without experts they mean nothing: an error naming the key
+  auto dense = kv;
+  dense.erase(std::remove_if(dense.begin(), dense.end(),
+                             [](const auto& e) {
+                               return e.first.rfind("moe-", 0) == 0 || e.first == "num-experts" ||
+                                      e.first == "expert-model-parallel-size";
+                             }),
+              dense.end());
+  EXPECT_NE(error_of(with(dense, "moe-shared-expert-intermediate-size", "5632"), 64)
+                .find("moe-shared-expert-intermediate-size '5632': shared experts need num-experts"),
+            std::string::npos);
+}
+
 TEST(TrainingTraffic, DataParallelGradientsAndPipelineBoundaries)
 {
   // 1.7B row, distributed optimizer over 48 replicas: fp32 gradients reduce-scattered, bf16

@@ -85,7 +85,11 @@ void print_description(const training::TrainingConfig& c)
             << " heads (" << c.num_query_groups << " query groups), FFN " << c.ffn_hidden_size
             << (c.swiglu ? " SwiGLU" : "") << ", sequence " << c.seq_length << ", vocabulary " << c.padded_vocab_size
             << (c.num_experts > 0
-                    ? ", " + std::to_string(c.num_experts) + " experts (top " + std::to_string(c.moe_router_topk) + ")"
+                    ? ", " + std::to_string(c.num_experts) + " experts of FFN " +
+                          std::to_string(c.moe_ffn_hidden_size) + " (top " + std::to_string(c.moe_router_topk) + ")"
+                    : std::string())
+            << (c.num_experts > 0 && c.moe_shared_expert_intermediate_size > 0
+                    ? ", shared experts of FFN " + std::to_string(c.moe_shared_expert_intermediate_size)
                     : std::string())
             << ": " << format_fixed(params.total / 1e9, 3) << " B parameters\n";
   std::cout << "Parallelism: TP " << c.tensor_model_parallel_size << " x PP " << c.pipeline_model_parallel_size
