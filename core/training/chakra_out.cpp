@@ -166,20 +166,15 @@ private:
    *  bucket i leaves when part i ends (kernels are cut at those instants; exchanges are not). */
   void layered_pass(const PipelineOp& op, bool gate, bool reduce_buckets)
   {
-    const bool fwd         = op.pass == Pass::forward;
-    const LayerTimes& l    = p_.layer;
-    const ChunkPlan& k     = chunk(op.chunk);
-    const double total     = fwd ? k.fwd : k.bwd;
-    const double per_layer = fwd ? l.forward() : l.backward();
-    const double att       = fwd ? l.attention_fwd : l.attention_bwd;
-    const bool ring        = c_.context_parallel_size > 1 && ring_bytes_[0] > 0;
-    const double cpx = ring ? (fwd ? l.cp_fwd : l.cp_bwd) : 0, epx = fwd ? l.ep_fwd : l.ep_bwd;
-    const double exchanges = epx + (ring ? cpx + att : 0);
-    const uint64_t B       = k.buckets;
-    double now             = 0; // the pass's time as the prediction prices it
-    uint64_t next          = 0; // the next bucket boundary
-    auto boundary          = [&](uint64_t i) { return total * double(i) / double(B); };
-    auto cross             = [&]() { // what happens at boundary `next`
+    const bool fwd     = op.pass == Pass::forward;
+    const ChunkPlan& k = chunk(op.chunk);
+    const double total = fwd ? k.fwd : k.bwd;
+    const bool ring    = c_.context_parallel_size > 1 && ring_bytes_[0] > 0;
+    const uint64_t B   = k.buckets;
+    double now         = 0; // the pass's time as the prediction prices it
+    uint64_t next      = 0; // the next bucket boundary
+    auto boundary      = [&](uint64_t i) { return total * double(i) / double(B); };
+    auto cross         = [&]() { // what happens at boundary `next`
       if (gate && next < B)
         last_.push_back(gathered_[op.chunk][next]);
       if (reduce_buckets && next > 0)
@@ -208,13 +203,22 @@ private:
       kernels(pass_name(op) + " embedding", emb_s);
     if (head_s > 0 && not fwd)
       kernels(pass_name(op) + " head", head_s);
+    const uint32_t first = c_.chunk_first_layer(at_.stage, op.chunk);
     for (uint32_t layer = 0; layer < c_.chunk_layers(at_.stage, op.chunk); ++layer) {
+      // a MoE layer, or a MoE model's dense one (moe-layer-freq): no expert exchanges
+      const bool moe = c_.moe_layer(first + layer), experts = a2a_bytes_ > 0 && moe;
+      const LayerTimes& l    = c_.num_experts > 0 && not moe ? p_.dense_layer : p_.layer;
+      const double per_layer = fwd ? l.forward() : l.backward();
+      const double att       = fwd ? l.attention_fwd : l.attention_bwd;
+      const double cpx       = ring ? (fwd ? l.cp_fwd : l.cp_bwd) : 0;
+      const double epx       = experts ? (fwd ? l.ep_fwd : l.ep_bwd) : 0;
+      const double exchanges = epx + (ring ? cpx + att : 0);
       kernels(pass_name(op) + " layer " + std::to_string(layer), std::max(0.0, per_layer - exchanges));
       if (ring) {
         ring_attention(op, layer, att);
         now += att + cpx;
       }
-      if (a2a_bytes_ > 0) {
+      if (experts) {
         expert_exchanges(op, layer);
         now += epx;
       }

@@ -54,6 +54,56 @@ uint32_t TrainingConfig::chunk_layers(uint32_t rank, uint32_t chunk) const
   return n;
 }
 
+uint32_t TrainingConfig::chunk_first_layer(uint32_t rank, uint32_t chunk) const
+{
+  const uint32_t p = pipeline_model_parallel_size;
+  uint32_t first   = 0;
+  for (uint32_t g = 0; g < chunk * p + rank; ++g)
+    first += chunk_layers(g % p, g / p);
+  return first;
+}
+
+bool TrainingConfig::moe_layer(uint32_t layer) const
+{
+  return num_experts > 0 &&
+         (moe_layer_pattern.empty() || (layer < moe_layer_pattern.size() && moe_layer_pattern[layer]));
+}
+
+uint32_t TrainingConfig::chunk_moe_layers(uint32_t rank, uint32_t chunk) const
+{
+  const uint32_t first = chunk_first_layer(rank, chunk), n = chunk_layers(rank, chunk);
+  uint32_t moe = 0;
+  for (uint32_t l = first; l < first + n; ++l)
+    moe += moe_layer(l) ? 1 : 0;
+  return moe;
+}
+
+uint32_t TrainingConfig::stage_moe_layers(uint32_t rank) const
+{
+  uint32_t n = 0;
+  for (uint32_t ch = 0; ch < virtual_stages(); ++ch)
+    n += chunk_moe_layers(rank, ch);
+  return n;
+}
+
+uint32_t TrainingConfig::moe_layer_count() const
+{
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < num_layers; ++l)
+    n += moe_layer(l) ? 1 : 0;
+  return n;
+}
+
+TrainingConfig dense_layers_of(const TrainingConfig& c)
+{
+  TrainingConfig d                        = c;
+  d.num_experts                           = 0;
+  d.moe_shared_expert_intermediate_size   = 0;
+  d.expert_model_parallel_size            = 1;
+  d.moe_layer_pattern.clear();
+  return d;
+}
+
 uint32_t TrainingConfig::stage_layers(uint32_t rank) const
 {
   uint32_t n = 0;
@@ -147,6 +197,68 @@ void check_stages(const TrainingConfig& c, const std::function<Setting(const std
   throw InputError(s.file, s.place, what);
 }
 
+uint64_t whole(const Setting& s, uint64_t min, uint64_t max);
+
+/** moe-layer-freq as Megatron-LM reads it: N, every N-th layer from the first a MoE layer, or a
+ *  Python list expression of 0 and 1 (terms "[1,0]" or "[0]*3" joined by "+", in parentheses or
+ *  not), one entry a layer. */
+std::vector<bool> layer_pattern(const Setting& s, uint32_t layers)
+{
+  std::string v;
+  for (char ch : s.value)
+    if (ch != ' ' && ch != '\t')
+      v += ch;
+  const std::string bad = "neither a layer frequency nor a list of 0 and 1 such as ([0]+[1]*15)";
+  if (not v.empty() && std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    const uint64_t n = whole(s, 1, layers);
+    std::vector<bool> out(layers);
+    for (uint32_t i = 0; i < layers; ++i)
+      out[i] = i % n == 0;
+    return out;
+  }
+  if (v.size() >= 2 && v.front() == '(' && v.back() == ')')
+    v = v.substr(1, v.size() - 2);
+  std::vector<bool> out;
+  size_t i = 0;
+  while (i < v.size()) {
+    if (v[i] != '[')
+      fail(s, bad);
+    std::vector<bool> term;
+    for (++i; i < v.size() && v[i] != ']'; ++i) {
+      if (v[i] == '0' || v[i] == '1')
+        term.push_back(v[i] == '1');
+      else if (v[i] != ',')
+        fail(s, bad);
+    }
+    if (i >= v.size() || term.empty())
+      fail(s, bad);
+    ++i;
+    uint64_t times = 1;
+    if (i < v.size() && v[i] == '*') {
+      size_t j = ++i;
+      while (j < v.size() && v[j] >= '0' && v[j] <= '9')
+        ++j;
+      if (j == i || j - i > 6)
+        fail(s, bad);
+      times = std::stoull(v.substr(i, j - i));
+      i     = j;
+    }
+    for (uint64_t k = 0; k < times && out.size() <= layers; ++k)
+      out.insert(out.end(), term.begin(), term.end());
+    if (out.size() > layers)
+      fail(s, "lists more layers than num-layers " + std::to_string(layers));
+    if (i < v.size() && v[i++] != '+')
+      fail(s, bad);
+  }
+  if (v.empty() || v.back() == '+')
+    fail(s, bad);
+  if (out.size() != layers)
+    fail(s, "lists " + std::to_string(out.size()) + " layers, num-layers is " + std::to_string(layers));
+  if (std::find(out.begin(), out.end(), true) == out.end())
+    fail(s, "makes no layer a MoE layer");
+  return out;
+}
+
 uint64_t whole(const Setting& s, uint64_t min, uint64_t max)
 {
   const std::string& v = s.value;
@@ -226,6 +338,7 @@ const std::vector<std::pair<std::string, Apply>>& keys()
       {"moe-ffn-hidden-size",
        [](TrainingConfig& c, const Setting& s) { c.moe_ffn_hidden_size = whole(s, 1, kMaxWidth); }},
       {"moe-load-imbalance", [](TrainingConfig& c, const Setting& s) { c.moe_load_imbalance = real(s, 1, 1e6); }},
+      {"moe-layer-freq", [](TrainingConfig&, const Setting&) {}}, // (checked with num-layers, below)
       {"moe-shared-expert-intermediate-size",
        [](TrainingConfig& c, const Setting& s) { c.moe_shared_expert_intermediate_size = whole(s, 1, kMaxWidth); }},
       {"micro-batch-size",
@@ -517,6 +630,11 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
   } else if (c.moe_shared_expert_intermediate_size > 0) {
     fail(at("moe-shared-expert-intermediate-size"), "shared experts need num-experts");
+  }
+  if (auto it = by.find("moe-layer-freq"); it != by.end()) {
+    if (c.num_experts == 0)
+      fail(it->second, "MoE layers need num-experts");
+    c.moe_layer_pattern = layer_pattern(it->second, c.num_layers);
   }
   if (tp == 1)
     c.sequence_parallel = false; // as Megatron-LM: nothing to split

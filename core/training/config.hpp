@@ -43,6 +43,9 @@ struct TrainingConfig {
   /** The shared experts' FFN size, all of them together (DeepSeekMoE's and Qwen-MoE's experts every
    *  token goes through, beside its routed ones); 0: none. */
   uint64_t moe_shared_expert_intermediate_size = 0;
+  /** Which layers are MoE layers, from the first (moe-layer-freq: every N-th from layer 0, or
+   *  Megatron's list expression such as "([0]+[1]*15)"); empty: every layer, when num_experts. */
+  std::vector<bool> moe_layer_pattern;
   /** Tokens on the busiest expert over the mean (1: balanced); sgai's own, a stated assumption. */
   double moe_load_imbalance = 1.0;
   // the batch
@@ -96,6 +99,15 @@ struct TrainingConfig {
    *  slots, one fewer for the embedding or the loss where they count), and of the whole rank. */
   uint32_t chunk_layers(uint32_t rank, uint32_t chunk) const;
   uint32_t stage_layers(uint32_t rank) const;
+  /** The model's index of chunk `chunk` of rank `rank`'s first layer: chunks hold the layers in
+   *  Megatron's order (model chunk chunk x p + rank after all those before it). */
+  uint32_t chunk_first_layer(uint32_t rank, uint32_t chunk) const;
+  /** Whether layer `layer` (from 0) is a MoE layer. */
+  bool moe_layer(uint32_t layer) const;
+  /** The MoE layers among those of a chunk, of a stage, of the model. */
+  uint32_t chunk_moe_layers(uint32_t rank, uint32_t chunk) const;
+  uint32_t stage_moe_layers(uint32_t rank) const;
+  uint32_t moe_layer_count() const;
   /** Micro-batches per iteration and data-parallel replica. */
   uint32_t microbatches() const;
   uint64_t gpus() const;
@@ -149,6 +161,10 @@ std::vector<Setting> read_settings(const std::filesystem::path& file);
  *  dividing half the sequence (load-balanced causal attention), EP dividing the experts and DP x
  *  CP. InputError naming the setting's file and place (UsageError for a flag), its key and value. */
 TrainingConfig make_config(const std::vector<Setting>& settings, uint64_t gpus);
+
+/** A MoE model's dense layers (moe-layer-freq) as a configuration of their own: the same without
+ *  experts, for what one such layer costs (its kernels, activations, TP traffic). */
+TrainingConfig dense_layers_of(const TrainingConfig& c);
 
 } // namespace sgai::training
 

@@ -14,13 +14,15 @@ Parts parts(const TrainingConfig& c)
   const double h = double(c.hidden_size), s = double(c.seq_length), L = double(c.num_layers);
   const double a = double(c.num_attention_heads), g = double(c.num_query_groups);
   const double query_ratio = double(c.kv_channels) * a / h;
-  const double ffn         = c.num_experts > 0 ? double(c.moe_ffn_hidden_size) : double(c.ffn_hidden_size);
-  const double routed      = c.num_experts > 0 ? double(c.moe_router_topk) : 1.0;
   const double gated       = c.swiglu ? 1.5 : 1.0;
   const double attention   = (1 + g / a + s / h) * query_ratio;
-  const double shared      = c.num_experts > 0 ? double(c.moe_shared_expert_intermediate_size) : 0.0;
-  const double mlp         = (ffn * routed + shared) / h * gated;
-  const double logit       = double(c.padded_vocab_size) / (2 * L * h);
+  // Megatron's count: the dense layers' FFN, the MoE layers' top-k routed experts and shared ones
+  const double moe    = double(c.moe_layer_count()) / L;
+  const double routed = c.num_experts > 0 ? double(c.moe_ffn_hidden_size) * c.moe_router_topk +
+                                                double(c.moe_shared_expert_intermediate_size)
+                                          : 0.0;
+  const double mlp    = (double(c.ffn_hidden_size) * (1 - moe) + routed * moe) / h * gated;
+  const double logit  = double(c.padded_vocab_size) / (2 * L * h);
   return {12 * double(c.global_batch_size) * s * L * h * h, attention, s / h * query_ratio, mlp, logit};
 }
 

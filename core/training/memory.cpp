@@ -24,6 +24,7 @@ ParameterCount count_parameters(const TrainingConfig& c)
   ParameterCount p;
   const double h = double(c.hidden_size), qproj = double(c.kv_channels) * c.num_attention_heads;
   p.attention_per_layer = 2 * h * qproj * (1 + double(c.num_query_groups) / c.num_attention_heads);
+  p.dense_mlp_per_layer = 2 * h * double(c.ffn_hidden_size) * gated(c);
   if (c.num_experts > 0) {
     p.mlp_per_layer    = double(c.num_experts) * 2 * h * double(c.moe_ffn_hidden_size) * gated(c) + h * c.num_experts;
     p.shared_per_layer = 2 * h * double(c.moe_shared_expert_intermediate_size) * gated(c);
@@ -32,8 +33,11 @@ ParameterCount count_parameters(const TrainingConfig& c)
   double norm       = c.rms_norm ? h : 2 * h;
   p.norms_per_layer = 2 * norm;
   p.embedding       = double(c.padded_vocab_size) * h;
-  p.total = double(c.num_layers) * (p.attention_per_layer + p.mlp_per_layer + p.shared_per_layer + p.norms_per_layer) +
-            norm + p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
+  // every layer's attention and norms; the MoE layers' experts, the dense layers' FFN
+  const double moe = c.num_experts > 0 ? double(c.moe_layer_count()) : 0.0, dense = double(c.num_layers) - moe;
+  p.total = double(c.num_layers) * (p.attention_per_layer + p.norms_per_layer) +
+            moe * (p.mlp_per_layer + p.shared_per_layer) + dense * p.dense_mlp_per_layer + norm +
+            p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
   return p;
 }
 
@@ -91,6 +95,10 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
   const double g_bytes   = c.grad_bytes();
   const double opt_bytes = fp16 ? 16 : 12;
   const double layer_act = activation_bytes_per_layer(c);
+  // a MoE model's dense layers (moe-layer-freq) keep a dense layer's activations
+  const double dense_act = moe && c.moe_layer_count() < c.num_layers
+                               ? activation_bytes_per_layer(dense_layers_of(c))
+                               : layer_act;
 
   std::vector<StageMemory> out;
   for (uint32_t i = 0; i < pp; ++i) {
@@ -98,12 +106,15 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     const uint32_t layers = c.stage_layers(i);
     st.stage              = i;
     st.layers             = layers;
-    // dense parameters (sharded by TP, norms whole) and expert parameters (sharded by EP and TP)
-    const double router = moe ? h * c.num_experts : 0;
-    const double expert = moe ? p.mlp_per_layer - router : 0;
-    const double split  = p.attention_per_layer + (moe ? p.shared_per_layer : p.mlp_per_layer); // sharded by TP
-    const double kept   = p.norms_per_layer + router;                                           // whole on each rank
-    double dense        = layers * (split / t + kept);
+    // dense parameters (sharded by TP, norms and routers whole) and expert parameters (sharded by
+    // EP and TP); a MoE model's dense layers hold a dense FFN
+    const uint32_t moe_layers = moe ? c.stage_moe_layers(i) : 0, dense_layers = layers - moe_layers;
+    const double router       = moe ? h * c.num_experts : 0;
+    const double expert       = moe ? p.mlp_per_layer - router : 0;
+    const double split        = layers * p.attention_per_layer + moe_layers * p.shared_per_layer +
+                         dense_layers * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer); // sharded by TP
+    const double kept = layers * p.norms_per_layer + moe_layers * router; // whole on each rank
+    double dense      = split / t + kept;
     if (i == 0)
       dense += p.embedding / t;
     if (i + 1 == pp) {
@@ -111,7 +122,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       if (c.untie_embeddings_and_output_weights || pp > 1)
         dense += p.embedding / t; // the LM head (a copy of the embedding when tied)
     }
-    double experts        = layers * expert / (ep * t);
+    double experts        = moe_layers * expert / (ep * t);
     st.parameters         = dense + experts;
     const double expert_d = std::max(1.0, d / ep);
     if (c.use_torch_fsdp2) {
@@ -125,7 +136,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       // fp8-param-gather the GEMM weights are FP8 parameters themselves: a byte each and the
       // cached transpose's byte, the 2 bytes counted above, and no copy.
       const double fp8_cache =
-          c.precision == Precision::fp8 && not c.fp8_param_gather ? 2 * (layers * split / t + experts) : 0;
+          c.precision == Precision::fp8 && not c.fp8_param_gather ? 2 * (split / t + experts) : 0;
       st.weight_bytes   = w_bytes * st.parameters + fp8_cache;
       st.gradient_bytes = g_bytes * st.parameters;
       st.optimizer_bytes =
@@ -137,7 +148,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       double input   = 2 * s * b * h / (c.sequence_parallel ? t : 1);
       per_microbatch = double(layers) / c.recompute_num_layers * input;
     } else {
-      per_microbatch = layers * layer_act;
+      per_microbatch = moe_layers * layer_act + dense_layers * dense_act;
     }
     double act = 0;
     if (v > 1) {
@@ -149,7 +160,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       act         = st.inflight * per_microbatch;
     }
     if (c.recompute_granularity == Recompute::full)
-      act += c.recompute_num_layers * layer_act; // the group being recomputed
+      act += c.recompute_num_layers * std::max(layer_act, dense_act); // the group being recomputed
     if (i + 1 == pp)
       act += 4 * s * b * double(c.padded_vocab_size) / t; // fp32 logits for the loss
     st.activation_bytes = act;

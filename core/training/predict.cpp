@@ -354,29 +354,34 @@ void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, 
 std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& out)
 {
   const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size, v = c.virtual_stages();
-  const LayerTimes& lt      = out.layer;
-  const ParameterCount pc   = count_parameters(c);
-  const double layer_params = (pc.attention_per_layer + pc.shared_per_layer +
-                               pc.mlp_per_layer / (c.num_experts > 0 ? c.expert_model_parallel_size : 1)) /
-                                  t +
-                              pc.norms_per_layer;
+  const LayerTimes &lt = out.layer, &dl = out.dense_layer;
+  const ParameterCount pc = count_parameters(c);
+  const bool moe          = c.num_experts > 0;
+  // a layer's parameters on one GPU: a MoE layer's (its experts over EP), a MoE model's dense layer's
+  const double layer_params =
+      (pc.attention_per_layer + pc.shared_per_layer + pc.mlp_per_layer / (moe ? c.expert_model_parallel_size : 1)) / t +
+      pc.norms_per_layer;
+  const double dense_params =
+      moe ? (pc.attention_per_layer + pc.dense_mlp_per_layer) / t + pc.norms_per_layer : layer_params;
   // gathered in 16 bits; with fp8-param-gather the GEMM weights (their biases with them) in FP8
-  const double gemm_params    = layer_params - pc.norms_per_layer;
-  const double layer_gathered = kHalf * layer_params - (c.fp8_param_gather ? (kHalf - 1) * gemm_params : 0);
-  const double bucket         = std::max(40e6, 1e6 * c.data_parallel_size);
+  auto gathered = [&](double params) {
+    return kHalf * params - (c.fp8_param_gather ? (kHalf - 1) * (params - pc.norms_per_layer) : 0);
+  };
+  const double bucket = std::max(40e6, 1e6 * c.data_parallel_size);
   std::vector<ChunkPlan> chunks(size_t(p) * v);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t ch = 0; ch < v; ++ch) {
-      ChunkPlan& k             = chunks[size_t(r) * v + ch];
-      const uint32_t per_chunk = c.chunk_layers(r, ch);
-      k.fwd                    = per_chunk * lt.forward();
-      k.bwd                    = per_chunk * lt.backward();
-      k.kernels                = per_chunk * kernel_part(lt);
-      k.tp                     = per_chunk * (lt.tp_fwd + lt.tp_bwd);
-      k.cp                     = per_chunk * (lt.cp_fwd + lt.cp_bwd);
-      k.ep                     = per_chunk * (lt.ep_fwd + lt.ep_bwd);
-      k.params                 = per_chunk * layer_params;
-      k.gathered               = per_chunk * layer_gathered;
+      ChunkPlan& k = chunks[size_t(r) * v + ch];
+      // its MoE layers and its dense ones (a dense model's are all dense)
+      const double n = moe ? c.chunk_moe_layers(r, ch) : 0, nd = c.chunk_layers(r, ch) - n;
+      k.fwd      = n * lt.forward() + nd * dl.forward();
+      k.bwd      = n * lt.backward() + nd * dl.backward();
+      k.kernels  = n * kernel_part(lt) + nd * kernel_part(dl);
+      k.tp       = n * (lt.tp_fwd + lt.tp_bwd) + nd * (dl.tp_fwd + dl.tp_bwd);
+      k.cp       = n * (lt.cp_fwd + lt.cp_bwd) + nd * (dl.cp_fwd + dl.cp_bwd);
+      k.ep       = n * (lt.ep_fwd + lt.ep_bwd);
+      k.params   = n * layer_params + nd * dense_params;
+      k.gathered = n * gathered(layer_params) + nd * gathered(dense_params);
       if (r == 0 && ch == 0) {
         k.fwd += out.embedding_fwd;
         k.bwd += out.embedding_bwd;
@@ -424,6 +429,8 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
   const uint32_t cp = c.context_parallel_size, dp = c.data_parallel_size, m = c.microbatches();
   Prediction out;
   out.layer = layer_times(c, g, f);
+  out.dense_layer =
+      c.num_experts > 0 && c.moe_layer_count() < c.num_layers ? layer_times(dense_layers_of(c), g, f) : out.layer;
 
   edge_passes(c, g, f, out);
   out.chunks                           = chunk_costs(c, out);

@@ -98,7 +98,8 @@ struct Prediction {
   double hfu                     = 0;
   uint32_t slowest_stage         = 0;
   Breakdown breakdown;
-  LayerTimes layer; ///< a transformer layer (the first stage's)
+  LayerTimes layer;       ///< a transformer layer (a MoE model's: a MoE layer)
+  LayerTimes dense_layer; ///< a MoE model's dense layer (moe-layer-freq); otherwise `layer`
   double embedding_fwd = 0, embedding_bwd = 0;
   double head_fwd = 0, head_bwd = 0;       ///< LM head GEMMs and the cross-entropy, per micro-batch
   double p2p_s       = 0;                  ///< one activation across a pipeline boundary

@@ -67,15 +67,19 @@ std::string report_json(const TrainingConfig& c, const Report& rep, const Platfo
   w.key("compute").value(b.compute_s).key("tp").value(b.tp_s).key("cp").value(b.cp_s).key("ep").value(b.ep_s);
   w.key("bubble").value(b.bubble_s).key("dp").value(b.dp_s).key("optimizer").value(b.optimizer_s);
   w.end_object();
-  const auto& l = r.layer;
-  w.key("layer_s").begin_object();
-  w.key("gemm_fwd").value(l.gemm_fwd).key("gemm_bwd").value(l.gemm_bwd);
-  w.key("attention_fwd").value(l.attention_fwd).key("attention_bwd").value(l.attention_bwd);
-  w.key("stream_fwd").value(l.stream_fwd).key("stream_bwd").value(l.stream_bwd);
-  w.key("tp_fwd").value(l.tp_fwd).key("tp_bwd").value(l.tp_bwd);
-  w.key("cp_fwd").value(l.cp_fwd).key("cp_bwd").value(l.cp_bwd);
-  w.key("ep_fwd").value(l.ep_fwd).key("ep_bwd").value(l.ep_bwd);
-  w.end_object();
+  auto layer = [&](const char* key, const LayerTimes& l) {
+    w.key(key).begin_object();
+    w.key("gemm_fwd").value(l.gemm_fwd).key("gemm_bwd").value(l.gemm_bwd);
+    w.key("attention_fwd").value(l.attention_fwd).key("attention_bwd").value(l.attention_bwd);
+    w.key("stream_fwd").value(l.stream_fwd).key("stream_bwd").value(l.stream_bwd);
+    w.key("tp_fwd").value(l.tp_fwd).key("tp_bwd").value(l.tp_bwd);
+    w.key("cp_fwd").value(l.cp_fwd).key("cp_bwd").value(l.cp_bwd);
+    w.key("ep_fwd").value(l.ep_fwd).key("ep_bwd").value(l.ep_bwd);
+    w.end_object();
+  };
+  layer("layer_s", r.layer); // (a MoE model's MoE layer)
+  if (c.num_experts > 0 && c.moe_layer_count() < c.num_layers)
+    layer("dense_layer_s", r.dense_layer); // its dense layers (moe-layer-freq)
   w.key("p2p_s").value(r.p2p_s).key("dp_reduce_s").value(r.dp_reduce_s).key("dp_gather_s").value(r.dp_gather_s);
   w.key("energy_j").begin_object();
   w.key("gpus").value(e.gpu_j).key("processors").value(e.cpu_j).key("network").value(e.network_j);

@@ -119,13 +119,16 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   // the GPU's parameters (stage 0), dense and experts
   const ParameterCount p = count_parameters(c);
   const double layers    = c.stage_layers(0);
-  const double experts   = c.num_experts > 0 ? layers * (p.mlp_per_layer - h * c.num_experts) / (double(e) * t) : 0;
-  const double dense     = memory_per_stage(c).front().parameters - experts;
-  const char* it         = "iteration";
-  const char* grads      = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
+  const bool moe         = c.num_experts > 0;
+  const double moe_l = moe ? c.stage_moe_layers(0) : 0, dense_l = layers - moe_l; // (moe-layer-freq)
+  const double experts = moe ? moe_l * (p.mlp_per_layer - h * c.num_experts) / (double(e) * t) : 0;
+  const double dense   = memory_per_stage(c).front().parameters - experts;
+  const char* it       = "iteration";
+  const char* grads    = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
   // the layers' GEMM weights, gathered in FP8 with fp8-param-gather (a byte each, not two)
-  const double dense_gemm =
-      layers * (p.attention_per_layer + (c.num_experts > 0 ? p.shared_per_layer : p.mlp_per_layer)) / t;
+  const double dense_gemm = (layers * p.attention_per_layer + moe_l * p.shared_per_layer +
+                             dense_l * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer)) /
+                            t;
   auto gathered = [&](double params, double gemm) { return 2 * params - (c.fp8_param_gather ? gemm : 0); };
   auto data     = [&](uint32_t ranks, double params, double gemm, const char* what) {
     if (ranks <= 1 || params <= 0)

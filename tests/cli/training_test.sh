@@ -293,6 +293,10 @@ PY
     n=$("$SGAI" chakra stats "$tmp/et16/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
     # rank 0: 2 micro-batches x 16 layers x 2 passes x 2 exchanges x 7 peers
     [ "$n" = "896" ] || fail "sends of rank 0: '$n'"
+    # every other layer a MoE layer (moe-layer-freq 2): the dense ones exchange nothing
+    BOUND=0.025 check 16f moe-8x-top2.yaml --gpus 16 --global-batch-size 16 --moe-layer-freq 2
+    n=$("$SGAI" chakra stats "$tmp/et16f/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
+    [ "$n" = "448" ] || fail "sends of rank 0, 8 MoE layers: '$n'"
     BOUND=0.025 check cp llama-8b-cp4-32k.yaml --gpus 16 --global-batch-size 4 --num-layers 8 --seq-length 8192
     n=$("$SGAI" chakra stats "$tmp/etcp/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
     # rank 0: 2 micro-batches x 8 layers x 2 passes x 3 ring steps

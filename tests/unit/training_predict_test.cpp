@@ -298,6 +298,40 @@ TEST(TrainingPredict, TransformerEnginesOverlapByHand)
   EXPECT_GT(b.forward(), a.forward());
 }
 
+TEST(TrainingPredict, DenseLayersOfAMoeModelCostWhatDenseLayersCost)
+{
+  // 4 layers, every other one MoE (moe-layer-freq 2), EP 2 on 2 stages: each stage one MoE layer
+  // and one dense; a chunk's pass is the sum of its layers'
+  auto kv = with(with(small(), "num-layers", "4"), "global-batch-size", "8");
+  for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{{"num-experts", "4"},
+                                                                      {"moe-router-topk", "2"},
+                                                                      {"expert-model-parallel-size", "2"},
+                                                                      {"pipeline-model-parallel-size", "2"},
+                                                                      {"moe-layer-freq", "2"}})
+    kv.emplace_back(k, v);
+  TrainingConfig c = make_config(settings(kv), 8); // DP 4
+  Prediction p     = predict_iteration(c, h100(), dgx());
+  LayerTimes dense = layer_times(dense_layers_of(c), h100(), dgx());
+  EXPECT_DOUBLE_EQ(p.dense_layer.forward(), dense.forward());
+  EXPECT_EQ(p.dense_layer.ep_fwd, 0);
+  EXPECT_GT(p.layer.ep_fwd, 0);
+  EXPECT_NEAR(p.chunks[1].fwd, p.layer.forward() + dense.forward() + p.head_fwd, 1e-12);
+  EXPECT_NEAR(p.chunks[0].bwd, p.layer.backward() + dense.backward() + p.embedding_bwd, 1e-12);
+  // the traces lay each layer out as its own kind (the MoE layer's all-to-alls as transfers): the passes
+  // to the microsecond
+  for (uint32_t rank : {0u, 7u}) {
+    sgai::chakra::Trace t = iteration_trace(c, p, rank);
+    uint64_t micros       = 0;
+    for (const auto& n : t.nodes)
+      if (n.type == sgai::chakra::NodeType::comp)
+        micros += n.duration_micros;
+    const uint32_t st = rank / 4;
+    double exchanges  = 2 * (p.layer.ep_fwd + p.layer.ep_bwd); // per micro-batch, its layer's
+    EXPECT_NEAR(micros * 1e-6, p.stage_optimizer_s[st] + 2 * (p.chunks[st].fwd + p.chunks[st].bwd) - exchanges, 20e-6)
+        << rank;
+  }
+}
+
 TEST(TrainingChakra, EverySendHasItsReceiveAndEveryPassItsTime)
 {
   // 8 layers on 2 interleaved stages of 2 chunks, TP 2, DP 2: 8 GPUs, 4 micro-batches each

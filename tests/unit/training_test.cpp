@@ -615,6 +615,77 @@ TEST(TrainingConfig, SharedExpertsAsDeepSeekMoEAndQwenMoEHaveThem)
             std::string::npos);
 }
 
+TEST(TrainingConfig, MoeLayerFrequencyAsMegatronReadsIt)
+{
+  // DeepSeekMoE 16B's shape: 28 layers, the first dense (FFN 10,944), the others 64 experts of FFN
+  // 1,408, top 6, with shared experts of FFN 2,816; vocabulary 102,400: 16.4 B parameters as published
+  std::vector<std::pair<std::string, std::string>> kv = {{"num-layers", "28"},
+                                                         {"hidden-size", "2048"},
+                                                         {"num-attention-heads", "16"},
+                                                         {"ffn-hidden-size", "10944"},
+                                                         {"num-experts", "64"},
+                                                         {"moe-router-topk", "6"},
+                                                         {"moe-ffn-hidden-size", "1408"},
+                                                         {"moe-shared-expert-intermediate-size", "2816"},
+                                                         {"swiglu", "true"},
+                                                         {"normalization", "RMSNorm"},
+                                                         {"vocab-size", "102400"},
+                                                         {"untie-embeddings-and-output-weights", "true"},
+                                                         {"seq-length", "4096"},
+                                                         {"micro-batch-size", "1"},
+                                                         {"global-batch-size", "64"},
+                                                         {"pipeline-model-parallel-size", "2"},
+                                                         {"expert-model-parallel-size", "8"}};
+  auto all                                            = make_config(settings(kv), 64);
+  auto c = make_config(settings(with(kv, "moe-layer-freq", "([0]+[1]*27)")), 64);
+  EXPECT_EQ(all.moe_layer_count(), 28u);
+  EXPECT_EQ(c.moe_layer_count(), 27u);
+  EXPECT_FALSE(c.moe_layer(0));
+  EXPECT_TRUE(c.moe_layer(1));
+  auto p = count_parameters(c);
+  EXPECT_NEAR(p.total / 1e9, 16.4, 0.05);
+  EXPECT_DOUBLE_EQ(count_parameters(all).total - p.total,
+                   p.mlp_per_layer + p.shared_per_layer - p.dense_mlp_per_layer); // one layer the other way
+  // stage 0 holds the dense layer: 13 MoE layers; stage 1 14
+  EXPECT_EQ(c.stage_moe_layers(0), 13u);
+  EXPECT_EQ(c.stage_moe_layers(1), 14u);
+  auto st = memory_per_stage(c), st_all = memory_per_stage(all);
+  EXPECT_NEAR(st_all[0].parameters - st[0].parameters,
+              (p.mlp_per_layer - 64 * 2048.0) / 8 + 64 * 2048.0 + p.shared_per_layer - p.dense_mlp_per_layer, 1);
+  EXPECT_DOUBLE_EQ(st_all[1].parameters, st[1].parameters);
+  // Megatron's count: the dense layer's FFN in place of one MoE layer's routed and shared experts
+  const double h = 2048, scale = 12.0 * 64 * 4096 * h * h;
+  EXPECT_NEAR(megatron_flops(all) - megatron_flops(c), scale * ((6 * 1408.0 + 2816) - 10944) / h * 1.5, 1e3);
+  // an integer N: every N-th layer from the first (Megatron's i % N == 0)
+  auto every2 = make_config(settings(with(kv, "moe-layer-freq", "2")), 64);
+  EXPECT_EQ(every2.moe_layer_count(), 14u);
+  EXPECT_TRUE(every2.moe_layer(0));
+  EXPECT_FALSE(every2.moe_layer(1));
+  EXPECT_EQ(make_config(settings(with(kv, "moe-layer-freq", "[0]*3+[1,1]*12+[1]")), 64).moe_layer_count(), 25u);
+  // what Megatron-LM would refuse: one error each, naming the key
+  EXPECT_NE(error_of(with(kv, "moe-layer-freq", "([0]+[1]*26)"), 64).find("lists 27 layers, num-layers is 28"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(kv, "moe-layer-freq", "[0]*28"), 64).find("makes no layer a MoE layer"), std::string::npos);
+  EXPECT_NE(error_of(with(kv, "moe-layer-freq", "[0,2]*14"), 64).find("neither a layer frequency nor a list"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(kv, "moe-layer-freq", "[1]*28+"), 64).find("neither a layer frequency"), std::string::npos);
+  EXPECT_NE(error_of(with(kv, "moe-layer-freq", "0"), 64).find("moe-layer-freq '0'"), std::string::npos);
+  auto dense = gpt_1_7b();
+  EXPECT_NE(error_of(with(dense, "moe-layer-freq", "2"), 48).find("MoE layers need num-experts"), std::string::npos);
+}
+
+TEST(TrainingConfig, ChunksHoldTheLayersInMegatronsOrder)
+{
+  // 8 layers on 2 stages of 2 chunks: model chunk ch x p + r holds layers 2 (ch x 2 + r), + 1
+  auto kv = with(with(with(gpt_1_7b(), "num-layers", "8"), "pipeline-model-parallel-size", "2"),
+                 "num-layers-per-virtual-pipeline-stage", "2");
+  auto c  = make_config(settings(with(kv, "global-batch-size", "96")), 48);
+  EXPECT_EQ(c.chunk_first_layer(0, 0), 0u);
+  EXPECT_EQ(c.chunk_first_layer(1, 0), 2u);
+  EXPECT_EQ(c.chunk_first_layer(0, 1), 4u);
+  EXPECT_EQ(c.chunk_first_layer(1, 1), 6u);
+}
+
 TEST(TrainingTraffic, DataParallelGradientsAndPipelineBoundaries)
 {
   // 1.7B row, distributed optimizer over 48 replicas: fp32 gradients reduce-scattered, bf16

@@ -217,11 +217,16 @@ int run_predict(const TrainArgs& a)
                          std::pair{"optimizer step", b.optimizer_s}})
     std::cout << "  " << std::left << std::setw(26) << name << std::right << std::setw(14) << ms(v) << std::setw(8)
               << format_fixed(v / r.iteration_s * 100, 1) << "%\n";
-  const auto& l = r.layer;
-  std::cout << "A layer, one micro-batch: forward " << ms(l.forward()) << " (GEMMs " << ms(l.gemm_fwd) << ", attention "
-            << ms(l.attention_fwd) << ", streaming " << ms(l.stream_fwd) << ", exposed TP " << ms(l.tp_fwd)
-            << "), backward " << ms(l.backward()) << " (GEMMs " << ms(l.gemm_bwd) << ", attention "
-            << ms(l.attention_bwd) << ", streaming " << ms(l.stream_bwd) << ", exposed TP " << ms(l.tp_bwd) << ")\n";
+  auto layer = [&](const char* which, const training::LayerTimes& l) {
+    std::cout << which << ", one micro-batch: forward " << ms(l.forward()) << " (GEMMs " << ms(l.gemm_fwd)
+              << ", attention " << ms(l.attention_fwd) << ", streaming " << ms(l.stream_fwd) << ", exposed TP "
+              << ms(l.tp_fwd) << "), backward " << ms(l.backward()) << " (GEMMs " << ms(l.gemm_bwd) << ", attention "
+              << ms(l.attention_bwd) << ", streaming " << ms(l.stream_bwd) << ", exposed TP " << ms(l.tp_bwd) << ")\n";
+  };
+  const bool mixed = c.num_experts > 0 && c.moe_layer_count() < c.num_layers; // (moe-layer-freq)
+  layer(mixed ? "A MoE layer" : "A layer", r.layer);
+  if (mixed)
+    layer("A dense layer", r.dense_layer);
   const training::Energy& e = rep.energy;
   std::cout << "Energy per iteration: " << format_fixed(e.total() / 1e6, 3) << " MJ (GPUs "
             << format_fixed(e.gpu_j / 1e6, 3) << ", processors " << format_fixed(e.cpu_j / 1e6, 3) << ", network "
