@@ -62,9 +62,11 @@ bogus_unknown_key.json|at /num-layerz: unknown key 'num-layerz' (known: 'num-lay
 bogus_version.json|at /sgai_training: sgai_training 2: this sgai reads version 1
 bogus_virtual_stages.yaml|line 9: num-layers-per-virtual-pipeline-stage '5': does not divide the 12 layers of a pipeline stage
 bogus_uneven_stages.yaml|line 8: pipeline-model-parallel-size '16': the other 15 stages cannot share the 121 remaining layers evenly
+bogus_moe_layer_freq.yaml|line 10: moe-layer-freq '[0,1]*11+[0]': lists 23 layers, num-layers is 24
+bogus_shared_experts.yaml|line 9: moe-shared-expert-intermediate-size '2816': shared experts need num-experts
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 16 ] || fail "$n bogus fixtures, 16 cases" ;;
+    [ "$n" -eq 18 ] || fail "$n bogus fixtures, 18 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
