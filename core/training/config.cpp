@@ -94,12 +94,20 @@ uint32_t TrainingConfig::moe_layer_count() const
   return n;
 }
 
+double TrainingConfig::expert_load() const
+{
+  if (moe_expert_capacity_factor <= 0)
+    return moe_load_imbalance;
+  return moe_pad_expert_input_to_capacity ? moe_expert_capacity_factor
+                                          : std::min(moe_load_imbalance, moe_expert_capacity_factor);
+}
+
 TrainingConfig dense_layers_of(const TrainingConfig& c)
 {
-  TrainingConfig d                        = c;
-  d.num_experts                           = 0;
-  d.moe_shared_expert_intermediate_size   = 0;
-  d.expert_model_parallel_size            = 1;
+  TrainingConfig d                      = c;
+  d.num_experts                         = 0;
+  d.moe_shared_expert_intermediate_size = 0;
+  d.expert_model_parallel_size          = 1;
   d.moe_layer_pattern.clear();
   return d;
 }
@@ -339,6 +347,11 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        [](TrainingConfig& c, const Setting& s) { c.moe_ffn_hidden_size = whole(s, 1, kMaxWidth); }},
       {"moe-load-imbalance", [](TrainingConfig& c, const Setting& s) { c.moe_load_imbalance = real(s, 1, 1e6); }},
       {"moe-layer-freq", [](TrainingConfig&, const Setting&) {}}, // (checked with num-layers, below)
+      {"moe-expert-capacity-factor",
+       [](TrainingConfig& c, const Setting& s) { c.moe_expert_capacity_factor = real(s, 1e-3, 1e6); }},
+      {"moe-pad-expert-input-to-capacity",
+       [](TrainingConfig& c, const Setting& s) { c.moe_pad_expert_input_to_capacity = flag(s); }},
+      {"ddp-bucket-size", [](TrainingConfig& c, const Setting& s) { c.ddp_bucket_size = whole(s, 1, kMaxWidth); }},
       {"moe-shared-expert-intermediate-size",
        [](TrainingConfig& c, const Setting& s) { c.moe_shared_expert_intermediate_size = whole(s, 1, kMaxWidth); }},
       {"micro-batch-size",
@@ -500,6 +513,35 @@ std::vector<Setting> json_settings(const std::string& file, const std::string& t
   return out;
 }
 
+/** The mixture of experts' settings, as Megatron-LM checks them; the MoE layers' pattern. */
+void check_experts(TrainingConfig& c, const std::function<Setting(const std::string&)>& at,
+                   const std::map<std::string, Setting>& by)
+{
+  const uint32_t ep = c.expert_model_parallel_size, cp = c.context_parallel_size;
+  if (c.num_experts > 0) {
+    if (c.moe_router_topk > c.num_experts)
+      fail(at("moe-router-topk"), "more than the " + std::to_string(c.num_experts) + " experts");
+    if (c.num_experts % ep != 0)
+      fail(at("expert-model-parallel-size"), "does not divide num-experts " + std::to_string(c.num_experts));
+    if ((uint64_t(c.data_parallel_size) * cp) % ep != 0)
+      fail(at("expert-model-parallel-size"),
+           "does not divide data x context parallel = " + std::to_string(uint64_t(c.data_parallel_size) * cp));
+  } else if (ep > 1) {
+    fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
+  } else if (c.moe_shared_expert_intermediate_size > 0) {
+    fail(at("moe-shared-expert-intermediate-size"), "shared experts need num-experts");
+  }
+  if (c.moe_pad_expert_input_to_capacity && c.moe_expert_capacity_factor <= 0)
+    fail(at("moe-pad-expert-input-to-capacity"), "padding to the capacity needs moe-expert-capacity-factor");
+  if (c.moe_expert_capacity_factor > 0 && c.num_experts == 0)
+    fail(at("moe-expert-capacity-factor"), "an expert capacity needs num-experts");
+  if (auto it = by.find("moe-layer-freq"); it != by.end()) {
+    if (c.num_experts == 0)
+      fail(it->second, "MoE layers need num-experts");
+    c.moe_layer_pattern = layer_pattern(it->second, c.num_layers);
+  }
+}
+
 /** The checks and defaults that need several keys (Megatron-LM's arguments.py asserts most). */
 void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, uint64_t gpus)
 {
@@ -552,7 +594,7 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     fail(by.at("fp16"), "bf16 is true too: one precision");
 
   const uint32_t tp = c.tensor_model_parallel_size, pp = c.pipeline_model_parallel_size;
-  const uint32_t cp = c.context_parallel_size, ep = c.expert_model_parallel_size;
+  const uint32_t cp = c.context_parallel_size;
   if (c.ffn_hidden_size == 0)
     c.ffn_hidden_size = 4 * c.hidden_size;
   if (c.moe_ffn_hidden_size == 0)
@@ -618,24 +660,7 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
                                       " forward passes to schedule, above " + std::to_string(kMaxPipelinePasses) +
                                       " (sgai's bound)");
 
-  if (c.num_experts > 0) {
-    if (c.moe_router_topk > c.num_experts)
-      fail(at("moe-router-topk"), "more than the " + std::to_string(c.num_experts) + " experts");
-    if (c.num_experts % ep != 0)
-      fail(at("expert-model-parallel-size"), "does not divide num-experts " + std::to_string(c.num_experts));
-    if ((uint64_t(c.data_parallel_size) * cp) % ep != 0)
-      fail(at("expert-model-parallel-size"),
-           "does not divide data x context parallel = " + std::to_string(uint64_t(c.data_parallel_size) * cp));
-  } else if (ep > 1) {
-    fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
-  } else if (c.moe_shared_expert_intermediate_size > 0) {
-    fail(at("moe-shared-expert-intermediate-size"), "shared experts need num-experts");
-  }
-  if (auto it = by.find("moe-layer-freq"); it != by.end()) {
-    if (c.num_experts == 0)
-      fail(it->second, "MoE layers need num-experts");
-    c.moe_layer_pattern = layer_pattern(it->second, c.num_layers);
-  }
+  check_experts(c, at, by);
   if (tp == 1)
     c.sequence_parallel = false; // as Megatron-LM: nothing to split
   if (c.tp_comm_overlap && not c.sequence_parallel)
@@ -664,186 +689,6 @@ const std::vector<std::string>& known_keys()
     return n;
   }();
   return names;
-}
-
-const std::vector<std::pair<std::string, int>>& unmodelled_keys()
-{
-  // Megatron-LM's arguments.py: the learning-rate schedule and optimizer hyperparameters, loss
-  // scaling, initialization, run length, evaluation, logging, checkpoints, data and tokenizer,
-  // process setup; kernel fusions, position embeddings and bias switches (their kernels' cost is
-  // not priced apart); FP8 bookkeeping; the MoE router's losses and kernels (the all-to-all
-  // dispatcher and per-expert GEMMs are what is priced)
-  static const std::vector<std::pair<std::string, int>> table = {
-      {"lr", 1},
-      {"min-lr", 1},
-      {"lr-decay-style", 1},
-      {"lr-decay-iters", 1},
-      {"lr-decay-samples", 1},
-      {"lr-warmup-fraction", 1},
-      {"lr-warmup-iters", 1},
-      {"lr-warmup-samples", 1},
-      {"lr-warmup-init", 1},
-      {"decoupled-lr", 1},
-      {"decoupled-min-lr", 1},
-      {"weight-decay", 1},
-      {"start-weight-decay", 1},
-      {"end-weight-decay", 1},
-      {"weight-decay-incr-style", 1},
-      {"clip-grad", 1},
-      {"adam-beta1", 1},
-      {"adam-beta2", 1},
-      {"adam-eps", 1},
-      {"sgd-momentum", 1},
-      {"loss-scale", 1},
-      {"initial-loss-scale", 1},
-      {"min-loss-scale", 1},
-      {"loss-scale-window", 1},
-      {"hysteresis", 1},
-      {"init-method-std", 1},
-      {"init-method-xavier-uniform", 0},
-      {"seed", 1},
-      {"train-iters", 1},
-      {"train-samples", 1},
-      {"step-batch-size-schedule", 1},
-      {"rampup-batch-size", -1},
-      {"exit-interval", 1},
-      {"exit-duration-in-mins", 1},
-      {"exit-signal-handler", 0},
-      {"eval-iters", 1},
-      {"eval-interval", 1},
-      {"log-interval", 1},
-      {"log-throughput", 0},
-      {"log-params-norm", 0},
-      {"log-num-zeros-in-grad", 0},
-      {"log-timers-to-tensorboard", 0},
-      {"log-validation-ppl-to-tensorboard", 0},
-      {"log-memory-to-tensorboard", 0},
-      {"log-world-size-to-tensorboard", 0},
-      {"tensorboard-dir", 1},
-      {"tensorboard-log-interval", 1},
-      {"timing-log-level", 1},
-      {"wandb-project", 1},
-      {"wandb-exp-name", 1},
-      {"wandb-save-dir", 1},
-      {"save", 1},
-      {"load", 1},
-      {"save-interval", 1},
-      {"no-save-optim", 0},
-      {"no-save-rng", 0},
-      {"no-load-optim", 0},
-      {"no-load-rng", 0},
-      {"finetune", 0},
-      {"use-checkpoint-args", 0},
-      {"ckpt-format", 1},
-      {"use-dist-ckpt", 0},
-      {"async-save", 0},
-      {"data-path", -1},
-      {"train-data-path", -1},
-      {"valid-data-path", -1},
-      {"test-data-path", -1},
-      {"data-cache-path", 1},
-      {"split", 1},
-      {"mock-data", 0},
-      {"vocab-file", 1},
-      {"merge-file", 1},
-      {"tokenizer-type", 1},
-      {"tokenizer-model", 1},
-      {"tiktoken-pattern", 1},
-      {"num-workers", 1},
-      {"dataloader-type", 1},
-      {"no-mmap-bin-files", 0},
-      {"no-create-attention-mask-in-dataloader", 0},
-      {"reset-position-ids", 0},
-      {"reset-attention-mask", 0},
-      {"eod-mask-loss", 0},
-      {"distributed-backend", 1},
-      {"distributed-timeout-minutes", 1},
-      {"use-mcore-models", 0},
-      {"transformer-impl", 1},
-      {"max-position-embeddings", 1},
-      {"position-embedding-type", 1},
-      {"use-rotary-position-embeddings", 0},
-      {"rotary-base", 1},
-      {"rotary-percent", 1},
-      {"rotary-seq-len-interpolation-factor", 1},
-      {"no-position-embedding", 0},
-      {"group-query-attention", 0},
-      {"disable-bias-linear", 0},
-      {"apply-layernorm-1p", 0},
-      {"apply-query-key-layer-scaling", 0},
-      {"attention-softmax-in-fp32", 0},
-      {"no-masked-softmax-fusion", 0},
-      {"no-bias-gelu-fusion", 0},
-      {"no-bias-dropout-fusion", 0},
-      {"no-bias-swiglu-fusion", 0},
-      {"no-rope-fusion", 0},
-      {"no-gradient-accumulation-fusion", 0},
-      {"no-persist-layer-norm", 0},
-      {"cross-entropy-loss-fusion", 0},
-      {"calculate-per-token-loss", 0},
-      {"manual-gc", 0},
-      {"manual-gc-interval", 1},
-      {"empty-unused-memory-level", 1},
-      {"profile", 0},
-      {"profile-step-start", 1},
-      {"profile-step-end", 1},
-      {"profile-ranks", -1},
-      {"no-check-for-nan-in-loss-and-grad", 0},
-      {"no-overlap-p2p-communication", 0},
-      {"fp8-amax-history-len", 1},
-      {"fp8-amax-compute-algo", 1},
-      {"moe-aux-loss-coeff", 1},
-      {"moe-z-loss-coeff", 1},
-      {"moe-input-jitter-eps", 1},
-      {"moe-router-load-balancing-type", 1},
-      {"moe-router-topk-scaling-factor", 1},
-      {"moe-router-score-function", 1},
-      {"moe-router-enable-expert-bias", 0},
-      {"moe-router-bias-update-rate", 1},
-      {"moe-router-dtype", 1},
-      {"moe-grouped-gemm", 0},
-      {"moe-token-dispatcher-type", 1},
-      {"moe-shared-expert-overlap", 0},
-      {"moe-shared-expert-gate", 0},
-      {"moe-permute-fusion", 0},
-      {"use-rope-scaling", 0},
-      {"rope-scaling-factor", 1},
-      {"qk-layernorm", 0},
-      {"use-legacy-models", 0},
-  };
-  return table;
-}
-
-const std::vector<std::pair<std::string, int>>& alias_keys()
-{
-  static const std::vector<std::pair<std::string, int>> table = {
-      {"checkpoint-activations", 0},            // Megatron-LM 2021: full recomputation, uniform, 1 layer
-      {"activations-checkpoint-method", 1},     // uniform or block: full recomputation so
-      {"activations-checkpoint-num-layers", 1}, // recompute-num-layers
-      {"recompute-activations", 0},             // selective recomputation
-      {"use-flash-attn", 0},                    // attention-backend flash
-  };
-  return table;
-}
-
-bool is_boolean_key(const std::string& key)
-{
-  static const std::vector<std::string> flags = {"swiglu",
-                                                 "untie-embeddings-and-output-weights",
-                                                 "sequence-parallel",
-                                                 "account-for-embedding-in-pipeline-split",
-                                                 "account-for-loss-in-pipeline-split",
-                                                 "use-distributed-optimizer",
-                                                 "use-torch-fsdp2",
-                                                 "overlap-grad-reduce",
-                                                 "overlap-param-gather",
-                                                 "tp-comm-overlap",
-                                                 "bf16",
-                                                 "fp16",
-                                                 "grad-reduce-in-bf16",
-                                                 "fp8-param-gather",
-                                                 "accumulate-allreduce-grads-in-fp32"};
-  return std::find(flags.begin(), flags.end(), key) != flags.end();
 }
 
 std::vector<Setting> read_settings(const std::filesystem::path& path)

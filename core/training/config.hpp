@@ -48,6 +48,13 @@ struct TrainingConfig {
   std::vector<bool> moe_layer_pattern;
   /** Tokens on the busiest expert over the mean (1: balanced); sgai's own, a stated assumption. */
   double moe_load_imbalance = 1.0;
+  /** Megatron's token dropping: an expert takes at most this times its mean share (0: no bound);
+   *  with moe-pad-expert-input-to-capacity, exactly that many (padded). */
+  double moe_expert_capacity_factor     = 0;
+  bool moe_pad_expert_input_to_capacity = false;
+  /** Tokens the busiest expert processes over the mean: the load imbalance, bounded by the
+   *  capacity factor, or the capacity factor itself when inputs are padded to it. */
+  double expert_load() const;
   // the batch
   uint32_t micro_batch_size  = 0;
   uint32_t global_batch_size = 0;
@@ -73,7 +80,10 @@ struct TrainingConfig {
   bool use_torch_fsdp2                         = false; ///< FSDP / ZeRO-3: parameters sharded too
   bool overlap_grad_reduce                     = false;
   bool overlap_param_gather                    = false;
-  bool tp_comm_overlap                         = false;
+  /** Parameters a data-parallel gradient bucket holds (ddp-bucket-size); 0: Megatron's default,
+   *  max(40 M, 1 M x DP). */
+  uint64_t ddp_bucket_size = 0;
+  bool tp_comm_overlap     = false;
   // recomputation and precision
   Recompute recompute_granularity = Recompute::none;
   Precision precision             = Precision::bf16;

@@ -14,7 +14,7 @@ double gated(const TrainingConfig& c)
 /** Tokens a GPU's MoE layer processes for each local token: top-k copies, the busiest share. */
 double expert_copies(const TrainingConfig& c)
 {
-  return double(c.moe_router_topk) * c.moe_load_imbalance;
+  return double(c.moe_router_topk) * c.expert_load();
 }
 
 } // namespace
@@ -96,9 +96,8 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
   const double opt_bytes = fp16 ? 16 : 12;
   const double layer_act = activation_bytes_per_layer(c);
   // a MoE model's dense layers (moe-layer-freq) keep a dense layer's activations
-  const double dense_act = moe && c.moe_layer_count() < c.num_layers
-                               ? activation_bytes_per_layer(dense_layers_of(c))
-                               : layer_act;
+  const double dense_act =
+      moe && c.moe_layer_count() < c.num_layers ? activation_bytes_per_layer(dense_layers_of(c)) : layer_act;
 
   std::vector<StageMemory> out;
   for (uint32_t i = 0; i < pp; ++i) {
@@ -109,11 +108,11 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     // dense parameters (sharded by TP, norms and routers whole) and expert parameters (sharded by
     // EP and TP); a MoE model's dense layers hold a dense FFN
     const uint32_t moe_layers = moe ? c.stage_moe_layers(i) : 0, dense_layers = layers - moe_layers;
-    const double router       = moe ? h * c.num_experts : 0;
-    const double expert       = moe ? p.mlp_per_layer - router : 0;
-    const double split        = layers * p.attention_per_layer + moe_layers * p.shared_per_layer +
+    const double router = moe ? h * c.num_experts : 0;
+    const double expert = moe ? p.mlp_per_layer - router : 0;
+    const double split  = layers * p.attention_per_layer + moe_layers * p.shared_per_layer +
                          dense_layers * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer); // sharded by TP
-    const double kept = layers * p.norms_per_layer + moe_layers * router; // whole on each rank
+    const double kept = layers * p.norms_per_layer + moe_layers * router;                // whole on each rank
     double dense      = split / t + kept;
     if (i == 0)
       dense += p.embedding / t;
@@ -135,10 +134,9 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       // micro-batches (weight1_fp8, weight1_t_fp8): 2 bytes more a layer parameter. With
       // fp8-param-gather the GEMM weights are FP8 parameters themselves: a byte each and the
       // cached transpose's byte, the 2 bytes counted above, and no copy.
-      const double fp8_cache =
-          c.precision == Precision::fp8 && not c.fp8_param_gather ? 2 * (split / t + experts) : 0;
-      st.weight_bytes   = w_bytes * st.parameters + fp8_cache;
-      st.gradient_bytes = g_bytes * st.parameters;
+      const double fp8_cache = c.precision == Precision::fp8 && not c.fp8_param_gather ? 2 * (split / t + experts) : 0;
+      st.weight_bytes        = w_bytes * st.parameters + fp8_cache;
+      st.gradient_bytes      = g_bytes * st.parameters;
       st.optimizer_bytes =
           c.use_distributed_optimizer ? opt_bytes * (dense / d + experts / expert_d) : opt_bytes * st.parameters;
     }

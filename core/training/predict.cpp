@@ -179,7 +179,7 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     act_elements = double(M) * c.ffn_hidden_size / t;
   } else {
     const uint32_t local = c.num_experts / ep;
-    const double tokens  = double(M) * c.moe_router_topk * c.moe_load_imbalance; // on the busiest GPU
+    const double tokens  = double(M) * c.moe_router_topk * c.expert_load(); // on the busiest GPU
     const auto per_exp   = uint64_t(std::ceil(tokens / local));
     gemm.add(M, c.num_experts, h, d); // router
     gemm.add(per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / t, h, d, local);
@@ -251,7 +251,7 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
       linear += double(M) * c.ffn_hidden_size / t;
       grads += double(M) * c.ffn_hidden_size * (sw ? 2 : 1) / t;
     } else { // the experts' FC1 reads the dispatched tokens, not a norm's output (the shared experts' does)
-      const double tokens = double(M) * c.moe_router_topk * c.moe_load_imbalance;
+      const double tokens = double(M) * c.moe_router_topk * c.expert_load();
       const double shared = double(c.moe_shared_expert_intermediate_size);
       if (shared == 0)
         normed -= double(M) * h;
@@ -367,7 +367,7 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
   auto gathered = [&](double params) {
     return kHalf * params - (c.fp8_param_gather ? (kHalf - 1) * (params - pc.norms_per_layer) : 0);
   };
-  const double bucket = std::max(40e6, 1e6 * c.data_parallel_size);
+  const double bucket = c.ddp_bucket_size > 0 ? double(c.ddp_bucket_size) : std::max(40e6, 1e6 * c.data_parallel_size);
   std::vector<ChunkPlan> chunks(size_t(p) * v);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t ch = 0; ch < v; ++ch) {

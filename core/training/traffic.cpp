@@ -96,7 +96,9 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
   }
   if (c.num_experts > 0 && e > 1) {
     const double tokens = s * b / (c.sequence_parallel ? t : 1);
-    const double bytes  = tokens * c.moe_router_topk * h * 2;
+    // (padded to the experts' capacity, every expert's share is sent whole)
+    const double pad   = c.moe_pad_expert_input_to_capacity ? c.moe_expert_capacity_factor : 1.0;
+    const double bytes = tokens * c.moe_router_topk * h * 2 * pad;
     add(Group::expert, Collective::all_to_all, Phase::forward, e, bytes, 2, "tokens to their experts and back");
     add(Group::expert, Collective::all_to_all, Phase::backward, e, bytes, 2, "the tokens' gradients");
   }

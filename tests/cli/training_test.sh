@@ -177,6 +177,13 @@ PY
       --eval-iters 10 --no-load-optim --no-load-rng --gpus 2
     expect_rc 0
     grep -q "^sgai: note: vocab-size 32000: Llama2Tokenizer is Llama 2's vocabulary" <<<"$err" || fail "Llama 2 vocabulary: $err"
+    # Megatron-LM's 2025 switches (CUDA graphs, recomputation modules, the CP communication's kind)
+    # are taken and listed, with their values (recompute-modules takes several)
+    run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --enable-cuda-graph --cuda-graph-scope attn \
+      --recompute-modules core_attn mlp --cp-comm-type p2p --norm-epsilon 1e-5
+    expect_rc 0
+    grep -qE '^sgai: note: Megatron-LM arguments taken but not modelled .*cp-comm-type, cuda-graph-scope, enable-cuda-graph, norm-epsilon, recompute-modules' \
+      <<<"$err" || fail "2025 switches: $err"
     # a misspelt one is still an error
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-a100-superpod.json --gpus 48 --lr-decay-styel cosine
     expect_rc 2 ;;

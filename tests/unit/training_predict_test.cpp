@@ -8,6 +8,7 @@
 
 #include "tests/unit/training_kv.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -296,6 +297,18 @@ TEST(TrainingPredict, TransformerEnginesOverlapByHand)
   EXPECT_EQ(b.gemm_fwd, a.gemm_fwd);
   // at this size the pieces lose more to wave quantization than the overlap saves
   EXPECT_GT(b.forward(), a.forward());
+}
+
+TEST(TrainingPredict, GradientBucketsOfTheGivenSize)
+{
+  // Megatron's DDP buckets: max(40 M, 1 M x DP) parameters, or ddp-bucket-size
+  auto kv          = with(with(small(), "use-distributed-optimizer", "true"), "overlap-grad-reduce", "true");
+  TrainingConfig c = make_config(settings(kv), 1);
+  Prediction p     = predict_iteration(c, h100(), dgx());
+  EXPECT_EQ(p.chunks[0].buckets, uint32_t(std::ceil(p.chunks[0].params / 40e6)));
+  Prediction q = predict_iteration(make_config(settings(with(kv, "ddp-bucket-size", "10000000")), 1), h100(), dgx());
+  EXPECT_EQ(q.chunks[0].buckets, uint32_t(std::ceil(q.chunks[0].params / 1e7)));
+  EXPECT_GT(q.chunks[0].buckets, p.chunks[0].buckets);
 }
 
 TEST(TrainingPredict, DenseLayersOfAMoeModelCostWhatDenseLayersCost)

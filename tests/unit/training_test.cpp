@@ -674,6 +674,33 @@ TEST(TrainingConfig, MoeLayerFrequencyAsMegatronReadsIt)
   EXPECT_NE(error_of(with(dense, "moe-layer-freq", "2"), 48).find("MoE layers need num-experts"), std::string::npos);
 }
 
+TEST(TrainingConfig, ExpertCapacityBoundsTheBusiestExpert)
+{
+  // Megatron's token dropping: an expert takes at most capacity x its mean share; padded to the
+  // capacity, exactly that (and the all-to-alls carry the padded shares)
+  auto moe =
+      with(with(with(gpt_1_7b(), "num-experts", "8"), "moe-router-topk", "2"), "expert-model-parallel-size", "8");
+  auto imb = with(moe, "moe-load-imbalance", "1.5");
+  EXPECT_DOUBLE_EQ(make_config(settings(imb), 48).expert_load(), 1.5);
+  EXPECT_DOUBLE_EQ(make_config(settings(with(imb, "moe-expert-capacity-factor", "1.25")), 48).expert_load(), 1.25);
+  EXPECT_DOUBLE_EQ(make_config(settings(with(imb, "moe-expert-capacity-factor", "2")), 48).expert_load(), 1.5);
+  auto padded = with(with(moe, "moe-expert-capacity-factor", "1.25"), "moe-pad-expert-input-to-capacity", "true");
+  auto c      = make_config(settings(padded), 48);
+  EXPECT_DOUBLE_EQ(c.expert_load(), 1.25);
+  EXPECT_DOUBLE_EQ(find_transfer(layer_transfers(c), Group::expert, Collective::all_to_all, Phase::forward).bytes,
+                   1.25 * find_transfer(layer_transfers(make_config(settings(moe), 48)), Group::expert,
+                                        Collective::all_to_all, Phase::forward)
+                              .bytes);
+  // the busiest expert's tokens in the activations: top-k x its load
+  EXPECT_GT(activation_bytes_per_layer(c), activation_bytes_per_layer(make_config(settings(moe), 48)));
+  EXPECT_NE(error_of(with(moe, "moe-pad-expert-input-to-capacity", "true"), 48)
+                .find("padding to the capacity needs moe-expert-capacity-factor"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(with(gpt_1_7b(), "moe-expert-capacity-factor", "1"), 48).find("an expert capacity needs num-experts"),
+      std::string::npos);
+}
+
 TEST(TrainingConfig, ChunksHoldTheLayersInMegatronsOrder)
 {
   // 8 layers on 2 stages of 2 chunks: model chunk ch x p + r holds layers 2 (ch x 2 + r), + 1
