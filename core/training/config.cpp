@@ -133,6 +133,8 @@ uint64_t TrainingConfig::gpus() const
 
 double TrainingConfig::grad_bytes() const
 {
+  if (precision_aware_optimizer)
+    return main_grads_bytes;
   if (precision == Precision::fp16)
     return accumulate_allreduce_grads_in_fp32 ? 4 : 2;
   return grad_reduce_in_bf16 ? 2 : 4;
@@ -304,6 +306,13 @@ std::string choice(const Setting& s, const std::vector<std::string>& allowed)
   return s.value;
 }
 
+/** An Adam moment's bytes under the precision-aware optimizer. */
+double moment_bytes(const Setting& s)
+{
+  const std::string t = choice(s, {"fp32", "fp16", "bf16", "fp8"});
+  return t == "fp32" ? 4 : t == "fp8" ? 1 : 2;
+}
+
 constexpr uint64_t kMaxCount = 1u << 24; // layers, heads, GPUs per dimension, batch sizes
 constexpr uint64_t kMaxWidth = 1u << 24; // hidden, FFN and vocabulary sizes, sequence length
 
@@ -427,6 +436,14 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        }},
       {"grad-reduce-in-bf16", [](TrainingConfig& c, const Setting& s) { c.grad_reduce_in_bf16 = flag(s); }},
       {"fp8-param-gather", [](TrainingConfig& c, const Setting& s) { c.fp8_param_gather = flag(s); }},
+      {"use-precision-aware-optimizer",
+       [](TrainingConfig& c, const Setting& s) { c.precision_aware_optimizer = flag(s); }},
+      {"main-grads-dtype",
+       [](TrainingConfig& c, const Setting& s) { c.main_grads_bytes = choice(s, {"fp32", "bf16"}) == "fp32" ? 4 : 2; }},
+      {"main-params-dtype",
+       [](TrainingConfig& c, const Setting& s) { c.main_params_bytes = choice(s, {"fp32", "fp16"}) == "fp32" ? 4 : 2; }},
+      {"exp-avg-dtype", [](TrainingConfig& c, const Setting& s) { c.exp_avg_bytes = moment_bytes(s); }},
+      {"exp-avg-sq-dtype", [](TrainingConfig& c, const Setting& s) { c.exp_avg_sq_bytes = moment_bytes(s); }},
       {"accumulate-allreduce-grads-in-fp32",
        [](TrainingConfig& c, const Setting& s) { c.accumulate_allreduce_grads_in_fp32 = flag(s); }},
   };
@@ -667,6 +684,11 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     fail(at("tp-comm-overlap"), "overlapping TP communication needs sequence-parallel (and TP above 1)");
   if (c.overlap_param_gather && not c.use_distributed_optimizer)
     fail(at("overlap-param-gather"), "needs use-distributed-optimizer");
+  for (const char* key : {"main-grads-dtype", "main-params-dtype", "exp-avg-dtype", "exp-avg-sq-dtype"})
+    if (by.count(key) && by.at(key).value != "fp32" && not c.precision_aware_optimizer)
+      fail(by.at(key), "needs use-precision-aware-optimizer");
+  if (c.precision_aware_optimizer && not c.use_distributed_optimizer)
+    fail(at("use-precision-aware-optimizer"), "needs use-distributed-optimizer");
   if (c.fp8_param_gather && c.precision != Precision::fp8)
     fail(at("fp8-param-gather"), "FP8 parameters need fp8-format");
   if (c.use_torch_fsdp2 && c.use_distributed_optimizer)

@@ -91,6 +91,11 @@ struct TrainingConfig {
    *  grad-reduce-in-bf16), the parameters' under fp16 (unless accumulate-allreduce-grads-in-fp32). */
   bool grad_reduce_in_bf16                = false;
   bool accumulate_allreduce_grads_in_fp32 = false;
+  /** Megatron's precision-aware optimizer (use-precision-aware-optimizer, with the distributed
+   *  optimizer): bytes of a parameter's main copy (main-params-dtype), gradient buffer
+   *  (main-grads-dtype) and Adam moments (exp-avg-dtype, exp-avg-sq-dtype); fp32 (4) otherwise. */
+  bool precision_aware_optimizer = false;
+  double main_params_bytes = 4, main_grads_bytes = 4, exp_avg_bytes = 4, exp_avg_sq_bytes = 4;
   /** fp8-param-gather: the layers' GEMM weights are FP8 parameters (Transformer Engine's
    *  fp8_model_init), a byte each plus their cached transpose, and gathered in FP8. */
   bool fp8_param_gather = false;

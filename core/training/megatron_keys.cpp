@@ -169,7 +169,7 @@ std::vector<std::pair<std::string, int>> recent_unmodelled()
       // layers kept in bf16, CUDA graphs, DeepEP's dispatcher and the EP overlap, the deferred
       // weight gradients, the interleaved schedule's micro-batch groups, the DDP's alignment and
       // averaging, the context-parallel communication's kind, partial distributed optimizers,
-      // recomputation modules, the precision-aware optimizer's types and CPU offload
+      // recomputation modules, the optimizer's CPU offload
       {"norm-epsilon", 1},
       {"rotary-scaling-factor", 1},
       {"mscale", 1},
@@ -201,11 +201,6 @@ std::vector<std::pair<std::string, int>> recent_unmodelled()
       {"hierarchical-context-parallel-sizes", -1},
       {"num-distributed-optimizer-instances", 1},
       {"recompute-modules", -1},
-      {"use-precision-aware-optimizer", 0},
-      {"main-grads-dtype", 1},
-      {"main-params-dtype", 1},
-      {"exp-avg-dtype", 1},
-      {"exp-avg-sq-dtype", 1},
       {"optimizer-cpu-offload", 0},
       {"optimizer-offload-fraction", 1},
   };
@@ -251,6 +246,7 @@ bool is_boolean_key(const std::string& key)
                                                  "fp16",
                                                  "grad-reduce-in-bf16",
                                                  "fp8-param-gather",
+                                                 "use-precision-aware-optimizer",
                                                  "moe-pad-expert-input-to-capacity",
                                                  "accumulate-allreduce-grads-in-fp32"};
   return std::find(flags.begin(), flags.end(), key) != flags.end();

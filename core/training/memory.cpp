@@ -90,10 +90,13 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
   const double h = double(c.hidden_size);
 
   // bytes per parameter: weights, main gradients, optimizer state (Megatron's table)
-  const bool fp16        = c.precision == Precision::fp16;
-  const double w_bytes   = 2;
-  const double g_bytes   = c.grad_bytes();
-  const double opt_bytes = fp16 ? 16 : 12;
+  const bool fp16      = c.precision == Precision::fp16;
+  const double w_bytes = 2;
+  const double g_bytes = c.grad_bytes();
+  // (the precision-aware optimizer's main parameters and two moments in their own types)
+  const double opt_bytes = c.precision_aware_optimizer ? c.main_params_bytes + c.exp_avg_bytes + c.exp_avg_sq_bytes
+                           : fp16                      ? 16
+                                                       : 12;
   const double layer_act = activation_bytes_per_layer(c);
   // a MoE model's dense layers (moe-layer-freq) keep a dense layer's activations
   const double dense_act =

@@ -701,6 +701,34 @@ TEST(TrainingConfig, ExpertCapacityBoundsTheBusiestExpert)
       std::string::npos);
 }
 
+TEST(TrainingMemory, ThePrecisionAwareOptimizerKeepsItsOwnTypes)
+{
+  // use-precision-aware-optimizer: the main parameters and Adam's moments in their types, sharded
+  // by the distributed optimizer (DeepSeek-V3's bf16 moments: 4 + 2 + 2 = 8 bytes, not 12), the
+  // gradient buffer in main-grads-dtype (and the data-parallel reduction with it)
+  auto base = gpt_1_7b(); // distributed optimizer over 48 replicas
+  auto pa = with(with(with(base, "use-precision-aware-optimizer", "true"), "exp-avg-dtype", "bf16"), "exp-avg-sq-dtype",
+                 "bf16");
+  auto c  = make_config(settings(pa), 48);
+  auto st = memory_per_stage(c), st0 = memory_per_stage(make_config(settings(base), 48));
+  EXPECT_DOUBLE_EQ(st[0].optimizer_bytes, st0[0].optimizer_bytes * 8 / 12);
+  EXPECT_DOUBLE_EQ(st[0].gradient_bytes, st0[0].gradient_bytes);
+  auto g = make_config(settings(with(pa, "main-grads-dtype", "bf16")), 48);
+  EXPECT_EQ(g.grad_bytes(), 2);
+  EXPECT_DOUBLE_EQ(memory_per_stage(g)[0].gradient_bytes, 2 * st[0].parameters);
+  EXPECT_DOUBLE_EQ(memory_per_stage(make_config(settings(with(pa, "exp-avg-sq-dtype", "fp8")), 48))[0].optimizer_bytes,
+                   st0[0].optimizer_bytes * 7 / 12);
+  // the types need the optimizer, and it the distributed optimizer; a type it does not know
+  EXPECT_NE(error_of(with(base, "exp-avg-dtype", "bf16"), 48)
+                .find("exp-avg-dtype 'bf16': needs use-precision-aware-optimizer"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(with(with(base, "use-distributed-optimizer", "false"), "use-precision-aware-optimizer", "true"), 48)
+          .find("needs use-distributed-optimizer"),
+      std::string::npos);
+  EXPECT_NE(error_of(with(pa, "main-params-dtype", "bf16"), 48).find("expected one of"), std::string::npos);
+}
+
 TEST(TrainingConfig, ChunksHoldTheLayersInMegatronsOrder)
 {
   // 8 layers on 2 stages of 2 chunks: model chunk ch x p + r holds layers 2 (ch x 2 + r), + 1
