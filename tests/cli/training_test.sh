@@ -64,9 +64,11 @@ bogus_virtual_stages.yaml|line 9: num-layers-per-virtual-pipeline-stage '5': doe
 bogus_uneven_stages.yaml|line 8: pipeline-model-parallel-size '16': the other 15 stages cannot share the 121 remaining layers evenly
 bogus_moe_layer_freq.yaml|line 10: moe-layer-freq '[0,1]*11+[0]': lists 23 layers, num-layers is 24
 bogus_shared_experts.yaml|line 9: moe-shared-expert-intermediate-size '2816': shared experts need num-experts
+bogus_capacity.yaml|line 10: moe-pad-expert-input-to-capacity 'true': padding to the capacity needs moe-expert-capacity-factor
+bogus_optimizer_types.json|at /exp-avg-dtype: exp-avg-dtype 'bf16': needs use-precision-aware-optimizer
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 18 ] || fail "$n bogus fixtures, 18 cases" ;;
+    [ "$n" -eq 20 ] || fail "$n bogus fixtures, 20 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
