@@ -360,6 +360,7 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        [](TrainingConfig& c, const Setting& s) { c.moe_expert_capacity_factor = real(s, 1e-3, 1e6); }},
       {"moe-pad-expert-input-to-capacity",
        [](TrainingConfig& c, const Setting& s) { c.moe_pad_expert_input_to_capacity = flag(s); }},
+      {"expert-tensor-parallel-size", [](TrainingConfig&, const Setting&) {}}, // (checked against TP, below)
       {"ddp-bucket-size", [](TrainingConfig& c, const Setting& s) { c.ddp_bucket_size = whole(s, 1, kMaxWidth); }},
       {"moe-shared-expert-intermediate-size",
        [](TrainingConfig& c, const Setting& s) { c.moe_shared_expert_intermediate_size = whole(s, 1, kMaxWidth); }},
@@ -547,6 +548,15 @@ void check_experts(TrainingConfig& c, const std::function<Setting(const std::str
     fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
   } else if (c.moe_shared_expert_intermediate_size > 0) {
     fail(at("moe-shared-expert-intermediate-size"), "shared experts need num-experts");
+  }
+  // Megatron-Core's default expert TP is TP, the split sgai prices; another is not modelled
+  if (auto it = by.find("expert-tensor-parallel-size"); it != by.end()) {
+    const uint64_t etp = whole(it->second, 1, 1u << 24);
+    if (c.num_experts == 0)
+      fail(it->second, "expert tensor parallelism needs num-experts");
+    if (etp != c.tensor_model_parallel_size)
+      fail(it->second, "sgai splits the experts by tensor-model-parallel-size " +
+                           std::to_string(c.tensor_model_parallel_size) + "; another expert TP is not modelled");
   }
   if (c.moe_pad_expert_input_to_capacity && c.moe_expert_capacity_factor <= 0)
     fail(at("moe-pad-expert-input-to-capacity"), "padding to the capacity needs moe-expert-capacity-factor");

@@ -729,6 +729,22 @@ TEST(TrainingMemory, ThePrecisionAwareOptimizerKeepsItsOwnTypes)
   EXPECT_NE(error_of(with(pa, "main-params-dtype", "bf16"), 48).find("expected one of"), std::string::npos);
 }
 
+TEST(TrainingConfig, ExpertTensorParallelismIsTheTensorParallelism)
+{
+  // Megatron-Core's default expert TP is TP, the split sgai prices: given equal it is taken, any
+  // other is refused (not modelled), and without experts it means nothing
+  auto moe = with(
+      with(with(with(gpt_1_7b(), "num-experts", "8"), "tensor-model-parallel-size", "2"), "sequence-parallel", "true"),
+      "global-batch-size", "96");
+  EXPECT_EQ(make_config(settings(with(moe, "expert-tensor-parallel-size", "2")), 48).tensor_model_parallel_size, 2u);
+  EXPECT_NE(error_of(with(moe, "expert-tensor-parallel-size", "1"), 48)
+                .find("expert-tensor-parallel-size '1': sgai splits the experts by tensor-model-parallel-size 2"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(gpt_1_7b(), "expert-tensor-parallel-size", "1"), 48)
+                .find("expert tensor parallelism needs num-experts"),
+            std::string::npos);
+}
+
 TEST(TrainingConfig, ChunksHoldTheLayersInMegatronsOrder)
 {
   // 8 layers on 2 stages of 2 chunks: model chunk ch x p + r holds layers 2 (ch x 2 + r), + 1
