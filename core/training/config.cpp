@@ -94,6 +94,36 @@ uint32_t TrainingConfig::moe_layer_count() const
   return n;
 }
 
+uint64_t TrainingConfig::score_head_dim() const
+{
+  return multi_latent_attention ? qk_head_dim + qk_pos_emb_head_dim : kv_channels;
+}
+
+uint64_t TrainingConfig::value_head_dim() const
+{
+  return multi_latent_attention ? v_head_dim : kv_channels;
+}
+
+uint64_t TrainingConfig::query_width() const
+{
+  return uint64_t(num_attention_heads) * score_head_dim();
+}
+
+uint64_t TrainingConfig::key_width() const
+{
+  return multi_latent_attention ? query_width() : uint64_t(num_query_groups) * kv_channels;
+}
+
+uint64_t TrainingConfig::value_width() const
+{
+  return multi_latent_attention ? uint64_t(num_attention_heads) * v_head_dim : uint64_t(num_query_groups) * kv_channels;
+}
+
+uint64_t TrainingConfig::output_width() const
+{
+  return uint64_t(num_attention_heads) * value_head_dim();
+}
+
 double TrainingConfig::expert_load() const
 {
   if (moe_expert_capacity_factor <= 0)
@@ -330,6 +360,13 @@ const std::vector<std::pair<std::string, Apply>>& keys()
       {"num-query-groups",
        [](TrainingConfig& c, const Setting& s) { c.num_query_groups = uint32_t(whole(s, 1, kMaxCount)); }},
       {"kv-channels", [](TrainingConfig& c, const Setting& s) { c.kv_channels = whole(s, 1, kMaxWidth); }},
+      {"multi-latent-attention", [](TrainingConfig& c, const Setting& s) { c.multi_latent_attention = flag(s); }},
+      {"q-lora-rank", [](TrainingConfig& c, const Setting& s) { c.q_lora_rank = whole(s, 1, kMaxWidth); }},
+      {"kv-lora-rank", [](TrainingConfig& c, const Setting& s) { c.kv_lora_rank = whole(s, 1, kMaxWidth); }},
+      {"qk-head-dim", [](TrainingConfig& c, const Setting& s) { c.qk_head_dim = whole(s, 1, kMaxWidth); }},
+      {"qk-pos-emb-head-dim",
+       [](TrainingConfig& c, const Setting& s) { c.qk_pos_emb_head_dim = whole(s, 0, kMaxWidth); }},
+      {"v-head-dim", [](TrainingConfig& c, const Setting& s) { c.v_head_dim = whole(s, 1, kMaxWidth); }},
       {"seq-length", [](TrainingConfig& c, const Setting& s) { c.seq_length = whole(s, 1, kMaxWidth); }},
       {"vocab-size", [](TrainingConfig& c, const Setting& s) { c.vocab_size = whole(s, 1, kMaxWidth); }},
       {"padded-vocab-size", [](TrainingConfig& c, const Setting& s) { c.padded_vocab_size = whole(s, 1, kMaxWidth); }},
@@ -626,6 +663,11 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     c.ffn_hidden_size = 4 * c.hidden_size;
   if (c.moe_ffn_hidden_size == 0)
     c.moe_ffn_hidden_size = c.ffn_hidden_size;
+  if (c.multi_latent_attention && c.num_query_groups != 0 && c.num_query_groups != c.num_attention_heads)
+    fail(at("num-query-groups"), "multi-latent attention has no query groups");
+  for (const char* key : {"q-lora-rank", "kv-lora-rank", "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim"})
+    if (by.count(key) && not c.multi_latent_attention)
+      fail(by.at(key), "needs multi-latent-attention");
   if (c.num_query_groups == 0)
     c.num_query_groups = c.num_attention_heads;
   if (c.num_query_groups > c.num_attention_heads || c.num_attention_heads % c.num_query_groups != 0)

@@ -18,12 +18,22 @@ enum class Recompute { none, selective, full };
  *  underscores here). Zero means "not given" where Megatron derives a default. */
 struct TrainingConfig {
   // the model
-  uint32_t num_layers                   = 0;
-  uint64_t hidden_size                  = 0;
-  uint64_t ffn_hidden_size              = 0; ///< default 4 x hidden_size (Megatron's)
-  uint32_t num_attention_heads          = 0;
-  uint32_t num_query_groups             = 0; ///< grouped-query attention; default: num_attention_heads
-  uint64_t kv_channels                  = 0; ///< default hidden_size / num_attention_heads
+  uint32_t num_layers          = 0;
+  uint64_t hidden_size         = 0;
+  uint64_t ffn_hidden_size     = 0; ///< default 4 x hidden_size (Megatron's)
+  uint32_t num_attention_heads = 0;
+  uint32_t num_query_groups    = 0; ///< grouped-query attention; default: num_attention_heads
+  uint64_t kv_channels         = 0; ///< default hidden_size / num_attention_heads
+  /** Multi-latent attention (DeepSeek-V2's, Megatron-Core's MLASelfAttention): queries through a
+   *  q_lora_rank latent (0: one projection), keys and values through a kv_lora_rank latent and a
+   *  shared rotary key of qk_pos_emb_head_dim; heads of qk_head_dim + qk_pos_emb_head_dim for
+   *  the scores and v_head_dim for the values. Megatron-LM's defaults. */
+  bool multi_latent_attention           = false;
+  uint64_t q_lora_rank                  = 0;
+  uint64_t kv_lora_rank                 = 32;
+  uint64_t qk_head_dim                  = 128;
+  uint64_t qk_pos_emb_head_dim          = 64;
+  uint64_t v_head_dim                   = 128;
   uint64_t seq_length                   = 0;
   uint64_t vocab_size                   = 0; ///< padded as Megatron pads it unless padded_vocab_size is given
   uint64_t padded_vocab_size            = 0;
@@ -117,6 +127,15 @@ struct TrainingConfig {
   /** The model's index of chunk `chunk` of rank `rank`'s first layer: chunks hold the layers in
    *  Megatron's order (model chunk chunk x p + rank after all those before it). */
   uint32_t chunk_first_layer(uint32_t rank, uint32_t chunk) const;
+  /** The attention's widths per token over all heads (before TP): queries, keys and values as the
+   *  attention kernel reads them (after MLA's up-projections), its output (the projection's
+   *  input); and a head's dimension for the scores and for the values. */
+  uint64_t query_width() const;
+  uint64_t key_width() const;
+  uint64_t value_width() const;
+  uint64_t output_width() const;
+  uint64_t score_head_dim() const;
+  uint64_t value_head_dim() const;
   /** Whether layer `layer` (from 0) is a MoE layer. */
   bool moe_layer(uint32_t layer) const;
   /** The MoE layers among those of a chunk, of a stage, of the model. */

@@ -15,7 +15,18 @@ Parts parts(const TrainingConfig& c)
   const double a = double(c.num_attention_heads), g = double(c.num_query_groups);
   const double query_ratio = double(c.kv_channels) * a / h;
   const double gated       = c.swiglu ? 1.5 : 1.0;
-  const double attention   = (1 + g / a + s / h) * query_ratio;
+  double attention = (1 + g / a + s / h) * query_ratio, scores = s / h * query_ratio;
+  if (c.multi_latent_attention) {
+    // Megatron's count for MLA (training.py): per token and layer 6 x (the q and kv projections
+    // through their latents, the rotary key, the output projection, and the core attention with
+    // its causal half), over 12 h^2
+    const double qk = double(c.qk_head_dim), rope = double(c.qk_pos_emb_head_dim), v = double(c.v_head_dim);
+    const double q = double(c.q_lora_rank), kv = double(c.kv_lora_rank);
+    const double q_term = q > 0 ? q * (h + a * (qk + rope) + 1) : h * a * (qk + rope);
+    const double core   = s * a * (qk + rope) / 2 + s * a * v / 2;
+    attention           = 6 * (q_term + kv * (h + a * (qk + v) + 1) + h * rope + a * v * h + core) / (12 * h * h);
+    scores              = 6 * core / (12 * h * h);
+  }
   // Megatron's count: the dense layers' FFN, the MoE layers' top-k routed experts and shared ones
   const double moe    = double(c.moe_layer_count()) / L;
   const double routed = c.num_experts > 0 ? double(c.moe_ffn_hidden_size) * c.moe_router_topk +
@@ -23,7 +34,7 @@ Parts parts(const TrainingConfig& c)
                                           : 0.0;
   const double mlp    = (double(c.ffn_hidden_size) * (1 - moe) + routed * moe) / h * gated;
   const double logit  = double(c.padded_vocab_size) / (2 * L * h);
-  return {12 * double(c.global_batch_size) * s * L * h * h, attention, s / h * query_ratio, mlp, logit};
+  return {12 * double(c.global_batch_size) * s * L * h * h, attention, scores, mlp, logit};
 }
 
 } // namespace

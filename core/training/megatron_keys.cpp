@@ -247,6 +247,7 @@ bool is_boolean_key(const std::string& key)
                                                  "grad-reduce-in-bf16",
                                                  "fp8-param-gather",
                                                  "use-precision-aware-optimizer",
+                                                 "multi-latent-attention",
                                                  "moe-pad-expert-input-to-capacity",
                                                  "accumulate-allreduce-grads-in-fp32"};
   return std::find(flags.begin(), flags.end(), key) != flags.end();

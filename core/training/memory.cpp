@@ -23,7 +23,18 @@ ParameterCount count_parameters(const TrainingConfig& c)
 {
   ParameterCount p;
   const double h = double(c.hidden_size), qproj = double(c.kv_channels) * c.num_attention_heads;
-  p.attention_per_layer = 2 * h * qproj * (1 + double(c.num_query_groups) / c.num_attention_heads);
+  if (c.multi_latent_attention) {
+    // Megatron-Core's MLA: the queries' up-projection (or their one projection), the keys' and
+    // values' up-projection and the output projection split by TP; the down-projections (the
+    // latents and the shared rotary key) and the latents' norms whole
+    const double a = c.num_attention_heads, q = double(c.q_lora_rank), kv = double(c.kv_lora_rank);
+    const double norm_size = c.rms_norm ? 1 : 2;
+    p.attention_per_layer  = (q > 0 ? q : h) * double(c.query_width()) + kv * a * double(c.qk_head_dim + c.v_head_dim) +
+                            double(c.output_width()) * h;
+    p.attention_whole_per_layer =
+        (q > 0 ? h * q + norm_size * q : 0) + h * (kv + double(c.qk_pos_emb_head_dim)) + norm_size * kv;
+  } else
+    p.attention_per_layer = 2 * h * qproj * (1 + double(c.num_query_groups) / c.num_attention_heads);
   p.dense_mlp_per_layer = 2 * h * double(c.ffn_hidden_size) * gated(c);
   if (c.num_experts > 0) {
     p.mlp_per_layer    = double(c.num_experts) * 2 * h * double(c.moe_ffn_hidden_size) * gated(c) + h * c.num_experts;
@@ -35,7 +46,7 @@ ParameterCount count_parameters(const TrainingConfig& c)
   p.embedding       = double(c.padded_vocab_size) * h;
   // every layer's attention and norms; the MoE layers' experts, the dense layers' FFN
   const double moe = c.num_experts > 0 ? double(c.moe_layer_count()) : 0.0, dense = double(c.num_layers) - moe;
-  p.total = double(c.num_layers) * (p.attention_per_layer + p.norms_per_layer) +
+  p.total = double(c.num_layers) * (p.attention_per_layer + p.attention_whole_per_layer + p.norms_per_layer) +
             moe * (p.mlp_per_layer + p.shared_per_layer) + dense * p.dense_mlp_per_layer + norm +
             p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
   return p;
@@ -46,7 +57,8 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   const double t = c.tensor_model_parallel_size;
   const double s = double(c.seq_length) / c.context_parallel_size, b = c.micro_batch_size;
   const double h = double(c.hidden_size), a = c.num_attention_heads;
-  const double ka = double(c.kv_channels) * a, kg = double(c.kv_channels) * c.num_query_groups;
+  // queries and the projection's input, keys and values (after MLA's up-projections)
+  const double qo = double(c.query_width() + c.output_width()), kv = double(c.key_width() + c.value_width());
   const bool moe = c.num_experts > 0;
   const double f = moe ? double(c.moe_ffn_hidden_size) * expert_copies(c) : double(c.ffn_hidden_size);
   // whole on each TP rank unless sequence parallel: norm inputs, QKV input, FC1 input (for MoE the
@@ -54,7 +66,7 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   double fc1_in = moe ? 2 * s * b * h * expert_copies(c) : 2 * s * b * h;
   double whole  = 4 * s * b * h + 2 * s * b * h + fc1_in + (c.hidden_dropout > 0 ? 2 * s * b * h : 0);
   // sharded by TP: Q and the output projection's input, K and V, the FFN's activations
-  double sharded = 4 * s * b * ka + 4 * s * b * kg + (c.swiglu ? 6 : 4) * s * b * f;
+  double sharded = 2 * s * b * qo + 2 * s * b * kv + (c.swiglu ? 6 : 4) * s * b * f;
   // shared experts: a dense FFN of their size on every token (its input, the norm's output, whole)
   const double shared = moe ? double(c.moe_shared_expert_intermediate_size) : 0;
   if (shared > 0) {
@@ -66,7 +78,7 @@ double activation_bytes_per_layer(const TrainingConfig& c)
     // the FP8 cast, or its transpose): a byte an element, not two, for QKV's, FC1's, the
     // projection's and FC2's inputs
     whole -= s * b * h + fc1_in / 2 + (shared > 0 ? s * b * h : 0);
-    sharded -= s * b * ka + s * b * (f + shared);
+    sharded -= s * b * double(c.output_width()) + s * b * (f + shared);
   }
   double scores = 0;
   if (c.recompute_granularity != Recompute::selective) {
@@ -75,7 +87,10 @@ double activation_bytes_per_layer(const TrainingConfig& c)
     else
       scores = (2 + (c.attention_dropout > 0 ? 3 : 0)) * a * s * s * b;
   }
-  return (c.sequence_parallel ? whole / t : whole) + (sharded + scores) / t;
+  // MLA's latents: the down-projections' outputs, on the gathered sequence on every TP rank
+  const double latents =
+      c.multi_latent_attention ? 2 * s * b * double(c.q_lora_rank + c.kv_lora_rank + c.qk_pos_emb_head_dim) : 0;
+  return (c.sequence_parallel ? whole / t : whole) + (sharded + scores) / t + latents;
 }
 
 std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
@@ -115,8 +130,9 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     const double expert = moe ? p.mlp_per_layer - router : 0;
     const double split  = layers * p.attention_per_layer + moe_layers * p.shared_per_layer +
                          dense_layers * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer); // sharded by TP
-    const double kept = layers * p.norms_per_layer + moe_layers * router;                // whole on each rank
-    double dense      = split / t + kept;
+    const double kept =
+        layers * (p.norms_per_layer + p.attention_whole_per_layer) + moe_layers * router; // whole on each rank
+    double dense = split / t + kept;
     if (i == 0)
       dense += p.embedding / t;
     if (i + 1 == pp) {

@@ -13,13 +13,14 @@ namespace sgai::training {
 
 /** Parameters of the model, by kind (whole model, before any sharding). */
 struct ParameterCount {
-  double attention_per_layer = 0; ///< QKV and output projections: 2 h (k a)(1 + g/a)
-  double mlp_per_layer       = 0; ///< dense: 2 h f (x 3/2 SwiGLU); MoE: every routed expert, and the router
-  double shared_per_layer    = 0; ///< MoE: the shared experts, 2 h S (x 3/2 SwiGLU), sharded by TP only
-  double dense_mlp_per_layer = 0; ///< a dense layer's FFN, 2 h f (x 3/2 SwiGLU) (a MoE model's dense layers)
-  double norms_per_layer     = 0; ///< two norms: 2 h (LayerNorm: weight and bias) or h each (RMSNorm)
-  double embedding           = 0; ///< V h (the LM head shares it unless untied)
-  double total               = 0;
+  double attention_per_layer       = 0; ///< QKV and output projections: 2 h (k a)(1 + g/a); MLA: those split by TP
+  double attention_whole_per_layer = 0; ///< MLA: its down-projections and latent norms, whole on each TP rank
+  double mlp_per_layer             = 0; ///< dense: 2 h f (x 3/2 SwiGLU); MoE: every routed expert, and the router
+  double shared_per_layer          = 0; ///< MoE: the shared experts, 2 h S (x 3/2 SwiGLU), sharded by TP only
+  double dense_mlp_per_layer       = 0; ///< a dense layer's FFN, 2 h f (x 3/2 SwiGLU) (a MoE model's dense layers)
+  double norms_per_layer           = 0; ///< two norms: 2 h (LayerNorm: weight and bias) or h each (RMSNorm)
+  double embedding                 = 0; ///< V h (the LM head shares it unless untied)
+  double total                     = 0;
 };
 ParameterCount count_parameters(const TrainingConfig& c);
 

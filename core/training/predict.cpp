@@ -170,9 +170,22 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   LayerTimes lt;
 
   GemmPasses gemm;
-  gemm.add(M, (a + 2 * q) * k / t, h, d); // QKV
-  gemm.add(M, h, a * k / t, d);           // attention output projection
-  double act_elements = 0;                // FFN activations on this GPU
+  const bool mla = c.multi_latent_attention;
+  if (mla) { // Megatron-Core's MLA: the down-projections whole on each TP rank, the up-projections split
+    const uint64_t ql = c.q_lora_rank, kvl = c.kv_lora_rank;
+    if (ql > 0) {
+      gemm.add(M, ql, h, d);                   // queries' latent
+      gemm.add(M, c.query_width() / t, ql, d); // their up-projection
+    } else {
+      gemm.add(M, c.query_width() / t, h, d); // queries
+    }
+    gemm.add(M, kvl + c.qk_pos_emb_head_dim, h, d);                        // keys' and values' latent, rotary key
+    gemm.add(M, uint64_t(a) * (c.qk_head_dim + c.v_head_dim) / t, kvl, d); // their up-projection
+  } else {
+    gemm.add(M, (a + 2 * q) * k / t, h, d); // QKV
+  }
+  gemm.add(M, h, c.output_width() / t, d); // attention output projection
+  double act_elements = 0;                 // FFN activations on this GPU
   if (c.num_experts == 0) {
     gemm.add(M, c.ffn_hidden_size * (sw ? 2 : 1) / t, h, d);
     gemm.add(M, h, c.ffn_hidden_size / t, d);
@@ -196,8 +209,9 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
 
   // attention: local queries against all keys, half of them under the causal mask, counted as
   // FlashAttention counts (forward 4 s_q s_k d per head, backward 2.5 times that)
-  const double att_flops =
-      4.0 * c.micro_batch_size * (double(a) / t) * k * double(M / c.micro_batch_size) * double(c.seq_length) / 2;
+  const uint64_t dqk = c.score_head_dim(), dv = c.value_head_dim();
+  const double att_flops = 2.0 * c.micro_batch_size * (double(a) / t) * double(dqk + dv) *
+                           double(M / c.micro_batch_size) * double(c.seq_length) / 2;
   const auto& ar = g.attention;
   // attention's products as batched GEMMs: each sequence's queries against its keys, a head an instance
   const uint64_t queries = M / c.micro_batch_size, pairs = uint64_t(c.micro_batch_size) * (a / t);
@@ -206,8 +220,8 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     // scale-mask-softmax (reads and writes the scores: 4 bytes an element) and dropout (4 + a
     // 1-byte mask); backward dropout (2 + 1 + 2) and softmax (6)
     GemmPasses att;
-    att.add_batched(queries, c.seq_length, k, d, pairs);
-    att.add_batched(queries, k, c.seq_length, d, pairs);
+    att.add_batched(queries, c.seq_length, dqk, d, pairs);
+    att.add_batched(queries, dv, c.seq_length, d, pairs);
     const double scores = double(M) * c.seq_length * double(a) / t;
     const double drop   = c.attention_dropout > 0 ? 1 : 0;
     lt.attention_fwd    = att.fwd + scores * (4 + drop * 5) / g.stream_Bps;
@@ -222,8 +236,8 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   } else {
     // no published figure: the two products as GEMMs, per head
     GemmPasses att;
-    att.add_batched(queries, c.seq_length / 2, k, d, pairs);
-    att.add_batched(queries, k, c.seq_length / 2, d, pairs);
+    att.add_batched(queries, c.seq_length / 2, dqk, d, pairs);
+    att.add_batched(queries, dv, c.seq_length / 2, d, pairs);
     lt.attention_fwd = att.fwd;
     lt.attention_bwd = att.bwd * 2.5 / 2; // 5 products backward against 2 forward (FlashAttention-2)
   }
@@ -245,8 +259,13 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     // output (QKV's and FC1's inputs) is written in FP8 by the norm itself (a byte less) and
     // transposed (1 + 1); in the backward each output gradient is cast and transposed (4). The
     // weights' casts, once an iteration, are left out.
-    double normed = 2.0 * M * h, linear = double(M) * double(a * k) / t;
+    double normed = 2.0 * M * h, linear = double(M) * double(c.output_width()) / t;
     double grads = double(M) * (2.0 * h + double((a + 2 * q) * k) / t);
+    if (mla) { // the up-projections read the latents (cast), the gradients of every projection's output
+      linear += double(M) * double(c.q_lora_rank + c.kv_lora_rank);
+      grads = double(M) * (2.0 * h + double(c.query_width() + uint64_t(a) * (c.qk_head_dim + c.v_head_dim)) / t +
+                           double(c.q_lora_rank + c.kv_lora_rank + c.qk_pos_emb_head_dim));
+    }
     if (c.num_experts == 0) {
       linear += double(M) * c.ffn_hidden_size / t;
       grads += double(M) * c.ffn_hidden_size * (sw ? 2 : 1) / t;
@@ -292,7 +311,7 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   // Transformer Engine's overlap on dense layers: the exposed TP time is what the overlapped GEMMs
   // and collectives take beyond the GEMMs alone on all SMs
   double overlapped[2] = {-1, -1};
-  if (c.tp_comm_overlap && c.sequence_parallel && t > 1 && c.num_experts == 0) {
+  if (c.tp_comm_overlap && c.sequence_parallel && t > 1 && c.num_experts == 0 && not mla) {
     TeOverlap te{d, f, t, tp_node};
     auto att      = te.block(M, h, (a + 2 * q) * k / t, a * k / t);
     auto mlp      = te.block(M, h, c.ffn_hidden_size * (sw ? 2 : 1) / t, c.ffn_hidden_size / t);
@@ -360,9 +379,10 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
   // a layer's parameters on one GPU: a MoE layer's (its experts over EP), a MoE model's dense layer's
   const double layer_params =
       (pc.attention_per_layer + pc.shared_per_layer + pc.mlp_per_layer / (moe ? c.expert_model_parallel_size : 1)) / t +
-      pc.norms_per_layer;
+      pc.norms_per_layer + pc.attention_whole_per_layer;
   const double dense_params =
-      moe ? (pc.attention_per_layer + pc.dense_mlp_per_layer) / t + pc.norms_per_layer : layer_params;
+      moe ? (pc.attention_per_layer + pc.dense_mlp_per_layer) / t + pc.norms_per_layer + pc.attention_whole_per_layer
+          : layer_params;
   // gathered in 16 bits; with fp8-param-gather the GEMM weights (their biases with them) in FP8
   auto gathered = [&](double params) {
     return kHalf * params - (c.fp8_param_gather ? (kHalf - 1) * (params - pc.norms_per_layer) : 0);

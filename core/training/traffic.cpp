@@ -88,7 +88,7 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
       add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, n, "recomputed forward: outputs");
   }
   if (cp > 1) {
-    const double kv = 2 * s * b * double(c.kv_channels) * c.num_query_groups / t * 2;
+    const double kv = s * b * double(c.key_width() + c.value_width()) / t * 2; // (MLA's after its up-projection)
     add(Group::context, Collective::send_recv, Phase::forward, cp, kv, cp - 1, "K and V around the ring");
     add(Group::context, Collective::send_recv, Phase::backward, cp, 2 * kv, cp - 1, "K, V and their gradients");
     if (full)
@@ -128,8 +128,8 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   const char* it       = "iteration";
   const char* grads    = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
   // the layers' GEMM weights, gathered in FP8 with fp8-param-gather (a byte each, not two)
-  const double dense_gemm = (layers * p.attention_per_layer + moe_l * p.shared_per_layer +
-                             dense_l * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer)) /
+  const double dense_gemm = (layers * (p.attention_per_layer + t * p.attention_whole_per_layer) +
+                             moe_l * p.shared_per_layer + dense_l * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer)) /
                             t;
   auto gathered = [&](double params, double gemm) { return 2 * params - (c.fp8_param_gather ? gemm : 0); };
   auto data     = [&](uint32_t ranks, double params, double gemm, const char* what) {

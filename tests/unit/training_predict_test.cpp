@@ -146,6 +146,32 @@ TEST(TrainingPredict, LayerKernelsByHand)
   EXPECT_DOUBLE_EQ(e.gemm_fwd, l.gemm_fwd); // (the same device here: the FP8 rate comes with the platform)
 }
 
+TEST(TrainingPredict, MultiLatentAttentionsProjectionsAndHeads)
+{
+  // MLA on the small model (hidden 1,024, 8 heads, 2,048 tokens): a query latent of 256, a KV latent
+  // of 128, heads of 64 + 32 rotary for the scores and 64 for the values. Forward: the queries'
+  // latent 2048 x 256 x 1024 and up-projection 2048 x 768 x 256, the KV latent with the rotary key
+  // 2048 x 160 x 1024 and its up-projection 2048 x 1024 x 128, the output 2048 x 1024 x 512, then
+  // the FFN; attention 2 x 8 heads x (96 + 64) x 2048 x 2048 / 2 FLOPs at the causal rate
+  auto kv = small();
+  for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{{"multi-latent-attention", "true"},
+                                                                      {"q-lora-rank", "256"},
+                                                                      {"kv-lora-rank", "128"},
+                                                                      {"qk-head-dim", "64"},
+                                                                      {"qk-pos-emb-head-dim", "32"},
+                                                                      {"v-head-dim", "64"}})
+    kv.emplace_back(k, v);
+  GpuKernels g = h100();
+  LayerTimes l = layer_times(make_config(settings(kv), 1), g, dgx());
+  auto t = [&](uint64_t m, uint64_t n, uint64_t k) { return sgai::kernels::gemm_time(m, n, k, 2, g.matmul).seconds; };
+  EXPECT_NEAR(l.gemm_fwd,
+              t(2048, 256, 1024) + t(2048, 768, 256) + t(2048, 160, 1024) + t(2048, 1024, 128) + t(2048, 1024, 512) +
+                  t(2048, 4096, 1024) + t(2048, 1024, 4096),
+              1e-15);
+  const double flops = 2.0 * 8 * (96 + 64) * 2048 * 2048 / 2;
+  EXPECT_NEAR(l.attention_fwd, flops / 484e12, 1e-15);
+}
+
 TEST(TrainingPredict, SharedExpertsRunOnEveryToken)
 {
   // 8 experts of FFN 1,024, top 2, and shared experts of FFN 2,048: beside the routed experts'

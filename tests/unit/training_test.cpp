@@ -745,6 +745,84 @@ TEST(TrainingConfig, ExpertTensorParallelismIsTheTensorParallelism)
             std::string::npos);
 }
 
+TEST(TrainingConfig, MultiLatentAttentionAsDeepSeekBuiltIt)
+{
+  // DeepSeek-V2-Lite's shape: 27 layers, hidden 2,048, 16 heads of MLA (KV latent 512, no query
+  // latent, 128 + 64 rotary for the scores, 128 for the values), the first layer dense (FFN
+  // 10,944), 64 experts of 1,408, top 6, shared 2,816, vocabulary 102,400: 15.7 B as published
+  std::vector<std::pair<std::string, std::string>> kv = {{"num-layers", "27"},
+                                                         {"hidden-size", "2048"},
+                                                         {"num-attention-heads", "16"},
+                                                         {"ffn-hidden-size", "10944"},
+                                                         {"multi-latent-attention", "true"},
+                                                         {"kv-lora-rank", "512"},
+                                                         {"num-experts", "64"},
+                                                         {"moe-router-topk", "6"},
+                                                         {"moe-ffn-hidden-size", "1408"},
+                                                         {"moe-shared-expert-intermediate-size", "2816"},
+                                                         {"moe-layer-freq", "([0]+[1]*26)"},
+                                                         {"swiglu", "true"},
+                                                         {"normalization", "RMSNorm"},
+                                                         {"vocab-size", "102400"},
+                                                         {"untie-embeddings-and-output-weights", "true"},
+                                                         {"seq-length", "4096"},
+                                                         {"micro-batch-size", "1"},
+                                                         {"global-batch-size", "64"},
+                                                         {"expert-model-parallel-size", "8"}};
+  auto c                                              = make_config(settings(kv), 64);
+  auto p                                              = count_parameters(c);
+  const double h = 2048, a = 16;
+  // split by TP: queries h x a (128 + 64), keys' and values' up-projection 512 x a (128 + 128), the
+  // output a 128 x h; whole: the down-projection h x (512 + 64) and the latent's norm
+  EXPECT_DOUBLE_EQ(p.attention_per_layer, h * a * 192 + 512 * a * 256 + a * 128 * h);
+  EXPECT_DOUBLE_EQ(p.attention_whole_per_layer, h * 576 + 512);
+  EXPECT_NEAR(p.total / 1e9, 15.7, 0.05);
+  // Megatron's count (training.py, MLA): 6 (q + kv latent + rotary key + output + core attention's
+  // causal half) a token and layer, beside the FFN's and the logits' usual terms
+  std::vector<std::pair<std::string, std::string>> plain;
+  for (const auto& e : kv)
+    if (e.first.rfind("moe-", 0) != 0 && e.first != "num-experts" && e.first != "expert-model-parallel-size")
+      plain.push_back(e);
+  auto d         = make_config(settings(plain), 64);
+  const double s = 4096, B = 64, L = 27, V = double(d.padded_vocab_size), f = 10944;
+  const double att =
+      6 * (h * a * 192 + 512 * (h + a * 256 + 1) + h * 64 + a * 128 * h + s * a * 192 / 2 + s * a * 128 / 2);
+  EXPECT_NEAR(megatron_flops(d) / (B * s * L * att + 12 * B * s * L * h * f * 1.5 + 6 * B * s * V * h), 1, 1e-12);
+  // the ring passes keys and values as the kernel reads them: a (192 + 128) a token, over TP
+  auto cp = make_config(settings(with(with(plain, "context-parallel-size", "4"), "global-batch-size", "16")), 64);
+  EXPECT_DOUBLE_EQ(find_transfer(layer_transfers(cp), Group::context, Collective::send_recv, Phase::forward).bytes,
+                   1024.0 * (a * 192 + a * 128) * 2);
+  // DeepSeek-V3's: 61 layers, hidden 7,168, 128 heads with a query latent of 1,536, the first 3
+  // layers dense (18,432), 256 experts of 2,048, top 8, one shared, vocabulary 129,280: 671 B
+  std::vector<std::pair<std::string, std::string>> v3 = {{"num-layers", "61"},
+                                                         {"hidden-size", "7168"},
+                                                         {"num-attention-heads", "128"},
+                                                         {"ffn-hidden-size", "18432"},
+                                                         {"multi-latent-attention", "true"},
+                                                         {"q-lora-rank", "1536"},
+                                                         {"kv-lora-rank", "512"},
+                                                         {"num-experts", "256"},
+                                                         {"moe-router-topk", "8"},
+                                                         {"moe-ffn-hidden-size", "2048"},
+                                                         {"moe-shared-expert-intermediate-size", "2048"},
+                                                         {"moe-layer-freq", "[0]*3+[1]*58"},
+                                                         {"swiglu", "true"},
+                                                         {"normalization", "RMSNorm"},
+                                                         {"vocab-size", "129280"},
+                                                         {"untie-embeddings-and-output-weights", "true"},
+                                                         {"seq-length", "4096"},
+                                                         {"micro-batch-size", "1"},
+                                                         {"global-batch-size", "64"},
+                                                         {"expert-model-parallel-size", "64"}};
+  EXPECT_NEAR(count_parameters(make_config(settings(v3), 64)).total / 1e9, 671, 0.5);
+  // MLA's dimensions without MLA, or query groups with it: one error naming the key
+  EXPECT_NE(
+      error_of(with(gpt_1_7b(), "kv-lora-rank", "512"), 48).find("kv-lora-rank '512': needs multi-latent-attention"),
+      std::string::npos);
+  EXPECT_NE(error_of(with(plain, "num-query-groups", "4"), 64).find("multi-latent attention has no query groups"),
+            std::string::npos);
+}
+
 TEST(TrainingConfig, ChunksHoldTheLayersInMegatronsOrder)
 {
   // 8 layers on 2 stages of 2 chunks: model chunk ch x p + r holds layers 2 (ch x 2 + r), + 1

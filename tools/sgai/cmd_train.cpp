@@ -81,9 +81,13 @@ training::TrainingConfig read_config(const TrainArgs& a, uint64_t gpus)
 void print_description(const training::TrainingConfig& c)
 {
   auto params = training::count_parameters(c);
+  const std::string heads =
+      c.multi_latent_attention ? "multi-latent, KV latent " + std::to_string(c.kv_lora_rank) +
+                                     (c.q_lora_rank > 0 ? ", Q latent " + std::to_string(c.q_lora_rank) : std::string())
+                               : std::to_string(c.num_query_groups) + " query groups";
   std::cout << "Model: " << c.num_layers << " layers, hidden " << c.hidden_size << ", " << c.num_attention_heads
-            << " heads (" << c.num_query_groups << " query groups), FFN " << c.ffn_hidden_size
-            << (c.swiglu ? " SwiGLU" : "") << ", sequence " << c.seq_length << ", vocabulary " << c.padded_vocab_size
+            << " heads (" << heads << "), FFN " << c.ffn_hidden_size << (c.swiglu ? " SwiGLU" : "") << ", sequence "
+            << c.seq_length << ", vocabulary " << c.padded_vocab_size
             << (c.num_experts > 0
                     ? ", " + std::to_string(c.num_experts) + " experts of FFN " +
                           std::to_string(c.moe_ffn_hidden_size) + " (top " + std::to_string(c.moe_router_topk) + ")"
