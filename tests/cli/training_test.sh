@@ -66,9 +66,10 @@ bogus_moe_layer_freq.yaml|line 10: moe-layer-freq '[0,1]*11+[0]': lists 23 layer
 bogus_shared_experts.yaml|line 9: moe-shared-expert-intermediate-size '2816': shared experts need num-experts
 bogus_capacity.yaml|line 10: moe-pad-expert-input-to-capacity 'true': padding to the capacity needs moe-expert-capacity-factor
 bogus_optimizer_types.json|at /exp-avg-dtype: exp-avg-dtype 'bf16': needs use-precision-aware-optimizer
+bogus_mla.yaml|line 9: kv-lora-rank '512': needs multi-latent-attention
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 20 ] || fail "$n bogus fixtures, 20 cases" ;;
+    [ "$n" -eq 21 ] || fail "$n bogus fixtures, 21 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
@@ -226,6 +227,11 @@ PY
     grep -qE '^Model: .*, 60 experts of FFN 1408 \(top 4\), shared experts of FFN 5632: 14.316 B parameters$' <<<"$out" ||
       fail "shared experts: $out"
     grep -qE '^  exposed EP communication +[0-9.]*[1-9][0-9.]* ms' <<<"$out" || fail "qwen all-to-all: $out"
+    # multi-latent attention, a dense first layer, shared experts (DeepSeek-V2-Lite's shape): 15.7 B
+    run "$SGAI" train predict workloads/training/deepseek-v2-lite.yaml --platform $P --gpus 64; expect_rc 0
+    grep -qE '^Model: 27 layers, hidden 2048, 16 heads \(multi-latent, KV latent 512\), .*: 15.706 B parameters$' <<<"$out" ||
+      fail "MLA: $out"
+    grep -qE '^A dense layer, one micro-batch: ' <<<"$out" || fail "MLA dense layer: $out"
     T=$(mktemp -d)
     run "$SGAI" train predict $F/llama-8b-cp4-32k.yaml --platform $P --gpus 64 --timeline "$T/t.json" --json "$T/p.json"
     expect_rc 0
