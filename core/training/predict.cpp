@@ -160,15 +160,16 @@ double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_
   return lat + std::max(in_node, off_node);
 }
 
-LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
-{
-  const uint32_t t = c.tensor_model_parallel_size, cp = c.context_parallel_size, ep = c.expert_model_parallel_size;
-  const uint64_t h = c.hidden_size, k = c.kv_channels, a = c.num_attention_heads, q = c.num_query_groups;
-  const uint64_t M = c.seq_length / cp * c.micro_batch_size; // tokens of a micro-batch on one GPU
-  const bool sw    = c.swiglu;
-  const auto& d    = g.matmul;
-  LayerTimes lt;
+namespace {
 
+/** A layer's GEMMs on one GPU, forward and backward: the attention's projections (MLA's latents
+ *  and up-projections), the FFN or the router, experts and shared experts; `act_elements` its FFN
+ *  activations' elements. */
+GemmPasses layer_gemms(const TrainingConfig& c, const kernels::MatmulDevice& d, uint64_t M, double& act_elements)
+{
+  const uint32_t t = c.tensor_model_parallel_size, ep = c.expert_model_parallel_size;
+  const uint64_t h = c.hidden_size, k = c.kv_channels, a = c.num_attention_heads, q = c.num_query_groups;
+  const bool sw = c.swiglu;
   GemmPasses gemm;
   const bool mla = c.multi_latent_attention;
   if (mla) { // Megatron-Core's MLA: the down-projections whole on each TP rank, the up-projections split
@@ -185,7 +186,7 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     gemm.add(M, (a + 2 * q) * k / t, h, d); // QKV
   }
   gemm.add(M, h, c.output_width() / t, d); // attention output projection
-  double act_elements = 0;                 // FFN activations on this GPU
+  act_elements = 0;                        // FFN activations on this GPU
   if (c.num_experts == 0) {
     gemm.add(M, c.ffn_hidden_size * (sw ? 2 : 1) / t, h, d);
     gemm.add(M, h, c.ffn_hidden_size / t, d);
@@ -204,8 +205,25 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
       act_elements += double(M) * shared / t;
     }
   }
-  lt.gemm_fwd = gemm.fwd;
-  lt.gemm_bwd = gemm.bwd;
+  return gemm;
+}
+
+} // namespace
+
+LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabric& f)
+{
+  const uint32_t t = c.tensor_model_parallel_size, cp = c.context_parallel_size, ep = c.expert_model_parallel_size;
+  const uint64_t h = c.hidden_size, k = c.kv_channels, a = c.num_attention_heads, q = c.num_query_groups;
+  const uint64_t M = c.seq_length / cp * c.micro_batch_size; // tokens of a micro-batch on one GPU
+  const bool sw    = c.swiglu;
+  const auto& d    = g.matmul;
+  LayerTimes lt;
+
+  double act_elements   = 0;
+  const GemmPasses gemm = layer_gemms(c, d, M, act_elements);
+  const bool mla        = c.multi_latent_attention;
+  lt.gemm_fwd           = gemm.fwd;
+  lt.gemm_bwd           = gemm.bwd;
 
   // attention: local queries against all keys, half of them under the causal mask, counted as
   // FlashAttention counts (forward 4 s_q s_k d per head, backward 2.5 times that)
