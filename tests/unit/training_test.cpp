@@ -615,29 +615,36 @@ TEST(TrainingConfig, SharedExpertsAsDeepSeekMoEAndQwenMoEHaveThem)
             std::string::npos);
 }
 
+/** DeepSeekMoE's layers (hidden 2,048, 16 heads, a dense FFN of 10,944, 64 experts of FFN 1,408,
+ *  top 6, shared experts of 2,816, SwiGLU, RMSNorm, vocabulary 102,400 untied), on 64 GPUs with EP 8. */
+static std::vector<std::pair<std::string, std::string>> deepseek_moe(const std::string& layers)
+{
+  return {{"num-layers", layers},
+          {"hidden-size", "2048"},
+          {"num-attention-heads", "16"},
+          {"ffn-hidden-size", "10944"},
+          {"num-experts", "64"},
+          {"moe-router-topk", "6"},
+          {"moe-ffn-hidden-size", "1408"},
+          {"moe-shared-expert-intermediate-size", "2816"},
+          {"swiglu", "true"},
+          {"normalization", "RMSNorm"},
+          {"vocab-size", "102400"},
+          {"untie-embeddings-and-output-weights", "true"},
+          {"seq-length", "4096"},
+          {"micro-batch-size", "1"},
+          {"global-batch-size", "64"},
+          {"expert-model-parallel-size", "8"}};
+}
+
 TEST(TrainingConfig, MoeLayerFrequencyAsMegatronReadsIt)
 {
   // DeepSeekMoE 16B's shape: 28 layers, the first dense (FFN 10,944), the others 64 experts of FFN
   // 1,408, top 6, with shared experts of FFN 2,816; vocabulary 102,400: 16.4 B parameters as published
-  std::vector<std::pair<std::string, std::string>> kv = {{"num-layers", "28"},
-                                                         {"hidden-size", "2048"},
-                                                         {"num-attention-heads", "16"},
-                                                         {"ffn-hidden-size", "10944"},
-                                                         {"num-experts", "64"},
-                                                         {"moe-router-topk", "6"},
-                                                         {"moe-ffn-hidden-size", "1408"},
-                                                         {"moe-shared-expert-intermediate-size", "2816"},
-                                                         {"swiglu", "true"},
-                                                         {"normalization", "RMSNorm"},
-                                                         {"vocab-size", "102400"},
-                                                         {"untie-embeddings-and-output-weights", "true"},
-                                                         {"seq-length", "4096"},
-                                                         {"micro-batch-size", "1"},
-                                                         {"global-batch-size", "64"},
-                                                         {"pipeline-model-parallel-size", "2"},
-                                                         {"expert-model-parallel-size", "8"}};
-  auto all                                            = make_config(settings(kv), 64);
-  auto c = make_config(settings(with(kv, "moe-layer-freq", "([0]+[1]*27)")), 64);
+  auto kv = deepseek_moe("28");
+  kv.emplace_back("pipeline-model-parallel-size", "2");
+  auto all = make_config(settings(kv), 64);
+  auto c   = make_config(settings(with(kv, "moe-layer-freq", "([0]+[1]*27)")), 64);
   EXPECT_EQ(all.moe_layer_count(), 28u);
   EXPECT_EQ(c.moe_layer_count(), 27u);
   EXPECT_FALSE(c.moe_layer(0));
@@ -750,27 +757,12 @@ TEST(TrainingConfig, MultiLatentAttentionAsDeepSeekBuiltIt)
   // DeepSeek-V2-Lite's shape: 27 layers, hidden 2,048, 16 heads of MLA (KV latent 512, no query
   // latent, 128 + 64 rotary for the scores, 128 for the values), the first layer dense (FFN
   // 10,944), 64 experts of 1,408, top 6, shared 2,816, vocabulary 102,400: 15.7 B as published
-  std::vector<std::pair<std::string, std::string>> kv = {{"num-layers", "27"},
-                                                         {"hidden-size", "2048"},
-                                                         {"num-attention-heads", "16"},
-                                                         {"ffn-hidden-size", "10944"},
-                                                         {"multi-latent-attention", "true"},
-                                                         {"kv-lora-rank", "512"},
-                                                         {"num-experts", "64"},
-                                                         {"moe-router-topk", "6"},
-                                                         {"moe-ffn-hidden-size", "1408"},
-                                                         {"moe-shared-expert-intermediate-size", "2816"},
-                                                         {"moe-layer-freq", "([0]+[1]*26)"},
-                                                         {"swiglu", "true"},
-                                                         {"normalization", "RMSNorm"},
-                                                         {"vocab-size", "102400"},
-                                                         {"untie-embeddings-and-output-weights", "true"},
-                                                         {"seq-length", "4096"},
-                                                         {"micro-batch-size", "1"},
-                                                         {"global-batch-size", "64"},
-                                                         {"expert-model-parallel-size", "8"}};
-  auto c                                              = make_config(settings(kv), 64);
-  auto p                                              = count_parameters(c);
+  auto kv = deepseek_moe("27");
+  for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"multi-latent-attention", "true"}, {"kv-lora-rank", "512"}, {"moe-layer-freq", "([0]+[1]*26)"}})
+    kv.emplace_back(k, v);
+  auto c         = make_config(settings(kv), 64);
+  auto p         = count_parameters(c);
   const double h = 2048, a = 16;
   // split by TP: queries h x a (128 + 64), keys' and values' up-projection 512 x a (128 + 128), the
   // output a 128 x h; whole: the down-projection h x (512 + 64) and the latent's norm
