@@ -153,7 +153,9 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       // micro-batches (weight1_fp8, weight1_t_fp8): 2 bytes more a layer parameter. With
       // fp8-param-gather the GEMM weights are FP8 parameters themselves: a byte each and the
       // cached transpose's byte, the 2 bytes counted above, and no copy.
-      const double fp8_cache = c.precision == Precision::fp8 && not c.fp8_param_gather ? 2 * (split / t + experts) : 0;
+      const double fp8_cache = c.precision == Precision::fp8 && not c.fp8_param_gather
+                                   ? 2 * (split / t + layers * p.attention_whole_per_layer + experts)
+                                   : 0; // (MLA's whole down-projections too)
       st.weight_bytes        = w_bytes * st.parameters + fp8_cache;
       st.gradient_bytes      = g_bytes * st.parameters;
       st.optimizer_bytes =

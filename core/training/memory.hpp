@@ -38,7 +38,9 @@ ParameterCount count_parameters(const TrainingConfig& c);
  *  Selective recomputation drops the score terms; full recomputation keeps 2 sbh (/t with SP) per
  *  group of recompute-num-layers layers, plus one group's whole activations while it recomputes.
  *  Bytes of 16-bit values (masks one byte). MoE layers hold each token top-k times, times the load
- *  imbalance, in their FFN part; their shared experts, a dense FFN's input (whole) and activations. */
+ *  imbalance, in their FFN part; their shared experts, a dense FFN's input (whole) and activations.
+ *  Multi-latent attention keeps its queries, keys and values after the up-projections (heads of
+ *  score and value dimensions in place of k) and its latents, whole on every TP rank. */
 double activation_bytes_per_layer(const TrainingConfig& c);
 
 struct StageMemory {
