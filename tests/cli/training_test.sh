@@ -67,9 +67,10 @@ bogus_shared_experts.yaml|line 9: moe-shared-expert-intermediate-size '2816': sh
 bogus_capacity.yaml|line 10: moe-pad-expert-input-to-capacity 'true': padding to the capacity needs moe-expert-capacity-factor
 bogus_optimizer_types.json|at /exp-avg-dtype: exp-avg-dtype 'bf16': needs use-precision-aware-optimizer
 bogus_mla.yaml|line 9: kv-lora-rank '512': needs multi-latent-attention
+bogus_fp8_params.yaml|line 9: fp8-param-gather 'true': FP8 parameters need fp8-format
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 21 ] || fail "$n bogus fixtures, 21 cases" ;;
+    [ "$n" -eq 22 ] || fail "$n bogus fixtures, 22 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
