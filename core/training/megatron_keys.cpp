@@ -203,6 +203,11 @@ std::vector<std::pair<std::string, int>> recent_unmodelled()
       {"recompute-modules", -1},
       {"optimizer-cpu-offload", 0},
       {"optimizer-offload-fraction", 1},
+      // Megatron-LM's functional tests (tests/functional_tests): deterministic kernels (a real run
+      // feels them: cuDNN attention's deterministic backward) and checkpointing's workers and checks
+      {"deterministic-mode", 0},
+      {"use-persistent-ckpt-worker", 0},
+      {"dist-ckpt-strictness", 1},
   };
 }
 

@@ -37,7 +37,8 @@ const StageMemory& check_memory(const std::vector<StageMemory>& stages, double c
 Report report(const TrainingConfig& c, const PlatformInputs& in, bool spans)
 {
   Report r;
-  r.largest    = check_memory(memory_per_stage(c), in.type->memory_bytes, in.gpu.name);
+  r.stages     = memory_per_stage(c);
+  r.largest    = check_memory(r.stages, in.type->memory_bytes, in.gpu.name);
   r.prediction = predict_iteration(c, in.gpu, in.fabric, spans);
   r.energy     = iteration_energy(c, r.prediction, in.fabric.gpus_per_node, in.gpu_busy_w, in.gpu_idle_w, in.node_cpu_w,
                                   in.nic_idle_w, in.nic_busy_w);
@@ -62,6 +63,15 @@ std::string report_json(const TrainingConfig& c, const Report& rep, const Platfo
   w.key("hfu").value(r.hfu);
   w.key("slowest_stage").value(r.slowest_stage);
   w.key("largest_stage_memory_bytes").value(rep.largest.total_bytes);
+  w.key("memory_per_stage").begin_array();
+  for (const auto& st : rep.stages) {
+    w.begin_object().key("stage").value(st.stage).key("layers").value(st.layers);
+    w.key("parameters").value(st.parameters).key("weight_bytes").value(st.weight_bytes);
+    w.key("gradient_bytes").value(st.gradient_bytes).key("optimizer_bytes").value(st.optimizer_bytes);
+    w.key("activation_bytes").value(st.activation_bytes).key("micro_batches_in_flight").value(st.inflight);
+    w.key("total_bytes").value(st.total_bytes).end_object();
+  }
+  w.end_array();
   const auto& b = r.breakdown;
   w.key("breakdown_s").begin_object();
   w.key("compute").value(b.compute_s).key("tp").value(b.tp_s).key("cp").value(b.cp_s).key("ep").value(b.ep_s);

@@ -22,7 +22,8 @@ const StageMemory& check_memory(const std::vector<StageMemory>& stages, double c
 struct Report {
   Prediction prediction;
   Energy energy;
-  StageMemory largest; ///< the stage needing the most memory per GPU
+  StageMemory largest;             ///< the stage needing the most memory per GPU
+  std::vector<StageMemory> stages; ///< every pipeline stage's, first stage first
 };
 
 /** The memory check, then the iteration and its energy on the platform's inputs. */

@@ -482,7 +482,22 @@ for l in rows:
     assert abs((sgai_tf / got) / (tf / tok) - 1) < 1e-2, l
 PY
     grep -qE '^3 rows: mean absolute error [0-9.]+%, worst LLAMA3-[0-9]+B at [-+][0-9.]+%, Spearman' "$tmp/llama" ||
-      fail "llama summary: $(cat "$tmp/llama")" ;;
+      fail "llama summary: $(cat "$tmp/llama")"
+    # Megatron-LM's functional tests (7B, TP 4 and PP 4, H100 and A100): every argument taken as
+    # published; the last stage's memory after a step and at its peak within 10% of the golden values
+    /usr/bin/python3 tools/validate/megatron_functional.py --sgai "$SGAI" >"$tmp/functional" 2>"$tmp/err" ||
+      fail "megatron_functional: $(cat "$tmp/err")"
+    python3 - "$tmp/functional" <<'PY' || fail "functional rows: $(cat "$tmp/functional")"
+import re, sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("gpt3_7b_")]
+assert len(rows) == 4, rows
+for l in rows:
+    errors = [float(e) for e in re.findall(r"([-+][0-9.]+)%", l)]
+    assert len(errors) == 3, l
+    assert abs(errors[1]) < 10 and abs(errors[2]) < 10, l  # memory after a step, peak
+PY
+    grep -qE '^iteration time: 4 rows: mean absolute error [0-9.]+%' "$tmp/functional" ||
+      fail "functional summary: $(cat "$tmp/functional")" ;;
 
   train_experiment)
     # the experiment component "training": the same iteration as train predict, its figures in

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 using namespace sgai::training;
 
@@ -153,6 +154,21 @@ TEST(TrainingConfig, ALaunchScriptsOtherArgumentsAreTakenAndListed)
   std::ofstream(dir / "t.json") << R"({"num-layers": [24]})";
   EXPECT_THROW(read_settings(dir / "t.json"), sgai::InputError);
   std::filesystem::remove_all(dir);
+}
+
+TEST(TrainingConfig, EachNameIsListedOnce)
+{
+  // the command line registers every known, older and unmodelled name as an option: a name in two
+  // tables (data-cache-path, once) made CLI11 throw before any argument was read
+  std::set<std::string> seen;
+  for (const auto& k : known_keys())
+    EXPECT_TRUE(seen.insert(k).second) << k;
+  for (const auto* table : {&alias_keys(), &unmodelled_keys()})
+    for (const auto& entry : *table)
+      EXPECT_TRUE(seen.insert(entry.first).second) << entry.first;
+  // Megatron-LM's functional tests' switches are taken
+  EXPECT_EQ(seen.count("deterministic-mode"), 1u);
+  EXPECT_EQ(seen.count("use-persistent-ckpt-worker"), 1u);
 }
 
 TEST(TrainingConfig, MegatronsOlderNamesAreWhatTheySay)
