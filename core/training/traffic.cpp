@@ -69,8 +69,37 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
   };
   // the blocks split by TP: attention and the MLP, and a MoE layer's shared experts (their own
   // column- and row-parallel linears)
-  const uint32_t n = c.num_experts > 0 && c.moe_shared_expert_intermediate_size > 0 ? 3 : 2;
-  if (t > 1 && c.sequence_parallel) {
+  const bool moe      = c.num_experts > 0;
+  const uint32_t n    = moe && c.moe_shared_expert_intermediate_size > 0 ? 3 : 2;
+  const double tokens = s * b / (c.sequence_parallel ? t : 1);
+  // (padded to the experts' capacity, every expert's share is sent whole)
+  const double pad = c.moe_pad_expert_input_to_capacity ? c.moe_expert_capacity_factor : 1.0;
+  if (t > 1 && c.sequence_parallel && moe) {
+    // a MoE layer's blocks but the experts as a dense layer's (the router reads the local tokens:
+    // nothing gathered before it)
+    add(Group::tensor, Collective::all_gather, Phase::forward, t, act, n - 1,
+        "attention (and shared experts') inputs (sequence parallel)");
+    add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, act, n - 1, "their outputs");
+    add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, n - 1, "the inputs' gradients");
+    add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 2 * (n - 1),
+        "the outputs' gradients, and the inputs again for the weight gradients");
+    // the experts, split by TP (Megatron-Core's alltoall dispatcher, dispatch_postprocess and
+    // combine_preprocess): the routed token copies each rank received gathered over TP after the
+    // dispatch, the experts' outputs scattered back before the combine; top-k times a dense
+    // block's buffer. The grouped GEMMs keep their gathered input: nothing gathered again backward.
+    const double routed = act * c.moe_router_topk * pad;
+    add(Group::tensor, Collective::all_gather, Phase::forward, t, routed, 1, "the experts' routed tokens");
+    add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, routed, 1, "the experts' outputs");
+    add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, routed, 1, "the routed tokens' gradients");
+    add(Group::tensor, Collective::all_gather, Phase::backward, t, routed, 1, "the experts' outputs' gradients");
+    if (full) {
+      add(Group::tensor, Collective::all_gather, Phase::backward, t, act, n - 1, "recomputed forward: inputs");
+      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, n - 1, "recomputed forward: outputs");
+      add(Group::tensor, Collective::all_gather, Phase::backward, t, routed, 1, "recomputed forward: routed tokens");
+      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, routed, 1,
+          "recomputed forward: the experts' outputs");
+    }
+  } else if (t > 1 && c.sequence_parallel) {
     add(Group::tensor, Collective::all_gather, Phase::forward, t, act, n,
         "attention and MLP inputs (sequence parallel)");
     add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, act, n, "attention and MLP outputs");
@@ -94,10 +123,7 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
     if (full)
       add(Group::context, Collective::send_recv, Phase::backward, cp, kv, cp - 1, "recomputed forward: K and V");
   }
-  if (c.num_experts > 0 && e > 1) {
-    const double tokens = s * b / (c.sequence_parallel ? t : 1);
-    // (padded to the experts' capacity, every expert's share is sent whole)
-    const double pad   = c.moe_pad_expert_input_to_capacity ? c.moe_expert_capacity_factor : 1.0;
+  if (moe && e > 1) {
     const double bytes = tokens * c.moe_router_topk * h * 2 * pad;
     add(Group::expert, Collective::all_to_all, Phase::forward, e, bytes, 2, "tokens to their experts and back");
     add(Group::expert, Collective::all_to_all, Phase::backward, e, bytes, 2, "the tokens' gradients");

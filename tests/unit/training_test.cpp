@@ -610,11 +610,23 @@ TEST(TrainingConfig, SharedExpertsAsDeepSeekMoEAndQwenMoEHaveThem)
   // Megatron's count: the shared experts' FFN beside the top-k routed ones, 12 B s L h^2 x S / h x 3/2
   EXPECT_NEAR(megatron_flops(c) - megatron_flops(routed), 12.0 * 64 * 4096 * 24 * h * h * 5632 / h * 1.5, 1e3);
   // split by TP only: stage memory holds them / TP beside the experts / (EP TP); each TP-split block
-  // has its inputs gathered and its outputs scattered: three a layer (attention, experts, shared)
+  // has its inputs gathered and its outputs scattered: attention and the shared experts a dense
+  // block's s b h x 2 bytes, the experts the routed copies, top-k (4) times that
   auto st = memory_per_stage(c), st0 = memory_per_stage(routed);
   EXPECT_NEAR(st[0].parameters - st0[0].parameters, 24 * 3 * h * 5632 / 2, 1);
-  EXPECT_EQ(find_transfer(layer_transfers(c), Group::tensor, Collective::all_gather, Phase::forward).count, 3u);
-  EXPECT_EQ(find_transfer(layer_transfers(routed), Group::tensor, Collective::all_gather, Phase::forward).count, 2u);
+  auto gathered = [](const TrainingConfig& x, Phase ph) {
+    std::vector<std::pair<double, uint32_t>> out;
+    for (const Transfer& t : layer_transfers(x))
+      if (t.group == Group::tensor && t.collective == Collective::all_gather && t.phase == ph)
+        out.emplace_back(t.bytes, t.count);
+    return out;
+  };
+  const double act = 4096 * h * 2;
+  using Gathers    = std::vector<std::pair<double, uint32_t>>;
+  EXPECT_EQ(gathered(c, Phase::forward), (Gathers{{act, 2}, {4 * act, 1}}));
+  EXPECT_EQ(gathered(routed, Phase::forward), (Gathers{{act, 1}, {4 * act, 1}}));
+  // backward: a dense block's output gradient and input again, the experts' output gradient once
+  EXPECT_EQ(gathered(routed, Phase::backward), (Gathers{{act, 2}, {4 * act, 1}}));
   // activations: the shared experts' input (whole, / TP with SP) and their SwiGLU activations
   EXPECT_NEAR(activation_bytes_per_layer(c) - activation_bytes_per_layer(routed),
               (2.0 * 4096 * h + 6.0 * 4096 * 5632) / 2, 1);
