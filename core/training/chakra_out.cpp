@@ -119,17 +119,21 @@ private:
    *  with: 1/EP of the buffer to each EP peer and from each, each exchange after the one before. */
   void expert_exchanges(const PipelineOp& op, uint32_t layer)
   {
-    const uint32_t ep = c_.expert_model_parallel_size, C = c_.context_parallel_size;
-    const uint32_t x = at_.cp + C * at_.dp, base = x / ep * ep; // the rank's place among DP x CP
+    // Megatron-Core's expert ranks: a stage's TP x CP x DP ranks as ETP x EP x expert DP, ETP
+    // innermost; the EP peers share this rank's ETP and expert-DP places
+    const uint32_t ep = c_.expert_model_parallel_size, C = c_.context_parallel_size, T = c_.tensor_model_parallel_size;
+    const uint32_t et = c_.etp(), local = at_.tp + T * (at_.cp + C * at_.dp); // the rank's place in its stage
+    const uint32_t inner = local % et, x = local / et % ep, outer = local / et / ep;
     const uint64_t piece = uint64_t(std::llround(a2a_bytes_ / ep));
     for (uint32_t k = 0; k < 2; ++k) {
       const int32_t tag = layer_tag(op, layer, 0, 1 + k);
       std::vector<uint64_t> done;
       const std::string name = pass_name(op) + (k == 0 ? " dispatch " : " combine ") + std::to_string(layer);
-      for (uint32_t y = base; y < base + ep; ++y) {
+      for (uint32_t y = 0; y < ep; ++y) {
         if (y == x)
           continue;
-        const uint32_t other = megatron_rank(c_, at_.tp, y % C, y / C, at_.stage);
+        const uint32_t peer  = inner + et * (y + ep * outer);
+        const uint32_t other = megatron_rank(c_, peer % T, peer / T % C, peer / T / C, at_.stage);
         b_.send(name, other, piece, tag, last_);
         done.push_back(b_.recv(name, other, piece, tag, last_));
       }

@@ -124,6 +124,12 @@ uint64_t TrainingConfig::output_width() const
   return uint64_t(num_attention_heads) * value_head_dim();
 }
 
+uint32_t TrainingConfig::expert_data_parallel_size() const
+{
+  const uint64_t ranks = uint64_t(tensor_model_parallel_size) * context_parallel_size * data_parallel_size;
+  return uint32_t(std::max<uint64_t>(1, ranks / (uint64_t(etp()) * expert_model_parallel_size)));
+}
+
 double TrainingConfig::expert_load() const
 {
   if (moe_expert_capacity_factor <= 0)
@@ -397,7 +403,8 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        [](TrainingConfig& c, const Setting& s) { c.moe_expert_capacity_factor = real(s, 1e-3, 1e6); }},
       {"moe-pad-expert-input-to-capacity",
        [](TrainingConfig& c, const Setting& s) { c.moe_pad_expert_input_to_capacity = flag(s); }},
-      {"expert-tensor-parallel-size", [](TrainingConfig&, const Setting&) {}}, // (checked against TP, below)
+      {"expert-tensor-parallel-size",
+       [](TrainingConfig& c, const Setting& s) { c.expert_tensor_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
       {"ddp-bucket-size", [](TrainingConfig& c, const Setting& s) { c.ddp_bucket_size = whole(s, 1, kMaxWidth); }},
       {"moe-shared-expert-intermediate-size",
        [](TrainingConfig& c, const Setting& s) { c.moe_shared_expert_intermediate_size = whole(s, 1, kMaxWidth); }},
@@ -578,23 +585,27 @@ void check_experts(TrainingConfig& c, const std::function<Setting(const std::str
       fail(at("moe-router-topk"), "more than the " + std::to_string(c.num_experts) + " experts");
     if (c.num_experts % ep != 0)
       fail(at("expert-model-parallel-size"), "does not divide num-experts " + std::to_string(c.num_experts));
-    if ((uint64_t(c.data_parallel_size) * cp) % ep != 0)
-      fail(at("expert-model-parallel-size"),
-           "does not divide data x context parallel = " + std::to_string(uint64_t(c.data_parallel_size) * cp));
+    // Megatron-Core's expert groups: ETP x EP ranks among a stage's TP x CP x DP
+    const uint64_t ranks = uint64_t(c.tensor_model_parallel_size) * cp * c.data_parallel_size;
+    if (ranks % (uint64_t(c.etp()) * ep) != 0) {
+      if (c.expert_tensor_parallel_size == 0)
+        fail(at("expert-model-parallel-size"),
+             "does not divide data x context parallel = " + std::to_string(uint64_t(c.data_parallel_size) * cp));
+      fail(at("expert-tensor-parallel-size"),
+           "x expert-model-parallel-size " + std::to_string(ep) + " = " + std::to_string(uint64_t(c.etp()) * ep) +
+               " ranks, which do not divide tensor x context x data parallel = " + std::to_string(ranks));
+    }
+    if (c.moe_ffn_hidden_size % c.etp() != 0)
+      fail(at(c.expert_tensor_parallel_size > 0 ? "expert-tensor-parallel-size" : "tensor-model-parallel-size"),
+           "does not divide moe-ffn-hidden-size " + std::to_string(c.moe_ffn_hidden_size));
   } else if (ep > 1) {
     fail(at("expert-model-parallel-size"), "expert parallelism needs num-experts");
+  } else if (c.expert_tensor_parallel_size > 0) {
+    fail(at("expert-tensor-parallel-size"), "expert tensor parallelism needs num-experts");
   } else if (c.moe_shared_expert_intermediate_size > 0) {
     fail(at("moe-shared-expert-intermediate-size"), "shared experts need num-experts");
   }
-  // Megatron-Core's default expert TP is TP, the split sgai prices; another is not modelled
-  if (auto it = by.find("expert-tensor-parallel-size"); it != by.end()) {
-    const uint64_t etp = whole(it->second, 1, 1u << 24);
-    if (c.num_experts == 0)
-      fail(it->second, "expert tensor parallelism needs num-experts");
-    if (etp != c.tensor_model_parallel_size)
-      fail(it->second, "sgai splits the experts by tensor-model-parallel-size " +
-                           std::to_string(c.tensor_model_parallel_size) + "; another expert TP is not modelled");
-  }
+
   if (c.moe_pad_expert_input_to_capacity && c.moe_expert_capacity_factor <= 0)
     fail(at("moe-pad-expert-input-to-capacity"), "padding to the capacity needs moe-expert-capacity-factor");
   if (c.moe_expert_capacity_factor > 0 && c.num_experts == 0)

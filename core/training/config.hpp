@@ -69,10 +69,20 @@ struct TrainingConfig {
   uint32_t micro_batch_size  = 0;
   uint32_t global_batch_size = 0;
   // parallelism
-  uint32_t tensor_model_parallel_size            = 1;
-  uint32_t pipeline_model_parallel_size          = 1;
-  uint32_t context_parallel_size                 = 1;
-  uint32_t expert_model_parallel_size            = 1;
+  uint32_t tensor_model_parallel_size   = 1;
+  uint32_t pipeline_model_parallel_size = 1;
+  uint32_t context_parallel_size        = 1;
+  uint32_t expert_model_parallel_size   = 1;
+  /** The experts' own tensor parallelism (Megatron-Core's expert-tensor-parallel-size; 0: TP's). */
+  uint32_t expert_tensor_parallel_size = 0;
+  /** The experts' TP: expert-tensor-parallel-size, or TP when not given. */
+  uint32_t etp() const
+  {
+    return expert_tensor_parallel_size > 0 ? expert_tensor_parallel_size : tensor_model_parallel_size;
+  }
+  /** The ranks that share an expert's weights and reduce its gradients: TP x CP x DP / (ETP x EP),
+   *  Megatron-Core's expert data parallelism. */
+  uint32_t expert_data_parallel_size() const;
   uint32_t data_parallel_size                    = 0; ///< derived from the GPU count unless given
   bool sequence_parallel                         = false;
   uint32_t num_layers_per_virtual_pipeline_stage = 0; ///< 0: no interleaving

@@ -61,9 +61,11 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   const double qo = double(c.query_width() + c.output_width()), kv = double(c.key_width() + c.value_width());
   const bool moe = c.num_experts > 0;
   const double f = moe ? double(c.moe_ffn_hidden_size) * expert_copies(c) : double(c.ffn_hidden_size);
-  // whole on each TP rank unless sequence parallel: norm inputs, QKV input, FC1 input (for MoE the
-  // permuted tokens, top-k copies each), dropout masks
-  double fc1_in = moe ? 2 * s * b * h * expert_copies(c) : 2 * s * b * h;
+  // whole on each TP rank unless sequence parallel: norm inputs, QKV input, FC1 input, dropout
+  // masks; a MoE layer's experts read the routed copies their rank received (top-k of the TP
+  // group's local tokens), gathered over the experts' TP: s b / t x top-k x ETP tokens whatever SP
+  double fc1_in = moe ? 0 : 2 * s * b * h;
+  double routed = moe ? 2 * s * b * h * expert_copies(c) * c.etp() / t : 0;
   double whole  = 4 * s * b * h + 2 * s * b * h + fc1_in + (c.hidden_dropout > 0 ? 2 * s * b * h : 0);
   // sharded by TP: Q and the output projection's input, K and V, the FFN's activations
   double sharded = 2 * s * b * qo + 2 * s * b * kv + (c.swiglu ? 6 : 4) * s * b * f;
@@ -78,6 +80,7 @@ double activation_bytes_per_layer(const TrainingConfig& c)
     // the FP8 cast, or its transpose): a byte an element, not two, for QKV's, FC1's, the
     // projection's and FC2's inputs
     whole -= s * b * h + fc1_in / 2 + (shared > 0 ? s * b * h : 0);
+    routed /= 2;
     sharded -= s * b * double(c.output_width()) + s * b * (f + shared);
   }
   double scores = 0;
@@ -90,7 +93,7 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   // MLA's latents: the down-projections' outputs, on the gathered sequence on every TP rank
   const double latents =
       c.multi_latent_attention ? 2 * s * b * double(c.q_lora_rank + c.kv_lora_rank + c.qk_pos_emb_head_dim) : 0;
-  return (c.sequence_parallel ? whole / t : whole) + (sharded + scores) / t + latents;
+  return (c.sequence_parallel ? whole / t : whole) + (sharded + scores) / t + latents + routed;
 }
 
 std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
@@ -140,9 +143,9 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       if (c.untie_embeddings_and_output_weights || pp > 1)
         dense += p.embedding / t; // the LM head (a copy of the embedding when tied)
     }
-    double experts        = moe_layers * expert / (ep * t);
+    double experts        = moe_layers * expert / (ep * c.etp());
     st.parameters         = dense + experts;
-    const double expert_d = std::max(1.0, d / ep);
+    const double expert_d = c.expert_data_parallel_size(); // (TP x CP x DP / (ETP x EP))
     if (c.use_torch_fsdp2) {
       double layer_params = (p.attention_per_layer + p.mlp_per_layer) / t; // one layer gathered at a time
       st.weight_bytes     = w_bytes * (dense / d + experts / expert_d + layer_params);

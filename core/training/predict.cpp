@@ -192,13 +192,15 @@ GemmPasses layer_gemms(const TrainingConfig& c, const kernels::MatmulDevice& d, 
     gemm.add(M, h, c.ffn_hidden_size / t, d);
     act_elements = double(M) * c.ffn_hidden_size / t;
   } else {
-    const uint32_t local = c.num_experts / ep;
-    const double tokens  = double(M) * c.moe_router_topk * c.expert_load(); // on the busiest GPU
-    const auto per_exp   = uint64_t(std::ceil(tokens / local));
+    // the routed copies this GPU's experts take (on the busiest): top-k of the TP group's tokens
+    // over TP, gathered over the experts' TP, each expert's FFN split by it
+    const uint32_t local = c.num_experts / ep, et = c.etp();
+    const double tokens = double(M) * c.moe_router_topk * c.expert_load() * et / t;
+    const auto per_exp  = uint64_t(std::ceil(tokens / local));
     gemm.add(M, c.num_experts, h, d); // router
-    gemm.add(per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / t, h, d, local);
-    gemm.add(per_exp, h, c.moe_ffn_hidden_size / t, d, local);
-    act_elements = tokens * c.moe_ffn_hidden_size / t;
+    gemm.add(per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / et, h, d, local);
+    gemm.add(per_exp, h, c.moe_ffn_hidden_size / et, d, local);
+    act_elements = tokens * c.moe_ffn_hidden_size / et;
     if (const uint64_t shared = c.moe_shared_expert_intermediate_size; shared > 0) { // every token
       gemm.add(M, shared * (sw ? 2 : 1) / t, h, d);
       gemm.add(M, h, shared / t, d);
@@ -288,12 +290,12 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
       linear += double(M) * c.ffn_hidden_size / t;
       grads += double(M) * c.ffn_hidden_size * (sw ? 2 : 1) / t;
     } else { // the experts' FC1 reads the dispatched tokens, not a norm's output (the shared experts' does)
-      const double tokens = double(M) * c.moe_router_topk * c.expert_load();
+      const double et = c.etp(), tokens = double(M) * c.moe_router_topk * c.expert_load() * et / t;
       const double shared = double(c.moe_shared_expert_intermediate_size);
       if (shared == 0)
         normed -= double(M) * h;
-      linear += tokens * (double(h) + double(c.moe_ffn_hidden_size) / t) + double(M) * shared / t;
-      grads += tokens * (double(h) + double(c.moe_ffn_hidden_size) * (sw ? 2 : 1) / t) - double(M) * h +
+      linear += tokens * (double(h) + double(c.moe_ffn_hidden_size) / et) + double(M) * shared / t;
+      grads += tokens * (double(h) + double(c.moe_ffn_hidden_size) * (sw ? 2 : 1) / et) - double(M) * h +
                double(M) * shared * (sw ? 2 : 1) / t;
     }
     lt.stream_fwd += (normed + 4 * linear) / g.stream_Bps;
@@ -313,12 +315,13 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   // per-layer communication, exposed where Megatron-Core cannot hide it
   const uint32_t tp_node = ranks_per_node(t, 1, f.gpus_per_node);
   const uint32_t cp_node = ranks_per_node(cp, t, f.gpus_per_node);
-  const uint32_t ep_node = ranks_per_node(ep, t, f.gpus_per_node);
+  const uint32_t ep_node = ranks_per_node(ep, c.etp(), f.gpus_per_node); // (expert ranks: ETP innermost)
   double tp[2] = {0, 0}, cp_c[2] = {0, 0}, cp_step[2] = {0, 0};
   for (const Transfer& x : layer_transfers(c)) {
     const int ph = x.phase == Phase::forward ? 0 : 1;
-    if (x.group == Group::tensor) {
-      tp[ph] += x.count * collective_time(f, x.collective, x.ranks, tp_node, x.bytes);
+    if (x.group == Group::tensor) { // (the experts' own TP group, ETP ranks, beside TP's)
+      tp[ph] +=
+          x.count * collective_time(f, x.collective, x.ranks, ranks_per_node(x.ranks, 1, f.gpus_per_node), x.bytes);
     } else if (x.group == Group::context) {
       double one = collective_time(f, x.collective, 2, std::min<uint32_t>(cp_node, 2), x.bytes);
       cp_c[ph] += x.count * one;
@@ -395,9 +398,9 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
   const ParameterCount pc = count_parameters(c);
   const bool moe          = c.num_experts > 0;
   // a layer's parameters on one GPU: a MoE layer's (its experts over EP), a MoE model's dense layer's
-  const double layer_params =
-      (pc.attention_per_layer + pc.shared_per_layer + pc.mlp_per_layer / (moe ? c.expert_model_parallel_size : 1)) / t +
-      pc.norms_per_layer + pc.attention_whole_per_layer;
+  const double layer_params = (pc.attention_per_layer + pc.shared_per_layer) / t +
+                              pc.mlp_per_layer / (moe ? double(c.expert_model_parallel_size) * c.etp() : t) +
+                              pc.norms_per_layer + pc.attention_whole_per_layer;
   const double dense_params =
       moe ? (pc.attention_per_layer + pc.dense_mlp_per_layer) / t + pc.norms_per_layer + pc.attention_whole_per_layer
           : layer_params;

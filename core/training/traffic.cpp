@@ -83,21 +83,9 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
     add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, n - 1, "the inputs' gradients");
     add(Group::tensor, Collective::all_gather, Phase::backward, t, act, 2 * (n - 1),
         "the outputs' gradients, and the inputs again for the weight gradients");
-    // the experts, split by TP (Megatron-Core's alltoall dispatcher, dispatch_postprocess and
-    // combine_preprocess): the routed token copies each rank received gathered over TP after the
-    // dispatch, the experts' outputs scattered back before the combine; top-k times a dense
-    // block's buffer. The grouped GEMMs keep their gathered input: nothing gathered again backward.
-    const double routed = act * c.moe_router_topk * pad;
-    add(Group::tensor, Collective::all_gather, Phase::forward, t, routed, 1, "the experts' routed tokens");
-    add(Group::tensor, Collective::reduce_scatter, Phase::forward, t, routed, 1, "the experts' outputs");
-    add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, routed, 1, "the routed tokens' gradients");
-    add(Group::tensor, Collective::all_gather, Phase::backward, t, routed, 1, "the experts' outputs' gradients");
     if (full) {
       add(Group::tensor, Collective::all_gather, Phase::backward, t, act, n - 1, "recomputed forward: inputs");
       add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, n - 1, "recomputed forward: outputs");
-      add(Group::tensor, Collective::all_gather, Phase::backward, t, routed, 1, "recomputed forward: routed tokens");
-      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, routed, 1,
-          "recomputed forward: the experts' outputs");
     }
   } else if (t > 1 && c.sequence_parallel) {
     add(Group::tensor, Collective::all_gather, Phase::forward, t, act, n,
@@ -115,6 +103,24 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
     add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, n, "the inputs' gradients");
     if (full)
       add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, n, "recomputed forward: outputs");
+  }
+  // the experts, split by their own TP (ETP ranks, TP's by default; Megatron-Core's alltoall
+  // dispatcher, dispatch_postprocess and combine_preprocess): the routed copies each rank received
+  // gathered over ETP after the dispatch, the experts' outputs scattered back before the combine;
+  // top-k x ETP x the rank's tokens. The grouped GEMMs keep their gathered input: nothing gathered
+  // again backward. (Without sequence parallelism, TP's all-reduces above stand for them.)
+  const uint32_t et = c.etp();
+  if (moe && et > 1 && (c.sequence_parallel || t == 1)) {
+    const double routed = tokens * c.moe_router_topk * et * h * 2 * pad;
+    add(Group::tensor, Collective::all_gather, Phase::forward, et, routed, 1, "the experts' routed tokens");
+    add(Group::tensor, Collective::reduce_scatter, Phase::forward, et, routed, 1, "the experts' outputs");
+    add(Group::tensor, Collective::reduce_scatter, Phase::backward, et, routed, 1, "the routed tokens' gradients");
+    add(Group::tensor, Collective::all_gather, Phase::backward, et, routed, 1, "the experts' outputs' gradients");
+    if (full) {
+      add(Group::tensor, Collective::all_gather, Phase::backward, et, routed, 1, "recomputed forward: routed tokens");
+      add(Group::tensor, Collective::reduce_scatter, Phase::backward, et, routed, 1,
+          "recomputed forward: the experts' outputs");
+    }
   }
   if (cp > 1) {
     const double kv = s * b * double(c.key_width() + c.value_width()) / t * 2; // (MLA's after its up-projection)
@@ -149,7 +155,7 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
   const double layers    = c.stage_layers(0);
   const bool moe         = c.num_experts > 0;
   const double moe_l = moe ? c.stage_moe_layers(0) : 0, dense_l = layers - moe_l; // (moe-layer-freq)
-  const double experts = moe ? moe_l * (p.mlp_per_layer - h * c.num_experts) / (double(e) * t) : 0;
+  const double experts = moe ? moe_l * (p.mlp_per_layer - h * c.num_experts) / (double(e) * c.etp()) : 0;
   const double dense   = memory_per_stage(c).front().parameters - experts;
   const char* it       = "iteration";
   const char* grads    = c.grad_bytes() == 4 ? "fp32 gradients" : "16-bit gradients";
@@ -180,7 +186,7 @@ std::vector<Transfer> iteration_transfers(const TrainingConfig& c)
     }
   };
   data(d, dense, dense_gemm, "parameters");
-  data(d / e, experts, experts, "expert parameters");
+  data(c.expert_data_parallel_size(), experts, experts, "expert parameters");
   if (pp > 1 && not c.untie_embeddings_and_output_weights)
     out.push_back({Group::pipeline, Collective::all_reduce, Phase::optimizer, 2, 4 * p.embedding / t, 1, it,
                    "the shared embedding's gradients (first and last stage)"});

@@ -68,9 +68,10 @@ bogus_capacity.yaml|line 10: moe-pad-expert-input-to-capacity 'true': padding to
 bogus_optimizer_types.json|at /exp-avg-dtype: exp-avg-dtype 'bf16': needs use-precision-aware-optimizer
 bogus_mla.yaml|line 9: kv-lora-rank '512': needs multi-latent-attention
 bogus_fp8_params.yaml|line 9: fp8-param-gather 'true': FP8 parameters need fp8-format
+bogus_expert_tp.yaml|line 13: expert-tensor-parallel-size '4': x expert-model-parallel-size 8 = 32 ranks, which do not divide tensor x context x data parallel = 48
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 22 ] || fail "$n bogus fixtures, 22 cases" ;;
+    [ "$n" -eq 23 ] || fail "$n bogus fixtures, 23 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
@@ -311,6 +312,19 @@ PY
     n=$("$SGAI" chakra stats "$tmp/et16/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
     # rank 0: 2 micro-batches x 16 layers x 2 passes x 2 exchanges x 7 peers
     [ "$n" = "896" ] || fail "sends of rank 0: '$n'"
+    # the experts whole on each rank (expert-tensor-parallel-size 1 beside TP 2): Megatron-Core's
+    # expert ranks put EP innermost, so rank 0 exchanges with ranks 1 to 7 (with ETP 2: 2, 4, ..., 14)
+    BOUND=0.025 check 16e moe-8x-top2.yaml --gpus 16 --global-batch-size 16 --expert-tensor-parallel-size 1
+    "$SGAI" chakra jsonize "$tmp/et16e/training.0.et" --out "$tmp/e0.json" >/dev/null
+    "$SGAI" chakra jsonize "$tmp/et16/training.0.et" --out "$tmp/t0.json" >/dev/null
+    python3 - "$tmp/e0.json" "$tmp/t0.json" <<'PY' || fail "EP peers with ETP 1"
+import json, sys
+def peers(f):
+    attrs = [a for n in json.load(open(f))["nodes"] for a in n.get("attr", []) if a["name"] == "comm_dst"]
+    return sorted({v for a in attrs for k, v in a.items() if k.endswith("_val")})
+assert peers(sys.argv[1]) == [1, 2, 3, 4, 5, 6, 7], peers(sys.argv[1])
+assert peers(sys.argv[2]) == [2, 4, 6, 8, 10, 12, 14], peers(sys.argv[2])
+PY
     # every other layer a MoE layer (moe-layer-freq 2): the dense ones exchange nothing
     BOUND=0.025 check 16f moe-8x-top2.yaml --gpus 16 --global-batch-size 16 --moe-layer-freq 2
     n=$("$SGAI" chakra stats "$tmp/et16f/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')

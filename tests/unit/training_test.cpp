@@ -764,16 +764,52 @@ TEST(TrainingMemory, ThePrecisionAwareOptimizerKeepsItsOwnTypes)
   EXPECT_NE(error_of(with(pa, "main-params-dtype", "bf16"), 48).find("expected one of"), std::string::npos);
 }
 
-TEST(TrainingConfig, ExpertTensorParallelismIsTheTensorParallelism)
+TEST(TrainingConfig, ExpertTensorParallelismSplitsTheExpertsApart)
 {
-  // Megatron-Core's default expert TP is TP, the split sgai prices: given equal it is taken, any
-  // other is refused (not modelled), and without experts it means nothing
+  // Megatron-Core's expert-tensor-parallel-size: the experts split by ETP (TP by default), their
+  // gradients reduced over TP x CP x DP / (ETP x EP) ranks; 8 experts (FFN 8,192, top-2), TP 2 with
+  // sequence parallelism, DP 24, EP 8
   auto moe = with(
       with(with(with(gpt_1_7b(), "num-experts", "8"), "tensor-model-parallel-size", "2"), "sequence-parallel", "true"),
       "global-batch-size", "96");
-  EXPECT_EQ(make_config(settings(with(moe, "expert-tensor-parallel-size", "2")), 48).tensor_model_parallel_size, 2u);
-  EXPECT_NE(error_of(with(moe, "expert-tensor-parallel-size", "1"), 48)
-                .find("expert-tensor-parallel-size '1': sgai splits the experts by tensor-model-parallel-size 2"),
+  moe           = with(moe, "expert-model-parallel-size", "8");
+  const auto c2 = make_config(settings(moe), 48);
+  const auto c1 = make_config(settings(with(moe, "expert-tensor-parallel-size", "1")), 48);
+  EXPECT_EQ(c2.etp(), 2u);
+  EXPECT_EQ(c1.etp(), 1u);
+  EXPECT_EQ(c2.expert_data_parallel_size(), 3u); // 2 x 24 / (2 x 8)
+  EXPECT_EQ(c1.expert_data_parallel_size(), 6u); // 2 x 24 / (1 x 8)
+  // the experts' weights: 24 layers x 8 x 2 x 2,048 x 8,192 over EP x ETP (16 or 8 GPUs)
+  const double experts = 24.0 * 8 * 2 * 2048 * 8192;
+  EXPECT_NEAR(memory_per_stage(c1)[0].parameters - memory_per_stage(c2)[0].parameters, experts / 8 - experts / 16, 1);
+  // their optimizer state over the expert data parallelism: 12 bytes x experts / (EP ETP) / EDP
+  EXPECT_NEAR(memory_per_stage(c1)[0].optimizer_bytes - memory_per_stage(c2)[0].optimizer_bytes,
+              12 * (experts / 8 / 6 - experts / 16 / 3), 1);
+  // the routed tokens gathered over ETP: ETP 2 gathers top-k x the TP group's 4,096 tokens,
+  // 2 x 4,096 x 2,048 x 2 bytes, twice what ETP 1 keeps (each rank's own 2,048 tokens, top-2)
+  EXPECT_NEAR(activation_bytes_per_layer(c2) - activation_bytes_per_layer(c1), 2.0 * 2048 * 2048 * 2, 1);
+  auto gathers = [](const TrainingConfig& x) {
+    std::vector<std::pair<uint32_t, double>> out;
+    for (const Transfer& t : layer_transfers(x))
+      if (t.group == Group::tensor && t.collective == Collective::all_gather && t.phase == Phase::forward)
+        out.emplace_back(t.ranks, t.bytes);
+    return out;
+  };
+  const double act = 4096.0 * 2048 * 2;
+  using Gathers    = std::vector<std::pair<uint32_t, double>>;
+  EXPECT_EQ(gathers(c2), (Gathers{{2, act}, {2, 2 * act}})); // attention's, the experts' (top-2)
+  EXPECT_EQ(gathers(c1), (Gathers{{2, act}}));               // attention's only
+  // the dispatch and combine carry the same tokens either way
+  EXPECT_DOUBLE_EQ(find_transfer(layer_transfers(c1), Group::expert, Collective::all_to_all, Phase::forward).bytes,
+                   find_transfer(layer_transfers(c2), Group::expert, Collective::all_to_all, Phase::forward).bytes);
+  // ETP x EP must divide a stage's TP x CP x DP ranks, ETP the experts' FFN; without experts it
+  // means nothing
+  EXPECT_NE(error_of(with(moe, "expert-tensor-parallel-size", "4"), 48)
+                .find("expert-tensor-parallel-size '4': x expert-model-parallel-size 8 = 32 ranks, which do not "
+                      "divide tensor x context x data parallel = 48"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(moe, "expert-tensor-parallel-size", "3"), 48)
+                .find("expert-tensor-parallel-size '3': does not divide moe-ffn-hidden-size 8192"),
             std::string::npos);
   EXPECT_NE(error_of(with(gpt_1_7b(), "expert-tensor-parallel-size", "1"), 48)
                 .find("expert tensor parallelism needs num-experts"),
