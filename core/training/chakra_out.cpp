@@ -43,8 +43,10 @@ public:
     for (uint32_t ch = 0; ch < v_; ++ch)
       layers_ = std::max(layers_, c.chunk_layers(at.stage, ch));
     for (const Transfer& x : layer_transfers(c)) {
-      if (x.group == Group::expert && x.phase == Phase::forward && c.expert_model_parallel_size > 1)
-        a2a_bytes_ = x.bytes; // one rank's buffer: 1/EP of it to each peer
+      if (x.group == Group::expert && c.expert_model_parallel_size > 1) {
+        a2a_bytes_ = x.bytes;                                     // one rank's buffer: 1/EP of it to each peer
+        a2a_count_[x.phase == Phase::forward ? 0 : 1] += x.count; // (recomputation: the backward's again)
+      }
       if (x.group == Group::context)
         ring_bytes_[x.phase == Phase::forward ? 0 : 1] = x.bytes; // one block, to the next CP rank
     }
@@ -125,10 +127,11 @@ private:
     const uint32_t et = c_.etp(), local = at_.tp + T * (at_.cp + C * at_.dp); // the rank's place in its stage
     const uint32_t inner = local % et, x = local / et % ep, outer = local / et / ep;
     const uint64_t piece = uint64_t(std::llround(a2a_bytes_ / ep));
-    for (uint32_t k = 0; k < 2; ++k) {
-      const int32_t tag = layer_tag(op, layer, 0, 1 + k);
+    const uint32_t count = a2a_count_[op.pass == Pass::forward ? 0 : 1];
+    for (uint32_t k = 0; k < count; ++k) {
+      const int32_t tag = layer_tag(op, layer, k / 2, 1 + k % 2);
       std::vector<uint64_t> done;
-      const std::string name = pass_name(op) + (k == 0 ? " dispatch " : " combine ") + std::to_string(layer);
+      const std::string name = pass_name(op) + (k % 2 == 0 ? " dispatch " : " combine ") + std::to_string(layer);
       for (uint32_t y = 0; y < ep; ++y) {
         if (y == x)
           continue;
@@ -292,10 +295,11 @@ private:
   bool dist_;
   uint32_t d_;
   std::string group_;
-  uint64_t act_bytes_   = 0;
-  uint32_t layers_      = 1;      ///< transformer layers the rank's largest chunk holds (tags)
-  double a2a_bytes_     = 0;      ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
-  double ring_bytes_[2] = {0, 0}; ///< one ring-attention block, forward and backward (0: no CP)
+  uint64_t act_bytes_    = 0;
+  uint32_t layers_       = 1;      ///< transformer layers the rank's largest chunk holds (tags)
+  double a2a_bytes_      = 0;      ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
+  uint32_t a2a_count_[2] = {0, 0}; ///< a MoE layer's all-to-alls, forward and backward
+  double ring_bytes_[2]  = {0, 0}; ///< one ring-attention block, forward and backward (0: no CP)
   chakra::TraceBuilder b_;
   std::vector<uint64_t> last_;                  ///< what the next pass waits for
   std::optional<uint64_t> comm_;                ///< the last DP collective

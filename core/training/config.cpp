@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <sstream>
 
 namespace sgai::training {
 
@@ -349,6 +350,33 @@ double moment_bytes(const Setting& s)
   return t == "fp32" ? 4 : t == "fp8" ? 1 : 2;
 }
 
+/** Megatron-Core's recompute-modules: names separated by spaces or commas, each a module sgai
+ *  models (RecomputeModule); Megatron's others belong to layers sgai does not describe. */
+uint32_t recompute_modules(const Setting& s)
+{
+  static const std::vector<std::pair<std::string, uint32_t>> names = {
+      {"core_attn", kCoreAttn},          {"moe_act", kMoeAct}, {"layernorm", kLayernorm},
+      {"mla_up_proj", kMlaUpProj},       {"mlp", kMlp},        {"moe", kMoe},
+      {"shared_experts", kSharedExperts}};
+  uint32_t bits   = 0;
+  std::string all = s.value, word;
+  std::replace(all.begin(), all.end(), ',', ' ');
+  std::istringstream words(all);
+  while (words >> word) {
+    auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == word; });
+    if (it == names.end()) {
+      std::vector<std::string> allowed;
+      for (const auto& n : names)
+        allowed.push_back(n.first);
+      fail(s, quote(word) + " is not a module sgai recomputes (" + json::list_names(allowed) + ")");
+    }
+    bits |= it->second;
+  }
+  if (bits == 0)
+    fail(s, "names no module");
+  return bits;
+}
+
 constexpr uint64_t kMaxCount = 1u << 24; // layers, heads, GPUs per dimension, batch sizes
 constexpr uint64_t kMaxWidth = 1u << 24; // hidden, FFN and vocabulary sizes, sequence length
 
@@ -464,6 +492,7 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        }},
       {"recompute-num-layers",
        [](TrainingConfig& c, const Setting& s) { c.recompute_num_layers = uint32_t(whole(s, 1, kMaxCount)); }},
+      {"recompute-modules", [](TrainingConfig& c, const Setting& s) { c.recompute_modules = recompute_modules(s); }},
       {"bf16",
        [](TrainingConfig& c, const Setting& s) {
          if (flag(s))
@@ -542,6 +571,16 @@ std::vector<Setting> yaml_settings(const std::string& file, const std::string& t
     if (not kv.first.IsScalar())
       throw InputError(file, line_of(kv.first.Mark()), "a key must be a name");
     const bool unmodelled = listed(unmodelled_keys(), normal_key(kv.first.Scalar()));
+    if (kv.second.IsSequence() && is_list_key(normal_key(kv.first.Scalar()))) { // recompute-modules: [mlp, moe]
+      std::string joined;
+      for (const auto& item : kv.second) {
+        if (not item.IsScalar())
+          throw InputError(file, line_of(item.Mark()), quote(kv.first.Scalar()) + " lists names, not lists");
+        joined += (joined.empty() ? "" : " ") + item.Scalar();
+      }
+      out.push_back({kv.first.Scalar(), joined, file, line_of(kv.first.Mark())});
+      continue;
+    }
     if (not kv.second.IsScalar() && not unmodelled) // (a data-path may list several)
       throw InputError(file, line_of(kv.second.Mark()),
                        quote(kv.first.Scalar()) + " must be a single value, not a list or a mapping");
@@ -559,6 +598,16 @@ std::vector<Setting> json_settings(const std::string& file, const std::string& t
   for (const std::string& key : o.take_all_keys()) {
     json::Value v     = *o.optional(key);
     std::string where = "at " + v.pointer();
+    if (v.is_array() && is_list_key(normal_key(key))) { // recompute-modules: ["mlp", "moe"]
+      std::string joined;
+      for (const json::Value& item : v.array()) {
+        if (not item.is_string())
+          throw InputError(file, "at " + item.pointer(), quote(key) + " lists names");
+        joined += (joined.empty() ? "" : " ") + item.string();
+      }
+      out.push_back({key, joined, file, where});
+      continue;
+    }
     if ((v.is_object() || v.is_array()) && not listed(unmodelled_keys(), normal_key(key)))
       throw InputError(file, where, quote(key) + " must be a single value, not a list or an object");
     if (v.is_object() || v.is_array()) { // (a data-path may list several)
@@ -745,6 +794,8 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     c.sequence_parallel = false; // as Megatron-LM: nothing to split
   if (c.tp_comm_overlap && not c.sequence_parallel)
     fail(at("tp-comm-overlap"), "overlapping TP communication needs sequence-parallel (and TP above 1)");
+  if ((c.recompute_modules & kMlaUpProj) != 0 && not c.multi_latent_attention)
+    fail(at("recompute-modules"), "mla_up_proj needs multi-latent-attention");
   if (c.overlap_param_gather && not c.use_distributed_optimizer)
     fail(at("overlap-param-gather"), "needs use-distributed-optimizer");
   for (const char* key : {"main-grads-dtype", "main-params-dtype", "exp-avg-dtype", "exp-avg-sq-dtype"})

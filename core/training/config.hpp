@@ -16,6 +16,19 @@ enum class Recompute { none, selective, full };
 
 /** One iteration's model, batch and parallelism, by Megatron-LM's arguments (their dashes become
  *  underscores here). Zero means "not given" where Megatron derives a default. */
+/** Megatron-Core's recompute-modules, as bits of TrainingConfig::recompute_modules: the core
+ *  attention, the MoE experts' activation function, the two norms, MLA's up-projections, a dense
+ *  layer's MLP, a MoE layer's routed experts (with their dispatch and combine), the shared experts. */
+enum RecomputeModule : uint32_t {
+  kCoreAttn      = 1,
+  kMoeAct        = 2,
+  kLayernorm     = 4,
+  kMlaUpProj     = 8,
+  kMlp           = 16,
+  kMoe           = 32,
+  kSharedExperts = 64,
+};
+
 struct TrainingConfig {
   // the model
   uint32_t num_layers          = 0;
@@ -121,6 +134,14 @@ struct TrainingConfig {
   bool fp8_param_gather = false;
 
   uint32_t recompute_num_layers = 1; ///< full recomputation: layers per recomputed group
+  /** Selective recomputation's modules (Megatron-Core's recompute-modules), a bit each
+   *  (RecomputeModule); core attention alone unless given. */
+  uint32_t recompute_modules = 1;
+  /** Whether selective recomputation runs `module` again in the backward. */
+  bool recomputes(uint32_t module) const
+  {
+    return recompute_granularity == Recompute::selective && (recompute_modules & module) != 0;
+  }
 
   // derived by make_config
   /** Virtual stages per pipeline rank (1 without interleaving). */
@@ -191,6 +212,9 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys();
 const std::vector<std::pair<std::string, int>>& alias_keys();
 /** Whether a key takes true or false (Megatron's store_true flags: swiglu, sequence-parallel, ...). */
 bool is_boolean_key(const std::string& key);
+/** Whether a known key takes several values (recompute-modules): a list in a file, several words
+ *  after the flag, or one string of them separated by spaces or commas. */
+bool is_list_key(const std::string& key);
 
 /** The settings of a JSON or YAML file (by extension, else by its first character): one flat
  *  mapping of Megatron's keys (dashes or underscores) to single values; "sgai_training": 1 may

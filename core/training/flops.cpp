@@ -52,8 +52,22 @@ double hardware_flops(const TrainingConfig& c)
   double again = 0;
   if (c.recompute_granularity == Recompute::full)
     again = (p.attention + p.mlp) / 3;
-  else if (c.recompute_granularity == Recompute::selective)
-    again = p.scores / 3;
+  else if (c.recompute_granularity == Recompute::selective) {
+    // the modules run again (recompute-modules): the core attention's scores, a dense layer's
+    // MLP, a MoE layer's routed and shared experts or its shared ones alone (MLA's up-projections
+    // and the element-wise modules are not counted)
+    const double L = double(c.num_layers), moe = c.num_experts > 0 ? double(c.moe_layer_count()) / L : 0.0;
+    const double h = double(c.hidden_size), gated = c.swiglu ? 1.5 : 1.0;
+    if (c.recomputes(kCoreAttn))
+      again += p.scores / 3;
+    if (c.recomputes(kMlp))
+      again += double(c.ffn_hidden_size) * (1 - moe) / h * gated / 3;
+    if (c.recomputes(kMoe))
+      again += (double(c.moe_ffn_hidden_size) * c.moe_router_topk + double(c.moe_shared_expert_intermediate_size)) *
+               moe / h * gated / 3;
+    else if (c.recomputes(kSharedExperts))
+      again += double(c.moe_shared_expert_intermediate_size) * moe / h * gated / 3;
+  }
   return p.scale * (p.attention + p.mlp + p.logit + again);
 }
 

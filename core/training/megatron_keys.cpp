@@ -203,7 +203,6 @@ std::vector<std::pair<std::string, int>> recent_unmodelled()
       {"cp-comm-type", -1},
       {"hierarchical-context-parallel-sizes", -1},
       {"num-distributed-optimizer-instances", 1},
-      {"recompute-modules", -1},
       {"optimizer-cpu-offload", 0},
       {"optimizer-offload-fraction", 1},
       // Megatron-LM's functional tests (tests/functional_tests): deterministic kernels (a real run
@@ -236,6 +235,11 @@ const std::vector<std::pair<std::string, int>>& alias_keys()
       {"use-flash-attn", 0},                    // attention-backend flash
   };
   return table;
+}
+
+bool is_list_key(const std::string& key)
+{
+  return key == "recompute-modules";
 }
 
 bool is_boolean_key(const std::string& key)

@@ -57,39 +57,57 @@ double activation_bytes_per_layer(const TrainingConfig& c)
   const double t = c.tensor_model_parallel_size;
   const double s = double(c.seq_length) / c.context_parallel_size, b = c.micro_batch_size;
   const double h = double(c.hidden_size), a = c.num_attention_heads;
-  // queries and the projection's input, keys and values (after MLA's up-projections)
-  const double qo = double(c.query_width() + c.output_width()), kv = double(c.key_width() + c.value_width());
-  const bool moe = c.num_experts > 0;
-  const double f = moe ? double(c.moe_ffn_hidden_size) * expert_copies(c) : double(c.ffn_hidden_size);
+  // keys and values (after MLA's up-projections)
+  const double kv = double(c.key_width() + c.value_width());
+  const bool moe  = c.num_experts > 0;
+  const double f  = moe ? double(c.moe_ffn_hidden_size) * expert_copies(c) : double(c.ffn_hidden_size);
   // whole on each TP rank unless sequence parallel: norm inputs, QKV input, FC1 input, dropout
   // masks; a MoE layer's experts read the routed copies their rank received (top-k of the TP
   // group's local tokens), gathered over the experts' TP: s b / t x top-k x ETP tokens whatever SP
-  double fc1_in = moe ? 0 : 2 * s * b * h;
-  double routed = moe ? 2 * s * b * h * expert_copies(c) * c.etp() / t : 0;
-  double whole  = 4 * s * b * h + 2 * s * b * h + fc1_in + (c.hidden_dropout > 0 ? 2 * s * b * h : 0);
-  // sharded by TP: Q and the output projection's input, K and V, the FFN's activations
-  double sharded = 2 * s * b * qo + 2 * s * b * kv + (c.swiglu ? 6 : 4) * s * b * f;
+  // Transformer Engine keeps the inputs of the weight gradients' GEMMs in FP8 (its Linear saves
+  // the FP8 cast, or its transpose): a byte an element, not two, for QKV's, FC1's, the
+  // projection's and FC2's inputs
+  const double fp8     = c.precision == Precision::fp8 ? 0.5 : 1.0;
+  const double norm_in = 4 * s * b * h, qkv_in = 2 * s * b * h * fp8;
+  const double fc1_in = moe ? 0 : 2 * s * b * h * fp8;
+  const double masks  = c.hidden_dropout > 0 ? 2 * s * b * h : 0;
+  double routed       = moe ? 2 * s * b * h * expert_copies(c) * c.etp() / t * fp8 : 0;
+  // sharded by TP: Q and the output projection's input, K and V, the FFN's activations (FC1's
+  // output, and the activation's, FC2's input)
+  const double query = 2 * s * b * double(c.query_width()), out_in = 2 * s * b * double(c.output_width()) * fp8;
+  const double keys_values = 2 * s * b * kv;
+  double fc1_out = (c.swiglu ? 4 : 2) * s * b * f, fc2_in = 2 * s * b * f * fp8;
   // shared experts: a dense FFN of their size on every token (its input, the norm's output, whole)
   const double shared = moe ? double(c.moe_shared_expert_intermediate_size) : 0;
-  if (shared > 0) {
-    whole += 2 * s * b * h;
-    sharded += (c.swiglu ? 6 : 4) * s * b * shared;
-  }
-  if (c.precision == Precision::fp8) {
-    // Transformer Engine keeps the inputs of the weight gradients' GEMMs in FP8 (its Linear saves
-    // the FP8 cast, or its transpose): a byte an element, not two, for QKV's, FC1's, the
-    // projection's and FC2's inputs
-    whole -= s * b * h + fc1_in / 2 + (shared > 0 ? s * b * h : 0);
-    routed /= 2;
-    sharded -= s * b * double(c.output_width()) + s * b * (f + shared);
-  }
-  double scores = 0;
-  if (c.recompute_granularity != Recompute::selective) {
+  double shared_in    = shared > 0 ? 2 * s * b * h * fp8 : 0;
+  double shared_act   = shared > 0 ? (c.swiglu ? 4 : 2) * s * b * shared + 2 * s * b * shared * fp8 : 0;
+  double scores       = 0;
+  if (not c.recomputes(kCoreAttn)) {
     if (c.fused_attention)
       scores = 4 * s * b * a; // fp32 softmax statistics per query row and head
     else
       scores = (2 + (c.attention_dropout > 0 ? 3 : 0)) * a * s * s * b;
   }
+  // selective recomputation's modules (recompute-modules) keep less: the norms' outputs (QKV's,
+  // FC1's and the shared experts' inputs), MLA's up-projected queries, keys and values, the
+  // experts' activation output, a dense MLP's activations (its input kept), a MoE layer's routed
+  // copies and expert activations and its shared experts' (its input kept), the shared experts'
+  double up = 0;
+  if (c.recomputes(kMlaUpProj) && c.multi_latent_attention)
+    up = query + keys_values;
+  const bool layernorm = c.recomputes(kLayernorm);
+  if (moe && c.recomputes(kMoe)) {
+    routed = fc1_out = fc2_in = 0;
+    shared_in = shared_act = 0;
+  }
+  if (moe && c.recomputes(kSharedExperts))
+    shared_act = 0;
+  if (moe && c.recomputes(kMoeAct))
+    fc2_in = 0;
+  if (not moe && c.recomputes(kMlp))
+    fc1_out = fc2_in = 0;
+  const double whole   = norm_in + (layernorm ? 0 : qkv_in + fc1_in + shared_in) + masks;
+  const double sharded = query + out_in + keys_values - up + fc1_out + fc2_in + shared_act;
   // MLA's latents: the down-projections' outputs, on the gathered sequence on every TP rank
   const double latents =
       c.multi_latent_attention ? 2 * s * b * double(c.q_lora_rank + c.kv_lora_rank + c.qk_pos_emb_head_dim) : 0;

@@ -162,52 +162,100 @@ double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_
 
 namespace {
 
-/** A layer's GEMMs on one GPU, forward and backward: the attention's projections (MLA's latents
- *  and up-projections), the FFN or the router, experts and shared experts; `act_elements` its FFN
- *  activations' elements. */
-GemmPasses layer_gemms(const TrainingConfig& c, const kernels::MatmulDevice& d, uint64_t M, double& act_elements)
+/** A layer's GEMMs on one GPU, forward and backward, all of them and the parts selective
+ *  recomputation may run again; the FFN activations' elements. */
+struct LayerGemms {
+  GemmPasses all;
+  GemmPasses up_proj; ///< MLA's up-projections
+  GemmPasses mlp;     ///< a dense layer's FC1 and FC2
+  GemmPasses experts; ///< the router and the routed experts
+  GemmPasses shared;  ///< the shared experts
+  double act_elements = 0, expert_act_elements = 0, shared_act_elements = 0;
+  void add(GemmPasses* part, uint64_t m, uint64_t n, uint64_t k, const kernels::MatmulDevice& d, double times = 1)
+  {
+    GemmPasses one;
+    one.add(m, n, k, d, times);
+    all.fwd += one.fwd, all.bwd += one.bwd;
+    if (part != nullptr)
+      part->fwd += one.fwd, part->bwd += one.bwd;
+  }
+};
+
+/** The attention's projections (MLA's latents and up-projections), the FFN or the router, experts
+ *  and shared experts. */
+LayerGemms layer_gemms(const TrainingConfig& c, const kernels::MatmulDevice& d, uint64_t M)
 {
   const uint32_t t = c.tensor_model_parallel_size, ep = c.expert_model_parallel_size;
   const uint64_t h = c.hidden_size, k = c.kv_channels, a = c.num_attention_heads, q = c.num_query_groups;
   const bool sw = c.swiglu;
-  GemmPasses gemm;
-  const bool mla = c.multi_latent_attention;
-  if (mla) { // Megatron-Core's MLA: the down-projections whole on each TP rank, the up-projections split
+  LayerGemms g;
+  if (c.multi_latent_attention) { // Megatron-Core's MLA: the down-projections whole on each TP rank, the up-projections
+                                  // split
     const uint64_t ql = c.q_lora_rank, kvl = c.kv_lora_rank;
     if (ql > 0) {
-      gemm.add(M, ql, h, d);                   // queries' latent
-      gemm.add(M, c.query_width() / t, ql, d); // their up-projection
+      g.add(nullptr, M, ql, h, d);                      // queries' latent
+      g.add(&g.up_proj, M, c.query_width() / t, ql, d); // their up-projection
     } else {
-      gemm.add(M, c.query_width() / t, h, d); // queries
+      g.add(nullptr, M, c.query_width() / t, h, d); // queries
     }
-    gemm.add(M, kvl + c.qk_pos_emb_head_dim, h, d);                        // keys' and values' latent, rotary key
-    gemm.add(M, uint64_t(a) * (c.qk_head_dim + c.v_head_dim) / t, kvl, d); // their up-projection
+    g.add(nullptr, M, kvl + c.qk_pos_emb_head_dim, h, d); // keys' and values' latent, rotary key
+    g.add(&g.up_proj, M, uint64_t(a) * (c.qk_head_dim + c.v_head_dim) / t, kvl, d); // their up-projection
   } else {
-    gemm.add(M, (a + 2 * q) * k / t, h, d); // QKV
+    g.add(nullptr, M, (a + 2 * q) * k / t, h, d); // QKV
   }
-  gemm.add(M, h, c.output_width() / t, d); // attention output projection
-  act_elements = 0;                        // FFN activations on this GPU
+  g.add(nullptr, M, h, c.output_width() / t, d); // attention output projection
   if (c.num_experts == 0) {
-    gemm.add(M, c.ffn_hidden_size * (sw ? 2 : 1) / t, h, d);
-    gemm.add(M, h, c.ffn_hidden_size / t, d);
-    act_elements = double(M) * c.ffn_hidden_size / t;
+    g.add(&g.mlp, M, c.ffn_hidden_size * (sw ? 2 : 1) / t, h, d);
+    g.add(&g.mlp, M, h, c.ffn_hidden_size / t, d);
+    g.act_elements = double(M) * c.ffn_hidden_size / t;
   } else {
     // the routed copies this GPU's experts take (on the busiest): top-k of the TP group's tokens
     // over TP, gathered over the experts' TP, each expert's FFN split by it
     const uint32_t local = c.num_experts / ep, et = c.etp();
     const double tokens = double(M) * c.moe_router_topk * c.expert_load() * et / t;
     const auto per_exp  = uint64_t(std::ceil(tokens / local));
-    gemm.add(M, c.num_experts, h, d); // router
-    gemm.add(per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / et, h, d, local);
-    gemm.add(per_exp, h, c.moe_ffn_hidden_size / et, d, local);
-    act_elements = tokens * c.moe_ffn_hidden_size / et;
+    g.add(&g.experts, M, c.num_experts, h, d); // router
+    g.add(&g.experts, per_exp, c.moe_ffn_hidden_size * (sw ? 2 : 1) / et, h, d, local);
+    g.add(&g.experts, per_exp, h, c.moe_ffn_hidden_size / et, d, local);
+    g.expert_act_elements = tokens * c.moe_ffn_hidden_size / et;
     if (const uint64_t shared = c.moe_shared_expert_intermediate_size; shared > 0) { // every token
-      gemm.add(M, shared * (sw ? 2 : 1) / t, h, d);
-      gemm.add(M, h, shared / t, d);
-      act_elements += double(M) * shared / t;
+      g.add(&g.shared, M, shared * (sw ? 2 : 1) / t, h, d);
+      g.add(&g.shared, M, h, shared / t, d);
+      g.shared_act_elements = double(M) * shared / t;
     }
+    g.act_elements = g.expert_act_elements + g.shared_act_elements;
   }
-  return gemm;
+  return g;
+}
+
+/** What selective recomputation's modules run again in the backward (Megatron-Core's
+ *  recompute-modules; the core attention is layer_times' own): MLA's up-projections, a dense
+ *  layer's MLP, a MoE layer's router and experts (with the shared ones), the shared experts, the
+ *  norms and the experts' activation function, each its forward's kernels. */
+void recomputed_modules(const TrainingConfig& c, const LayerGemms& g, double norm_elements, const GpuKernels& k,
+                        LayerTimes& lt)
+{
+  const double act_b = c.swiglu ? 6 : 4; // an activation's forward bytes an element
+  const bool moe     = c.num_experts > 0;
+  if (c.recomputes(kMlaUpProj))
+    lt.gemm_bwd += g.up_proj.fwd;
+  if (c.recomputes(kMlp) && not moe) {
+    lt.gemm_bwd += g.mlp.fwd;
+    lt.stream_bwd += g.act_elements * act_b / k.stream_Bps;
+  }
+  if (c.recomputes(kMoe) && moe) {
+    lt.gemm_bwd += g.experts.fwd + g.shared.fwd;
+    lt.stream_bwd += g.act_elements * act_b / k.stream_Bps;
+  } else {
+    if (c.recomputes(kSharedExperts) && moe) {
+      lt.gemm_bwd += g.shared.fwd;
+      lt.stream_bwd += g.shared_act_elements * act_b / k.stream_Bps;
+    }
+    if (c.recomputes(kMoeAct) && moe)
+      lt.stream_bwd += g.expert_act_elements * act_b / k.stream_Bps;
+  }
+  if (c.recomputes(kLayernorm)) // the two norms' forward: read x, write y
+    lt.stream_bwd += 2 * norm_elements * 4 / k.stream_Bps;
 }
 
 } // namespace
@@ -221,11 +269,12 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   const auto& d    = g.matmul;
   LayerTimes lt;
 
-  double act_elements   = 0;
-  const GemmPasses gemm = layer_gemms(c, d, M, act_elements);
-  const bool mla        = c.multi_latent_attention;
-  lt.gemm_fwd           = gemm.fwd;
-  lt.gemm_bwd           = gemm.bwd;
+  const LayerGemms gemms    = layer_gemms(c, d, M);
+  const GemmPasses& gemm    = gemms.all;
+  const double act_elements = gemms.act_elements;
+  const bool mla            = c.multi_latent_attention;
+  lt.gemm_fwd               = gemm.fwd;
+  lt.gemm_bwd               = gemm.bwd;
 
   // attention: local queries against all keys, half of them under the causal mask, counted as
   // FlashAttention counts (forward 4 s_q s_k d per head, backward 2.5 times that)
@@ -304,8 +353,9 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   // activation recomputation runs again in the backward what it did not keep: the core attention
   // (selective, Korthikanti et al.) or the whole layer's forward (full; its TP collectives are in
   // layer_transfers' backward)
-  if (c.recompute_granularity == Recompute::selective)
+  if (c.recomputes(kCoreAttn))
     lt.attention_bwd += lt.attention_fwd;
+  recomputed_modules(c, gemms, norm, g, lt);
   if (c.recompute_granularity == Recompute::full) {
     lt.gemm_bwd += lt.gemm_fwd;
     lt.attention_bwd += lt.attention_fwd;

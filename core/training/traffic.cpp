@@ -104,6 +104,19 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
     if (full)
       add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, n, "recomputed forward: outputs");
   }
+  // selective recomputation's modules (recompute-modules) run their forward's collectives again in
+  // the backward: a dense layer's MLP, a MoE layer's shared experts (alone or with the experts)
+  const bool again_moe    = moe && c.recomputes(kMoe);
+  const bool again_mlp    = not moe && c.recomputes(kMlp);
+  const bool again_shared = moe && n == 3 && (again_moe || c.recomputes(kSharedExperts));
+  if (const uint32_t blocks = (again_mlp ? 1 : 0) + (again_shared ? 1 : 0); t > 1 && blocks > 0) {
+    if (c.sequence_parallel) {
+      add(Group::tensor, Collective::all_gather, Phase::backward, t, act, blocks, "recomputed module: inputs");
+      add(Group::tensor, Collective::reduce_scatter, Phase::backward, t, act, blocks, "recomputed module: outputs");
+    } else {
+      add(Group::tensor, Collective::all_reduce, Phase::backward, t, act, blocks, "recomputed module: outputs");
+    }
+  }
   // the experts, split by their own TP (ETP ranks, TP's by default; Megatron-Core's alltoall
   // dispatcher, dispatch_postprocess and combine_preprocess): the routed copies each rank received
   // gathered over ETP after the dispatch, the experts' outputs scattered back before the combine;
@@ -116,7 +129,7 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
     add(Group::tensor, Collective::reduce_scatter, Phase::forward, et, routed, 1, "the experts' outputs");
     add(Group::tensor, Collective::reduce_scatter, Phase::backward, et, routed, 1, "the routed tokens' gradients");
     add(Group::tensor, Collective::all_gather, Phase::backward, et, routed, 1, "the experts' outputs' gradients");
-    if (full) {
+    if (full || again_moe) {
       add(Group::tensor, Collective::all_gather, Phase::backward, et, routed, 1, "recomputed forward: routed tokens");
       add(Group::tensor, Collective::reduce_scatter, Phase::backward, et, routed, 1,
           "recomputed forward: the experts' outputs");
@@ -133,6 +146,8 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
     const double bytes = tokens * c.moe_router_topk * h * 2 * pad;
     add(Group::expert, Collective::all_to_all, Phase::forward, e, bytes, 2, "tokens to their experts and back");
     add(Group::expert, Collective::all_to_all, Phase::backward, e, bytes, 2, "the tokens' gradients");
+    if (full || again_moe)
+      add(Group::expert, Collective::all_to_all, Phase::backward, e, bytes, 2, "recomputed dispatch and combine");
   }
   return out;
 }

@@ -182,13 +182,17 @@ PY
       --eval-iters 10 --no-load-optim --no-load-rng --gpus 2
     expect_rc 0
     grep -q "^sgai: note: vocab-size 32000: Llama2Tokenizer is Llama 2's vocabulary" <<<"$err" || fail "Llama 2 vocabulary: $err"
-    # Megatron-LM's 2025 switches (CUDA graphs, recomputation modules, the CP communication's kind)
-    # are taken and listed, with their values (recompute-modules takes several)
+    # Megatron-LM's 2025 switches (CUDA graphs, the CP communication's kind) are taken and listed,
+    # with their values; recompute-modules (several words) is modelled: the MLP's activations not kept
     run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --enable-cuda-graph --cuda-graph-scope attn \
-      --recompute-modules core_attn mlp --cp-comm-type p2p --norm-epsilon 1e-5
+      --recompute-granularity selective --cp-comm-type p2p --norm-epsilon 1e-5
     expect_rc 0
-    grep -qE '^sgai: note: Megatron-LM arguments taken but not modelled .*cp-comm-type, cuda-graph-scope, enable-cuda-graph, norm-epsilon, recompute-modules' \
+    kept=$(grep -oE '^  0 .*' <<<"$out")
+    grep -qE '^sgai: note: Megatron-LM arguments taken but not modelled .*cp-comm-type, cuda-graph-scope, enable-cuda-graph, norm-epsilon$' \
       <<<"$err" || fail "2025 switches: $err"
+    run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --recompute-granularity selective --recompute-modules core_attn mlp
+    expect_rc 0
+    [ -n "$kept" ] && [ "$(grep -oE '^  0 .*' <<<"$out")" != "$kept" ] || fail "recompute-modules mlp: $out"
     # a misspelt one is still an error
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/dgx-a100-superpod.json --gpus 48 --lr-decay-styel cosine
     expect_rc 2 ;;
@@ -325,6 +329,12 @@ def peers(f):
 assert peers(sys.argv[1]) == [1, 2, 3, 4, 5, 6, 7], peers(sys.argv[1])
 assert peers(sys.argv[2]) == [2, 4, 6, 8, 10, 12, 14], peers(sys.argv[2])
 PY
+    # the MoE layers recomputed (recompute-modules moe): the backward's dispatch and combine again
+    BOUND=0.025 check 16r moe-8x-top2.yaml --gpus 16 --global-batch-size 16 --recompute-granularity selective \
+      --recompute-modules moe layernorm
+    n=$("$SGAI" chakra stats "$tmp/et16r/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
+    # rank 0: 2 micro-batches x 16 layers x (2 forward + 4 backward exchanges) x 7 peers
+    [ "$n" = "1344" ] || fail "sends of rank 0, MoE recomputed: '$n'"
     # every other layer a MoE layer (moe-layer-freq 2): the dense ones exchange nothing
     BOUND=0.025 check 16f moe-8x-top2.yaml --gpus 16 --global-batch-size 16 --moe-layer-freq 2
     n=$("$SGAI" chakra stats "$tmp/et16f/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')

@@ -433,3 +433,23 @@ TEST(TrainingPredict, RecomputationRunsTheForwardAgain)
   EXPECT_NEAR(f.backward() - n.backward(), n.forward(), 1e-15);
   EXPECT_EQ(f.forward(), n.forward());
 }
+
+TEST(TrainingPredict, RecomputedModulesRunTheirForwardAgain)
+{
+  // Megatron-Core's recompute-modules: the backward runs the modules' forward kernels again; the
+  // small GPT (h 1,024, FFN 4,096, GeLU, s 2,048, TP 1)
+  const GpuKernels g = h100();
+  auto sel           = with(small(), "recompute-granularity", "selective");
+  auto base          = layer_times(make_config(settings(sel), 1), g, dgx());
+  auto lt = layer_times(make_config(settings(with(sel, "recompute-modules", "core_attn mlp layernorm")), 1), g, dgx());
+  auto t  = [&](uint64_t m, uint64_t n, uint64_t k) { return sgai::kernels::gemm_time(m, n, k, 2, g.matmul).seconds; };
+  // the MLP's two GEMMs forward
+  EXPECT_NEAR(lt.gemm_bwd - base.gemm_bwd, t(2048, 4096, 1024) + t(2048, 1024, 4096), 1e-12);
+  // GeLU's forward (4 bytes an element) and the two norms' (4 bytes)
+  EXPECT_NEAR(lt.stream_bwd - base.stream_bwd, (2048.0 * 4096 * 4 + 2 * 2048.0 * 1024 * 4) / g.stream_Bps, 1e-12);
+  EXPECT_DOUBLE_EQ(lt.gemm_fwd, base.gemm_fwd);
+  EXPECT_DOUBLE_EQ(lt.attention_bwd, base.attention_bwd);
+  // without core_attn the attention is not run again
+  auto no_attn = layer_times(make_config(settings(with(sel, "recompute-modules", "mlp")), 1), g, dgx());
+  EXPECT_NEAR(lt.attention_bwd - no_attn.attention_bwd, lt.attention_fwd, 1e-15);
+}

@@ -816,6 +816,73 @@ TEST(TrainingConfig, ExpertTensorParallelismSplitsTheExpertsApart)
             std::string::npos);
 }
 
+TEST(TrainingConfig, RecomputeModulesKeepLess)
+{
+  // Megatron-Core's recompute-modules under selective recomputation (core attention alone unless
+  // given); the 1.7B GPT (h 2,048, FFN 8,192, s 4,096, b 1, TP 1, dropout 0.1): per layer
+  const double s = 4096, h = 2048, f = 8192;
+  auto sel  = with(gpt_1_7b(), "recompute-granularity", "selective");
+  auto base = make_config(settings(sel), 48);
+  EXPECT_EQ(base.recompute_modules, uint32_t(kCoreAttn));
+  auto mods = [&](const std::string& m) { return make_config(settings(with(sel, "recompute-modules", m)), 48); };
+  // the norms' outputs: QKV's and FC1's inputs, 2 s b h each
+  EXPECT_NEAR(activation_bytes_per_layer(base) - activation_bytes_per_layer(mods("core_attn layernorm")), 2 * 2 * s * h,
+              1);
+  // a dense MLP's activations: FC1's output and the activation's (FC2's input), 2 s b f each
+  EXPECT_NEAR(activation_bytes_per_layer(base) - activation_bytes_per_layer(mods("core_attn,mlp")), 2 * 2 * s * f, 1);
+  // the experts' modules mean nothing in a dense layer
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(mods("core_attn moe_act moe shared_experts")),
+                   activation_bytes_per_layer(base));
+  // without core_attn the softmax statistics stay (fused attention: 4 s b a bytes)
+  EXPECT_NEAR(activation_bytes_per_layer(mods("mlp")) - activation_bytes_per_layer(mods("core_attn mlp")), 4 * s * 16,
+              1);
+  // the modules only act under selective recomputation (Megatron-Core ignores them otherwise)
+  auto none = make_config(settings(with(gpt_1_7b(), "recompute-modules", "mlp")), 48);
+  EXPECT_FALSE(none.recomputes(kMlp));
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(none), activation_bytes_per_layer(make_config(settings(gpt_1_7b()), 48)));
+  // a MoE layer (8 experts, top-2, EP 8): moe drops the routed copies and the experts'
+  // activations (2 copies: 2 x 2 s h + 4 x 2 s f); moe_act the activation's output alone (2 x 2 s f)
+  auto moe  = with(with(with(sel, "num-experts", "8"), "moe-router-topk", "2"), "expert-model-parallel-size", "8");
+  auto m0   = make_config(settings(moe), 48);
+  auto m_of = [&](const std::string& m) { return make_config(settings(with(moe, "recompute-modules", m)), 48); };
+  EXPECT_NEAR(activation_bytes_per_layer(m0) - activation_bytes_per_layer(m_of("core_attn moe")),
+              2 * 2 * s * h + 2 * 4 * s * f, 1);
+  EXPECT_NEAR(activation_bytes_per_layer(m0) - activation_bytes_per_layer(m_of("core_attn moe_act")), 2 * 2 * s * f, 1);
+  // ... and the backward runs the dispatch and combine again
+  auto a2a = [](const TrainingConfig& x) {
+    uint32_t n = 0;
+    for (const Transfer& t : layer_transfers(x))
+      if (t.group == Group::expert && t.phase == Phase::backward)
+        n += t.count;
+    return n;
+  };
+  EXPECT_EQ(a2a(m0), 2u);
+  EXPECT_EQ(a2a(m_of("core_attn moe")), 4u);
+  // Megatron's count plus what runs again: the routed experts' forward, a third of their part
+  EXPECT_GT(hardware_flops(m_of("core_attn moe")), hardware_flops(m0));
+  // names sgai does not model, and MLA's module without MLA: one error naming the value
+  EXPECT_NE(
+      error_of(with(sel, "recompute-modules", "core_attn mhc"), 48)
+          .find("recompute-modules 'core_attn mhc': 'mhc' is not a module sgai recomputes ('core_attn', 'moe_act', "
+                "'layernorm', 'mla_up_proj', 'mlp', 'moe', 'shared_experts')"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(with(sel, "recompute-modules", "mla_up_proj"), 48).find("mla_up_proj needs multi-latent-attention"),
+      std::string::npos);
+  // a YAML list, as a launch line's several words become
+  auto dir = std::filesystem::temp_directory_path() / "sgai_recompute_modules";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "t.yaml") << "num-layers: 24\nhidden-size: 2048\nnum-attention-heads: 16\nseq-length: 4096\n"
+                                   "vocab-size: 131072\nmicro-batch-size: 1\nglobal-batch-size: 192\n"
+                                   "recompute-granularity: selective\nrecompute-modules: [core_attn, layernorm]\n";
+  EXPECT_EQ(make_config(read_settings(dir / "t.yaml"), 48).recompute_modules, uint32_t(kCoreAttn | kLayernorm));
+  std::ofstream(dir / "t.json") << R"({"num-layers": 24, "hidden-size": 2048, "num-attention-heads": 16,
+    "seq-length": 4096, "vocab-size": 131072, "micro-batch-size": 1, "global-batch-size": 192,
+    "recompute-granularity": "selective", "recompute-modules": ["mlp"]})";
+  EXPECT_EQ(make_config(read_settings(dir / "t.json"), 48).recompute_modules, uint32_t(kMlp));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TrainingConfig, MultiLatentAttentionAsDeepSeekBuiltIt)
 {
   // DeepSeek-V2-Lite's shape: 27 layers, hidden 2,048, 16 heads of MLA (KV latent 512, no query

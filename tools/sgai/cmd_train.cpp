@@ -396,6 +396,19 @@ int run_search(const TrainArgs& a)
 void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
 {
   for (const std::string& key : training::known_keys()) {
+    if (training::is_list_key(key)) { // several words: --recompute-modules mlp moe
+      cmd->add_option_function<std::vector<std::string>>(
+             "--" + key,
+             [a, key](const std::vector<std::string>& v) {
+               std::string joined;
+               for (const std::string& x : v)
+                 joined += (joined.empty() ? "" : " ") + x;
+               a->flags[key] = joined;
+             },
+             "Megatron-LM's --" + key + " (overrides the description)")
+          ->expected(1, -1);
+      continue;
+    }
     auto* o = cmd->add_option_function<std::string>(
         "--" + key, [a, key](const std::string& v) { a->flags[key] = v; },
         "Megatron-LM's --" + key + " (overrides the description)");
