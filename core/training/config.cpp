@@ -431,6 +431,8 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        [](TrainingConfig& c, const Setting& s) { c.moe_expert_capacity_factor = real(s, 1e-3, 1e6); }},
       {"moe-pad-expert-input-to-capacity",
        [](TrainingConfig& c, const Setting& s) { c.moe_pad_expert_input_to_capacity = flag(s); }},
+      {"mtp-num-layers",
+       [](TrainingConfig& c, const Setting& s) { c.mtp_num_layers = uint32_t(whole(s, 0, 1u << 10)); }},
       {"expert-tensor-parallel-size",
        [](TrainingConfig& c, const Setting& s) { c.expert_tensor_parallel_size = uint32_t(whole(s, 1, kMaxCount)); }},
       {"ddp-bucket-size", [](TrainingConfig& c, const Setting& s) { c.ddp_bucket_size = whole(s, 1, kMaxWidth); }},

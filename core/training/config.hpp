@@ -86,6 +86,10 @@ struct TrainingConfig {
   uint32_t pipeline_model_parallel_size = 1;
   uint32_t context_parallel_size        = 1;
   uint32_t expert_model_parallel_size   = 1;
+  /** Multi-token prediction's depths (Megatron-Core's mtp-num-layers, DeepSeek-V3's MTP): each an
+   *  extra layer of the last layer's kind on the last pipeline stage, with its projection, norms,
+   *  the embedding again and the LM head and loss again. */
+  uint32_t mtp_num_layers = 0;
   /** The experts' own tensor parallelism (Megatron-Core's expert-tensor-parallel-size; 0: TP's). */
   uint32_t expert_tensor_parallel_size = 0;
   /** The experts' TP: expert-tensor-parallel-size, or TP when not given. */

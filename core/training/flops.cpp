@@ -27,14 +27,22 @@ Parts parts(const TrainingConfig& c)
     attention           = 6 * (q_term + kv * (h + a * (qk + v) + 1) + h * rope + a * v * h + core) / (12 * h * h);
     scores              = 6 * core / (12 * h * h);
   }
-  // Megatron's count: the dense layers' FFN, the MoE layers' top-k routed experts and shared ones
-  const double moe    = double(c.moe_layer_count()) / L;
-  const double routed = c.num_experts > 0 ? double(c.moe_ffn_hidden_size) * c.moe_router_topk +
+  // Megatron's count: the dense layers' FFN, the MoE layers' top-k routed experts and shared ones;
+  // multi-token prediction's depths as that many more layers of the last layer's kind, their
+  // norms and projections (6 (3 h + 2 h^2) a token each) and their logits (training.py)
+  const double mtp       = double(c.mtp_num_layers);
+  const bool last_moe    = c.num_experts > 0 && c.moe_layer(c.num_layers - 1);
+  const double moe_n     = double(c.num_experts > 0 ? c.moe_layer_count() : 0) + (last_moe ? mtp : 0);
+  const double dense_n   = L + mtp - moe_n;
+  const double routed    = c.num_experts > 0 ? double(c.moe_ffn_hidden_size) * c.moe_router_topk +
                                                 double(c.moe_shared_expert_intermediate_size)
-                                          : 0.0;
-  const double mlp    = (double(c.ffn_hidden_size) * (1 - moe) + routed * moe) / h * gated;
-  const double logit  = double(c.padded_vocab_size) / (2 * L * h);
-  return {12 * double(c.global_batch_size) * s * L * h * h, attention, scores, mlp, logit};
+                                             : 0.0;
+  const double mlp       = (double(c.ffn_hidden_size) * dense_n + routed * moe_n) / L / h * gated;
+  const double with_mtp  = (L + mtp) / L;
+  const double mtp_extra = mtp * (3 * h + 2 * h * h) / (2 * L * h * h);
+  const double logit     = double(c.padded_vocab_size) / (2 * L * h) * (1 + mtp);
+  return {12 * double(c.global_batch_size) * s * L * h * h, attention * with_mtp + mtp_extra, scores * with_mtp, mlp,
+          logit};
 }
 
 } // namespace

@@ -143,6 +143,7 @@ std::vector<std::pair<std::string, int>> classic_unmodelled()
       {"fp8-amax-history-len", 1},
       {"fp8-amax-compute-algo", 1},
       {"moe-aux-loss-coeff", 1},
+      {"mtp-loss-scaling-factor", 1},
       {"moe-z-loss-coeff", 1},
       {"moe-input-jitter-eps", 1},
       {"moe-router-load-balancing-type", 1},

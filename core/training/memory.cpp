@@ -49,6 +49,12 @@ ParameterCount count_parameters(const TrainingConfig& c)
   p.total = double(c.num_layers) * (p.attention_per_layer + p.attention_whole_per_layer + p.norms_per_layer) +
             moe * (p.mlp_per_layer + p.shared_per_layer) + dense * p.dense_mlp_per_layer + norm +
             p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
+  // multi-token prediction: per depth a layer of the last layer's kind, the projection of the
+  // joined hidden state and embedding (2 h x h) and three norms (Megatron-Core's MTP layer)
+  const bool last_moe = c.num_experts > 0 && c.moe_layer(c.num_layers - 1);
+  const double layer  = p.attention_per_layer + p.attention_whole_per_layer + p.norms_per_layer +
+                       (last_moe ? p.mlp_per_layer + p.shared_per_layer : p.dense_mlp_per_layer);
+  p.mtp = double(c.mtp_num_layers) * (layer + 2 * h * h + 3 * norm);
   return p;
 }
 
@@ -149,19 +155,30 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     const uint32_t moe_layers = moe ? c.stage_moe_layers(i) : 0, dense_layers = layers - moe_layers;
     const double router = moe ? h * c.num_experts : 0;
     const double expert = moe ? p.mlp_per_layer - router : 0;
+    // multi-token prediction's depths on the last stage: a layer of the last layer's kind each, its
+    // projection (split by TP) and three norms
+    const double mtp    = i + 1 == pp ? double(c.mtp_num_layers) : 0.0;
+    const bool last_moe = moe && c.moe_layer(c.num_layers - 1);
+    const double norm   = c.rms_norm ? h : 2 * h;
     const double split  = layers * p.attention_per_layer + moe_layers * p.shared_per_layer +
-                         dense_layers * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer); // sharded by TP
-    const double kept =
-        layers * (p.norms_per_layer + p.attention_whole_per_layer) + moe_layers * router; // whole on each rank
-    double dense = split / t + kept;
+                         dense_layers * (moe ? p.dense_mlp_per_layer : p.mlp_per_layer) +
+                         mtp * (p.attention_per_layer + 2 * h * h +
+                                (last_moe ? p.shared_per_layer
+                                 : moe    ? p.dense_mlp_per_layer
+                                          : p.mlp_per_layer));
+    const double kept = layers * (p.norms_per_layer + p.attention_whole_per_layer) + moe_layers * router +
+                        mtp * (p.norms_per_layer + p.attention_whole_per_layer + 3 * norm + (last_moe ? router : 0));
+    double dense = split / t + kept; // (sharded by TP; whole on each rank)
     if (i == 0)
       dense += p.embedding / t;
     if (i + 1 == pp) {
       dense += (c.rms_norm ? h : 2 * h); // the final norm
       if (c.untie_embeddings_and_output_weights || pp > 1)
         dense += p.embedding / t; // the LM head (a copy of the embedding when tied)
+      if (mtp > 0 && c.untie_embeddings_and_output_weights && pp > 1)
+        dense += p.embedding / t; // multi-token prediction's embedding
     }
-    double experts        = moe_layers * expert / (ep * c.etp());
+    double experts        = (moe_layers + (last_moe ? mtp : 0)) * expert / (ep * c.etp());
     st.parameters         = dense + experts;
     const double expert_d = c.expert_data_parallel_size(); // (TP x CP x DP / (ETP x EP))
     if (c.use_torch_fsdp2) {
@@ -203,6 +220,11 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       act += c.recompute_num_layers * std::max(layer_act, dense_act); // the group being recomputed
     if (i + 1 == pp)
       act += 4 * s * b * double(c.padded_vocab_size) / t; // fp32 logits for the loss
+    // multi-token prediction: each depth's layer with the micro-batches in flight, its inputs
+    // (the embedding's and the hidden state's norms and their joined 2 h, the final norm's), and
+    // its own logits for its loss
+    act += mtp * (st.inflight * (last_moe ? layer_act : dense_act) + 10 * s * b * h / (c.sequence_parallel ? t : 1) +
+                  4 * s * b * double(c.padded_vocab_size) / t);
     st.activation_bytes = act;
     st.total_bytes      = st.weight_bytes + st.gradient_bytes + st.optimizer_bytes + st.activation_bytes;
     out.push_back(st);

@@ -433,6 +433,22 @@ void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, 
     out.head_fwd += collective_time(f, Collective::all_gather, t, tp_node, bytes);
     out.head_bwd += collective_time(f, Collective::reduce_scatter, t, tp_node, bytes);
   }
+  // multi-token prediction (Megatron-Core's MTP layers, on the last stage): per depth the
+  // embedding's lookup, the two norms and the projection of the joined 2 h to h (split by TP), a
+  // layer of the last layer's kind, the final norm, the LM head and the loss again; backward the
+  // same, and the embedding's gradient once
+  if (const double mtp = c.mtp_num_layers; mtp > 0) {
+    const bool last_moe = c.num_experts > 0 && c.moe_layer(c.num_layers - 1);
+    const LayerTimes& l = last_moe ? out.layer : out.dense_layer;
+    GemmPasses proj;
+    proj.add(M, h / t, 2 * h, g.matmul);
+    const double norms     = 3 * double(M) * h / (c.sequence_parallel ? t : 1);
+    const double extra_fwd = out.embedding_fwd + proj.fwd + norms * 4 / g.stream_Bps + out.head_fwd;
+    const double extra_bwd = proj.bwd + norms * 6 / g.stream_Bps + out.head_bwd;
+    out.mtp_fwd            = mtp * (l.forward() + extra_fwd);
+    out.mtp_bwd            = mtp * (l.backward() + extra_bwd) + out.embedding_bwd;
+    out.mtp_kernels        = mtp * (kernel_part(l) + extra_fwd + extra_bwd) + out.embedding_bwd;
+  }
   const uint32_t pp_node = ranks_per_node(p, t * c.context_parallel_size * c.data_parallel_size, f.gpus_per_node);
   out.p2p_s              = p > 1 ? collective_time(f, Collective::send_recv, 2, std::min<uint32_t>(pp_node, 2),
                                                    double(M) * h * kHalf / (c.sequence_parallel ? t : 1))
@@ -481,9 +497,21 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
         k.gathered += kHalf * pc.embedding / t;
       }
       if (r == p - 1 && ch == v - 1) {
-        k.fwd += out.head_fwd;
-        k.bwd += out.head_bwd;
-        k.kernels += out.head_fwd + out.head_bwd;
+        k.fwd += out.head_fwd + out.mtp_fwd;
+        k.bwd += out.head_bwd + out.mtp_bwd;
+        k.kernels += out.head_fwd + out.head_bwd + out.mtp_kernels;
+        if (c.mtp_num_layers > 0) { // (its layers' exposed TP, CP, EP; its parameters)
+          const bool last_moe = moe && c.moe_layer(c.num_layers - 1);
+          const LayerTimes& l = last_moe ? lt : dl;
+          const double mtp    = c.mtp_num_layers;
+          k.tp += mtp * (l.tp_fwd + l.tp_bwd), k.cp += mtp * (l.cp_fwd + l.cp_bwd), k.ep += mtp * (l.ep_fwd + l.ep_bwd);
+          const double params = mtp * ((last_moe ? layer_params : dense_params) +
+                                       2.0 * double(c.hidden_size) * double(c.hidden_size) / t +
+                                       3 * double(c.rms_norm ? c.hidden_size : 2 * c.hidden_size)) +
+                                (c.untie_embeddings_and_output_weights && p > 1 ? pc.embedding / t : 0);
+          k.params += params;
+          k.gathered += gathered(params);
+        }
         if (c.untie_embeddings_and_output_weights) {
           k.params += pc.embedding / t;
           k.gathered += kHalf * pc.embedding / t;

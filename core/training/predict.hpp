@@ -101,7 +101,10 @@ struct Prediction {
   LayerTimes layer;       ///< a transformer layer (a MoE model's: a MoE layer)
   LayerTimes dense_layer; ///< a MoE model's dense layer (moe-layer-freq); otherwise `layer`
   double embedding_fwd = 0, embedding_bwd = 0;
-  double head_fwd = 0, head_bwd = 0;       ///< LM head GEMMs and the cross-entropy, per micro-batch
+  double head_fwd = 0, head_bwd = 0; ///< LM head GEMMs and the cross-entropy, per micro-batch
+  /** Multi-token prediction's depths on the last stage, per micro-batch: each its layer, its
+   *  embedding lookup, norms and projection, and the LM head and loss again (their kernels: mtp_kernels). */
+  double mtp_fwd = 0, mtp_bwd = 0, mtp_kernels = 0;
   double p2p_s       = 0;                  ///< one activation across a pipeline boundary
   double dp_reduce_s = 0, dp_gather_s = 0; ///< the first stage's whole gradient reduction and parameter gathering
   std::vector<double> stage_end_s;         ///< each pipeline stage's end of its last pass

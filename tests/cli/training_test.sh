@@ -238,6 +238,12 @@ PY
     grep -qE '^Model: 27 layers, hidden 2048, 16 heads \(multi-latent, KV latent 512\), .*: 15.706 B parameters$' <<<"$out" ||
       fail "MLA: $out"
     grep -qE '^A dense layer, one micro-batch: ' <<<"$out" || fail "MLA dense layer: $out"
+    # DeepSeek-V3's shape with its multi-token prediction, the experts whole beside TP 2, selective
+    # recomputation's modules, uneven stages on 1,024 GPUs: 671 B and 11.6 B of MTP, it fits
+    run "$SGAI" train predict workloads/training/deepseek-v3.yaml --platform $P --gpus 1024; expect_rc 0
+    grep -qE '^Model: 61 layers, .*: 671.026 B parameters \(and 11.610 B of multi-token prediction, 1 depth\)$' <<<"$out" ||
+      fail "DeepSeek-V3: $out"
+    grep -qE '^  exposed EP communication +[0-9.]+ ms' <<<"$out" || fail "DeepSeek-V3 breakdown: $out"
     T=$(mktemp -d)
     run "$SGAI" train predict $F/llama-8b-cp4-32k.yaml --platform $P --gpus 64 --timeline "$T/t.json" --json "$T/p.json"
     expect_rc 0
@@ -329,6 +335,9 @@ def peers(f):
 assert peers(sys.argv[1]) == [1, 2, 3, 4, 5, 6, 7], peers(sys.argv[1])
 assert peers(sys.argv[2]) == [2, 4, 6, 8, 10, 12, 14], peers(sys.argv[2])
 PY
+    # multi-token prediction on the last stage's last chunk (its layer, projection, head and loss)
+    check 64m gpt-1.7b.yaml --gpus 64 --global-batch-size 64 --tensor-model-parallel-size 4 --sequence-parallel \
+      --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2 --mtp-num-layers 1
     # the MoE layers recomputed (recompute-modules moe): the backward's dispatch and combine again
     BOUND=0.025 check 16r moe-8x-top2.yaml --gpus 16 --global-batch-size 16 --recompute-granularity selective \
       --recompute-modules moe layernorm

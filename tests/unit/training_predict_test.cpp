@@ -3,6 +3,7 @@
 #include "core/kernels/gemm.hpp"
 #include "core/training/chakra_out.hpp"
 #include "core/training/config.hpp"
+#include "core/training/memory.hpp"
 #include "core/training/predict.hpp"
 #include "core/training/schedule.hpp"
 
@@ -452,4 +453,23 @@ TEST(TrainingPredict, RecomputedModulesRunTheirForwardAgain)
   // without core_attn the attention is not run again
   auto no_attn = layer_times(make_config(settings(with(sel, "recompute-modules", "mlp")), 1), g, dgx());
   EXPECT_NEAR(lt.attention_bwd - no_attn.attention_bwd, lt.attention_fwd, 1e-15);
+}
+
+TEST(TrainingPredict, MultiTokenPredictionOnTheLastStage)
+{
+  // mtp-num-layers 1 on the small GPT (one GPU, 4 micro-batches): per micro-batch one more layer,
+  // the embedding's lookup, the projection 2 h -> h, three norms, the LM head and loss again
+  const GpuKernels g = h100();
+  auto c0 = make_config(settings(small()), 1), c1 = make_config(settings(with(small(), "mtp-num-layers", "1")), 1);
+  const Prediction p0 = predict_iteration(c0, g, dgx()), p1 = predict_iteration(c1, g, dgx());
+  EXPECT_EQ(p0.mtp_fwd, 0.0);
+  const double proj = sgai::kernels::gemm_time(2048, 1024, 2048, 2, g.matmul).seconds;
+  EXPECT_NEAR(p1.mtp_fwd,
+              p1.layer.forward() + p1.embedding_fwd + proj + 3 * 2048.0 * 1024 * 4 / g.stream_Bps + p1.head_fwd, 1e-12);
+  EXPECT_NEAR(p1.breakdown.compute_s - p0.breakdown.compute_s, 4 * p1.mtp_kernels, 1e-9);
+  EXPECT_GT(p1.iteration_s, p0.iteration_s + 4 * (p1.mtp_fwd + p1.mtp_bwd) * 0.99);
+  // its parameters on the stage: a layer, the projection and three norms (the embedding and the
+  // LM head are the model's)
+  EXPECT_NEAR(memory_per_stage(c1)[0].parameters - memory_per_stage(c0)[0].parameters, count_parameters(c1).mtp, 1);
+  EXPECT_NEAR(count_parameters(c1).mtp, 12.0 * 1024 * 1024 + 4 * 1024 + 2 * 1024.0 * 1024 + 3 * 2 * 1024, 1);
 }

@@ -938,6 +938,30 @@ TEST(TrainingConfig, MultiLatentAttentionAsDeepSeekBuiltIt)
                                                          {"global-batch-size", "64"},
                                                          {"expert-model-parallel-size", "64"}};
   EXPECT_NEAR(count_parameters(make_config(settings(v3), 64)).total / 1e9, 671, 0.5);
+  // its multi-token prediction (one depth): a MoE layer, the projection 2 h x h and three norms, the
+  // embedding and LM head shared: 11.6 B beside the 671 (DeepSeek's 14 B also count the copies of
+  // the embedding and the head its checkpoint stores, 2 x 0.93 B)
+  auto v3_mtp     = make_config(settings(with(v3, "mtp-num-layers", "1")), 64);
+  const auto pm   = count_parameters(v3_mtp);
+  const double h7 = 7168;
+  EXPECT_NEAR(pm.mtp,
+              pm.attention_per_layer + pm.attention_whole_per_layer + pm.norms_per_layer + pm.mlp_per_layer +
+                  pm.shared_per_layer + 2 * h7 * h7 + 3 * h7,
+              1);
+  EXPECT_NEAR((pm.mtp + 2 * 129280 * h7) / 1e9, 14, 0.6);
+  EXPECT_DOUBLE_EQ(pm.total, count_parameters(make_config(settings(v3), 64)).total);
+  // Megatron's FLOP count: one more MoE layer, the projection and norms, the logits twice
+  // (training.py's num_floating_point_operations with mtp_num_layers 1)
+  const auto v3c = make_config(settings(v3), 64);
+  EXPECT_GT(megatron_flops(v3_mtp), megatron_flops(v3c) * 1.01);
+  // by hand on the dense 1.7B (h 2,048, MHA, FFN 8,192, s 4,096, V 131,072, batch 192): one more
+  // layer 12 h^2 (2 + s/h) + 12 h f, the projection and norms 6 (3 h + 2 h^2), the logits 6 h V a token
+  const auto g1   = make_config(settings(gpt_1_7b()), 48),
+             g2   = make_config(settings(with(gpt_1_7b(), "mtp-num-layers", "1")), 48);
+  const double hh = 2048, ss = 4096, tokens = double(g1.global_batch_size) * ss;
+  EXPECT_NEAR(megatron_flops(g2) - megatron_flops(g1),
+              tokens * (12 * hh * hh * (2 + ss / hh) + 12 * hh * 8192 + 6 * (3 * hh + 2 * hh * hh) + 6 * hh * 131072),
+              megatron_flops(g1) * 1e-12);
   // MLA's dimensions without MLA, or query groups with it: one error naming the key
   EXPECT_NE(
       error_of(with(gpt_1_7b(), "kv-lora-rank", "512"), 48).find("kv-lora-rank '512': needs multi-latent-attention"),

@@ -95,7 +95,12 @@ void print_description(const training::TrainingConfig& c)
             << (c.num_experts > 0 && c.moe_shared_expert_intermediate_size > 0
                     ? ", shared experts of FFN " + std::to_string(c.moe_shared_expert_intermediate_size)
                     : std::string())
-            << ": " << format_fixed(params.total / 1e9, 3) << " B parameters\n";
+            << ": " << format_fixed(params.total / 1e9, 3) << " B parameters"
+            << (c.mtp_num_layers > 0
+                    ? " (and " + format_fixed(params.mtp / 1e9, 3) + " B of multi-token prediction, " +
+                          std::to_string(c.mtp_num_layers) + " depth" + (c.mtp_num_layers > 1 ? "s)" : ")")
+                    : std::string())
+            << "\n";
   std::cout << "Parallelism: TP " << c.tensor_model_parallel_size << " x PP " << c.pipeline_model_parallel_size
             << " x CP " << c.context_parallel_size << " x DP " << c.data_parallel_size << " = " << c.gpus() << " GPUs"
             << (c.expert_model_parallel_size > 1 ? ", EP " + std::to_string(c.expert_model_parallel_size) : "") << "; "
