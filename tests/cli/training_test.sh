@@ -69,9 +69,10 @@ bogus_optimizer_types.json|at /exp-avg-dtype: exp-avg-dtype 'bf16': needs use-pr
 bogus_mla.yaml|line 9: kv-lora-rank '512': needs multi-latent-attention
 bogus_fp8_params.yaml|line 9: fp8-param-gather 'true': FP8 parameters need fp8-format
 bogus_expert_tp.yaml|line 13: expert-tensor-parallel-size '4': x expert-model-parallel-size 8 = 32 ranks, which do not divide tensor x context x data parallel = 48
+bogus_recompute_modules.yaml|line 10: recompute-modules 'core_attn mhc': 'mhc' is not a module sgai recomputes ('core_attn', 'moe_act', 'layernorm', 'mla_up_proj', 'mlp', 'moe', 'shared_experts')
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 23 ] || fail "$n bogus fixtures, 23 cases" ;;
+    [ "$n" -eq 24 ] || fail "$n bogus fixtures, 24 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
