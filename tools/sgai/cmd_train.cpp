@@ -33,6 +33,7 @@
 #include "tools/sgai/options.hpp"
 #include "tools/sgai/process.hpp"
 
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -398,19 +399,24 @@ int run_search(const TrainArgs& a)
   return 0;
 }
 
+/** What a flag of several words stores: the words, separated by spaces, as `key`'s setting. */
+std::function<void(const std::vector<std::string>&)> joined_into(const std::shared_ptr<TrainArgs>& a,
+                                                                 const std::string& key)
+{
+  return [a, key](const std::vector<std::string>& v) {
+    std::string joined;
+    for (const std::string& x : v)
+      joined += (joined.empty() ? "" : " ") + x;
+    a->flags[key] = joined;
+  };
+}
+
 void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
 {
   for (const std::string& key : training::known_keys()) {
     if (training::is_list_key(key)) { // several words: --recompute-modules mlp moe
-      cmd->add_option_function<std::vector<std::string>>(
-             "--" + key,
-             [a, key](const std::vector<std::string>& v) {
-               std::string joined;
-               for (const std::string& x : v)
-                 joined += (joined.empty() ? "" : " ") + x;
-               a->flags[key] = joined;
-             },
-             "Megatron-LM's --" + key + " (overrides the description)")
+      cmd->add_option_function<std::vector<std::string>>("--" + key, joined_into(a, key),
+                                                         "Megatron-LM's --" + key + " (overrides the description)")
           ->expected(1, -1);
       continue;
     }
@@ -429,13 +435,7 @@ void add_description_flags(CLI::App* cmd, const std::shared_ptr<TrainArgs>& a)
       const int arity       = entry.second;
       const bool alias      = table == &training::alias_keys();
       auto* o               = cmd->add_option_function<std::vector<std::string>>(
-          "--" + key,
-          [a, key](const std::vector<std::string>& v) {
-            std::string joined;
-            for (const std::string& x : v)
-              joined += (joined.empty() ? "" : " ") + x;
-            a->flags[key] = joined;
-          },
+          "--" + key, joined_into(a, key),
           alias ? "Megatron-LM's --" + key + " (another name; docs/training.md)"
                               : "Megatron-LM's --" + key + " (taken, not modelled)");
       if (arity == 0)
