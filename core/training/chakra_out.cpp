@@ -205,7 +205,8 @@ private:
     // stage's last chunk the LM head and the loss (last forward, first backward)
     const bool emb = at_.stage == 0 && op.chunk == 0, head = at_.stage + 1 == pp_ && op.chunk + 1 == v_;
     const double emb_s  = emb ? (fwd ? p_.embedding_fwd : p_.embedding_bwd) : 0;
-    const double head_s = head ? (fwd ? p_.head_fwd + p_.mtp_fwd : p_.head_bwd + p_.mtp_bwd) : 0; // (and MTP's)
+    const bool mtp      = at_.stage == c_.mtp_rank && op.chunk + 1 == v_; // multi-token prediction's chunk
+    const double head_s = (head ? (fwd ? p_.head_fwd : p_.head_bwd) : 0) + (mtp ? (fwd ? p_.mtp_fwd : p_.mtp_bwd) : 0);
     if (emb_s > 0 && fwd)
       kernels(pass_name(op) + " embedding", emb_s);
     if (head_s > 0 && not fwd)

@@ -47,6 +47,8 @@ uint32_t TrainingConfig::stage_slots(uint32_t rank) const
 uint32_t TrainingConfig::chunk_layers(uint32_t rank, uint32_t chunk) const
 {
   const uint32_t p = pipeline_model_parallel_size, v = virtual_stages();
+  if (not layout_layers.empty())
+    return layout_layers[size_t(chunk) * p + rank];
   uint32_t n = stage_slots(rank) / v;
   if (account_for_embedding_in_pipeline_split && rank == 0 && chunk == 0 && n > 0)
     n--;
@@ -180,6 +182,64 @@ double TrainingConfig::grad_bytes() const
 namespace {
 
 [[noreturn]] void fail(const Setting& s, const std::string& message);
+
+/** Megatron-Core's pipeline-model-parallel-layout ("Et*3|(tt|)*29,m|L": stages separated by "|",
+ *  each a run of E (the embedding), t (a decoder layer), m (multi-token prediction) and L (the loss);
+ *  "(...)*n" and "x*n" repeat, commas are cosmetic), checked as its PipelineParallelLayerLayout does:
+ *  PP x VP stages in Megatron's order (virtual stage v of rank r at v PP + r), the embedding first
+ *  and the loss last once each, num-layers decoder layers and mtp-num-layers MTP layers after them,
+ *  all of these in the last virtual stage of one rank. Sets the layers of each virtual stage, the
+ *  virtual stages and MTP's rank. */
+void check_layout(TrainingConfig& c, const Setting& s, const std::map<std::string, Setting>& by)
+{
+  for (const char* key : {"decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
+                          "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
+                          "num-layers-per-virtual-pipeline-stage"})
+    if (auto it = by.find(key); it != by.end() && it->second.value != "0" && it->second.value != "false")
+      fail(it->second, "pipeline-model-parallel-layout places the layers itself: leave it out");
+  std::vector<std::string> stages;
+  try {
+    stages = unroll_layout(s.value);
+  } catch (const std::invalid_argument& e) {
+    fail(s, e.what());
+  }
+  std::string all;
+  for (const std::string& st : stages)
+    all += st;
+  const uint32_t pp = c.pipeline_model_parallel_size;
+  if (stages.size() % pp != 0)
+    fail(s, "lists " + std::to_string(stages.size()) + " stages, not a multiple of pipeline-model-parallel-size " +
+                std::to_string(pp));
+  const uint32_t vp = uint32_t(stages.size() / pp);
+  if (c.num_virtual_stages_per_pipeline_rank > 0 && c.num_virtual_stages_per_pipeline_rank != vp)
+    fail(by.at("num-virtual-stages-per-pipeline-rank"),
+         "the layout has " + std::to_string(vp) + " virtual stages per pipeline rank");
+  auto count = [&](char ch) { return uint64_t(std::count(all.begin(), all.end(), ch)); };
+  if (stages.front().empty() || stages.front()[0] != 'E' || count('E') != 1)
+    fail(s, "the embedding (E) must come first, once");
+  if (stages.back().empty() || stages.back().back() != 'L' || count('L') != 1)
+    fail(s, "the loss (L) must come last, once");
+  if (count('t') != c.num_layers)
+    fail(s,
+         "places " + std::to_string(count('t')) + " decoder layers (t), num-layers is " + std::to_string(c.num_layers));
+  if (count('m') != c.mtp_num_layers)
+    fail(s, "places " + std::to_string(count('m')) + " MTP layers (m), mtp-num-layers is " +
+                std::to_string(c.mtp_num_layers));
+  if (count('m') > 0 && all.find('t', all.find('m')) != std::string::npos)
+    fail(s, "decoder layers (t) must come before the MTP layers (m)");
+  c.layout_layers.assign(stages.size(), 0);
+  c.mtp_rank = pp - 1;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    c.layout_layers[i] = uint32_t(std::count(stages[i].begin(), stages[i].end(), 't'));
+    const uint64_t m   = std::count(stages[i].begin(), stages[i].end(), 'm');
+    if (m == 0)
+      continue;
+    if (m != c.mtp_num_layers || i / pp + 1 != vp || (i % pp == 0 && pp > 1))
+      fail(s, "the MTP layers (m) go together in the last virtual stage of a pipeline rank other than the first");
+    c.mtp_rank = uint32_t(i % pp);
+  }
+  c.num_virtual_stages_per_pipeline_rank = vp > 1 ? vp : 0;
+}
 
 /** The pipeline's layers as Megatron-LM checks them: PP dividing the layers, or with uneven first
  *  or last stages the other stages sharing the rest evenly; the virtual stages dividing every
@@ -461,6 +521,7 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        [](TrainingConfig& c, const Setting& s) {
          c.num_virtual_stages_per_pipeline_rank = uint32_t(whole(s, 1, kMaxCount));
        }},
+      {"pipeline-model-parallel-layout", [](TrainingConfig&, const Setting&) {}}, // (check_layout)
       {"decoder-first-pipeline-num-layers",
        [](TrainingConfig& c, const Setting& s) {
          c.decoder_first_pipeline_num_layers = uint32_t(whole(s, 1, kMaxCount));
@@ -745,7 +806,12 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
          "does not divide num-attention-heads " + std::to_string(c.num_attention_heads));
   if (c.num_query_groups % tp != 0)
     fail(at("tensor-model-parallel-size"), "does not divide num-query-groups " + std::to_string(c.num_query_groups));
-  check_stages(c, at);
+  if (auto it = by.find("pipeline-model-parallel-layout"); it != by.end())
+    check_layout(c, it->second, by);
+  else
+    check_stages(c, at);
+  if (c.layout_layers.empty())
+    c.mtp_rank = pp - 1;
   if (c.padded_vocab_size == 0) { // Megatron's padding: a multiple of make-vocab-size-divisible-by x TP
     uint64_t m          = uint64_t(c.make_vocab_size_divisible_by) * tp;
     c.padded_vocab_size = (c.vocab_size + m - 1) / m * m;

@@ -111,6 +111,12 @@ struct TrainingConfig {
   /** The embedding and the loss each count as a layer when the layers are split over the pipeline
    *  (the first stage's first chunk and the last stage's last chunk build one layer fewer: the
    *  Llama 3 405B layout, 126 layers in 16 x 8 chunks). */
+  /** Megatron-Core's pipeline-model-parallel-layout, parsed: each virtual stage's decoder layers,
+   *  in Megatron's order (virtual stage v of rank r at v x PP + r); empty without one. */
+  std::vector<uint32_t> layout_layers;
+  /** The pipeline rank whose last model chunk holds multi-token prediction (the layout's "m"; the
+   *  last rank otherwise). */
+  uint32_t mtp_rank                            = 0;
   bool account_for_embedding_in_pipeline_split = false;
   bool account_for_loss_in_pipeline_split      = false;
   bool use_distributed_optimizer               = false;
@@ -216,6 +222,11 @@ const std::vector<std::pair<std::string, int>>& unmodelled_keys();
 const std::vector<std::pair<std::string, int>>& alias_keys();
 /** Whether a key takes true or false (Megatron's store_true flags: swiglu, sequence-parallel, ...). */
 bool is_boolean_key(const std::string& key);
+/** Megatron-Core's pipeline-model-parallel-layout unrolled ("Et*3|(tt|)*29,m|L": "(...)*n" and
+ *  "x*n" repeated, commas and spaces dropped, split at "|"): each virtual stage's layer letters (E,
+ *  t, m, L) in Megatron's order; std::invalid_argument saying what is wrong (a letter, a '*'
+ *  without its count or its layer, more than 2^20 letters). */
+std::vector<std::string> unroll_layout(const std::string& layout);
 /** Whether a known key takes several values (recompute-modules): a list in a file, several words
  *  after the flag, or one string of them separated by spaces or commas. */
 bool is_list_key(const std::string& key);

@@ -157,7 +157,7 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     const double expert = moe ? p.mlp_per_layer - router : 0;
     // multi-token prediction's depths on the last stage: a layer of the last layer's kind each, its
     // projection (split by TP) and three norms
-    const double mtp    = i + 1 == pp ? double(c.mtp_num_layers) : 0.0;
+    const double mtp    = i == c.mtp_rank ? double(c.mtp_num_layers) : 0.0;
     const bool last_moe = moe && c.moe_layer(c.num_layers - 1);
     const double norm   = c.rms_norm ? h : 2 * h;
     const double split  = layers * p.attention_per_layer + moe_layers * p.shared_per_layer +
@@ -175,9 +175,10 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
       dense += (c.rms_norm ? h : 2 * h); // the final norm
       if (c.untie_embeddings_and_output_weights || pp > 1)
         dense += p.embedding / t; // the LM head (a copy of the embedding when tied)
-      if (mtp > 0 && c.untie_embeddings_and_output_weights && pp > 1)
-        dense += p.embedding / t; // multi-token prediction's embedding
     }
+    // multi-token prediction's embedding: the LM head's copy serves when tied on the same stage
+    if (mtp > 0 && pp > 1 && (c.untie_embeddings_and_output_weights || i + 1 != pp))
+      dense += p.embedding / t;
     double experts        = (moe_layers + (last_moe ? mtp : 0)) * expert / (ep * c.etp());
     st.parameters         = dense + experts;
     const double expert_d = c.expert_data_parallel_size(); // (TP x CP x DP / (ETP x EP))

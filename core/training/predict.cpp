@@ -497,10 +497,19 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
         k.gathered += kHalf * pc.embedding / t;
       }
       if (r == p - 1 && ch == v - 1) {
-        k.fwd += out.head_fwd + out.mtp_fwd;
-        k.bwd += out.head_bwd + out.mtp_bwd;
-        k.kernels += out.head_fwd + out.head_bwd + out.mtp_kernels;
-        if (c.mtp_num_layers > 0) { // (its layers' exposed TP, CP, EP; its parameters)
+        k.fwd += out.head_fwd;
+        k.bwd += out.head_bwd;
+        k.kernels += out.head_fwd + out.head_bwd;
+        if (c.untie_embeddings_and_output_weights) {
+          k.params += pc.embedding / t;
+          k.gathered += kHalf * pc.embedding / t;
+        }
+      }
+      if (r == c.mtp_rank && ch == v - 1 && c.mtp_num_layers > 0) {
+        k.fwd += out.mtp_fwd;
+        k.bwd += out.mtp_bwd;
+        k.kernels += out.mtp_kernels;
+        { // (its layers' exposed TP, CP, EP; its parameters)
           const bool last_moe = moe && c.moe_layer(c.num_layers - 1);
           const LayerTimes& l = last_moe ? lt : dl;
           const double mtp    = c.mtp_num_layers;
@@ -508,13 +517,9 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
           const double params = mtp * ((last_moe ? layer_params : dense_params) +
                                        2.0 * double(c.hidden_size) * double(c.hidden_size) / t +
                                        3 * double(c.rms_norm ? c.hidden_size : 2 * c.hidden_size)) +
-                                (c.untie_embeddings_and_output_weights && p > 1 ? pc.embedding / t : 0);
+                                (p > 1 && (c.untie_embeddings_and_output_weights || r + 1 != p) ? pc.embedding / t : 0);
           k.params += params;
           k.gathered += gathered(params);
-        }
-        if (c.untie_embeddings_and_output_weights) {
-          k.params += pc.embedding / t;
-          k.gathered += kHalf * pc.embedding / t;
         }
       }
       // Megatron's DDP buckets only the first stage's first chunk; the rest reduce as one

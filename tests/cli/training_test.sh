@@ -70,9 +70,10 @@ bogus_mla.yaml|line 9: kv-lora-rank '512': needs multi-latent-attention
 bogus_fp8_params.yaml|line 9: fp8-param-gather 'true': FP8 parameters need fp8-format
 bogus_expert_tp.yaml|line 13: expert-tensor-parallel-size '4': x expert-model-parallel-size 8 = 32 ranks, which do not divide tensor x context x data parallel = 48
 bogus_recompute_modules.yaml|line 10: recompute-modules 'core_attn mhc': 'mhc' is not a module sgai recomputes ('core_attn', 'moe_act', 'layernorm', 'mla_up_proj', 'mlp', 'moe', 'shared_experts')
+bogus_layout.yaml|line 10: pipeline-model-parallel-layout 'Et*5|(t*6|)*2,t*6L': places 23 decoder layers (t), num-layers is 24
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 24 ] || fail "$n bogus fixtures, 24 cases" ;;
+    [ "$n" -eq 25 ] || fail "$n bogus fixtures, 25 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
@@ -336,6 +337,9 @@ def peers(f):
 assert peers(sys.argv[1]) == [1, 2, 3, 4, 5, 6, 7], peers(sys.argv[1])
 assert peers(sys.argv[2]) == [2, 4, 6, 8, 10, 12, 14], peers(sys.argv[2])
 PY
+    # Megatron-Core's pipeline layout: 2 virtual stages a rank, 2 layers with the embedding, 4 with the loss
+    check 64l gpt-1.7b.yaml --gpus 64 --global-batch-size 64 --tensor-model-parallel-size 4 --sequence-parallel \
+      --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et*2|t*3|t*3|t*3|t*3|t*3|t*3|t*4L'
     # multi-token prediction on the last stage's last chunk (its layer, projection, head and loss)
     check 64m gpt-1.7b.yaml --gpus 64 --global-batch-size 64 --tensor-model-parallel-size 4 --sequence-parallel \
       --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2 --mtp-num-layers 1

@@ -883,6 +883,48 @@ TEST(TrainingConfig, RecomputeModulesKeepLess)
   std::filesystem::remove_all(dir);
 }
 
+TEST(TrainingConfig, PipelineLayoutPlacesTheLayers)
+{
+  // Megatron-Core's pipeline-model-parallel-layout, its own example for DeepSeek-V3's 61 layers on
+  // PP 16: "Et*3|(tt|)*29,m|L" unrolls to 32 virtual stages (2 a rank): the embedding and 3 layers,
+  // 29 of 2 layers, MTP alone (rank 14's second), the loss alone (rank 15's second)
+  auto kv = with(
+      with(with(with(gpt_1_7b(), "num-layers", "61"), "pipeline-model-parallel-size", "16"), "mtp-num-layers", "1"),
+      "global-batch-size", "48");
+  kv     = with(kv, "pipeline-model-parallel-layout", "Et*3|(tt|)*29,m|L");
+  auto c = make_config(settings(kv), 48);
+  EXPECT_EQ(c.virtual_stages(), 2u);
+  EXPECT_EQ(c.chunk_layers(0, 0), 3u);
+  EXPECT_EQ(c.chunk_layers(0, 1), 2u);  // virtual stage 16
+  EXPECT_EQ(c.chunk_layers(14, 1), 0u); // "m"
+  EXPECT_EQ(c.chunk_layers(15, 1), 0u); // "L"
+  EXPECT_EQ(c.stage_layers(0), 5u);
+  EXPECT_EQ(c.stage_layers(15), 2u);
+  EXPECT_EQ(c.mtp_rank, 14u);
+  EXPECT_EQ(c.chunk_first_layer(0, 1), 33u); // after the first round of virtual stages: 3 + 15 x 2
+  // MTP's parameters on rank 14 (with an embedding of its own), not on rank 15
+  auto st            = memory_per_stage(c);
+  const auto pc      = count_parameters(c);
+  const double layer = pc.attention_per_layer + pc.mlp_per_layer + pc.norms_per_layer;
+  EXPECT_NEAR(st[14].parameters - st[13].parameters, pc.mtp + pc.embedding - 2 * layer, 1);
+  // what Megatron-Core refuses, one error each
+  auto bad = [&](const std::string& layout) {
+    return error_of(with(kv, "pipeline-model-parallel-layout", layout), 48);
+  };
+  EXPECT_NE(bad("Et*3|(tt|)*29,m|").find("the loss (L) must come last, once"), std::string::npos);
+  EXPECT_NE(bad("Et*3|(tt|)*28,ttm|L").find("lists 31 stages, not a multiple of pipeline-model-parallel-size 16"),
+            std::string::npos);
+  EXPECT_NE(bad("Et*3|(tt|)*28,t|m,t|L").find("decoder layers (t) must come before the MTP layers (m)"),
+            std::string::npos);
+  EXPECT_NE(bad("Et*2|(tt|)*29,m|L").find("places 60 decoder layers (t), num-layers is 61"), std::string::npos);
+  EXPECT_NE(bad("Et*3|(tt|)*29,x|L").find("'x' is not a layer (E, t, m, L)"), std::string::npos);
+  EXPECT_NE(bad("Et*3|(tt|)*29,m|L*").find("a '*' without a count after it"), std::string::npos);
+  EXPECT_NE(bad("Et*3|(tt|)*99999999").find("unrolls to more than"), std::string::npos);
+  EXPECT_NE(error_of(with(kv, "decoder-first-pipeline-num-layers", "3"), 48)
+                .find("decoder-first-pipeline-num-layers '3': pipeline-model-parallel-layout places the layers itself"),
+            std::string::npos);
+}
+
 TEST(TrainingConfig, MultiLatentAttentionAsDeepSeekBuiltIt)
 {
   // DeepSeek-V2-Lite's shape: 27 layers, hidden 2,048, 16 heads of MLA (KV latent 512, no query
