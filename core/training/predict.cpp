@@ -228,6 +228,20 @@ LayerGemms layer_gemms(const TrainingConfig& c, const kernels::MatmulDevice& d, 
   return g;
 }
 
+/** Bytes a MoE layer's routed copies move through memory, forward (the backward the same), for
+ *  `tokens` local tokens: Megatron-Core's alltoall dispatcher permutes each copy's 2 h-byte row
+ *  before the dispatch (read, write), sorts the gathered copies by local expert and back when a
+ *  rank holds several (read, write each), and unpermutes after the combine, weighting each and
+ *  summing it into its token (read the row, read and write the sum). 0 for a dense layer. */
+double routed_moves(const TrainingConfig& c, double tokens)
+{
+  if (c.num_experts == 0)
+    return 0;
+  const double row = 2.0 * double(c.hidden_size), local = tokens * c.moe_router_topk * c.expert_load();
+  const double gathered = local * c.etp();
+  return local * 5 * row + (c.num_experts / c.expert_model_parallel_size > 1 ? gathered * 4 * row : 0);
+}
+
 /** What selective recomputation's modules run again in the backward (Megatron-Core's
  *  recompute-modules; the core attention is layer_times' own): MLA's up-projections, a dense
  *  layer's MLP, a MoE layer's router and experts (with the shared ones), the shared experts, the
@@ -322,6 +336,9 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
   const double bwd_b = norm * 2 * (6 + 2 + mask + 2 + 6) + act_elements * (sw ? 10 : 6);
   lt.stream_fwd      = fwd_b / g.stream_Bps;
   lt.stream_bwd      = bwd_b / g.stream_Bps;
+  const double moved = routed_moves(c, norm / h); // (MoE: the dispatcher's token moves)
+  lt.stream_fwd += moved / g.stream_Bps;
+  lt.stream_bwd += moved / g.stream_Bps;
   if (c.precision == Precision::fp8) {
     // Transformer Engine's FP8 GEMMs: a Linear's input cast to FP8 with a transposed copy for the
     // weight gradient (its fused cast-transpose reads 2 bytes an element and writes 1 + 1); a norm's

@@ -473,3 +473,17 @@ TEST(TrainingPredict, MultiTokenPredictionOnTheLastStage)
   EXPECT_NEAR(memory_per_stage(c1)[0].parameters - memory_per_stage(c0)[0].parameters, count_parameters(c1).mtp, 1);
   EXPECT_NEAR(count_parameters(c1).mtp, 12.0 * 1024 * 1024 + 4 * 1024 + 2 * 1024.0 * 1024 + 3 * 2 * 1024, 1);
 }
+
+TEST(TrainingPredict, RoutedCopiesMoveThroughMemory)
+{
+  // the small GPT with 4 experts, top-2, on one GPU (all 4 experts local): per layer forward the
+  // norms and dropout-adds (2 x (4 + 6 + 1) bytes of 2,048 x 1,024), GeLU over the 4,096 routed
+  // copies' 4,096-wide FFN (4 bytes), and the dispatcher's moves of the 4,096 copies' 2,048-byte rows:
+  // permuted (2), unpermuted and summed (3), sorted by expert and back (4)
+  const GpuKernels g  = h100();
+  auto moe            = make_config(settings(with(with(small(), "num-experts", "4"), "moe-router-topk", "2")), 1);
+  const LayerTimes lt = layer_times(moe, g, dgx());
+  const double copies = 2048.0 * 2, row = 2.0 * 1024;
+  EXPECT_NEAR(lt.stream_fwd * g.stream_Bps,
+              2048.0 * 1024 * 2 * 11 + copies * 4096 * 4 + copies * 5 * row + copies * 4 * row, 1);
+}
