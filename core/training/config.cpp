@@ -211,6 +211,8 @@ void check_layout(TrainingConfig& c, const Setting& s, const std::map<std::strin
     fail(s, "lists " + std::to_string(stages.size()) + " stages, not a multiple of pipeline-model-parallel-size " +
                 std::to_string(pp));
   const uint32_t vp = uint32_t(stages.size() / pp);
+  if (pp == 1 && vp > 1)
+    fail(s, "lists " + std::to_string(vp) + " stages: interleaving needs pipeline-model-parallel-size above 1");
   if (c.num_virtual_stages_per_pipeline_rank > 0 && c.num_virtual_stages_per_pipeline_rank != vp)
     fail(by.at("num-virtual-stages-per-pipeline-rank"),
          "the layout has " + std::to_string(vp) + " virtual stages per pipeline rank");

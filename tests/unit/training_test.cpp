@@ -920,6 +920,10 @@ TEST(TrainingConfig, PipelineLayoutPlacesTheLayers)
   EXPECT_NE(bad("Et*3|(tt|)*29,x|L").find("'x' is not a layer (E, t, m, L)"), std::string::npos);
   EXPECT_NE(bad("Et*3|(tt|)*29,m|L*").find("a '*' without a count after it"), std::string::npos);
   EXPECT_NE(bad("Et*3|(tt|)*99999999").find("unrolls to more than"), std::string::npos);
+  EXPECT_NE(
+      error_of(with(with(kv, "pipeline-model-parallel-size", "1"), "pipeline-model-parallel-layout", "Et*30|t*31L"), 48)
+          .find("lists 2 stages: interleaving needs pipeline-model-parallel-size above 1"),
+      std::string::npos);
   EXPECT_NE(error_of(with(kv, "decoder-first-pipeline-num-layers", "3"), 48)
                 .find("decoder-first-pipeline-num-layers '3': pipeline-model-parallel-layout places the layers itself"),
             std::string::npos);
