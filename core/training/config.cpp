@@ -482,6 +482,16 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        }},
       {"untie-embeddings-and-output-weights",
        [](TrainingConfig& c, const Setting& s) { c.untie_embeddings_and_output_weights = flag(s); }},
+      {"position-embedding-type",
+       [](TrainingConfig& c, const Setting& s) {
+         c.learned_positions =
+             choice(s, {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"}) == "learned_absolute";
+       }},
+      // Megatron's older switches (they override position-embedding-type: below)
+      {"use-rotary-position-embeddings", [](TrainingConfig&, const Setting& s) { flag(s); }},
+      {"no-position-embedding", [](TrainingConfig&, const Setting& s) { flag(s); }},
+      {"max-position-embeddings",
+       [](TrainingConfig& c, const Setting& s) { c.max_position_embeddings = whole(s, 1, kMaxWidth); }},
       {"num-experts", [](TrainingConfig& c, const Setting& s) { c.num_experts = uint32_t(whole(s, 1, kMaxCount)); }},
       {"moe-router-topk",
        [](TrainingConfig& c, const Setting& s) { c.moe_router_topk = uint32_t(whole(s, 1, kMaxCount)); }},
@@ -819,6 +829,13 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     c.padded_vocab_size = (c.vocab_size + m - 1) / m * m;
   } else if (c.padded_vocab_size % tp != 0)
     fail(at("padded-vocab-size"), "not a multiple of tensor-model-parallel-size " + std::to_string(tp));
+  for (const char* key : {"use-rotary-position-embeddings", "no-position-embedding"})
+    if (by.count(key) && flag(by.at(key)))
+      c.learned_positions = false;
+  if (c.max_position_embeddings == 0)
+    c.max_position_embeddings = c.seq_length;
+  else if (c.max_position_embeddings < c.seq_length) // (Megatron's check)
+    fail(at("max-position-embeddings"), "is below seq-length " + std::to_string(c.seq_length));
   if (cp > 1 && c.seq_length % (2 * uint64_t(cp)) != 0)
     fail(at("context-parallel-size"), "twice it does not divide seq-length " + std::to_string(c.seq_length) +
                                           " (each CP rank holds two chunks, for causal balance)");

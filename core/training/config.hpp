@@ -59,6 +59,11 @@ struct TrainingConfig {
    *  score matrix) or unfused / local (scores, softmax and dropout stored). */
   bool fused_attention                     = true;
   bool untie_embeddings_and_output_weights = false;
+  /** Megatron's position-embedding-type: learned_absolute (its default: a table of
+   *  max_position_embeddings x hidden parameters on the first stage, whole on every TP rank) or
+   *  another kind that holds no parameters (rope, yarn, mrope, relative's few biases, none). */
+  bool learned_positions           = true;
+  uint64_t max_position_embeddings = 0; ///< the table's rows; default seq_length (Megatron requires it)
   // mixture of experts
   uint32_t num_experts         = 0; ///< 0: a dense model
   uint32_t moe_router_topk     = 2;

@@ -17,7 +17,7 @@ std::vector<std::pair<std::string, int>> classic_unmodelled()
 {
   // Megatron-LM's arguments.py: the learning-rate schedule and optimizer hyperparameters, loss
   // scaling, initialization, run length, evaluation, logging, checkpoints, data and tokenizer,
-  // process setup; kernel fusions, position embeddings and bias switches (their kernels' cost is
+  // process setup; kernel fusions, rotary settings and bias switches (their kernels' cost is
   // not priced apart); FP8 bookkeeping; the MoE router's losses and kernels (the all-to-all
   // dispatcher and per-expert GEMMs are what is priced)
   return {
@@ -110,13 +110,9 @@ std::vector<std::pair<std::string, int>> classic_unmodelled()
       {"distributed-timeout-minutes", 1},
       {"use-mcore-models", 0},
       {"transformer-impl", 1},
-      {"max-position-embeddings", 1},
-      {"position-embedding-type", 1},
-      {"use-rotary-position-embeddings", 0},
       {"rotary-base", 1},
       {"rotary-percent", 1},
       {"rotary-seq-len-interpolation-factor", 1},
-      {"no-position-embedding", 0},
       {"group-query-attention", 0},
       {"disable-bias-linear", 0},
       {"apply-layernorm-1p", 0},

@@ -44,11 +44,12 @@ ParameterCount count_parameters(const TrainingConfig& c)
   double norm       = c.rms_norm ? h : 2 * h;
   p.norms_per_layer = 2 * norm;
   p.embedding       = double(c.padded_vocab_size) * h;
+  p.positions       = c.learned_positions ? double(c.max_position_embeddings) * h : 0.0;
   // every layer's attention and norms; the MoE layers' experts, the dense layers' FFN
   const double moe = c.num_experts > 0 ? double(c.moe_layer_count()) : 0.0, dense = double(c.num_layers) - moe;
   p.total = double(c.num_layers) * (p.attention_per_layer + p.attention_whole_per_layer + p.norms_per_layer) +
             moe * (p.mlp_per_layer + p.shared_per_layer) + dense * p.dense_mlp_per_layer + norm +
-            p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1);
+            p.embedding * (c.untie_embeddings_and_output_weights ? 2 : 1) + p.positions;
   // multi-token prediction: per depth a layer of the last layer's kind, the projection of the
   // joined hidden state and embedding (2 h x h) and three norms (Megatron-Core's MTP layer)
   const bool last_moe = c.num_experts > 0 && c.moe_layer(c.num_layers - 1);
@@ -169,8 +170,8 @@ std::vector<StageMemory> memory_per_stage(const TrainingConfig& c)
     const double kept = layers * (p.norms_per_layer + p.attention_whole_per_layer) + moe_layers * router +
                         mtp * (p.norms_per_layer + p.attention_whole_per_layer + 3 * norm + (last_moe ? router : 0));
     double dense = split / t + kept; // (sharded by TP; whole on each rank)
-    if (i == 0)
-      dense += p.embedding / t;
+    if (i == 0) // (learned positions whole on every TP rank, as Megatron-Core's embedding holds them)
+      dense += p.embedding / t + p.positions;
     if (i + 1 == pp) {
       dense += (c.rms_norm ? h : 2 * h); // the final norm
       if (c.untie_embeddings_and_output_weights || pp > 1)

@@ -20,6 +20,7 @@ struct ParameterCount {
   double dense_mlp_per_layer       = 0; ///< a dense layer's FFN, 2 h f (x 3/2 SwiGLU) (a MoE model's dense layers)
   double norms_per_layer           = 0; ///< two norms: 2 h (LayerNorm: weight and bias) or h each (RMSNorm)
   double embedding                 = 0; ///< V h (the LM head shares it unless untied)
+  double positions                 = 0; ///< learned positions: max-position-embeddings x h, on the first stage
   /** Multi-token prediction's modules, all depths: each a layer of the last layer's kind, its
    *  projection 2 h^2 and three norms (the embedding and the LM head are the model's); not in total,
    *  as DeepSeek-V3's 671 B leaves its 14 B of MTP out. */

@@ -435,6 +435,13 @@ void edge_passes(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, 
   // added to the fp32 main gradient (2 + 2 + 4 + 4 bytes an element)
   out.embedding_fwd = double(M) * h * 4 / g.stream_Bps;
   out.embedding_bwd = double(V) / t * h * 12 / g.stream_Bps;
+  if (c.learned_positions) {
+    // learned positions: their gather (2 + 2) and the sum (2 + 2 + 2) forward; backward the table's
+    // gradient as the embedding's (2 + 2 + 4 + 4 bytes a row element) and the tokens' rows read (2)
+    const double rows = double(c.max_position_embeddings) * h;
+    out.embedding_fwd += double(M) * h * 10 / g.stream_Bps;
+    out.embedding_bwd += (rows * 12 + double(M) * h * 2) / g.stream_Bps;
+  }
   // the LM head's GEMM and Megatron's vocab-parallel cross-entropy on fp32 logits
   // (core/tensor_parallel/cross_entropy.py): forward casts (2 + 4), takes the max (4), subtracts,
   // exponentiates and divides in place (8 each) and sums (4); backward scales in place (8) and
@@ -510,8 +517,8 @@ std::vector<ChunkPlan> chunk_costs(const TrainingConfig& c, const Prediction& ou
         k.fwd += out.embedding_fwd;
         k.bwd += out.embedding_bwd;
         k.kernels += out.embedding_fwd + out.embedding_bwd;
-        k.params += pc.embedding / t;
-        k.gathered += kHalf * pc.embedding / t;
+        k.params += pc.embedding / t + pc.positions;
+        k.gathered += kHalf * (pc.embedding / t + pc.positions);
       }
       if (r == p - 1 && ch == v - 1) {
         k.fwd += out.head_fwd;

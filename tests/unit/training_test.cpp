@@ -457,12 +457,50 @@ TEST(TrainingMemory, PipelineStagesKeepTheirMicrobatchesInFlight)
   EXPECT_DOUBLE_EQ(st[3].activation_bytes, 1 * 6 * layer + 4.0 * 4096 * 1 * 131072); // and the fp32 logits
   // the first stage holds the embedding, the last its tied copy as the LM head and the final norm
   EXPECT_DOUBLE_EQ(st[3].parameters - st[1].parameters, 131072.0 * 2048 + 2 * 2048);
-  EXPECT_DOUBLE_EQ(st[0].parameters - st[1].parameters, 131072.0 * 2048);
+  // (and Megatron's default learned positions, seq-length rows: max-position-embeddings not given)
+  EXPECT_DOUBLE_EQ(st[0].parameters - st[1].parameters, 131072.0 * 2048 + 4096.0 * 2048);
   kv = with(kv, "num-layers-per-virtual-pipeline-stage", "3"); // v = 2 chunks of 3 layers
   c  = make_config(settings(kv), 48);
   st = memory_per_stage(c);
   EXPECT_DOUBLE_EQ(st[0].activation_bytes, (2 * 3 + 1 * 4 + 1) * 3 * layer);
   EXPECT_DOUBLE_EQ(st[3].activation_bytes, (0 + 4 + 1) * 3 * layer + 4.0 * 4096 * 131072);
+}
+
+TEST(TrainingMemory, LearnedPositionsAsMegatronCoreHoldsThem)
+{
+  // Megatron-LM's default position-embedding-type, learned_absolute: a max-position-embeddings x h
+  // table on the first stage, whole on every TP rank; rope (or the older switches) holds none
+  auto kv = with(with(with(gpt_1_7b(), "pipeline-model-parallel-size", "2"), "tensor-model-parallel-size", "4"),
+                 "global-batch-size", "96");
+  TrainingConfig c = make_config(settings(kv), 48); // TP 4 x PP 2 x DP 6
+  EXPECT_TRUE(c.learned_positions);
+  EXPECT_EQ(c.max_position_embeddings, 4096u);
+  auto learned = memory_per_stage(c);
+  auto p       = count_parameters(c);
+  EXPECT_DOUBLE_EQ(p.positions, 4096.0 * 2048);
+  c = make_config(settings(with(kv, "max-position-embeddings", "8192")), 48);
+  EXPECT_DOUBLE_EQ(count_parameters(c).positions, 8192.0 * 2048);
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"position-embedding-type", "rope"},
+                                                        {"use-rotary-position-embeddings", "true"},
+                                                        {"no-position-embedding", "true"},
+                                                        {"position-embedding-type", "none"}}) {
+    c           = make_config(settings(with(kv, key, value)), 48);
+    auto none   = memory_per_stage(c);
+    auto p_none = count_parameters(c);
+    EXPECT_FALSE(c.learned_positions) << key;
+    EXPECT_DOUBLE_EQ(p.total - p_none.total, 4096.0 * 2048) << key;
+    EXPECT_DOUBLE_EQ(learned[0].parameters - none[0].parameters, 4096.0 * 2048) << key; // not divided by TP 4
+    EXPECT_DOUBLE_EQ(learned[1].parameters, none[1].parameters) << key;
+  }
+  // the older switch wins over the type, wherever it is written (Megatron's arguments.py)
+  auto both = with(with(kv, "use-rotary-position-embeddings", "true"), "position-embedding-type", "learned_absolute");
+  EXPECT_FALSE(make_config(settings(both), 48).learned_positions);
+  EXPECT_EQ(error_of(with(kv, "max-position-embeddings", "2048"), 48),
+            "line 11: max-position-embeddings '2048': is below seq-length 4096");
+  EXPECT_EQ(
+      error_of(with(kv, "position-embedding-type", "alibi"), 48).rfind("line 11: position-embedding-type 'alibi'", 0),
+      0u);
 }
 
 TEST(TrainingSchedule, OneFOneBOrdersAsMegatronCore)

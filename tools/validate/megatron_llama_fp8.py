@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
 
 # the example script's settings (train_llama3_8b_h100_fp8.sh)
-SCRIPT = {"swiglu": True, "normalization": "RMSNorm", "untie-embeddings-and-output-weights": True,
+SCRIPT = {"swiglu": True, "normalization": "RMSNorm", "position-embedding-type": "rope", "untie-embeddings-and-output-weights": True,
           "disable-bias-linear": True, "attention-dropout": 0.0, "hidden-dropout": 0.0, "vocab-size": 128256,
           "seq-length": 8192, "micro-batch-size": 1, "bf16": True, "grad-reduce-in-bf16": True,
           "fp8-format": "hybrid", "fp8-param-gather": True, "use-distributed-optimizer": True,

@@ -31,8 +31,8 @@ PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
 
 # the recipes (launcher_scripts/conf/training, tag 24.07)
 GPT3 = {"swiglu": False, "vocab-size": 50257, "hidden-dropout": 0.1, "attention-dropout": 0.1}
-LLAMA = {"swiglu": True, "normalization": "RMSNorm", "hidden-dropout": 0.0, "attention-dropout": 0.0}
-NEMOTRON = {"swiglu": False, "vocab-size": 256000, "hidden-dropout": 0.0, "attention-dropout": 0.0}
+LLAMA = {"swiglu": True, "normalization": "RMSNorm", "position-embedding-type": "rope", "hidden-dropout": 0.0, "attention-dropout": 0.0}
+NEMOTRON = {"swiglu": False, "vocab-size": 256000, "position-embedding-type": "rope", "hidden-dropout": 0.0, "attention-dropout": 0.0}
 MODELS = {
     "GPT3-5B": dict(GPT3, **{"num-layers": 24, "hidden-size": 4096, "num-attention-heads": 32}),
     "GPT3-20B": dict(GPT3, **{"num-layers": 44, "hidden-size": 6144, "num-attention-heads": 48, "tp-comm-overlap": True}),
