@@ -439,6 +439,14 @@ uint32_t recompute_modules(const Setting& s)
   return bits;
 }
 
+/** position-embedding-type: whether it is learned_absolute (a table of parameters). Megatron's
+ *  older switches, use-rotary-position-embeddings and no-position-embedding, override it wherever
+ *  they are written (check_config). */
+bool learned(const Setting& s)
+{
+  return choice(s, {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"}) == "learned_absolute";
+}
+
 constexpr uint64_t kMaxCount = 1u << 24; // layers, heads, GPUs per dimension, batch sizes
 constexpr uint64_t kMaxWidth = 1u << 24; // hidden, FFN and vocabulary sizes, sequence length
 
@@ -482,12 +490,7 @@ const std::vector<std::pair<std::string, Apply>>& keys()
        }},
       {"untie-embeddings-and-output-weights",
        [](TrainingConfig& c, const Setting& s) { c.untie_embeddings_and_output_weights = flag(s); }},
-      {"position-embedding-type",
-       [](TrainingConfig& c, const Setting& s) {
-         c.learned_positions =
-             choice(s, {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"}) == "learned_absolute";
-       }},
-      // Megatron's older switches (they override position-embedding-type: below)
+      {"position-embedding-type", [](TrainingConfig& c, const Setting& s) { c.learned_positions = learned(s); }},
       {"use-rotary-position-embeddings", [](TrainingConfig&, const Setting& s) { flag(s); }},
       {"no-position-embedding", [](TrainingConfig&, const Setting& s) { flag(s); }},
       {"max-position-embeddings",
@@ -741,6 +744,19 @@ void check_experts(TrainingConfig& c, const std::function<Setting(const std::str
   }
 }
 
+/** Learned positions unless Megatron's older switches say otherwise (wherever they are written);
+ *  the table's rows, seq-length unless given, and not fewer (Megatron's check). */
+void check_positions(TrainingConfig& c, const std::map<std::string, Setting>& by)
+{
+  for (const char* key : {"use-rotary-position-embeddings", "no-position-embedding"})
+    if (by.count(key) && flag(by.at(key)))
+      c.learned_positions = false;
+  if (c.max_position_embeddings == 0)
+    c.max_position_embeddings = c.seq_length;
+  else if (c.max_position_embeddings < c.seq_length)
+    fail(by.at("max-position-embeddings"), "is below seq-length " + std::to_string(c.seq_length));
+}
+
 /** The checks and defaults that need several keys (Megatron-LM's arguments.py asserts most). */
 void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, uint64_t gpus)
 {
@@ -751,13 +767,7 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
       file = s.file;
   auto at = [&](const std::string& key) {
     auto it = by.find(key);
-    return it != by.end() ? it->second
-                          : Setting{
-                                key,
-                                "(default)",
-                                file,
-                                "",
-                            };
+    return it != by.end() ? it->second : Setting{key, "(default)", file, ""};
   };
   auto missing = [&](const std::string& what) {
     if (file.empty())
@@ -829,13 +839,7 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
     c.padded_vocab_size = (c.vocab_size + m - 1) / m * m;
   } else if (c.padded_vocab_size % tp != 0)
     fail(at("padded-vocab-size"), "not a multiple of tensor-model-parallel-size " + std::to_string(tp));
-  for (const char* key : {"use-rotary-position-embeddings", "no-position-embedding"})
-    if (by.count(key) && flag(by.at(key)))
-      c.learned_positions = false;
-  if (c.max_position_embeddings == 0)
-    c.max_position_embeddings = c.seq_length;
-  else if (c.max_position_embeddings < c.seq_length) // (Megatron's check)
-    fail(at("max-position-embeddings"), "is below seq-length " + std::to_string(c.seq_length));
+  check_positions(c, by);
   if (cp > 1 && c.seq_length % (2 * uint64_t(cp)) != 0)
     fail(at("context-parallel-size"), "twice it does not divide seq-length " + std::to_string(c.seq_length) +
                                           " (each CP rank holds two chunks, for causal balance)");

@@ -258,7 +258,9 @@ bool is_boolean_key(const std::string& key)
                                                  "use-precision-aware-optimizer",
                                                  "multi-latent-attention",
                                                  "moe-pad-expert-input-to-capacity",
-                                                 "accumulate-allreduce-grads-in-fp32"};
+                                                 "accumulate-allreduce-grads-in-fp32",
+                                                 "use-rotary-position-embeddings",
+                                                 "no-position-embedding"};
   return std::find(flags.begin(), flags.end(), key) != flags.end();
 }
 

@@ -222,6 +222,17 @@ TEST(GpuCatalogue, NewTypesLoadWithTheirFigures)
   EXPECT_EQ(gpus.at("H100 SXM5 80GB").multiprocessors, 132);
   EXPECT_EQ(gpus.at("H200 SXM 141GB").multiprocessors, 132);
   EXPECT_EQ(gpus.at("B200 SXM 180GB").multiprocessors, 148);
+  // A100's attention: FlashAttention-2's published forward + backward figure (FP16, taken for BF16
+  // too), both passes at it; causal at 8k: 182 TFLOP/s
+  for (const char* a100 : {"A100 SXM4 80GB", "A100 SXM4 40GB"})
+    for (const char* prec : {"bf16", "fp16"}) {
+      const auto& att = gpus.at(a100).attention.at(prec);
+      EXPECT_EQ(att.kernel, "FlashAttention-2");
+      ASSERT_EQ(att.seq.size(), 6u);
+      EXPECT_DOUBLE_EQ(att.seq[4], 8192);
+      EXPECT_DOUBLE_EQ(att.forward_causal[4], 182e12);
+      EXPECT_EQ(att.forward, att.backward);
+    }
 }
 
 TEST(GpuCatalogue, FindsTheTypeOfATraceDeviceByName)

@@ -134,11 +134,11 @@ TEST(TrainingConfig, ALaunchScriptsOtherArgumentsAreTakenAndListed)
                                                                              {"split", "949,50,1"},
                                                                              {"clip-grad", "1.0"},
                                                                              {"no-load-optim", "true"},
-                                                                             {"max-position-embeddings", "4096"}})
+                                                                             {"rotary-base", "500000"}})
     kv.emplace_back(k, v);
   TrainingConfig c = make_config(settings(kv), 48);
-  EXPECT_EQ(c.unmodelled, (std::vector<std::string>{"lr", "data-path", "split", "clip-grad", "no-load-optim",
-                                                    "max-position-embeddings"}));
+  EXPECT_EQ(c.unmodelled,
+            (std::vector<std::string>{"lr", "data-path", "split", "clip-grad", "no-load-optim", "rotary-base"}));
   TrainingConfig plain = make_config(settings(gpt_1_7b()), 48);
   EXPECT_EQ(c.padded_vocab_size, plain.padded_vocab_size);
   EXPECT_EQ(c.microbatches(), plain.microbatches());
