@@ -758,13 +758,9 @@ void check_positions(TrainingConfig& c, const std::map<std::string, Setting>& by
 }
 
 /** The checks and defaults that need several keys (Megatron-LM's arguments.py asserts most). */
-void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, uint64_t gpus)
+void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, uint64_t gpus, const std::string& file)
 {
-  // where a message points when the key was not given: the description as a whole
-  std::string file;
-  for (const auto& [k, s] : by)
-    if (not s.file.empty())
-      file = s.file;
+  // (file: where a message points when the key was not given, the description as a whole)
   auto at = [&](const std::string& key) {
     auto it = by.find(key);
     return it != by.end() ? it->second : Setting{key, "(default)", file, ""};
@@ -971,7 +967,12 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
   if (auto it = by_key.find("DDP-impl");
       it != by_key.end() && it->second.value == "torch" && not by_key.count("overlap-grad-reduce"))
     c.overlap_grad_reduce = true;
-  check_config(c, by_key, gpus);
+  // the description's file, even when it holds only arguments sgai does not model
+  std::string file;
+  for (const Setting& s : given)
+    if (not s.file.empty())
+      file = s.file;
+  check_config(c, by_key, gpus, file);
   // Megatron-LM renamed these in 2022 (recompute-*); FlashAttention reached it in 2023
   // (use-flash-attn): a script that names them ran Megatron-LM's unfused attention
   if (not old_name.empty() && not by_key.count("attention-backend")) {

@@ -72,9 +72,10 @@ bogus_expert_tp.yaml|line 13: expert-tensor-parallel-size '4': x expert-model-pa
 bogus_recompute_modules.yaml|line 10: recompute-modules 'core_attn mhc': 'mhc' is not a module sgai recomputes ('core_attn', 'moe_act', 'layernorm', 'mla_up_proj', 'mlp', 'moe', 'shared_experts')
 bogus_layout.yaml|line 10: pipeline-model-parallel-layout 'Et*5|(t*6|)*2,t*6L': places 23 decoder layers (t), num-layers is 24
 bogus_max_positions.yaml|line 9: max-position-embeddings '2048': is below seq-length 4096
+bogus_only_unmodelled.yaml|missing num-layers (a training description needs it)
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 26 ] || fail "$n bogus fixtures, 26 cases" ;;
+    [ "$n" -eq 27 ] || fail "$n bogus fixtures, 27 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
