@@ -922,7 +922,10 @@ std::vector<Setting> read_settings(const std::filesystem::path& path)
   bool json =
       ext == ".json" || (ext != ".yaml" && ext != ".yml" && text.find_first_not_of(" \t\r\n") != std::string::npos &&
                          text[text.find_first_not_of(" \t\r\n")] == '{');
-  return json ? json_settings(file, text) : yaml_settings(file, text);
+  auto settings = json ? json_settings(file, text) : yaml_settings(file, text);
+  if (settings.empty()) // (what is missing is then said of the file, not of the command line)
+    throw InputError(file, "", "holds no Megatron-LM arguments (num-layers: 24, ...)");
+  return settings;
 }
 
 TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
