@@ -567,6 +567,63 @@ void add_pass_spans(const PipelineTimeline& tl, const PassTime& time, std::vecto
         }
 }
 
+/** The SMs (NCCL's channels, a thread block each) NCCL runs one collective on, as it would choose
+ *  its algorithm and protocol for `bytes` (collective_time's). */
+uint32_t collective_sms(const Fabric& f, Collective type, uint32_t ranks, uint32_t per_node, double bytes)
+{
+  if (ranks <= 1 || bytes <= 0)
+    return 0;
+  per_node             = std::clamp<uint32_t>(per_node, 1, ranks);
+  const uint32_t nodes = (ranks + per_node - 1) / per_node;
+  const cn::System s   = rails(f, per_node, nodes);
+  auto ct              = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
+                         : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
+                                                              : chakra::CollectiveType::all_reduce;
+  auto choice          = cn::choose(cn::model(s, ct, ranks, nodes), bytes);
+  return choice ? cn::channels(s, choice->algo, choice->proto, ranks, bytes) : 0;
+}
+
+/** The share by which the data-parallel collectives that overlap the passes (overlap-grad-reduce,
+ *  overlap-param-gather) slow the GEMMs and attention beside them. NCCL runs each channel as a
+ *  thread block on an SM of its own (NCCL_MIN_CTAS / NCCL_MAX_CTAS bound them), so while a rank's
+ *  collectives run, its tensor-core kernels have the other SMs: over a rank's overlapped
+ *  communication time W they lose W x channels / SMs of work, at most what they could lose. Spread
+ *  over a rank's GEMM and attention time (the average rank's), it is the fraction returned. */
+double dp_sm_share(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, const Prediction& out)
+{
+  const uint32_t t = c.tensor_model_parallel_size, p = c.pipeline_model_parallel_size;
+  const uint32_t d       = c.data_parallel_size * c.context_parallel_size;
+  const bool dist        = c.use_distributed_optimizer || c.use_torch_fsdp2;
+  const bool gather      = dist && c.overlap_param_gather;
+  const double sms       = g.matmul.sms;
+  const uint32_t dp_node = ranks_per_node(d, t, f.gpus_per_node);
+  if (d <= 1 || sms <= 1 || (not c.overlap_grad_reduce && not gather))
+    return 0;
+  const Collective reduce = dist ? Collective::reduce_scatter : Collective::all_reduce;
+  double overlapped       = 0;
+  uint32_t channels       = 0;
+  for (const ChunkPlan& k : out.chunks) {
+    const double grads = k.params / k.buckets * c.grad_bytes(), params = k.gathered / k.buckets;
+    if (c.overlap_grad_reduce) {
+      overlapped += k.buckets * collective_time(f, reduce, d, dp_node, grads);
+      channels = std::max(channels, collective_sms(f, reduce, d, dp_node, grads));
+    }
+    if (gather) {
+      overlapped += k.buckets * collective_time(f, Collective::all_gather, d, dp_node, params);
+      channels = std::max(channels, collective_sms(f, Collective::all_gather, d, dp_node, params));
+    }
+  }
+  overlapped /= p;
+  auto tensor_core = [](const LayerTimes& l) { return l.gemm_fwd + l.gemm_bwd + l.attention_fwd + l.attention_bwd; };
+  const double moe = c.num_experts > 0 ? double(c.moe_layer_count()) : 0.0;
+  const double busy =
+      c.microbatches() * (moe * tensor_core(out.layer) + (c.num_layers - moe) * tensor_core(out.dense_layer)) / p;
+  const double taken = std::min<double>(channels, sms - 1);
+  if (busy <= 0 || taken <= 0)
+    return 0;
+  return std::min(overlapped, busy * sms / (sms - taken)) * taken / sms / busy;
+}
+
 } // namespace
 
 Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const Fabric& f, bool spans)
@@ -581,7 +638,15 @@ Prediction predict_iteration(const TrainingConfig& c, const GpuKernels& g, const
       c.num_experts > 0 && c.moe_layer_count() < c.num_layers ? layer_times(dense_layers_of(c), g, f) : out.layer;
 
   edge_passes(c, g, f, out);
-  out.chunks                           = chunk_costs(c, out);
+  out.chunks = chunk_costs(c, out);
+  // the overlapped data-parallel collectives' SMs, taken from the layers' tensor-core kernels
+  if (const double slower = dp_sm_share(c, g, f, out); slower > 0) {
+    out.dp_sm_share = slower;
+    for (LayerTimes* l : {&out.layer, &out.dense_layer})
+      for (double* x : {&l->gemm_fwd, &l->gemm_bwd, &l->attention_fwd, &l->attention_bwd})
+        *x *= 1 + slower;
+    out.chunks = chunk_costs(c, out);
+  }
   const std::vector<ChunkPlan>& chunks = out.chunks;
   const uint32_t d                     = dp * cp; // gradients reduce over data and context parallel ranks
   auto chunk = [&](uint32_t r, uint32_t ch) -> const ChunkPlan& { return chunks[size_t(r) * v + ch]; };

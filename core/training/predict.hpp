@@ -107,12 +107,15 @@ struct Prediction {
   double mtp_fwd = 0, mtp_bwd = 0, mtp_kernels = 0;
   double p2p_s       = 0;                  ///< one activation across a pipeline boundary
   double dp_reduce_s = 0, dp_gather_s = 0; ///< the first stage's whole gradient reduction and parameter gathering
-  std::vector<double> stage_end_s;         ///< each pipeline stage's end of its last pass
-  std::vector<double> stage_busy_s;        ///< each stage's kernel time (its GPUs' energy)
-  std::vector<double> stage_comm_s;        ///< each stage's time in DP collectives and exposed TP/CP/EP
-  std::vector<Span> spans;                 ///< every pass and DP collective of every stage (when asked)
-  std::vector<ChunkPlan> chunks;           ///< [stage v + chunk]
-  std::vector<double> stage_optimizer_s;   ///< each stage's optimizer step
+  /** How much slower the layers' GEMMs and attention run for the SMs the overlapped data-parallel
+   *  collectives take (dp_sm_share in predict.cpp; included in `layer`): 0.05 is 5% */
+  double dp_sm_share = 0;
+  std::vector<double> stage_end_s;       ///< each pipeline stage's end of its last pass
+  std::vector<double> stage_busy_s;      ///< each stage's kernel time (its GPUs' energy)
+  std::vector<double> stage_comm_s;      ///< each stage's time in DP collectives and exposed TP/CP/EP
+  std::vector<Span> spans;               ///< every pass and DP collective of every stage (when asked)
+  std::vector<ChunkPlan> chunks;         ///< [stage v + chunk]
+  std::vector<double> stage_optimizer_s; ///< each stage's optimizer step
 };
 
 /** The iteration's energy on a platform of `gpus_per_node` GPUs a node: every GPU of stage r busy

@@ -91,6 +91,7 @@ std::string report_json(const TrainingConfig& c, const Report& rep, const Platfo
   if (c.num_experts > 0 && c.moe_layer_count() < c.num_layers)
     layer("dense_layer_s", r.dense_layer); // its dense layers (moe-layer-freq)
   w.key("p2p_s").value(r.p2p_s).key("dp_reduce_s").value(r.dp_reduce_s).key("dp_gather_s").value(r.dp_gather_s);
+  w.key("dp_sm_share").value(r.dp_sm_share);
   w.key("energy_j").begin_object();
   w.key("gpus").value(e.gpu_j).key("processors").value(e.cpu_j).key("network").value(e.network_j);
   w.key("total").value(e.total()).end_object();

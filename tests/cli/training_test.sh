@@ -73,9 +73,10 @@ bogus_recompute_modules.yaml|line 10: recompute-modules 'core_attn mhc': 'mhc' i
 bogus_layout.yaml|line 10: pipeline-model-parallel-layout 'Et*5|(t*6|)*2,t*6L': places 23 decoder layers (t), num-layers is 24
 bogus_max_positions.yaml|line 9: max-position-embeddings '2048': is below seq-length 4096
 bogus_only_unmodelled.yaml|missing num-layers (a training description needs it)
+bogus_empty_object.json|holds no Megatron-LM arguments (num-layers: 24, ...)
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 27 ] || fail "$n bogus fixtures, 27 cases" ;;
+    [ "$n" -eq 28 ] || fail "$n bogus fixtures, 28 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
@@ -569,11 +570,13 @@ PY
     run "$SGAI" sweep run "$tmp/c/layouts.json" --strategy full --jobs 2; expect_rc 0
     grep -q "12 runs ended in this call; 9 done, 3 failed" <<<"$out" || fail "campaign: $out"
     run "$SGAI" sweep export "$tmp/c/layouts.json" --out "$tmp/c/runs.csv"; expect_rc 0
-    grep -q "^7,done,full,1,8,2,1,854512" "$tmp/c/runs.csv" || fail "the description's own point: $(cat "$tmp/c/runs.csv")"
+    grep -q "^7,done,full,1,8,2,1,830695" "$tmp/c/runs.csv" || fail "the description's own point: $(cat "$tmp/c/runs.csv")"
     run "$SGAI" train predict $D --platform $P --gpus 768 --tensor-model-parallel-size 4 --pipeline-model-parallel-size 4 \
       --micro-batch-size 2; expect_rc 0
     tokens=$(grep -oE '[0-9]+ tokens/s' <<<"$out" | awk '{ print $1 }')
-    grep -q "^5,done,full,1,4,4,2,$tokens\." "$tmp/c/runs.csv" || fail "TP 4 PP 4 micro-batch 2 ($tokens): $(cat "$tmp/c/runs.csv")"
+    # (the text rounds the tokens/s; the CSV keeps them whole)
+    awk -F, -v t="$tokens" '$1 == 5 && $5 == 4 && $6 == 4 && $7 == 2 && $8 - t < 0.5 && t - $8 <= 0.5 { ok = 1 } END { exit !ok }' \
+      "$tmp/c/runs.csv" || fail "TP 4 PP 4 micro-batch 2 ($tokens): $(cat "$tmp/c/runs.csv")"
     grep -q "^sgai: error: stage 1 needs 101.91 GB per GPU" "$tmp/c/training-70b-layouts.campaign/runs/2/log.txt" ||
       fail "the layout that does not fit: $(cat "$tmp/c/training-70b-layouts.campaign/runs/2/log.txt")"
     # bad options: tests/fixtures/experiments/bogus_training_*.json (cli.hardening's bogus experiments)

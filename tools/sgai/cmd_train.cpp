@@ -245,7 +245,11 @@ int run_predict(const TrainArgs& a)
             << format_fixed(e.total() / r.iteration_s / 1e3 / std::ceil(double(c.gpus()) / in.fabric.gpus_per_node), 2)
             << " kW per node\n";
   std::cout << "Data parallel: gradients reduced in " << ms(r.dp_reduce_s) << ", parameters gathered in "
-            << ms(r.dp_gather_s) << " (stage 0); pipeline transfer " << ms(r.p2p_s) << "\n";
+            << ms(r.dp_gather_s) << " (stage 0); pipeline transfer " << ms(r.p2p_s);
+  if (r.dp_sm_share > 0) // (NCCL's channels' SMs, taken while the overlapped collectives run)
+    std::cout << "; the overlapped collectives' SMs slow the GEMMs and attention by "
+              << format_fixed(100 * r.dp_sm_share, 2) << "%";
+  std::cout << "\n";
   if (not a.json.empty())
     write_file_atomically(a.json, training::report_json(c, rep, in));
   if (not a.timeline.empty())
