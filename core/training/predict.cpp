@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -133,21 +134,45 @@ uint32_t ranks_per_node(uint32_t size, uint32_t stride, uint32_t gpus_per_node)
   return std::max<uint32_t>(1, std::min(size, gpus_per_node / stride));
 }
 
+namespace {
+
+/** A group of `ranks`, `per_node` of them a node (clamped to the group): its nodes and the NCCL
+ *  system it runs on. */
+struct Placed {
+  uint32_t per_node, nodes;
+  cn::System system;
+};
+Placed place(const Fabric& f, uint32_t ranks, uint32_t per_node)
+{
+  per_node             = std::clamp<uint32_t>(per_node, 1, ranks);
+  const uint32_t nodes = (ranks + per_node - 1) / per_node;
+  return {per_node, nodes, rails(f, per_node, nodes)};
+}
+
+/** NCCL's algorithm and protocol for a ring collective (all-gather, reduce-scatter, all-reduce) of
+ *  `bytes`; none for the others or when NCCL's model has none. */
+std::optional<cn::Choice> nccl_choice(const Placed& g, Collective type, uint32_t ranks, double bytes)
+{
+  if (type != Collective::all_gather && type != Collective::reduce_scatter && type != Collective::all_reduce)
+    return std::nullopt;
+  auto ct = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
+            : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
+                                                 : chakra::CollectiveType::all_reduce;
+  return cn::choose(cn::model(g.system, ct, ranks, g.nodes), bytes);
+}
+
+} // namespace
+
 double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_t per_node, double bytes)
 {
   if (ranks <= 1 || bytes <= 0)
     return 0;
-  per_node             = std::clamp<uint32_t>(per_node, 1, ranks);
-  const uint32_t nodes = (ranks + per_node - 1) / per_node;
-  const cn::System s   = rails(f, per_node, nodes);
-  if (type == Collective::all_gather || type == Collective::reduce_scatter || type == Collective::all_reduce) {
-    auto ct     = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
-                  : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
-                                                       : chakra::CollectiveType::all_reduce;
-    auto choice = cn::choose(cn::model(s, ct, ranks, nodes), bytes);
-    if (choice)
-      return choice->time_us * 1e-6;
-  }
+  const Placed g = place(f, ranks, per_node);
+  if (auto choice = nccl_choice(g, type, ranks, bytes))
+    return choice->time_us * 1e-6;
+  per_node             = g.per_node;
+  const uint32_t nodes = g.nodes;
+  const cn::System& s  = g.system;
   // point to point: NVLink inside a node, the GPU's share of the node's NICs across
   const double intra = s.intra_GBps * 1e9;
   const double nic   = s.inter_GBps * 1e9 / per_node;
@@ -573,14 +598,9 @@ uint32_t collective_sms(const Fabric& f, Collective type, uint32_t ranks, uint32
 {
   if (ranks <= 1 || bytes <= 0)
     return 0;
-  per_node             = std::clamp<uint32_t>(per_node, 1, ranks);
-  const uint32_t nodes = (ranks + per_node - 1) / per_node;
-  const cn::System s   = rails(f, per_node, nodes);
-  auto ct              = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
-                         : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
-                                                              : chakra::CollectiveType::all_reduce;
-  auto choice          = cn::choose(cn::model(s, ct, ranks, nodes), bytes);
-  return choice ? cn::channels(s, choice->algo, choice->proto, ranks, bytes) : 0;
+  const Placed g = place(f, ranks, per_node);
+  auto choice    = nccl_choice(g, type, ranks, bytes);
+  return choice ? cn::channels(g.system, choice->algo, choice->proto, ranks, bytes) : 0;
 }
 
 /** The share by which the data-parallel collectives that overlap the passes (overlap-grad-reduce,
