@@ -47,8 +47,10 @@ public:
         a2a_bytes_ = x.bytes;                                     // one rank's buffer: 1/EP of it to each peer
         a2a_count_[x.phase == Phase::forward ? 0 : 1] += x.count; // (recomputation: the backward's again)
       }
+      if (x.group == Group::context && x.collective == Collective::send_recv)
+        ring_bytes_[x.phase == Phase::forward ? 0 : 1] = x.bytes; // one block, to the next rank of the ring
       if (x.group == Group::context)
-        ring_bytes_[x.phase == Phase::forward ? 0 : 1] = x.bytes; // one block, to the next CP rank
+        cp_[x.phase == Phase::forward ? 0 : 1].push_back(x); // in the layer's order
     }
   }
 
@@ -105,7 +107,8 @@ private:
                                      "parameters " + std::to_string(ch) + "." + std::to_string(k), {}));
   }
   /** A transfer's tag between ranks of one stage: the pass, the layer, the step and the kind
-   *  (0: ring attention, 1: dispatch, 2: combine), folded into 31 bits. */
+   *  (0: ring attention, 1: dispatch, 2: combine, 3 + k: the k-th all-gather, reduce-scatter or
+   *  all-to-all of context parallelism), folded into 31 bits. */
   int32_t layer_tag(const PipelineOp& op, uint32_t layer, uint32_t step, uint32_t kind) const
   {
     const uint64_t steps = std::max<uint32_t>(2, c_.context_parallel_size);
@@ -113,7 +116,7 @@ private:
         (((((uint64_t(op.microbatch) * v_ + op.chunk) * 2 + (op.pass == Pass::forward ? 0 : 1)) * layers_ + layer) *
               steps +
           step) *
-             4 +
+             8 +
          kind);
     return int32_t(t64 % (uint64_t(1) << 31));
   }
@@ -143,29 +146,79 @@ private:
       last_ = done;
     }
   }
-  /** A layer's ring attention over the CP ranks: the local block's attention first; each block
+  /** Where this rank's CP place sits: CP index = inner + a x outer, a the all-to-alls' ranks
+   *  (a2a: all, a2a+p2p: a group, else 1), outer its place on the ring. */
+  uint32_t cp_rank(uint32_t inner, uint32_t outer) const
+  {
+    return megatron_rank(c_, at_.tp, inner + c_.cp_a2a() * outer, at_.dp, at_.stage);
+  }
+  /** A layer's ring attention over the ring's ranks: the local block's attention first; each block
    *  received from the previous rank is passed on to the next and its attention computed. */
   void ring_attention(const PipelineOp& op, uint32_t layer, double attention)
   {
-    const uint32_t C       = c_.context_parallel_size;
-    const uint32_t nxt     = megatron_rank(c_, at_.tp, (at_.cp + 1) % C, at_.dp, at_.stage);
-    const uint32_t prv     = megatron_rank(c_, at_.tp, (at_.cp + C - 1) % C, at_.dp, at_.stage);
+    const uint32_t a = c_.cp_a2a(), R = c_.cp_ring(), inner = at_.cp % a, outer = at_.cp / a;
+    const uint32_t nxt     = cp_rank(inner, (outer + 1) % R);
+    const uint32_t prv     = cp_rank(inner, (outer + R - 1) % R);
     const uint64_t bytes   = uint64_t(ring_bytes_[op.pass == Pass::forward ? 0 : 1]);
     const std::string name = pass_name(op) + " attention " + std::to_string(layer);
     std::vector<uint64_t> recvs;
-    for (uint32_t i = 0; i + 1 < C; ++i) {
+    for (uint32_t i = 0; i + 1 < R; ++i) {
       b_.send(name, nxt, bytes, layer_tag(op, layer, i, 0), i == 0 ? last_ : std::vector<uint64_t>{recvs.back()});
       recvs.push_back(b_.recv(name, prv, bytes, layer_tag(op, layer, i, 0), last_));
     }
-    for (uint32_t i = 0; i < C; ++i) {
+    for (uint32_t i = 0; i < R; ++i) {
       std::vector<uint64_t> deps = last_;
       if (i > 0)
         deps.push_back(recvs[i - 1]);
-      last_ = {b_.compute(name + "." + std::to_string(i), 0, 0, deps, micros(attention / C))};
+      last_ = {b_.compute(name + "." + std::to_string(i), 0, 0, deps, micros(attention / R))};
     }
   }
+  /** A layer's attention under context parallelism: the exchanges before it, the attention (as ring
+   *  attention when a ring passes K and V), the exchanges after it, each as the point-to-point
+   *  transfers NCCL runs it with (an all-gather or a reduce-scatter as a ring of c - 1 steps, 1/c of
+   *  its bytes each; an all-to-all as 1/a of a rank's buffer to each of its group's peers and from
+   *  each), each after the one before. */
+  void context_attention(const PipelineOp& op, uint32_t layer, double attention)
+  {
+    const uint32_t C = c_.context_parallel_size, a = c_.cp_a2a(), inner = at_.cp % a, outer = at_.cp / a;
+    const std::string name = pass_name(op) + " attention " + std::to_string(layer);
+    uint32_t k             = 0;
+    auto exchange          = [&](const Transfer& x) {
+      const int32_t kind = int32_t(3 + std::min<uint32_t>(k++, 4));
+      std::vector<uint64_t> done;
+      if (x.collective == Collective::all_to_all) {
+        const auto piece = uint64_t(std::llround(x.bytes / a));
+        for (uint32_t y = 0; y < a; ++y) {
+          if (y == inner)
+            continue;
+          b_.send(name, cp_rank(y, outer), piece, layer_tag(op, layer, 0, kind), last_);
+          done.push_back(b_.recv(name, cp_rank(y, outer), piece, layer_tag(op, layer, 0, kind), last_));
+        }
+      } else { // an all-gather or reduce-scatter over every CP rank: each step passes on what the one before received
+        const auto piece   = uint64_t(std::llround(x.bytes / C));
+        const uint32_t nxt = megatron_rank(c_, at_.tp, (at_.cp + 1) % C, at_.dp, at_.stage);
+        const uint32_t prv = megatron_rank(c_, at_.tp, (at_.cp + C - 1) % C, at_.dp, at_.stage);
+        for (uint32_t i = 0; i + 1 < C; ++i) {
+          b_.send(name, nxt, piece, layer_tag(op, layer, i, kind), i == 0 ? last_ : std::vector<uint64_t>{done.back()});
+          done.push_back(b_.recv(name, prv, piece, layer_tag(op, layer, i, kind), last_));
+        }
+      }
+      last_ = done;
+    };
+    const auto& xs = cp_[op.pass == Pass::forward ? 0 : 1];
+    for (const Transfer& x : xs)
+      if (not x.after_attention && x.collective != Collective::send_recv)
+        exchange(x);
+    if (c_.cp_ring() > 1)
+      ring_attention(op, layer, attention);
+    else
+      last_ = {b_.compute(name, 0, 0, last_, micros(attention))};
+    for (const Transfer& x : xs)
+      if (x.after_attention)
+        exchange(x);
+  }
   /** Whether passes are laid out layer by layer, their CP ring or MoE exchanges as transfers. */
-  bool layered() const { return a2a_bytes_ > 0 || (c_.context_parallel_size > 1 && ring_bytes_[0] > 0); }
+  bool layered() const { return a2a_bytes_ > 0 || not cp_[0].empty(); }
   /** One pass layer by layer: the chunk's embedding or LM head, then each layer's kernels (its
    *  attention as ring attention with CP) and its MoE exchanges, laid on the pass's time as the
    *  prediction prices it. The chunk's B buckets split the pass in B equal parts, as in the
@@ -176,7 +229,7 @@ private:
     const bool fwd     = op.pass == Pass::forward;
     const ChunkPlan& k = chunk(op.chunk);
     const double total = fwd ? k.fwd : k.bwd;
-    const bool ring    = c_.context_parallel_size > 1 && ring_bytes_[0] > 0;
+    const bool ring    = not cp_[0].empty(); // (context parallelism's exchanges)
     const uint64_t B   = k.buckets;
     double now         = 0; // the pass's time as the prediction prices it
     uint64_t next      = 0; // the next bucket boundary
@@ -223,7 +276,7 @@ private:
       const double exchanges = epx + (ring ? cpx + att : 0);
       kernels(pass_name(op) + " layer " + std::to_string(layer), std::max(0.0, per_layer - exchanges));
       if (ring) {
-        ring_attention(op, layer, att);
+        context_attention(op, layer, att);
         now += att + cpx;
       }
       if (experts) {
@@ -300,7 +353,8 @@ private:
   uint32_t layers_       = 1;      ///< transformer layers the rank's largest chunk holds (tags)
   double a2a_bytes_      = 0;      ///< one MoE all-to-all's buffer on one rank (0: no expert parallelism)
   uint32_t a2a_count_[2] = {0, 0}; ///< a MoE layer's all-to-alls, forward and backward
-  double ring_bytes_[2]  = {0, 0}; ///< one ring-attention block, forward and backward (0: no CP)
+  double ring_bytes_[2]  = {0, 0}; ///< one ring-attention block, forward and backward (0: no ring)
+  std::vector<Transfer> cp_[2];    ///< context parallelism's exchanges, forward and backward
   chakra::TraceBuilder b_;
   std::vector<uint64_t> last_;                  ///< what the next pass waits for
   std::optional<uint64_t> comm_;                ///< the last DP collective

@@ -13,171 +13,9 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace sgai::training {
-
-uint32_t TrainingConfig::virtual_stages() const
-{
-  if (num_virtual_stages_per_pipeline_rank > 0)
-    return num_virtual_stages_per_pipeline_rank;
-  if (num_layers_per_virtual_pipeline_stage == 0)
-    return 1;
-  return split_layers() / pipeline_model_parallel_size / num_layers_per_virtual_pipeline_stage;
-}
-
-uint32_t TrainingConfig::split_layers() const
-{
-  return num_layers + (account_for_embedding_in_pipeline_split ? 1 : 0) + (account_for_loss_in_pipeline_split ? 1 : 0);
-}
-
-uint32_t TrainingConfig::stage_slots(uint32_t rank) const
-{
-  const uint32_t p = pipeline_model_parallel_size, first = decoder_first_pipeline_num_layers,
-                 last = decoder_last_pipeline_num_layers;
-  if (p <= 1)
-    return split_layers();
-  if (rank == 0 && first > 0)
-    return first;
-  if (rank + 1 == p && last > 0)
-    return last;
-  const uint32_t left = p - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
-  return left > 0 ? (split_layers() - first - last) / left : 0;
-}
-
-uint32_t TrainingConfig::chunk_layers(uint32_t rank, uint32_t chunk) const
-{
-  const uint32_t p = pipeline_model_parallel_size, v = virtual_stages();
-  if (not layout_layers.empty())
-    return layout_layers[size_t(chunk) * p + rank];
-  uint32_t n = stage_slots(rank) / v;
-  if (account_for_embedding_in_pipeline_split && rank == 0 && chunk == 0 && n > 0)
-    n--;
-  if (account_for_loss_in_pipeline_split && rank + 1 == p && chunk + 1 == v && n > 0)
-    n--;
-  return n;
-}
-
-uint32_t TrainingConfig::chunk_first_layer(uint32_t rank, uint32_t chunk) const
-{
-  const uint32_t p = pipeline_model_parallel_size;
-  uint32_t first   = 0;
-  for (uint32_t g = 0; g < chunk * p + rank; ++g)
-    first += chunk_layers(g % p, g / p);
-  return first;
-}
-
-bool TrainingConfig::moe_layer(uint32_t layer) const
-{
-  return num_experts > 0 &&
-         (moe_layer_pattern.empty() || (layer < moe_layer_pattern.size() && moe_layer_pattern[layer]));
-}
-
-uint32_t TrainingConfig::chunk_moe_layers(uint32_t rank, uint32_t chunk) const
-{
-  const uint32_t first = chunk_first_layer(rank, chunk), n = chunk_layers(rank, chunk);
-  uint32_t moe = 0;
-  for (uint32_t l = first; l < first + n; ++l)
-    moe += moe_layer(l) ? 1 : 0;
-  return moe;
-}
-
-uint32_t TrainingConfig::stage_moe_layers(uint32_t rank) const
-{
-  uint32_t n = 0;
-  for (uint32_t ch = 0; ch < virtual_stages(); ++ch)
-    n += chunk_moe_layers(rank, ch);
-  return n;
-}
-
-uint32_t TrainingConfig::moe_layer_count() const
-{
-  uint32_t n = 0;
-  for (uint32_t l = 0; l < num_layers; ++l)
-    n += moe_layer(l) ? 1 : 0;
-  return n;
-}
-
-uint64_t TrainingConfig::score_head_dim() const
-{
-  return multi_latent_attention ? qk_head_dim + qk_pos_emb_head_dim : kv_channels;
-}
-
-uint64_t TrainingConfig::value_head_dim() const
-{
-  return multi_latent_attention ? v_head_dim : kv_channels;
-}
-
-uint64_t TrainingConfig::query_width() const
-{
-  return uint64_t(num_attention_heads) * score_head_dim();
-}
-
-uint64_t TrainingConfig::key_width() const
-{
-  return multi_latent_attention ? query_width() : uint64_t(num_query_groups) * kv_channels;
-}
-
-uint64_t TrainingConfig::value_width() const
-{
-  return multi_latent_attention ? uint64_t(num_attention_heads) * v_head_dim : uint64_t(num_query_groups) * kv_channels;
-}
-
-uint64_t TrainingConfig::output_width() const
-{
-  return uint64_t(num_attention_heads) * value_head_dim();
-}
-
-uint32_t TrainingConfig::expert_data_parallel_size() const
-{
-  const uint64_t ranks = uint64_t(tensor_model_parallel_size) * context_parallel_size * data_parallel_size;
-  return uint32_t(std::max<uint64_t>(1, ranks / (uint64_t(etp()) * expert_model_parallel_size)));
-}
-
-double TrainingConfig::expert_load() const
-{
-  if (moe_expert_capacity_factor <= 0)
-    return moe_load_imbalance;
-  return moe_pad_expert_input_to_capacity ? moe_expert_capacity_factor
-                                          : std::min(moe_load_imbalance, moe_expert_capacity_factor);
-}
-
-TrainingConfig dense_layers_of(const TrainingConfig& c)
-{
-  TrainingConfig d                      = c;
-  d.num_experts                         = 0;
-  d.moe_shared_expert_intermediate_size = 0;
-  d.expert_model_parallel_size          = 1;
-  d.moe_layer_pattern.clear();
-  return d;
-}
-
-uint32_t TrainingConfig::stage_layers(uint32_t rank) const
-{
-  uint32_t n = 0;
-  for (uint32_t ch = 0; ch < virtual_stages(); ++ch)
-    n += chunk_layers(rank, ch);
-  return n;
-}
-
-uint32_t TrainingConfig::microbatches() const
-{
-  return global_batch_size / (micro_batch_size * data_parallel_size);
-}
-
-uint64_t TrainingConfig::gpus() const
-{
-  return uint64_t(tensor_model_parallel_size) * pipeline_model_parallel_size * context_parallel_size *
-         data_parallel_size;
-}
-
-double TrainingConfig::grad_bytes() const
-{
-  if (precision_aware_optimizer)
-    return main_grads_bytes;
-  if (precision == Precision::fp16)
-    return accumulate_allreduce_grads_in_fp32 ? 4 : 2;
-  return grad_reduce_in_bf16 ? 2 : 4;
-}
 
 namespace {
 
@@ -439,6 +277,50 @@ uint32_t recompute_modules(const Setting& s)
   return bits;
 }
 
+/** cp-comm-type: one type for every layer (Megatron-Core also takes a type a layer, which sgai
+ *  does not model). */
+CpComm cp_comm(const Setting& s)
+{
+  std::string all = s.value, word, first;
+  std::replace(all.begin(), all.end(), ',', ' ');
+  std::istringstream words(all);
+  while (words >> word) {
+    if (word != "p2p" && word != "allgather" && word != "a2a" && word != "a2a+p2p")
+      fail(s, quote(word) + ": expected one of p2p, allgather, a2a, a2a+p2p");
+    if (not first.empty() && word != first)
+      fail(s, "one type for every layer (" + first + " and " + word + "): a type a layer is not modelled");
+    first = word;
+  }
+  if (first.empty())
+    fail(s, "names no type");
+  return first == "p2p"         ? CpComm::p2p
+         : first == "allgather" ? CpComm::all_gather
+         : first == "a2a"       ? CpComm::a2a
+                                : CpComm::a2a_p2p;
+}
+
+/** hierarchical-context-parallel-sizes: the all-to-all groups' size, then the ring's (two levels,
+ *  as Transformer Engine's a2a+p2p takes them). */
+std::pair<uint32_t, uint32_t> cp_levels(const Setting& s)
+{
+  std::string all = s.value;
+  std::replace(all.begin(), all.end(), ',', ' ');
+  std::istringstream words(all);
+  std::vector<uint32_t> sizes;
+  std::string word;
+  while (words >> word) {
+    char* end    = nullptr;
+    errno        = 0;
+    const long v = std::strtol(word.c_str(), &end, 10);
+    if (end == word.c_str() || *end != '\0' || errno != 0 || v < 1 || v > (1L << 24))
+      fail(s, quote(word) + " is not a size (a whole number from 1)");
+    sizes.push_back(uint32_t(v));
+  }
+  if (sizes.size() != 2)
+    fail(s, "expected two sizes (the all-to-all groups', then the ring's), not " + std::to_string(sizes.size()));
+  return {sizes[0], sizes[1]};
+}
+
 /** position-embedding-type: whether it is learned_absolute (a table of parameters). Megatron's
  *  older switches, use-rotary-position-embeddings and no-position-embedding, override it wherever
  *  they are written (check_config). */
@@ -571,6 +453,9 @@ const std::vector<std::pair<std::string, Apply>>& keys()
       {"recompute-num-layers",
        [](TrainingConfig& c, const Setting& s) { c.recompute_num_layers = uint32_t(whole(s, 1, kMaxCount)); }},
       {"recompute-modules", [](TrainingConfig& c, const Setting& s) { c.recompute_modules = recompute_modules(s); }},
+      {"cp-comm-type", [](TrainingConfig& c, const Setting& s) { c.cp_comm_type = cp_comm(s); }},
+      {"hierarchical-context-parallel-sizes",
+       [](TrainingConfig& c, const Setting& s) { std::tie(c.cp_a2a_size, c.cp_ring_size) = cp_levels(s); }},
       {"bf16",
        [](TrainingConfig& c, const Setting& s) {
          if (flag(s))
@@ -679,9 +564,9 @@ std::vector<Setting> json_settings(const std::string& file, const std::string& t
     if (v.is_array() && is_list_key(normal_key(key))) { // recompute-modules: ["mlp", "moe"]
       std::string joined;
       for (const json::Value& item : v.array()) {
-        if (not item.is_string())
-          throw InputError(file, "at " + item.pointer(), quote(key) + " lists names");
-        joined += (joined.empty() ? "" : " ") + item.string();
+        if (not item.is_string() && not item.is_integer()) // (hierarchical-context-parallel-sizes: [8, 2])
+          throw InputError(file, "at " + item.pointer(), quote(key) + " lists names or whole numbers");
+        joined += (joined.empty() ? "" : " ") + (item.is_string() ? item.string() : item.dump());
       }
       out.push_back({key, joined, file, where});
       continue;
@@ -755,6 +640,31 @@ void check_positions(TrainingConfig& c, const std::map<std::string, Setting>& by
     c.max_position_embeddings = c.seq_length;
   else if (c.max_position_embeddings < c.seq_length)
     fail(by.at("max-position-embeddings"), "is below seq-length " + std::to_string(c.seq_length));
+}
+
+/** Context parallelism: the chunks, and how the CP ranks exchange (cp-comm-type's groups). */
+void check_context(const TrainingConfig& c, const std::function<Setting(const std::string&)>& at,
+                   const std::map<std::string, Setting>& by)
+{
+  const uint32_t tp = c.tensor_model_parallel_size, cp = c.context_parallel_size;
+  if (cp > 1 && c.seq_length % (2 * uint64_t(cp)) != 0)
+    fail(at("context-parallel-size"), "twice it does not divide seq-length " + std::to_string(c.seq_length) +
+                                          " (each CP rank holds two chunks, for causal balance)");
+
+  if (c.cp_comm_type == CpComm::a2a_p2p) {
+    if (not by.count("hierarchical-context-parallel-sizes"))
+      fail(at("cp-comm-type"), "needs hierarchical-context-parallel-sizes (the all-to-all groups' size, the ring's)");
+    if (uint64_t(c.cp_a2a_size) * c.cp_ring_size != cp)
+      fail(by.at("hierarchical-context-parallel-sizes"), "multiplies to " +
+                                                             std::to_string(uint64_t(c.cp_a2a_size) * c.cp_ring_size) +
+                                                             ", not context-parallel-size " + std::to_string(cp));
+  }
+  if (const uint32_t a = c.cp_a2a();
+      cp > 1 && a > 1 && (c.num_attention_heads / tp % a != 0 || c.num_query_groups / tp % a != 0))
+    fail(at(c.cp_comm_type == CpComm::a2a ? "cp-comm-type" : "hierarchical-context-parallel-sizes"),
+         "the all-to-alls split each TP rank's " + std::to_string(c.num_attention_heads / tp) + " heads and " +
+             std::to_string(c.num_query_groups / tp) + " query groups over " + std::to_string(a) +
+             " CP ranks: they must divide both");
 }
 
 /** The checks and defaults that need several keys (Megatron-LM's arguments.py asserts most). */
@@ -836,9 +746,7 @@ void check_config(TrainingConfig& c, const std::map<std::string, Setting>& by, u
   } else if (c.padded_vocab_size % tp != 0)
     fail(at("padded-vocab-size"), "not a multiple of tensor-model-parallel-size " + std::to_string(tp));
   check_positions(c, by);
-  if (cp > 1 && c.seq_length % (2 * uint64_t(cp)) != 0)
-    fail(at("context-parallel-size"), "twice it does not divide seq-length " + std::to_string(c.seq_length) +
-                                          " (each CP rank holds two chunks, for causal balance)");
+  check_context(c, at, by);
 
   uint64_t model        = uint64_t(tp) * pp * cp;
   const char* model_key = pp > 1   ? "pipeline-model-parallel-size"

@@ -13,6 +13,13 @@ namespace sgai::training {
 
 enum class Precision { bf16, fp16, fp8 };
 enum class Recompute { none, selective, full };
+/** How context parallelism exchanges keys and values (Megatron-Core's cp-comm-type, Transformer
+ *  Engine's): a ring of K/V blocks overlapped with attention (p2p), K and V all-gathered before the
+ *  attention and their gradients reduce-scattered after it (allgather, as Llama 3 trained),
+ *  DeepSpeed-Ulysses' all-to-alls of Q, K, V and the output, heads for sequence (a2a), or both
+ *  (a2a+p2p): all-to-alls within groups of hierarchical-context-parallel-sizes' first size, a ring
+ *  over the groups. */
+enum class CpComm { p2p, all_gather, a2a, a2a_p2p };
 
 /** One iteration's model, batch and parallelism, by Megatron-LM's arguments (their dashes become
  *  underscores here). Zero means "not given" where Megatron derives a default. */
@@ -91,6 +98,19 @@ struct TrainingConfig {
   uint32_t pipeline_model_parallel_size = 1;
   uint32_t context_parallel_size        = 1;
   uint32_t expert_model_parallel_size   = 1;
+  CpComm cp_comm_type                   = CpComm::p2p;
+  /** hierarchical-context-parallel-sizes (a2a+p2p): the all-to-all groups' size and the ring's. */
+  uint32_t cp_a2a_size = 0, cp_ring_size = 0;
+  /** The CP ranks an all-to-all spans (a2a: all of them; a2a+p2p: a group) and those the ring of
+   *  K/V blocks spans (p2p: all; a2a+p2p: one a group, cp_a2a() apart). */
+  uint32_t cp_a2a() const
+  {
+    return cp_comm_type == CpComm::a2a ? context_parallel_size : cp_comm_type == CpComm::a2a_p2p ? cp_a2a_size : 1;
+  }
+  uint32_t cp_ring() const
+  {
+    return cp_comm_type == CpComm::p2p ? context_parallel_size : cp_comm_type == CpComm::a2a_p2p ? cp_ring_size : 1;
+  }
   /** Multi-token prediction's depths (Megatron-Core's mtp-num-layers, DeepSeek-V3's MTP): each an
    *  extra layer of the last layer's kind on the last pipeline stage, with its projection, norms,
    *  the embedding again and the LM head and loss again. */

@@ -197,8 +197,6 @@ std::vector<std::pair<std::string, int>> recent_unmodelled()
       {"no-align-grad-reduce", 0},
       {"no-align-param-gather", 0},
       {"ddp-average-in-collective", 0},
-      {"cp-comm-type", -1},
-      {"hierarchical-context-parallel-sizes", -1},
       {"num-distributed-optimizer-instances", 1},
       {"optimizer-cpu-offload", 0},
       {"optimizer-offload-fraction", 1},
@@ -236,7 +234,7 @@ const std::vector<std::pair<std::string, int>>& alias_keys()
 
 bool is_list_key(const std::string& key)
 {
-  return key == "recompute-modules";
+  return key == "recompute-modules" || key == "cp-comm-type" || key == "hierarchical-context-parallel-sizes";
 }
 
 bool is_boolean_key(const std::string& key)

@@ -406,7 +406,6 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
 
   // per-layer communication, exposed where Megatron-Core cannot hide it
   const uint32_t tp_node = ranks_per_node(t, 1, f.gpus_per_node);
-  const uint32_t cp_node = ranks_per_node(cp, t, f.gpus_per_node);
   const uint32_t ep_node = ranks_per_node(ep, c.etp(), f.gpus_per_node); // (expert ranks: ETP innermost)
   double tp[2] = {0, 0}, cp_c[2] = {0, 0}, cp_step[2] = {0, 0};
   for (const Transfer& x : layer_transfers(c)) {
@@ -414,10 +413,15 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     if (x.group == Group::tensor) { // (the experts' own TP group, ETP ranks, beside TP's)
       tp[ph] +=
           x.count * collective_time(f, x.collective, x.ranks, ranks_per_node(x.ranks, 1, f.gpus_per_node), x.bytes);
-    } else if (x.group == Group::context) {
-      double one = collective_time(f, x.collective, 2, std::min<uint32_t>(cp_node, 2), x.bytes);
+    } else if (x.group == Group::context && x.collective == Collective::send_recv) { // the ring's steps
+      // (a2a+p2p: the ring's peers are a group of all-to-alls apart)
+      const uint32_t node = ranks_per_node(x.ranks, t * (cp / x.ranks), f.gpus_per_node);
+      double one          = collective_time(f, x.collective, 2, std::min<uint32_t>(node, 2), x.bytes);
       cp_c[ph] += x.count * one;
       cp_step[ph] = std::max(cp_step[ph], one);
+    } else if (x.group == Group::context) { // allgather, a2a: before or after the attention, exposed
+      const uint32_t node = ranks_per_node(x.ranks, t, f.gpus_per_node);
+      (ph == 0 ? lt.cp_fwd : lt.cp_bwd) += x.count * collective_time(f, x.collective, x.ranks, node, x.bytes);
     } else if (x.group == Group::expert)
       (ph == 0 ? lt.ep_fwd : lt.ep_bwd) += x.count * collective_time(f, x.collective, x.ranks, ep_node, x.bytes);
   }
@@ -437,8 +441,9 @@ LayerTimes layer_times(const TrainingConfig& c, const GpuKernels& g, const Fabri
     (ph == 0 ? lt.tp_fwd : lt.tp_bwd) = overlapped[ph] >= 0 ? overlapped[ph] : tp[ph];
     // ring attention: the local block's attention first, then each block received while the one
     // before computes: c - 1 transfers, each exposed by what it takes beyond a block's attention
-    const double att                  = ph == 0 ? lt.attention_fwd : lt.attention_bwd;
-    (ph == 0 ? lt.cp_fwd : lt.cp_bwd) = cp_c[ph] > 0 ? (cp - 1) * std::max(0.0, cp_step[ph] - att / cp) : 0;
+    const double att = ph == 0 ? lt.attention_fwd : lt.attention_bwd;
+    if (const double r = c.cp_ring(); cp_c[ph] > 0)
+      (ph == 0 ? lt.cp_fwd : lt.cp_bwd) += (r - 1) * std::max(0.0, cp_step[ph] - att / r);
   }
   return lt;
 }

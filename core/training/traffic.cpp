@@ -137,10 +137,43 @@ std::vector<Transfer> layer_transfers(const TrainingConfig& c)
   }
   if (cp > 1) {
     const double kv = s * b * double(c.key_width() + c.value_width()) / t * 2; // (MLA's after its up-projection)
-    add(Group::context, Collective::send_recv, Phase::forward, cp, kv, cp - 1, "K and V around the ring");
-    add(Group::context, Collective::send_recv, Phase::backward, cp, 2 * kv, cp - 1, "K, V and their gradients");
-    if (full)
-      add(Group::context, Collective::send_recv, Phase::backward, cp, kv, cp - 1, "recomputed forward: K and V");
+    auto after      = [&]() { out.back().after_attention = true; };
+    if (c.cp_comm_type == CpComm::all_gather) { // (the gathered K and V are not kept for the backward)
+      add(Group::context, Collective::all_gather, Phase::forward, cp, cp * kv, 1, "K and V gathered");
+      if (full)
+        add(Group::context, Collective::all_gather, Phase::backward, cp, cp * kv, 1, "recomputed forward: K and V");
+      add(Group::context, Collective::all_gather, Phase::backward, cp, cp * kv, 1, "K and V gathered again");
+      add(Group::context, Collective::reduce_scatter, Phase::backward, cp, cp * kv, 1, "their gradients");
+      after();
+    } else {
+      // a2a over a ranks (a2a: all; a2a+p2p: a group), each rank's buffer, 1/a of it to each peer;
+      // the ring over r ranks (p2p: all; a2a+p2p: one a group) passes K and V blocks of the same
+      // size (a times the tokens, 1/a of the heads)
+      const uint32_t a = c.cp_a2a(), r = c.cp_ring();
+      const double q = s * b * double(c.query_width()) / t * 2, o = s * b * double(c.output_width()) / t * 2;
+      auto forward = [&](Phase ph, const std::string& redo) {
+        if (a > 1)
+          out.push_back({Group::context, Collective::all_to_all, ph, a, q + kv, 1, kLayer,
+                         redo + "Q, K and V: heads for sequence"});
+        if (r > 1)
+          out.push_back(
+              {Group::context, Collective::send_recv, ph, r, kv, r - 1, kLayer, redo + "K and V around the ring"});
+        if (a > 1)
+          out.push_back({Group::context, Collective::all_to_all, ph, a, o, 1, kLayer,
+                         redo + "the attention's output back", true});
+      };
+      forward(Phase::forward, "");
+      if (full)
+        forward(Phase::backward, "recomputed forward: ");
+      if (a > 1)
+        add(Group::context, Collective::all_to_all, Phase::backward, a, o, 1, "the output's gradient");
+      if (r > 1)
+        add(Group::context, Collective::send_recv, Phase::backward, r, 2 * kv, r - 1, "K, V and their gradients");
+      if (a > 1) {
+        add(Group::context, Collective::all_to_all, Phase::backward, a, q + kv, 1, "Q's, K's and V's gradients");
+        after();
+      }
+    }
   }
   if (moe && e > 1) {
     const double bytes = tokens * c.moe_router_topk * h * 2 * pad;

@@ -32,6 +32,9 @@ struct Transfer {
   uint32_t count        = 1;
   std::string per;  ///< "layer and micro-batch", "stage boundary and micro-batch", "iteration"
   std::string what; ///< what moves: "layer input (sequence parallel)", "gradients", ...
+  /** A context-parallel exchange that follows the attention (its output's or its gradients'); the
+   *  others precede it, or (p2p) run beside it. */
+  bool after_attention = false;
 };
 
 /** What one GPU's transformer layer sends for one micro-batch, with s the local sequence
@@ -41,8 +44,12 @@ struct Transfer {
  *    (2 reduce-scatters, 2 all-gathers) and the inputs all-gathered again for the weight gradients
  *    (2 more); full recomputation repeats the forward's four in the backward. Without sequence
  *    parallelism, 2 all-reduces of s b h x 2 bytes forward and 2 backward (Megatron's f and g).
- *  - CP c: ring attention passes each rank's K and V (2 s b (k g / t) x 2 bytes) c - 1 times
- *    forward, and K, V and their gradients (twice that) c - 1 times backward.
+ *  - CP c: ring attention (cp-comm-type p2p) passes each rank's K and V (2 s b (k g / t) x 2
+ *    bytes) c - 1 times forward, and K, V and their gradients (twice that) c - 1 times backward;
+ *    allgather gathers K and V before the attention (c x that), again backward, and
+ *    reduce-scatters their gradients after it; a2a exchanges Q, K and V before the attention and
+ *    its output after it (all-to-alls of the rank's buffer), backward the output's gradient before
+ *    and Q's, K's and V's after.
  *  - EP e (MoE layers): a dispatch and a combine all-to-all of the tokens' top-k copies
  *    (s b / t with SP, x top-k x h x 2 bytes) forward, the same two backward.
  *  Groups of one rank send nothing and are left out. */

@@ -74,9 +74,10 @@ bogus_layout.yaml|line 10: pipeline-model-parallel-layout 'Et*5|(t*6|)*2,t*6L': 
 bogus_max_positions.yaml|line 9: max-position-embeddings '2048': is below seq-length 4096
 bogus_only_unmodelled.yaml|missing num-layers (a training description needs it)
 bogus_empty_object.json|holds no Megatron-LM arguments (num-layers: 24, ...)
+bogus_cp_comm_type.yaml|line 9: cp-comm-type 'a2a allgather': one type for every layer (a2a and allgather): a type a layer is not modelled
 CASES
     n=$(ls $F/bogus_* | wc -l)
-    [ "$n" -eq 28 ] || fail "$n bogus fixtures, 28 cases" ;;
+    [ "$n" -eq 29 ] || fail "$n bogus fixtures, 29 cases" ;;
 
   train_predict)
     # one iteration of Megatron-Core's 1.7B row on DGX H100 nodes: time, TFLOP/s, MFU, breakdown
@@ -187,13 +188,14 @@ PY
       --eval-iters 10 --no-load-optim --no-load-rng --gpus 2
     expect_rc 0
     grep -q "^sgai: note: vocab-size 32000: Llama2Tokenizer is Llama 2's vocabulary" <<<"$err" || fail "Llama 2 vocabulary: $err"
-    # Megatron-LM's 2025 switches (CUDA graphs, the CP communication's kind) are taken and listed,
-    # with their values; recompute-modules (several words) is modelled: the MLP's activations not kept
+    # Megatron-LM's 2025 switches (CUDA graphs) are taken and listed, with their values; the CP
+    # communication's kind and recompute-modules (several words) are modelled: the MLP's activations
+    # not kept
     run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --enable-cuda-graph --cuda-graph-scope attn \
       --recompute-granularity selective --cp-comm-type p2p --norm-epsilon 1e-5
     expect_rc 0
     kept=$(grep -oE '^  0 .*' <<<"$out")
-    grep -qE '^sgai: note: Megatron-LM arguments taken but not modelled .*cp-comm-type, cuda-graph-scope, enable-cuda-graph, norm-epsilon$' \
+    grep -qE '^sgai: note: Megatron-LM arguments taken but not modelled .*: cuda-graph-scope, enable-cuda-graph, norm-epsilon$' \
       <<<"$err" || fail "2025 switches: $err"
     run "$SGAI" train check $F/gpt-1.7b.yaml --gpus 48 --recompute-granularity selective --recompute-modules core_attn mlp
     expect_rc 0
@@ -291,7 +293,7 @@ PY
       fail "llama stages: $out"
     grep -qE '^Iteration: [0-9.]+ s' <<<"$out" || fail "llama iteration: $out"
     run "$SGAI" train predict workloads/training/llama3-405b-128k.yaml --platform $L --gpus 16384; expect_rc 0
-    grep -qE '^Parallelism: TP 8 x PP 16 x CP 16 x DP 8 = 16384 GPUs' <<<"$out" || fail "llama 128k: $out"
+    grep -qE '^Parallelism: TP 8 x PP 16 x CP 16 \(all-gather\) x DP 8 = 16384 GPUs' <<<"$out" || fail "llama 128k: $out"
     # Llama 2 13B on one 8-GPU H100 node (Latif et al. measured at most 8.4 kW): the GPUs, processors
     # and NICs sgai counts, busy nearly all the iteration, stay between 8 x 700 W and 8 x 700 W + 2 x 350 W
     # + the NICs' busy power, below the measurement (docs/validation.md says what is not counted)
@@ -360,6 +362,24 @@ PY
     n=$("$SGAI" chakra stats "$tmp/etcp/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
     # rank 0: 2 micro-batches x 8 layers x 2 passes x 3 ring steps
     [ "$n" = "96" ] || fail "ring sends of rank 0: '$n'"
+    # cp-comm-type allgather (Llama 3's) and a2a (Ulysses): their exchanges as NCCL's rings and
+    # all-to-alls, before and after the attention
+    BOUND=0.025 check cpag llama-8b-cp4-32k.yaml --gpus 16 --global-batch-size 4 --num-layers 8 --seq-length 8192 \
+      --cp-comm-type allgather
+    n=$("$SGAI" chakra stats "$tmp/etcpag/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
+    # rank 0: 2 micro-batches x 8 layers x (a gather forward; a gather and a reduce-scatter backward) x 3 steps
+    [ "$n" = "144" ] || fail "all-gather CP sends of rank 0: '$n'"
+    BOUND=0.025 check cpa2a llama-8b-cp4-32k.yaml --gpus 16 --global-batch-size 4 --num-layers 8 --seq-length 8192 \
+      --cp-comm-type a2a
+    n=$("$SGAI" chakra stats "$tmp/etcpa2a/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
+    # rank 0: 2 micro-batches x 8 layers x 2 passes x 2 all-to-alls x 3 peers
+    [ "$n" = "192" ] || fail "all-to-all CP sends of rank 0: '$n'"
+    # a2a+p2p over 2 x 2: the pairs' all-to-alls around a ring of 2 over the pairs
+    BOUND=0.025 check cph llama-8b-cp4-32k.yaml --gpus 16 --global-batch-size 4 --num-layers 8 --seq-length 8192 \
+      --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes 2 2
+    n=$("$SGAI" chakra stats "$tmp/etcph/training.0.et" | grep -oE 'COMM_SEND_NODE [0-9]+' | awk '{ print $2 }')
+    # rank 0: 2 micro-batches x 8 layers x 2 passes x (2 all-to-alls x 1 peer + 1 ring step)
+    [ "$n" = "96" ] || fail "hierarchical CP sends of rank 0: '$n'"
     # the ranks' groups: DP over the same stage and tensor rank
     python3 - "$tmp/et64/training.groups.json" <<'PY' || fail "groups: $(cat "$tmp/et64/training.groups.json")"
 import json, sys

@@ -261,6 +261,39 @@ TEST(TrainingPredict, OverlappedCollectivesTakeTheirChannelsSms)
   EXPECT_GT(plain.dp_sm_share, 0.0);
 }
 
+TEST(TrainingPredict, ContextParallelAllGatherAndAllToAllAreExposed)
+{
+  // CP 4 over 4 GPUs of a node: allgather's and a2a's exchanges precede or follow the attention,
+  // each exposed as NCCL's model prices it; p2p's ring hides behind the attention blocks
+  auto kv = with(with(with(small(), "seq-length", "8192"), "context-parallel-size", "4"), "num-query-groups", "4");
+  const double KV = 2.0 * 2048 * 4 * 128 * 2, Q = 2048.0 * 8 * 128 * 2, O = 2048.0 * 1024 * 2;
+  LayerTimes ag = layer_times(make_config(settings(with(kv, "cp-comm-type", "allgather")), 4), h100(), dgx());
+  EXPECT_NEAR(ag.cp_fwd, collective_time(dgx(), Collective::all_gather, 4, 4, 4 * KV), 1e-15);
+  EXPECT_NEAR(ag.cp_bwd,
+              collective_time(dgx(), Collective::all_gather, 4, 4, 4 * KV) +
+                  collective_time(dgx(), Collective::reduce_scatter, 4, 4, 4 * KV),
+              1e-15);
+  LayerTimes a2a    = layer_times(make_config(settings(with(kv, "cp-comm-type", "a2a")), 4), h100(), dgx());
+  const double both = collective_time(dgx(), Collective::all_to_all, 4, 4, Q + KV) +
+                      collective_time(dgx(), Collective::all_to_all, 4, 4, O);
+  EXPECT_NEAR(a2a.cp_fwd, both, 1e-15);
+  EXPECT_NEAR(a2a.cp_bwd, both, 1e-15);
+  EXPECT_GT(a2a.cp_fwd, 0);
+  LayerTimes ring = layer_times(make_config(settings(kv), 4), h100(), dgx());
+  EXPECT_DOUBLE_EQ(ring.attention_fwd, ag.attention_fwd); // the same attention, its exchanges apart
+  EXPECT_LT(ring.cp_fwd, ag.cp_fwd);
+  // a2a+p2p over 2 x 2: the pairs' all-to-alls exposed, then a ring of 2 whose one step hides
+  // behind half the attention when it can
+  kv                = with(with(kv, "cp-comm-type", "a2a+p2p"), "hierarchical-context-parallel-sizes", "2,2");
+  LayerTimes hier   = layer_times(make_config(settings(kv), 4), h100(), dgx());
+  const double step = collective_time(dgx(), Collective::send_recv, 2, 2, KV);
+  EXPECT_NEAR(hier.cp_fwd,
+              collective_time(dgx(), Collective::all_to_all, 2, 2, Q + KV) +
+                  collective_time(dgx(), Collective::all_to_all, 2, 2, O) +
+                  std::max(0.0, step - hier.attention_fwd / 2),
+              1e-15);
+}
+
 TEST(TrainingPredict, InterleavingShrinksTheBubble)
 {
   auto kv = with(with(small(), "num-layers", "8"), "global-batch-size", "8");

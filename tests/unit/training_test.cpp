@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <tuple>
 
 using namespace sgai::training;
 
@@ -613,6 +614,72 @@ TEST(TrainingTraffic, RingAttentionAndExpertAllToAll)
   EXPECT_EQ(a.ranks, 8u);
   EXPECT_EQ(a.count, 2u);
   EXPECT_DOUBLE_EQ(a.bytes, 4096.0 * 2 * 2048 * 2);
+}
+
+TEST(TrainingTraffic, ContextParallelAllGatherAndAllToAllAsTransformerEngineRunsThem)
+{
+  // CP 4, 16 heads and 8 query groups of 128 channels, 1,024 local tokens: a rank's K and V are
+  // 2 x 1024 x 8 x 128 x 2 bytes, its Q 1024 x 16 x 128 x 2, its output 1024 x 2048 x 2
+  auto kv =
+      with(with(with(gpt_1_7b(), "num-query-groups", "8"), "context-parallel-size", "4"), "global-batch-size", "48");
+  const double KV = 2.0 * 1024 * 8 * 128 * 2, Q = 1024.0 * 16 * 128 * 2, O = 1024.0 * 2048 * 2;
+  // allgather (Llama 3's): K and V gathered before the attention, forward and again backward; their
+  // gradients reduce-scattered after it
+  auto l = layer_transfers(make_config(settings(with(kv, "cp-comm-type", "allgather")), 48));
+  auto f = find_transfer(l, Group::context, Collective::all_gather, Phase::forward);
+  EXPECT_EQ(f.ranks, 4u);
+  EXPECT_EQ(f.count, 1u);
+  EXPECT_DOUBLE_EQ(f.bytes, 4 * KV);
+  EXPECT_FALSE(f.after_attention);
+  EXPECT_DOUBLE_EQ(find_transfer(l, Group::context, Collective::all_gather, Phase::backward).bytes, 4 * KV);
+  auto rs = find_transfer(l, Group::context, Collective::reduce_scatter, Phase::backward);
+  EXPECT_DOUBLE_EQ(rs.bytes, 4 * KV);
+  EXPECT_TRUE(rs.after_attention);
+  // a2a (DeepSpeed-Ulysses): Q, K and V before the attention, the output after it; backward the
+  // output's gradient before, Q's, K's and V's after
+  l = layer_transfers(make_config(settings(with(kv, "cp-comm-type", "a2a")), 48));
+  std::vector<std::tuple<Phase, double, bool>> seen;
+  for (const Transfer& t : l)
+    if (t.group == Group::context) {
+      EXPECT_EQ(t.collective, Collective::all_to_all);
+      seen.emplace_back(t.phase, t.bytes, t.after_attention);
+    }
+  EXPECT_EQ(seen, (std::vector<std::tuple<Phase, double, bool>>{{Phase::forward, Q + KV, false},
+                                                                {Phase::forward, O, true},
+                                                                {Phase::backward, O, false},
+                                                                {Phase::backward, Q + KV, true}}));
+  // YAML lists and command lines name one type for every layer
+  EXPECT_EQ(make_config(settings(with(kv, "cp-comm-type", "a2a a2a")), 48).cp_comm_type, CpComm::a2a);
+  EXPECT_NE(error_of(with(kv, "cp-comm-type", "p2p a2a"), 48).find("one type for every layer"), std::string::npos);
+  EXPECT_NE(error_of(with(kv, "cp-comm-type", "ring"), 48).find("'ring': expected one of p2p"), std::string::npos);
+  // a2a+p2p (hierarchical-context-parallel-sizes 2 2): all-to-alls within pairs, a ring of 2 over
+  // the pairs passing blocks of K and V as large as p2p's (twice the tokens, half the groups)
+  auto h = with(with(kv, "cp-comm-type", "a2a+p2p"), "hierarchical-context-parallel-sizes", "2 2");
+  seen.clear();
+  std::vector<uint32_t> ranks;
+  for (const Transfer& t : layer_transfers(make_config(settings(h), 48)))
+    if (t.group == Group::context) {
+      seen.emplace_back(t.phase, t.bytes, t.after_attention);
+      ranks.push_back(t.count * 100 + t.ranks);
+    }
+  EXPECT_EQ(seen, (std::vector<std::tuple<Phase, double, bool>>{{Phase::forward, Q + KV, false},
+                                                                {Phase::forward, KV, false},
+                                                                {Phase::forward, O, true},
+                                                                {Phase::backward, O, false},
+                                                                {Phase::backward, 2 * KV, false},
+                                                                {Phase::backward, Q + KV, true}}));
+  EXPECT_EQ(ranks, (std::vector<uint32_t>{102, 102, 102, 102, 102, 102})); // (once each, over 2 ranks)
+  EXPECT_NE(error_of(with(kv, "cp-comm-type", "a2a+p2p"), 48).find("needs hierarchical-context-parallel-sizes"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(h, "hierarchical-context-parallel-sizes", "2 4"), 48).find("multiplies to 8, not context"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(h, "hierarchical-context-parallel-sizes", "4"), 48).find("expected two sizes"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(h, "hierarchical-context-parallel-sizes", "2 x"), 48).find("'x' is not a size"),
+            std::string::npos);
+  // the all-to-alls split the heads: 8 query groups over CP 16 cannot be
+  kv = with(with(kv, "context-parallel-size", "16"), "cp-comm-type", "a2a");
+  EXPECT_NE(error_of(kv, 48).find("8 query groups over 16 CP ranks"), std::string::npos);
 }
 
 TEST(TrainingConfig, SharedExpertsAsDeepSeekMoEAndQwenMoEHaveThem)

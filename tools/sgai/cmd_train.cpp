@@ -103,7 +103,11 @@ void print_description(const training::TrainingConfig& c)
                     : std::string())
             << "\n";
   std::cout << "Parallelism: TP " << c.tensor_model_parallel_size << " x PP " << c.pipeline_model_parallel_size
-            << " x CP " << c.context_parallel_size << " x DP " << c.data_parallel_size << " = " << c.gpus() << " GPUs"
+            << " x CP " << c.context_parallel_size
+            << (c.context_parallel_size == 1 || c.cp_comm_type == training::CpComm::p2p ? ""
+                : c.cp_comm_type == training::CpComm::all_gather                        ? " (all-gather)"
+                                                                                        : " (all-to-all)")
+            << " x DP " << c.data_parallel_size << " = " << c.gpus() << " GPUs"
             << (c.expert_model_parallel_size > 1 ? ", EP " + std::to_string(c.expert_model_parallel_size) : "") << "; "
             << c.microbatches() << (c.microbatches() == 1 ? " micro-batch of " : " micro-batches of ")
             << c.micro_batch_size << " per replica"
