@@ -417,8 +417,8 @@ NodeType::Nics parse_nics(Object o, int gpus)
   n.origin = origin_of(o);
   n.type   = o.required("type").string();
   n.count  = static_cast<uint32_t>(positive_count(o.required("number")));
-  if (n.count > 64)
-    o.required("number").fail("a node has at most 64 NICs, not " + std::to_string(n.count));
+  if (n.count > 1024) // (a NIC per GPU of an NVLink domain: GB200 NVL72's 72)
+    o.required("number").fail("a node has at most 1024 NICs, not " + std::to_string(n.count));
   if (auto near = o.optional("near_gpus")) {
     if (gpus == 0)
       near->fail("near_gpus names GPUs, and this node type has none");
@@ -749,9 +749,10 @@ void check_catalogue_references(const Catalogue& cat)
         throw InputError(node.origin.file, "at " + node.origin.pointer + "/" + key,
                          "unknown interconnect type " + quote(*ic) +
                              " (known: " + json::list_names(names_of(cat.interconnects)) + ")");
-      if (std::string(key) == "host_interconnect" && it->second.kind != InterconnectType::Kind::pcie)
+      // (a host link: PCIe, or a Grace CPU's coherent NVLink-C2C to its GPUs)
+      if (std::string(key) == "host_interconnect" && it->second.kind == InterconnectType::Kind::nvswitch)
         throw InputError(node.origin.file, "at " + node.origin.pointer + "/" + key,
-                         "host_interconnect " + quote(*ic) + " must be of kind 'pcie'");
+                         "host_interconnect " + quote(*ic) + " must be of kind 'pcie' or 'nvlink'");
     }
   }
 }

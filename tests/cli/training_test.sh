@@ -122,6 +122,13 @@ PY
     b200=$(grep -oE '^Iteration: [0-9.]+ s, [0-9]+ tokens/s, [0-9.]+' <<<"$out" | awk '{print $NF}')
     python3 -c "import json,sys; h=json.load(open(sys.argv[1]))['tflops_per_gpu']; a=float(sys.argv[2].rstrip('%'))*3.12; b=float(sys.argv[3])
 assert 0 < a < h < b, (a, h, b)" "$J.first" "$a100" "$b200" || fail "A100 < H100 < B200 per GPU: $a100 $b200"
+    # GB200 NVL72: an NVLink domain of 72 GPUs a node (a rack), a NIC per GPU; its GPU above the B200
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform platforms/gb200-nvl72.json --gpus 8 --global-batch-size 8
+    expect_rc 0
+    grep -qE '^Platform: gb200-nvl72 \(B200 GB200 186GB, 72 a node; ' <<<"$out" || fail "gb200 platform: $out"
+    gb200=$(grep -oE '^Iteration: [0-9.]+ s, [0-9]+ tokens/s, [0-9.]+' <<<"$out" | awk '{print $NF}')
+    python3 -c "import sys; assert float(sys.argv[1]) < float(sys.argv[2]), sys.argv[1:]" "$b200" "$gb200" ||
+      fail "B200 < GB200 per GPU: $b200 $gb200"
     # a launch script's arguments as they are: Narayanan et al.'s 145B row (Megatron-LM's
     # examples/academic_paper_scripts/sc21, CONFIG.sh and run_table_1.sh), Megatron-LM 2021's names
     run "$SGAI" train predict --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 --micro-batch-size 2 \
@@ -544,7 +551,7 @@ for l in rows:
 PY
     grep -qE '^3 rows: mean absolute error [0-9.]+%, worst LLAMA3-[0-9]+B at [-+][0-9.]+%, Spearman' "$tmp/llama" ||
       fail "llama summary: $(cat "$tmp/llama")"
-    # Megatron-LM's functional tests (7B, TP 4 and PP 4, H100 and A100): every argument taken as
+    # Megatron-LM's functional tests (7B, TP 4 and PP 4, H100, A100 and GB200): every argument taken as
     # published; the last stage's memory after a step and at its peak within 10% of the golden values;
     # the two Mixtral release runs (TP 2 with ETP 1, EP 8) predicted
     /usr/bin/python3 tools/validate/megatron_functional.py --sgai "$SGAI" >"$tmp/functional" 2>"$tmp/err" ||
@@ -552,14 +559,14 @@ PY
     python3 - "$tmp/functional" <<'PY' || fail "functional rows: $(cat "$tmp/functional")"
 import re, sys
 rows = [l for l in open(sys.argv[1]) if l.startswith("gpt3_7b_")]
-assert len(rows) == 4, rows
+assert len(rows) == 6, rows
 for l in rows:
     errors = [float(e) for e in re.findall(r"([-+][0-9.]+)%", l)]
     assert len(errors) == 3, l
     assert abs(errors[1]) < 10 and abs(errors[2]) < 10, l  # memory after a step, peak
 PY
     [ "$(grep -c '^mixtral_8x' "$tmp/functional")" -eq 2 ] || fail "mixtral rows: $(cat "$tmp/functional")"
-    grep -qE '^iteration time: 6 rows: mean absolute error [0-9.]+%' "$tmp/functional" ||
+    grep -qE '^iteration time: 8 rows: mean absolute error [0-9.]+%' "$tmp/functional" ||
       fail "functional summary: $(cat "$tmp/functional")" ;;
 
   train_experiment)

@@ -119,7 +119,8 @@ TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)
   auto cat = sgai::platform::load_catalogue("platforms/catalogues/accelerators.json");
   // every GPU the training model names has what the kernel model needs: a matmul figure and a
   // streaming fraction, each with its source
-  for (const char* name : {"A100 SXM4 40GB", "A100 SXM4 80GB", "H100 SXM5 80GB", "H200 SXM 141GB", "B200 SXM 180GB"}) {
+  for (const char* name :
+       {"A100 SXM4 40GB", "A100 SXM4 80GB", "H100 SXM5 80GB", "H200 SXM 141GB", "B200 SXM 180GB", "B200 GB200 186GB"}) {
     const auto& g = cat.gpus.at(name);
     ASSERT_TRUE(g.matmul.count("bf16")) << name;
     EXPECT_GT(g.matmul.at("bf16").fraction, 0.6) << name;
@@ -138,6 +139,14 @@ TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)
   }
   EXPECT_EQ(cat.gpus.at("B200 SXM 180GB").matmul.at("bf16").fraction, 0.640);
   EXPECT_EQ(cat.gpus.at("B200 SXM 180GB").stream_fraction, 0.75);
+  // GB200's GPU: its own burst figures (1822 of 2500 TFLOPS BF16), held at the B200's measured
+  // sustained-over-burst ratio (no GB200 MSMF is published)
+  const auto& gb200 = cat.gpus.at("B200 GB200 186GB");
+  EXPECT_EQ(gb200.matmul.at("bf16").fraction, 0.729);
+  EXPECT_EQ(gb200.matmul.at("bf16").sustained, 0.839);
+  EXPECT_EQ(gb200.matmul.at("fp8").sustained, 0.839);
+  EXPECT_EQ(gb200.multiprocessors, 152);
+  EXPECT_NE(gb200.matmul_source.find("assumption"), std::string::npos);
   const auto& h100 = cat.gpus.at("H100 SXM5 80GB").matmul.at("fp8");
   EXPECT_EQ(h100.fraction, 0.709);
   EXPECT_EQ(h100.m, 1024u);

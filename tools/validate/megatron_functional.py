@@ -22,8 +22,8 @@ The tests set what slows a step and sgai does not price: deterministic kernels (
 NVTE_ALLOW_NONDETERMINISTIC_ALGO=0: cuDNN attention's deterministic backward), no gradient-
 accumulation fusion, NCCL's ring for every collective, 16 SMs kept from the norms
 (NVTE_*_LAYERNORM_SM_MARGIN), parameter-norm and zero-count logging every other iteration. GB200
-golden values are published too (0.853 and 0.787 s); the catalogue has no GB200 (its B200 is the
-1,000 W HGX part), so they are not compared. Nothing is fitted to these figures.
+golden values (commit 7e6a045a2a, 2026-07-25; the recipe's 2 nodes of 4 GPUs, one NVL72 NVLink domain)
+run on platforms/gb200-nvl72.json, the 8 GPUs in one of its racks. Nothing is fitted to these figures.
 
 MoE: the release tests mixtral_8x7b_tp1pp4ep8vpp8_release (Mixtral 8x7B: TP 2 with the experts whole,
 expert-tensor-parallel-size 1, PP 4 with 8 virtual stages, EP 8) and mixtral_8x22b_tp2pp8ep8vpp1_release
@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from megatron_table import Comparison, run_prediction, shares  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PLATFORMS = {"H100": "dgx-h100-superpod.json", "A100": "dgx-a100-superpod.json"}
+PLATFORMS = {"H100": "dgx-h100-superpod.json", "A100": "dgx-a100-superpod.json", "GB200": "gb200-nvl72.json"}
 
 # MODEL_ARGS of tests/functional_tests/test_cases/gpt/gpt3_7b_tp4_pp1_memory_speed/model_config.yaml,
 # as published ("${...}" paths replaced by placeholders); the TP1 x PP4 test differs in the lines below
@@ -114,6 +114,11 @@ MEASURED = {
     ("gpt3_7b_tp1_pp4", "H100"): ([1.16377, 1.14861, 1.14912, 1.15017, 1.14909, 1.14967, 1.15077, 1.15255, 1.1501,
                                    1.15138, 1.15105], 24808996864, 60720852992),
     ("gpt3_7b_tp1_pp4", "A100"): ([2.9368, 2.94791], 24510808064, 60489064448),
+    # GB200 (commit 7e6a045a2a, 2026-07-25): the recipe's 2 nodes of 4 GPUs, one NVL72 NVLink domain
+    ("gpt3_7b_tp4_pp1", "GB200"): ([1.10296, 0.85346, 0.85394, 0.85229, 0.85257, 0.85257, 0.85029, 0.85109, 1.07621,
+                                    0.85078, 0.86196], 20663463936, 58217476096),
+    ("gpt3_7b_tp1_pp4", "GB200"): ([0.8124, 0.7891, 0.78729, 0.78713, 0.78559, 0.78688, 0.99679, 0.78545, 1.00358,
+                                    0.78589, 0.7843], 24540168192, 60519342080),
     # from iteration 10 on, every 5th
     ("mixtral_8x7b", "H100"): ([3.89725, 4.54906, 4.498, 5.11874, 4.14905, 3.90342, 3.31327, 3.73961, 3.37841,
                                 3.31795, 3.30589, 3.3119, 3.34672, 3.29959, 3.27096, 3.26952, 3.27423, 3.2623,
