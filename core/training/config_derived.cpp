@@ -7,6 +7,20 @@
 
 namespace sgai::training {
 
+namespace {
+
+/** The sum of f(chunk) over a pipeline rank's virtual stages. */
+template <typename F>
+uint32_t over_chunks(const TrainingConfig& c, F f)
+{
+  uint32_t n = 0;
+  for (uint32_t ch = 0; ch < c.virtual_stages(); ++ch)
+    n += f(ch);
+  return n;
+}
+
+} // namespace
+
 uint32_t TrainingConfig::virtual_stages() const
 {
   if (num_virtual_stages_per_pipeline_rank > 0)
@@ -74,10 +88,7 @@ uint32_t TrainingConfig::chunk_moe_layers(uint32_t rank, uint32_t chunk) const
 
 uint32_t TrainingConfig::stage_moe_layers(uint32_t rank) const
 {
-  uint32_t n = 0;
-  for (uint32_t ch = 0; ch < virtual_stages(); ++ch)
-    n += chunk_moe_layers(rank, ch);
-  return n;
+  return over_chunks(*this, [&](uint32_t ch) { return chunk_moe_layers(rank, ch); });
 }
 
 uint32_t TrainingConfig::moe_layer_count() const
@@ -144,10 +155,7 @@ TrainingConfig dense_layers_of(const TrainingConfig& c)
 
 uint32_t TrainingConfig::stage_layers(uint32_t rank) const
 {
-  uint32_t n = 0;
-  for (uint32_t ch = 0; ch < virtual_stages(); ++ch)
-    n += chunk_layers(rank, ch);
-  return n;
+  return over_chunks(*this, [&](uint32_t ch) { return chunk_layers(rank, ch); });
 }
 
 uint32_t TrainingConfig::microbatches() const
