@@ -536,6 +536,15 @@ PY
     [ "$(grep -cE ': sgai: error: stage 0 needs [0-9.]+ GB per GPU' "$tmp/nemo")" -eq 5 ] || fail "5 refused: $(cat "$tmp/nemo")"
     grep -qE '^7 rows: mean absolute error [0-9.]+%, worst [A-Za-z0-9-]+ at [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
       fail "nemo summary: $(cat "$tmp/nemo")"
+    # NeMo's Blackwell FP8 tables (DGX-GB200 25.04, DGX-B200 25.02): the 16 rows predicted (FSDP,
+    # CP, EP and the 405B's embedding and loss in the pipeline split), a summary per system
+    /usr/bin/python3 tools/validate/nemo_blackwell_fp8.py --sgai "$SGAI" >"$tmp/blackwell" 2>"$tmp/err" ||
+      fail "nemo_blackwell_fp8: $(cat "$tmp/err")"
+    [ "$(grep -cE '\| +[0-9]+ +[0-9]+ +[-+][0-9.]+% \|' "$tmp/blackwell")" -eq 16 ] ||
+      fail "16 rows: $(cat "$tmp/blackwell")"
+    for g in GB200 B200 both; do
+      grep -qE "^$g: [0-9]+ rows: mean absolute error [0-9.]+%" "$tmp/blackwell" || fail "$g summary: $(cat "$tmp/blackwell")"
+    done
     # Megatron-LM's Llama 3 FP8 table (8B, 70B, 405B): the three rows predicted, FLOPs counted as
     # the table counts them (its TFLOP/s over tokens/s, sgai's the same within 1%)
     /usr/bin/python3 tools/validate/megatron_llama_fp8.py --sgai "$SGAI" >"$tmp/llama" 2>"$tmp/err" ||
