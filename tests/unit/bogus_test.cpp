@@ -79,6 +79,10 @@ const std::vector<Bogus>& cases()
        {"at /types/node_types/Box/nics/near_gpus/1: GPU 2 is not one of the node's GPUs 0 to 1"}},
       {"bogus_nics_type.json",
        {"at /types/node_types/Box/nics/type: unknown network type 'Myrinet 2000'", "'ConnectX-7 NDR'"}},
+      {"bogus_nics_too_many.json", {"at /types/node_types/Box/nics/number: a node has at most 1024 NICs, not 1025"}},
+      {"bogus_host_interconnect_nvswitch.json",
+       {"at /types/node_types/Box/host_interconnect: host_interconnect 'NVSwitch NVLink5' must be of kind 'pcie' or "
+        "'nvlink'"}},
       {"bogus_clos_too_many_nics.json",
        {"at /clusters/0/topology: the clos would link 12800000 NICs: at most 10000000"}},
       {"bogus_transport.json",
