@@ -37,14 +37,12 @@ and only the time is a check.
 
 Usage: tools/validate/megatron_functional.py [--sgai build/tools/sgai]
 """
-import argparse
 import os
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_table import Comparison, run_prediction, shares  # noqa: E402
+from megatron_table import Comparison, run_prediction, shares, start  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORMS = {"H100": "dgx-h100-superpod.json", "A100": "dgx-a100-superpod.json", "GB200": "gb200-nvl72.json"}
@@ -133,10 +131,7 @@ MEASURED = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
-    a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="sgai-megatron-functional-")
+    a, work = start(__doc__, "sgai-megatron-functional-")
     print("Megatron-LM's functional and release tests (measured) against sgai train predict")
     print("%-16s %4s %4s | %8s %6s %7s | %8s %6s %6s | %8s %6s %6s | %s" % (
         "test", "gpu", "gpus", "iter s", "sgai", "error", "state GB", "sgai", "error", "peak GB", "sgai", "error",

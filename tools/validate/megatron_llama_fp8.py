@@ -20,13 +20,11 @@ vocabulary 128,256. Platform: platforms/dgx-h100-superpod.json. Nothing is fitte
 
 Usage: tools/validate/megatron_llama_fp8.py [--sgai build/tools/sgai]
 """
-import argparse
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_table import Comparison, run_prediction, shares  # noqa: E402
+from megatron_table import Comparison, run_prediction, shares, start  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
@@ -68,10 +66,7 @@ def description(row):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
-    a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="sgai-llama-fp8-")
+    a, work = start(__doc__, "sgai-llama-fp8-")
     print("Megatron-LM examples/llama FP8 table (measured, H100) against sgai train predict on %s" %
           os.path.relpath(PLATFORM, ROOT))
     print("%-11s %4s %3s %2s %2s %2s %2s | %8s %8s %7s | %7s %7s | %s" % (

@@ -79,6 +79,14 @@ def predict(sgai, row, layers_per_virtual, work):
         return json.load(f)
 
 
+def start(doc, prefix):
+    """What every training validation script starts with: its command line (--sgai, the binary to
+    run) and a fresh work folder named from prefix. Returns (arguments, folder)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
+    return ap.parse_args(), tempfile.mkdtemp(prefix=prefix)
+
+
 def run_prediction(sgai, d, platform, gpus, work, name):
     """Writes the description d into work, runs sgai train predict --json on it and removes both
     files: (the prediction, None), or (None, the last line sgai printed) when it refused."""

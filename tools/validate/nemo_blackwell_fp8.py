@@ -25,13 +25,11 @@ fitted to the tables.
 
 Usage: tools/validate/nemo_blackwell_fp8.py [--sgai build/tools/sgai]
 """
-import argparse
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_table import Comparison, run_prediction, shares  # noqa: E402
+from megatron_table import Comparison, run_prediction, shares, start  # noqa: E402
 from nemo_h100_fp8 import LLAMA, MODELS, NEMOTRON, description  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -98,10 +96,7 @@ def blackwell_description(row):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
-    a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="sgai-nemo-blackwell-")
+    a, work = start(__doc__, "sgai-nemo-blackwell-")
     print("NeMo FP8 pre-training on DGX-GB200 (25.04) and DGX-B200 (25.02), measured, against sgai train predict")
     print("%-5s %-13s %4s %4s %3s %5s %4s %2s %2s %2s %2s %2s | %9s %9s %7s | %s" % (
         "gpu", "model", "gpus", "gbs", "mbs", "seq", "fsdp", "tp", "pp", "cp", "vp", "ep", "tokens/s", "sgai",

@@ -18,13 +18,11 @@ Platform: platforms/dgx-h100-superpod.json. Nothing is fitted to the table.
 
 Usage: tools/validate/nemo_h100_fp8.py [--sgai build/tools/sgai]
 """
-import argparse
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_table import Comparison, run_prediction, shares  # noqa: E402
+from megatron_table import Comparison, run_prediction, shares, start  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
@@ -92,10 +90,7 @@ def description(row):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
-    a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="sgai-nemo-")
+    a, work = start(__doc__, "sgai-nemo-")
     print("NeMo 24.07 DGX-H100 FP8 pre-training (measured) against sgai train predict on %s" %
           os.path.relpath(PLATFORM, ROOT))
     print("%-13s %4s %4s %3s %5s %2s %2s %2s %2s | %9s %9s %7s | %s" % (
