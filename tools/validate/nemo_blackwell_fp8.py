@@ -74,15 +74,7 @@ ROWS = [
 
 def blackwell_description(row):
     system, model, gpus, gbs, mbs, seq, fsdp, tp, pp, cp, vp, ep, measured = row
-    saved = MODELS.get(model)
-    MODELS[model] = BLACKWELL_MODELS[model]  # (description() reads nemo_h100_fp8's table)
-    try:
-        d = description((model, gpus, gbs, mbs, seq, tp, pp, cp, vp, measured))
-    finally:
-        if saved is None:
-            del MODELS[model]
-        else:
-            MODELS[model] = saved
+    d = description((model, gpus, gbs, mbs, seq, tp, pp, cp, vp, measured), BLACKWELL_MODELS)
     if vp > 1 and d.get("account-for-embedding-in-pipeline-split"):
         d["num-layers-per-virtual-pipeline-stage"] = (d["num-layers"] + 2) // (pp * vp)
     d["fp8-param-gather"] = True  # (NeMo's FP8 precision plugins: bf16_with_fp8_current_scaling_mixed)

@@ -72,9 +72,10 @@ ROWS = [
 ]
 
 
-def description(row):
+def description(row, models=None):
+    """The row's description, its model from `models` (default: this table's MODELS)."""
     model, gpus, gbs, mbs, seq, tp, pp, cp, vp, _ = row
-    d = dict(MODELS[model])
+    d = dict((models or MODELS)[model])
     d.update({"seq-length": seq, "micro-batch-size": mbs, "global-batch-size": gbs,
               "tensor-model-parallel-size": tp, "pipeline-model-parallel-size": pp,
               "context-parallel-size": cp, "untie-embeddings-and-output-weights": True,
