@@ -52,12 +52,13 @@ void ReservationSchedule::keep_only(const std::vector<uint32_t>& jobs)
 {
   std::vector<std::pair<uint32_t, Reservation>> kept;
   for (uint32_t job : jobs)
-    if (auto it = reservations_.find(job); it != reservations_.end())
-      kept.emplace_back(job, std::move(it->second));
-  reservations_.clear();
+    if (Reservation* r = slot(job))
+      kept.emplace_back(job, std::move(*r));
+  std::fill(present_.begin(), present_.end(), uint8_t{0});
+  count_ = 0;
   for (auto& on : by_word_)
     on.clear();
-  freed_.clear();
+  forget_freed();
   start_empty();
   for (auto& [job, r] : kept)
     reserve(job, r.start, r.end, std::move(r.cores));
@@ -66,10 +67,13 @@ void ReservationSchedule::keep_only(const std::vector<uint32_t>& jobs)
 std::vector<double> ReservationSchedule::edges() const
 {
   std::vector<double> out;
-  for (const auto& [job, r] : reservations_)
-    for (double t : {r.start, r.end})
+  for (size_t job = 0; job < present_.size(); job++) {
+    if (present_[job] == 0)
+      continue;
+    for (double t : {reservations_[job].start, reservations_[job].end})
       if (t > now_ && t != kInf)
         out.push_back(t);
+  }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -98,6 +102,7 @@ void ReservationSchedule::advance(double now)
     if (end != g.end()) {
       g.erase(g.begin(), end);
       blocks_[k].measure();
+      blocks_[k].refirst();
       break;
     }
   }
@@ -186,7 +191,7 @@ size_t ReservationSchedule::block_of(double a, double b) const
   // The last block whose first group is not after (a, b) (the first block if none).
   auto it = std::upper_bound(blocks_.begin(), blocks_.end(), std::make_pair(a, b),
                              [](const std::pair<double, double>& k, const GapBlock& blk) {
-                               return k < std::make_pair(blk.groups.front().a, blk.groups.front().b);
+                               return k < std::make_pair(blk.first_a, blk.first_b);
                              });
   return it == blocks_.begin() ? 0 : static_cast<size_t>(it - blocks_.begin()) - 1;
 }
@@ -237,7 +242,7 @@ void ReservationSchedule::add_gap(const Change* from, const Change* to)
     GapGroup fresh{a, b, {}, count};
     for (const Change* c = from; c != to; ++c)
       fresh.words.push_back({c->word, c->bits});
-    blocks_.push_back(GapBlock{{std::move(fresh)}, b - a});
+    blocks_.push_back(GapBlock{{std::move(fresh)}, b - a, a, b});
     return;
   }
   size_t k = block_of(a, b);
@@ -248,6 +253,8 @@ void ReservationSchedule::add_gap(const Change* from, const Change* to)
   if (at == g.end() || at->a != a || at->b != b) {
     at                 = g.insert(at, GapGroup{a, b, {}, 0});
     blocks_[k].longest = std::max(blocks_[k].longest, b - a);
+    if (at == g.begin())
+      blocks_[k].refirst();
   }
   // (the words merged: both lists by index)
   std::vector<Word>& words = at->words;
@@ -279,6 +286,7 @@ void ReservationSchedule::add_gap(const Change* from, const Change* to)
     g.resize(kGapBlock);
     blocks_[k].measure();
     tail.measure();
+    tail.refirst();
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(k + 1), std::move(tail));
   }
 }
@@ -316,11 +324,16 @@ void ReservationSchedule::drop_gap(const Change* from, const Change* to)
     std::erase_if(at->words, [](const Word& x) { return x.bits == 0; });
     return;
   }
+  const bool first = at == g.begin();
   g.erase(at);
-  if (g.empty())
+  if (g.empty()) {
     blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(k));
-  else if (b - a >= blocks_[k].longest)
+    return;
+  }
+  if (b - a >= blocks_[k].longest)
     blocks_[k].measure();
+  if (first)
+    blocks_[k].refirst();
 }
 
 // -------------------------------------------------------------------------------- reservations
@@ -406,25 +419,41 @@ void ReservationSchedule::hold(uint32_t job, const Reservation& r, bool take)
 
 void ReservationSchedule::reserve(uint32_t job, double start, double end, std::vector<uint32_t> cores)
 {
-  assert(reservations_.count(job) == 0);
+  assert(slot(job) == nullptr);
+  if (job >= present_.size()) {
+    present_.resize(size_t{job} + 1, 0);
+    reservations_.resize(size_t{job} + 1);
+  }
+  present_[job] = 1;
+  count_++;
   Reservation& r = reservations_[job];
-  r              = Reservation{start, end, std::move(cores), false, seq_, job, {}};
+  r.start        = start;
+  r.end          = end;
+  r.cores        = std::move(cores);
+  r.marked       = false;
+  r.seen         = seq_;
+  r.job          = job;
   to_words(r.cores, r.words);
   hold(job, r, true);
 }
 
 bool ReservationSchedule::remove(uint32_t job)
 {
-  auto it = reservations_.find(job);
-  if (it == reservations_.end())
+  Reservation* gone = slot(job);
+  if (gone == nullptr)
     return false;
-  Reservation gone = std::move(it->second);
-  reservations_.erase(it);
-  hold(job, gone, false);
+  present_[job] = 0;
+  count_--;
+  hold(job, *gone, false);
   // (the freed cores are looked at when a job asks may_move: a job moving earlier is taken out,
   // then placed again, and what it leaves free is only known then)
-  if (double from = std::max(gone.start, now_); from < gone.end)
-    freed_.push_back({std::move(gone.words), from, gone.end});
+  if (double from = std::max(gone->start, now_); from < gone->end) {
+    freed_.push_back({freed_words_.size(), freed_words_.size() + gone->words.size(), from, gone->end});
+    freed_words_.insert(freed_words_.end(), gone->words.begin(), gone->words.end());
+  }
+  // (its memory goes: a machine's every job passes through here once at least)
+  std::vector<uint32_t>().swap(gone->cores);
+  std::vector<Word>().swap(gone->words);
   return true;
 }
 
@@ -615,7 +644,7 @@ CoreSet ReservationSchedule::last_candidates() const
 
 // ------------------------------------------------------------------------ what a removal frees
 
-void ReservationSchedule::mark_movable(const std::vector<Word>& words, double from, double to)
+void ReservationSchedule::mark_movable(std::span<const Word> words, double from, double to)
 {
   const double a = std::max(from, now_);
   if (not(a < to))
@@ -627,7 +656,7 @@ void ReservationSchedule::mark_movable(const std::vector<Word>& words, double fr
   // beginning at or before a (those before it end before a), a word's cores side by side.
   double lo_min = kInf, longest = 0;
   auto mark = [&](uint32_t job) {
-    reservations_.at(job).marked = true;
+    reservations_[job].marked = true;
     if (log_marks_)
       marked_log_.push_back(job);
   };
@@ -688,8 +717,8 @@ void ReservationSchedule::mark_movable(const std::vector<Word>& words, double fr
 void ReservationSchedule::look_at_freed()
 {
   for (const Freed& f : freed_)
-    mark_movable(f.words, f.from, f.to);
-  freed_.clear();
+    mark_movable({freed_words_.data() + f.begin, f.end - f.begin}, f.from, f.to);
+  forget_freed();
 }
 
 bool ReservationSchedule::may_move(const Reservation& r)
@@ -720,8 +749,7 @@ void ReservationSchedule::forget_openings(uint64_t seq)
 
 const ReservationSchedule::Reservation* ReservationSchedule::find(uint32_t job) const
 {
-  auto it = reservations_.find(job);
-  return it == reservations_.end() ? nullptr : &it->second;
+  return job < present_.size() && present_[job] != 0 ? &reservations_[job] : nullptr;
 }
 
 std::span<const ReservationSchedule::Opening> ReservationSchedule::openings_after(uint64_t seq) const

@@ -16,9 +16,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -93,7 +93,11 @@ public:
   bool freed_pending() const { return not freed_.empty(); }
   /** The removals since the last look_at_freed concern no job: every waiting job was taken out,
    *  to be placed again from scratch. */
-  void forget_freed() { freed_.clear(); }
+  void forget_freed()
+  {
+    freed_.clear();
+    freed_words_.clear();
+  }
   /** Every reservation but those of `jobs` (when they have one) goes, as remove() would take them
    *  out one by one (the schedule is built again around the kept ones), and no removal is
    *  remembered: the jobs whose reservations went are to be placed again from scratch. */
@@ -122,7 +126,7 @@ public:
   /** 1 + the distinct times after now where a reservation begins or ends: the slices of batsched's
    *  profile. */
   size_t slice_count() const { return 1 + edges().size(); }
-  size_t size() const { return reservations_.size(); }
+  size_t size() const { return count_; }
   /** Cores free at t (t >= now; before now: at now): for tests. */
   CoreSet free_at(double t) const;
 
@@ -132,7 +136,15 @@ private:
   uint32_t cores_;
   size_t words_; ///< (cores_ + 63) / 64
   double now_;
-  std::unordered_map<uint32_t, Reservation> reservations_;
+  /** The reservations by job (jobs are a workload's indices: dense); a deque, so that a reservation
+   *  stays where it is while others come. `present`: whether job k has one. */
+  std::deque<Reservation> reservations_;
+  std::vector<uint8_t> present_;
+  size_t count_ = 0;
+  Reservation* slot(uint32_t job)
+  {
+    return job < present_.size() && present_[job] != 0 ? &reservations_[job] : nullptr;
+  }
   /** A reservation on a word's cores: [start, end) for `job` on `bits`. */
   struct Held {
     double start, end;
@@ -168,7 +180,13 @@ private:
   struct GapBlock {
     std::vector<GapGroup> groups;
     double longest = 0;
+    double first_a = 0, first_b = 0; ///< the first group's (a, b): blocks are searched without their groups
     void measure();
+    void refirst()
+    {
+      first_a = groups.front().a;
+      first_b = groups.front().b;
+    }
   };
   static constexpr size_t kGapBlock = 32;
   std::vector<GapBlock> blocks_;
@@ -219,17 +237,19 @@ private:
 
   uint64_t proven_unchanged_ = 0;
   struct Freed {
-    std::vector<Word> words;
+    size_t begin, end; ///< its words in freed_words_
     double from, to;
   };
+
   std::vector<Freed> freed_;      ///< removals not looked at yet
+  std::vector<Word> freed_words_; ///< their cores
   std::vector<Opening> openings_; ///< by seq
   uint64_t seq_ = 0;              ///< openings made so far
   std::vector<uint32_t> marked_log_;
   bool log_marks_ = false;
   /** After a removal: the opening its cores leave, and the jobs holding a freed core where one of
    *  its free intervals ends marked (they may grow into it). */
-  void mark_movable(const std::vector<Word>& words, double from, double to);
+  void mark_movable(std::span<const Word> words, double from, double to);
 };
 
 /** Waiting jobs' reservations by start, to find those an opening may move (start at or after its

@@ -232,7 +232,11 @@ bool Scheduler::submit(const QueuedJob& job, double now)
     if (not(job.requested_time_s > 0) || job.requested_time_s == kInf)
       return false;
     fresh_++;
-    in_arrival_order_    = in_arrival_order_ && (queue_.empty() || queue_[queue_.size() - 1].arrival < job.arrival);
+    in_arrival_order_ = in_arrival_order_ && (queue_.empty() || queue_[queue_.size() - 1].arrival < job.arrival);
+    if (job.job >= arrival_of_.size()) {
+      arrival_of_.resize(size_t{job.job} + 1, kNoArrival);
+      indexed_.resize(size_t{job.job} + 1, {std::numeric_limits<double>::quiet_NaN(), 0});
+    }
     arrival_of_[job.job] = job.arrival;
     unplaced_.insert(job.arrival);
     if (job.demand.mem_mb > 0)
@@ -635,9 +639,9 @@ std::vector<Decision> Scheduler::conservative_step(double now)
     schedule_.keep_only(running); // (every waiting job's reservation goes)
     waiting_starts_.clear();
     by_start_.clear();
-    indexed_.clear();
     for (const QueuedJob& q : queue_.view())
-      unplaced_.insert(q.arrival);
+      indexed_[q.job].first = std::numeric_limits<double>::quiet_NaN();
+    all_unplaced_ = true;
     for (uint32_t job : overran) {
       std::vector<uint32_t> cores = schedule_.find(job)->cores;
       schedule_.remove(job);
@@ -658,10 +662,11 @@ std::vector<Decision> Scheduler::conservative_step(double now)
       const uint32_t job = waiting_starts_.begin()->second;
       schedule_.remove(job);
       waiting_starts_.erase(waiting_starts_.begin());
-      if (auto it = indexed_.find(job); it != indexed_.end()) {
-        by_start_.erase(it->second.first, it->second.second);
-        unplaced_.insert(it->second.second);
-        indexed_.erase(it);
+      if (is_indexed(job)) {
+        auto& [start, arrival] = indexed_[job];
+        by_start_.erase(start, arrival);
+        unplaced_.insert(arrival);
+        start = std::numeric_limits<double>::quiet_NaN();
       }
     }
     compress = true;
@@ -693,6 +698,7 @@ std::vector<Decision> Scheduler::conservative_step(double now)
     // at in the next step, as batsched's loop leaves them)
     look_at_freed(UINT64_MAX, false, false);
   }
+  all_unplaced_ = false; // (every waiting job was placed again)
   if (not started_.empty())
     queue_.remove(started_);
   return out;
@@ -701,18 +707,18 @@ std::vector<Decision> Scheduler::conservative_step(double now)
 void Scheduler::reindex(const QueuedJob& q, bool started)
 {
   const auto* r = started ? nullptr : schedule_.find(q.job);
-  auto it       = indexed_.find(q.job);
-  if (it != indexed_.end()) {
-    if (r != nullptr && it->second.first == r->start)
+  if (is_indexed(q.job)) {
+    auto& [start, arrival] = indexed_[q.job];
+    if (r != nullptr && start == r->start)
       return; // where it was
-    by_start_.erase(it->second.first, it->second.second);
-    indexed_.erase(it);
+    by_start_.erase(start, arrival);
+    start = std::numeric_limits<double>::quiet_NaN();
   }
   if (started) {
     unplaced_.erase(q.arrival);
     with_memory_.erase(q.arrival);
     pending_.erase(q.arrival);
-    arrival_of_.erase(q.job);
+    arrival_of_[q.job] = kNoArrival;
     return;
   }
   if (r == nullptr) {
@@ -721,7 +727,7 @@ void Scheduler::reindex(const QueuedJob& q, bool started)
   }
   unplaced_.erase(q.arrival);
   by_start_.insert(r->start, q.arrival, ReservationSchedule::enough(*r));
-  indexed_.emplace(q.job, std::make_pair(r->start, q.arrival));
+  indexed_[q.job] = {r->start, q.arrival};
 }
 
 void Scheduler::look_at_freed(uint64_t from, bool visit, bool look)
@@ -753,8 +759,8 @@ void Scheduler::look_at_freed(uint64_t from, bool visit, bool look)
   openings_seen_ = schedule_.openings_made();
   schedule_.take_marked(marked_);
   for (uint32_t job : marked_)
-    if (auto it = arrival_of_.find(job); it != arrival_of_.end())
-      add(it->second);
+    if (job < arrival_of_.size() && arrival_of_[job] != kNoArrival)
+      add(arrival_of_[job]);
 }
 
 void Scheduler::arrival_step(double now, std::vector<Decision>& out)
@@ -775,10 +781,13 @@ void Scheduler::arrival_step(double now, std::vector<Decision>& out)
   for (const auto* set : {&unplaced_, &with_memory_, &pending_})
     for (uint64_t a : *set)
       add(a);
+  if (std::exchange(all_unplaced_, false))
+    for (const QueuedJob& q : queue_.view())
+      add(q.arrival);
   pending_.clear();
   pending_all_ = false;
   for (auto it = waiting_starts_.begin(); it != waiting_starts_.end() && it->first <= now; ++it)
-    add(arrival_of_.at(it->second));
+    add(arrival_of_[it->second]);
   look_at_freed(0, true);
   const uint64_t before = schedule_.openings_made();
   // The next arrival to visit at or after a (UINT64_MAX: none marked).

@@ -13,6 +13,7 @@
 #include "core/scheduling/policies.hpp"
 #include "core/scheduling/slurm.hpp"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,7 +23,6 @@
 #include <set>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -214,10 +214,14 @@ private:
   // without a reservation, beginning now, or with memory (always searched), and those an opening
   // or a mark of the removals may move (found in by_start_, or pending from an earlier step when
   // the removal came after their visit). The others are what may_move would prove unchanged.
-  StartIndex by_start_;                                               ///< waiting jobs' reservations, by arrival
-  std::unordered_map<uint32_t, std::pair<double, uint64_t>> indexed_; ///< job -> (start, arrival) in by_start_
-  std::unordered_map<uint32_t, uint64_t> arrival_of_;                 ///< waiting jobs
-  std::set<uint64_t> unplaced_, with_memory_, pending_;               ///< arrivals
+  StartIndex by_start_; ///< waiting jobs' reservations, by arrival
+  /** By job (a workload's index): (start, arrival) in by_start_, the start NaN when not there. */
+  std::vector<std::pair<double, uint64_t>> indexed_;
+  std::vector<uint64_t> arrival_of_; ///< by job: a waiting job's arrival, else kNoArrival
+  static constexpr uint64_t kNoArrival = UINT64_MAX;
+  std::set<uint64_t> unplaced_, with_memory_, pending_; ///< arrivals
+  bool all_unplaced_ = false;                           ///< every waiting job is unplaced too (their reservations went)
+  bool is_indexed(uint32_t job) const { return job < indexed_.size() && not std::isnan(indexed_[job].first); }
   uint64_t openings_seen_ = 0;
   std::vector<uint32_t> marked_;
   bool in_arrival_order_ = true;  ///< the queue's arrivals increase (so far: they do)
