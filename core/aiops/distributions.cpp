@@ -8,14 +8,14 @@
 
 namespace sgai::aiops {
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 double normal_cdf(double z)
 {
   return 0.5 * std::erfc(-z / std::sqrt(2.0));
 }
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** Inverse of the standard normal CDF: Acklam's rational approximation, one Newton step. */
 double normal_quantile(double u)

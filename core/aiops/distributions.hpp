@@ -14,6 +14,9 @@
 
 namespace sgai::aiops {
 
+/** The standard normal CDF. */
+double normal_cdf(double z);
+
 enum class Family : uint8_t { exponential, lognormal, pareto, expweibull };
 const char* to_string(Family f);
 bool family_from_string(const std::string& s, Family& out);

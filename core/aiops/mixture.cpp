@@ -1,5 +1,7 @@
 #include "core/aiops/mixture.hpp"
 
+#include "core/aiops/distributions.hpp"
+
 #include "core/foundation/numbers.hpp"
 
 #include <algorithm>
@@ -64,11 +66,6 @@ double log_det(const Matrix& l)
 double log_normal_density(const std::vector<double>& x, const std::vector<double>& mean, const Matrix& l)
 {
   return log_normal_density(x.data(), mean, l, log_det(l));
-}
-
-double normal_cdf(double z)
-{
-  return 0.5 * std::erfc(-z / std::sqrt(2.0));
 }
 
 double distance2(const std::vector<double>& a, const std::vector<double>& b)

@@ -22,11 +22,6 @@ using units::Quantity;
 constexpr double kGiga = 1e9;
 constexpr double kMega = 1e6;
 
-Origin origin_of(const Object& o)
-{
-  return Origin{o.file(), o.pointer()};
-}
-
 std::string optional_string(Object& o, std::string_view key)
 {
   auto v = o.optional(key);
@@ -771,6 +766,11 @@ std::vector<std::string> catalogue_names(const Catalogue& cat, const char* kind)
   if (k == "interconnect")
     return names_of(cat.interconnects);
   return names_of(cat.memories);
+}
+
+Origin origin_of(const json::Object& o)
+{
+  return Origin{o.file(), o.pointer()};
 }
 
 } // namespace sgai::platform

@@ -21,6 +21,9 @@ void check_catalogue_references(const Catalogue& cat);
 std::vector<std::string> catalogue_names(const Catalogue& cat, const char* kind);
 /** Fails at `v` when a figure is above what any machine has (bandwidth 1e18 B/s, time 1e6 s, speed
  *  1e21 flop/s, size 1e21 B, power 1e9 W, frequency 1e12 Hz), so derived figures stay finite. */
+/** Where a JSON object is: its file and JSON pointer (for errors and catalogue entries). */
+Origin origin_of(const json::Object& o);
+
 void check_upper_bound(const json::Value& v, double value, units::Quantity q);
 
 } // namespace sgai::platform

@@ -16,11 +16,6 @@ using json::Object;
 using json::Value;
 using units::Quantity;
 
-Origin origin_of(const Object& o)
-{
-  return Origin{o.file(), o.pointer()};
-}
-
 unsigned positive_unsigned(const Value& v)
 {
   return static_cast<unsigned>(v.integer(1, 1 << 24));
