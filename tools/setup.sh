@@ -6,8 +6,8 @@
 #   tools/setup.sh test         installs the test packages too and runs every check: formatting,
 #                               sanitizer build of the unit and simulation tests, then the whole test
 #                               suite (ends with ctest's summary), then the install check
-#                               (tests/install/check.sh); with CI=true, a brief libFuzzer
-#                               run of each fuzz target after it; prints its total time
+#                               (tests/install/check.sh); prints each phase's time and the
+#                               total (libFuzzer runs: tools/fuzz.sh, docs/fuzzing.md)
 #   tools/setup.sh build        only sets up and builds everything
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,16 @@ cd "$root"
 mode=${1:-quickstart}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-say() { printf '\n== %s\n' "$*"; }
+phase_started=$(date +%s)
+# say TEXT: a phase's heading, after the time the previous phase took
+say() {
+  local now
+  now=$(date +%s)
+  [ -z "${phase_name:-}" ] || printf '(%s: %d s)\n' "$phase_name" $((now - phase_started))
+  phase_started=$now
+  phase_name=$1
+  printf '\n== %s\n' "$*"
+}
 
 # install_packages [test]: the packages above the "# test only" line, and with "test" all of them.
 install_packages() {
@@ -83,7 +92,8 @@ format_check() {
 sanitizer_tests() {
   say "unit and simulation tests under AddressSanitizer + UndefinedBehaviorSanitizer"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSGAI_SANITIZE=ON -DSGAI_WERROR=ON -DSGAI_TORCH=OFF >/dev/null
-  cmake --build build-asan -j "$jobs" --target unit_tests sim_tests whatif_tests whatif_sim_tests aiops_tests aiops_sim_tests sweep_tests -- --no-print-directory
+  cmake --build build-asan -j "$jobs" --target unit_tests sim_tests whatif_tests whatif_sim_tests aiops_tests aiops_sim_tests sweep_tests \
+    fuzz_corpus_tests -- --no-print-directory
   # SimGrid keeps global state until exit: leak reports there are not ours. The passing tests'
   # lines go to a log; the summary line is printed, and on failure every failing test's output.
   # Left to the whole suite: four tests that walk the same real traces again for their figures
@@ -124,12 +134,7 @@ case "$mode" in
     ctest --test-dir build -j "$jobs" --output-on-failure | ctest_compact
     say "the install as a user gets it (tests/install/check.sh: install, build tree moved away, examples)"
     tests/install/check.sh build
-    if [ "${CI:-}" = "true" ]; then
-      # a smoke run of every fuzz target, 3 s each after replaying its seeds: about 2 min on 2 cores,
-      # plus the clang build of build-fuzz (about 1 min with a warm ccache, about 7 cold)
-      say "fuzzing briefly (longer runs: tools/fuzz.sh TARGET SECONDS; docs/fuzzing.md)"
-      tools/fuzz.sh all 3
-    fi ;;
+    printf '(%s: %d s)\n' "$phase_name" $(($(date +%s) - phase_started)) ;;
   *)
     echo "usage: tools/setup.sh [quickstart|test|build]" >&2
     exit 2 ;;
