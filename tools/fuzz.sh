@@ -66,24 +66,8 @@ names() {
   for t in "${targets[@]}"; do field "$t" 0; done
 }
 
-# The "fuzzing only" packages of tools/setup/debian-packages.txt (clang and libFuzzer's runtime),
-# installed when missing (tools/setup.sh test does not install them: CI does not fuzz).
-install_fuzz_packages() {
-  local missing=() section="" sudo=""
-  while read -r pkg; do
-    [[ "$pkg" == "# fuzzing only"* ]] && section=fuzz
-    [[ $section == fuzz && -n "$pkg" && "$pkg" != \#* ]] || continue
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done <tools/setup/debian-packages.txt
-  ((${#missing[@]})) || return 0
-  echo "== installing ${missing[*]}"
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-}
-
 build() { # build TARGET...
-  install_fuzz_packages
+  tools/setup.sh fuzz-packages # clang and libFuzzer's runtime, when missing
   command -v clang++ >/dev/null || { echo "clang++ is needed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
   if [ "$fb" = build-fuzz ]; then
     cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSGAI_FUZZ=ON \

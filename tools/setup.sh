@@ -9,6 +9,7 @@
 #                               (tests/install/check.sh); prints each phase's time and the
 #                               total (libFuzzer runs: tools/fuzz.sh, docs/fuzzing.md)
 #   tools/setup.sh build        only sets up and builds everything
+#   tools/setup.sh fuzz-packages  installs what tools/fuzz.sh needs (clang, libFuzzer's runtime)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -16,25 +17,30 @@ mode=${1:-quickstart}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 phase_started=$(date +%s)
+# phase_done: the time the phase under way took, once it has a name
+phase_done() {
+  [ -z "${phase_name:-}" ] || printf '(%s: %d s)\n' "$phase_name" $(($(date +%s) - phase_started))
+}
 # say TEXT: a phase's heading, after the time the previous phase took
 say() {
-  local now
-  now=$(date +%s)
-  [ -z "${phase_name:-}" ] || printf '(%s: %d s)\n' "$phase_name" $((now - phase_started))
-  phase_started=$now
+  phase_done
+  phase_started=$(date +%s)
   phase_name=$1
   printf '\n== %s\n' "$*"
 }
 
-# install_packages [test]: the packages above the "# test only" line, and with "test" those up to
-# the "# fuzzing only" line too (tools/fuzz.sh installs the rest).
+# install_packages [test|fuzz]: the packages above the "# test only" line; with "test" those up to
+# the "# fuzzing only" line too; with "fuzz" the "fuzzing only" ones alone (tools/fuzz.sh).
 install_packages() {
   local missing=() section=run
   while read -r pkg; do
     [[ "$pkg" == "# test only"* ]] && section=test
-    [[ "$pkg" == "# fuzzing only"* ]] && break
+    [[ "$pkg" == "# fuzzing only"* ]] && section=fuzz
     [[ -z "$pkg" || "$pkg" == \#* ]] && continue
-    [[ $section == test && "${1:-}" != test ]] && continue
+    case "${1:-run}:$section" in
+      run:run | test:run | test:test | fuzz:fuzz) ;;
+      *) continue ;;
+    esac
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done <tools/setup/debian-packages.txt
   if ((${#missing[@]})); then
@@ -139,9 +145,11 @@ case "$mode" in
     ctest --test-dir build -j "$jobs" --output-on-failure | ctest_compact
     say "the install as a user gets it (tests/install/check.sh: install, build tree moved away, examples)"
     tests/install/check.sh build
-    printf '(%s: %d s)\n' "$phase_name" $(($(date +%s) - phase_started)) ;;
+    phase_done ;;
+  fuzz-packages)
+    install_packages fuzz ;;
   *)
-    echo "usage: tools/setup.sh [quickstart|test|build]" >&2
+    echo "usage: tools/setup.sh [quickstart|test|build|fuzz-packages]" >&2
     exit 2 ;;
 esac
 if [ "$mode" = test ]; then
