@@ -519,7 +519,15 @@ PY
     [ "$(grep -cE '^  [0-9.]+B +v=1: ' "$tmp/out")" -eq 5 ] || fail "sensitivity: $(cat "$tmp/out")"
     grep -oE 'v=1: [0-9.]+ TFLOP/s \([-+][0-9.]+%\)' "$tmp/out" | grep -oE '[-+][0-9.]+%' | tr -d '%+' |
       awk '{ if ($1 > 10 || $1 < -10) bad = bad " " $1 } END { exit bad != "" }' ||
-      fail "1F1B rows beyond 10%: $(grep 'v=1' "$tmp/out")" ;;
+      fail "1F1B rows beyond 10%: $(grep 'v=1' "$tmp/out")"
+    # each row at micro-batch 1, 2 and 4 (predicted, or refused by the memory model), and what each
+    # size would give for every row alike
+    [ "$(grep -cE '^  [0-9.]+B +mb=1: [0-9.]+ TFLOP/s .*; mb=2: .*; mb=4: (no fit|[0-9.]+ TFLOP/s)' "$tmp/out")" -eq 9 ] ||
+      fail "micro-batch sensitivity: $(cat "$tmp/out")"
+    grep -qE '^  462B +mb=1: .*; mb=2: no fit \(stage 0 needs [0-9.]+ GB a GPU\)' "$tmp/out" ||
+      fail "462B at micro-batch 2 fits: $(grep 462B "$tmp/out")"
+    [ "$(grep -cE '^  micro-batch [124] for every row: [1-9] rows fit, mean absolute error [0-9.]+%, Spearman of the MFUs -?[0-9.]+$' \
+      "$tmp/out")" -eq 3 ] || fail "micro-batch summaries: $(cat "$tmp/out")" ;;
 
   published_tables)
     # Narayanan et al.'s A100 table and NeMo 24.07's FP8 table beside sgai's predictions

@@ -23,13 +23,18 @@ Nothing is fitted to the table: every kernel and network figure comes from the c
 
 Prints each row: measured and predicted TFLOP/s per GPU and MFU, the error, where the predicted time
 goes, then the mean absolute error, the worst row, Spearman's rank correlation of the MFUs, and each
-pipelined row's sensitivity to the virtual-stage count (1, 2 when it divides, the rule's).
+pipelined row's sensitivity to the virtual-stage count (1, 2 when it divides, the rule's), and every
+row's to the micro-batch size (1, the rule's, then 2 and 4, the rule's virtual stages; "no fit" when
+sgai finds the stage's memory above the GPU's), with the mean absolute error and the Spearman rank
+correlation each size would give taken for every row alike (a sensitivity, not the comparison: the
+rule's micro-batch stands).
 Usage: tools/validate/megatron_table.py [--sgai build/tools/sgai] [--keep DIR]
 """
 import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,8 +44,8 @@ TABLE = os.path.join(ROOT, "..", "shared", "data", "training", "megatron-core-h1
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
 
 
-def description(row, layers_per_virtual):
-    """The row as Megatron-LM's arguments, by the rule above."""
+def description(row, layers_per_virtual, micro_batch=1):
+    """The row as Megatron-LM's arguments, by the rule above (micro_batch: for the sensitivity)."""
     tp, pp = int(row["tp"]), int(row["pp"])
     d = {
         "num-layers": int(row["layers"]),
@@ -49,7 +54,7 @@ def description(row, layers_per_virtual):
         "seq-length": 4096,
         "vocab-size": 131072,
         "untie-embeddings-and-output-weights": True,
-        "micro-batch-size": 1,
+        "micro-batch-size": micro_batch,
         "global-batch-size": int(row["global_batch"]),
         "tensor-model-parallel-size": tp,
         "pipeline-model-parallel-size": pp,
@@ -194,6 +199,26 @@ def main():
                 q = p if lpv == 1 else predict(a.sgai, row, lpv, work)
                 line.append("%s: %.1f TFLOP/s (%+.1f%%)" % (label, q["tflops_per_gpu"], 100 * (q["tflops_per_gpu"] / meas - 1)))
             sens.append("  %-5s %s" % (row["model"], "; ".join(line)))
+    # the micro-batch size: the rule's 1, then 2 and 4 for every row alike
+    by_size = {1: (errors, predicted_mfu)}
+    mb_lines = []
+    for mb in (2, 4):
+        errs, mfus = [], []
+        for row, e in zip(rows, errors):
+            pp = int(row["pp"])
+            q, refused = run_prediction(a.sgai, description(row, 1 if pp > 1 else 0, mb), PLATFORM, row["gpus"], work,
+                                        "%s-mb%d" % (row["model"], mb))
+            if q is None:
+                errs.append(None)
+                mfus.append(None)
+                need = re.search(r"(stage \d+) needs ([0-9.]+ GB)", refused)
+                mb_lines.append((row["model"], mb, "no fit (%s needs %s a GPU)" % need.groups() if need else refused))
+                continue
+            errs.append(q["tflops_per_gpu"] / float(row["tflops_per_gpu"]) - 1)
+            mfus.append(q["mfu"] * 100)
+            mb_lines.append((row["model"], mb, "%.1f TFLOP/s (%+.1f%%, MFU %.1f%%)" % (q["tflops_per_gpu"], 100 * errs[-1],
+                                                                                    mfus[-1])))
+        by_size[mb] = (errs, mfus)
     mae = sum(abs(e) for e in errors) / len(errors)
     worst = max(range(len(errors)), key=lambda i: abs(errors[i]))
     print("mean absolute error %.1f%%, worst %s at %+.1f%%, Spearman rank correlation of the MFUs %.2f" % (
@@ -201,6 +226,16 @@ def main():
     print("sensitivity to the virtual stages (the rule: one layer each):")
     for s in sens:
         print(s)
+    print("sensitivity to the micro-batch size (the rule: 1; the rule's virtual stages):")
+    for row, e, m in zip(rows, errors, predicted_mfu):
+        line = ["mb=1: %.1f TFLOP/s (%+.1f%%, MFU %.1f%%)" % (float(row["tflops_per_gpu"]) * (1 + e), 100 * e, m)]
+        line += ["mb=%d: %s" % (mb, text) for name, mb, text in mb_lines if name == row["model"]]
+        print("  %-5s %s" % (row["model"], "; ".join(line)))
+    for mb, (errs, mfus) in sorted(by_size.items()):
+        fit = [i for i, x in enumerate(errs) if x is not None]
+        print("  micro-batch %d for every row: %d rows fit, mean absolute error %.1f%%, Spearman of the MFUs %.2f" % (
+            mb, len(fit), 100 * sum(abs(errs[i]) for i in fit) / len(fit),
+            spearman([measured_mfu[i] for i in fit], [mfus[i] for i in fit])))
     if not a.keep:
         for f in os.listdir(work):
             os.remove(os.path.join(work, f))
