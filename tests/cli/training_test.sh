@@ -516,6 +516,8 @@ PY
     [ "$(grep -cE '^[0-9.]+B +[0-9]+ +[0-9]+ +[0-9]+ ' "$tmp/out")" -eq 9 ] || fail "9 rows: $(cat "$tmp/out")"
     grep -qE '^mean absolute error [0-9.]+%, worst .*, Spearman rank correlation of the MFUs -?[0-9.]+$' "$tmp/out" ||
       fail "summary: $(cat "$tmp/out")"
+    grep -qE '^Spearman of the MFUs over the 5 pipelined rows -?[0-9.]+, over the 4 others -?[0-9.]+$' "$tmp/out" ||
+      fail "Spearman by group: $(cat "$tmp/out")"
     [ "$(grep -cE '^  [0-9.]+B +v=1: ' "$tmp/out")" -eq 5 ] || fail "sensitivity: $(cat "$tmp/out")"
     grep -oE 'v=1: [0-9.]+ TFLOP/s \([-+][0-9.]+%\)' "$tmp/out" | grep -oE '[-+][0-9.]+%' | tr -d '%+' |
       awk '{ if ($1 > 10 || $1 < -10) bad = bad " " $1 } END { exit bad != "" }' ||

@@ -22,7 +22,8 @@ docs/training.md before any comparison:
 Nothing is fitted to the table: every kernel and network figure comes from the catalogue.
 
 Prints each row: measured and predicted TFLOP/s per GPU and MFU, the error, where the predicted time
-goes, then the mean absolute error, the worst row, Spearman's rank correlation of the MFUs, and each
+goes, then the mean absolute error, the worst row, Spearman's rank correlation of the MFUs (all rows,
+then the pipelined and the other rows apart), and each
 pipelined row's sensitivity to the virtual-stage count (1, 2 when it divides, the rule's), and every
 row's to the micro-batch size (1, the rule's, then 2 and 4, the rule's virtual stages; "no fit" when
 sgai finds the stage's memory above the GPU's), with the mean absolute error and the Spearman rank
@@ -223,6 +224,11 @@ def main():
     worst = max(range(len(errors)), key=lambda i: abs(errors[i]))
     print("mean absolute error %.1f%%, worst %s at %+.1f%%, Spearman rank correlation of the MFUs %.2f" % (
         100 * mae, rows[worst]["model"], 100 * errors[worst], spearman(measured_mfu, predicted_mfu)))
+    piped = [i for i, row in enumerate(rows) if int(row["pp"]) > 1]
+    flat = [i for i in range(len(rows)) if i not in piped]
+    print("Spearman of the MFUs over the %d pipelined rows %.2f, over the %d others %.2f" % (
+        len(piped), spearman([measured_mfu[i] for i in piped], [predicted_mfu[i] for i in piped]), len(flat),
+        spearman([measured_mfu[i] for i in flat], [predicted_mfu[i] for i in flat])))
     print("sensitivity to the virtual stages (the rule: one layer each):")
     for s in sens:
         print(s)
