@@ -23,9 +23,8 @@ Nothing is fitted to the table: every kernel and network figure comes from the c
 
 Prints each row: measured and predicted TFLOP/s per GPU and MFU, the error, where the predicted time
 goes, then the mean absolute error, the worst row, Spearman's rank correlation of the MFUs (all rows,
-then the pipelined and the other rows apart), and each
-pipelined row's sensitivity to the virtual-stage count (1, 2 when it divides, the rule's), and every
-row's to the micro-batch size (1, the rule's, then 2 and 4, the rule's virtual stages; "no fit" when
+then the pipelined and the other rows apart), each pipelined row's sensitivity to the virtual-stage
+count (1, 2 when it divides, the rule's), and every row's to the micro-batch size (1, the rule's, then 2 and 4, the rule's virtual stages; "no fit" when
 sgai finds the stage's memory above the GPU's), with the mean absolute error and the Spearman rank
 correlation each size would give taken for every row alike (a sensitivity, not the comparison: the
 rule's micro-batch stands).
@@ -205,7 +204,7 @@ def main():
     mb_lines = []
     for mb in (2, 4):
         errs, mfus = [], []
-        for row, e in zip(rows, errors):
+        for row in rows:
             pp = int(row["pp"])
             q, refused = run_prediction(a.sgai, description(row, 1 if pp > 1 else 0, mb), PLATFORM, row["gpus"], work,
                                         "%s-mb%d" % (row["model"], mb))
