@@ -1,5 +1,7 @@
 #include "core/aiops/distributions.hpp"
 
+#include "core/foundation/numbers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,8 +16,6 @@ double normal_cdf(double z)
 }
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** Inverse of the standard normal CDF: Acklam's rational approximation, one Newton step. */
 double normal_quantile(double u)

@@ -3,10 +3,14 @@
 #define SGAI_CORE_FOUNDATION_NUMBERS_HPP
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace sgai {
+
+/** Infinity, for times and bounds that have none. */
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** Shortest decimal text that reads back to exactly the same double ("1.25e+09", "0.5", "3").
  *  A value that is not finite (NaN: no figure) gives "", an empty field in tables. */

@@ -1,5 +1,7 @@
 #include "core/scheduling/conservative.hpp"
 
+#include "core/foundation/numbers.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -12,7 +14,6 @@
 namespace sgai::scheduling {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** Calls f(j) for each bit j set in `bits`, lowest first. */
 template <typename F>

@@ -14,7 +14,6 @@
 namespace sgai::scheduling {
 
 namespace {
-constexpr double kInf     = std::numeric_limits<double>::infinity();
 constexpr double kHorizon = 1e19; ///< batsched's infinite horizon: the queue cannot be poured
 } // namespace
 

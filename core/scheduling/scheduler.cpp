@@ -1,5 +1,7 @@
 #include "core/scheduling/scheduler.hpp"
 
+#include "core/foundation/numbers.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -10,7 +12,6 @@
 namespace sgai::scheduling {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
 std::optional<Backfill> backfill_from_string(const std::string& s)

@@ -4,6 +4,7 @@
 #include "core/scheduling/slurm.hpp"
 
 #include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,6 @@
 namespace sgai::scheduling {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** Backfill's map of the cores over time (Slurm's node_space, at core granularity): slots from
  *  `now`, each with the cores available over it. */

@@ -3,6 +3,7 @@
 
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,8 +15,6 @@
 namespace sgai::scheduling {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::string lower(std::string s)
 {

@@ -18,7 +18,6 @@ namespace sgai::batch {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 } // namespace
 
 MachinePower::MachinePower(const scheduling::Resources& r, const HostMap& hosts, const scheduling::ClusterState& state,

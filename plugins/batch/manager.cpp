@@ -37,7 +37,6 @@ namespace sgai::batch {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 } // namespace
 
 const char* to_string(FinalState s)

@@ -3,6 +3,7 @@
 #include "plugins/batch/manager_impl.hpp"
 
 #include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -13,7 +14,6 @@
 namespace sgai::batch {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 } // namespace
 
 // ------------------------------------------------------------------------------------ submissions

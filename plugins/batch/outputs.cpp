@@ -13,7 +13,6 @@ namespace sgai::batch {
 
 namespace {
 
-constexpr double kInf      = std::numeric_limits<double>::infinity();
 constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN(); ///< an energy figure that cannot be had
 
 std::string csv_field(const std::string& s)

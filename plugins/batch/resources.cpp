@@ -2,6 +2,7 @@
  * platform expanded from JSON or from the hosts of the loaded Engine. */
 #include "plugins/batch/manager.hpp"
 
+#include "core/foundation/numbers.hpp"
 #include "plugins/platform_sim/inspect.hpp"
 #include "plugins/sim/energy.hpp"
 
@@ -16,7 +17,6 @@ namespace sgai::batch {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 } // namespace
 
 scheduling::Resources resources_from_platform(const platform::Platform& p, uint32_t max_cores)

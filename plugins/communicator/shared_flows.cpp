@@ -1,5 +1,7 @@
 #include "plugins/communicator/shared_flows.hpp"
 
+#include "core/foundation/numbers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,8 +9,6 @@
 namespace sgai::communicator {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** Two levels of a max-min round equal but for rounding. */
 bool level_equals(double a, double b)

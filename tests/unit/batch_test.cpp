@@ -1,5 +1,6 @@
 /* Job and resource selection policies, greedy scheduling, EASY and conservative backfilling on
  * hand-made platforms and queues (no Engine). */
+#include "core/foundation/numbers.hpp"
 #include "core/scheduling/scheduler.hpp"
 
 #include <gtest/gtest.h>
@@ -10,10 +11,9 @@
 #include <set>
 
 using namespace sgai::scheduling;
+using sgai::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** 2 nodes x 2 processors x 2 cores. Processor p: flops 1+p, power 10-p, bandwidth 10*(p+1). */
 Resources small_platform(double node_memory = 8000)

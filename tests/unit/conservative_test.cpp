@@ -1,6 +1,7 @@
 /* Conservative backfilling with reservations kept between steps, as batsched keeps them: hand-computed
  * cases (each with its derivation), the kept schedule's profile, and random instances against a
  * naive model of batsched's loop. The tests drive Scheduler directly, with explicit times. */
+#include "core/foundation/numbers.hpp"
 #include "core/scheduling/conservative.hpp"
 #include "core/scheduling/scheduler.hpp"
 
@@ -15,10 +16,9 @@
 #include <vector>
 
 using namespace sgai::scheduling;
+using sgai::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** `n` Batsim machines: one-core hosts, each its own node and processor. */
 Resources machines(uint32_t n, double node_memory_mb = kInf)

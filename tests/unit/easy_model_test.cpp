@@ -4,6 +4,7 @@
  * allowed core whose node has the memory. Random platforms, queues, requested times (zero,
  * infinite and tiny ones included), memory, early and late ends, holds, policies: every step's
  * decisions must be the same. */
+#include "core/foundation/numbers.hpp"
 #include "core/scheduling/scheduler.hpp"
 
 #include <gtest/gtest.h>
@@ -14,10 +15,9 @@
 #include <random>
 
 using namespace sgai::scheduling;
+using sgai::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Resources platform(uint32_t nodes, uint32_t procs, uint32_t cores, double memory)
 {

@@ -1,6 +1,7 @@
 /* batsched's energy policies as decisions (no SimGrid): sleep_pstates, the options file, the ensured
  * sleep time, the liquid load horizon, the inertial shutdown's growing steps, the subpart sleeper. */
 #include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
 #include "core/scheduling/power.hpp"
 #include "test_paths.hpp"
 
@@ -9,10 +10,9 @@
 #include <fstream>
 
 using namespace sgai::scheduling;
+using sgai::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 PowerOptions options(const std::string& variant = "energy_bf_monitoring_inertial")
 {

@@ -3,6 +3,7 @@
  * against a naive reference written apart from the model (every waiting job planned again from
  * scratch in queue order at each event). The tests drive Scheduler directly, with explicit times. */
 #include "core/foundation/error.hpp"
+#include "core/foundation/numbers.hpp"
 #include "core/scheduling/scheduler.hpp"
 #include "core/scheduling/slurm.hpp"
 #include "core/scheduling/slurm_conf.hpp"
@@ -18,10 +19,9 @@
 #include <vector>
 
 using namespace sgai::scheduling;
+using sgai::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** `n` one-core nodes named n0, n1, ... */
 Resources nodes(uint32_t n)

@@ -46,11 +46,6 @@ struct BatchArgs {
   bool acknowledge_dynamic_jobs = false;
 };
 
-std::string absolute(const std::string& p)
-{
-  return std::filesystem::absolute(p).lexically_normal().string();
-}
-
 /** Unknown policy names are bad input (exit 1), reported with the known names. */
 void check_policies(const BatchArgs& a)
 {
@@ -87,17 +82,17 @@ std::string record_of(const BatchArgs& a)
   e["sgai_experiment"]            = 1;
   e["name"]                       = "batch";
   e["seed"]                       = a.seed;
-  nlohmann::ordered_json platform = {{"file", absolute(a.platform)}};
+  nlohmann::ordered_json platform = {{"file", absolute_path(a.platform)}};
   if (not a.types.empty()) {
     nlohmann::ordered_json cats = nlohmann::ordered_json::array();
     for (const auto& t : a.types)
-      cats.push_back(absolute(t));
+      cats.push_back(absolute_path(t));
     platform["catalogues"] = cats;
   }
   if (not a.granularity.empty())
     platform["granularity"] = a.granularity;
   e["platform"]                  = platform;
-  nlohmann::ordered_json options = {{"workload", absolute(a.workload)},
+  nlohmann::ordered_json options = {{"workload", absolute_path(a.workload)},
                                     {"jobs", a.jobs},
                                     {"resources", a.resources},
                                     {"backfill", a.backfill},
@@ -105,9 +100,9 @@ std::string record_of(const BatchArgs& a)
                                     {"max_resources", a.max_resources},
                                     {"series", a.series}};
   if (not a.slurm_conf.empty())
-    options["slurm_conf"] = absolute(a.slurm_conf);
+    options["slurm_conf"] = absolute_path(a.slurm_conf);
   if (not a.slurm_associations.empty())
-    options["slurm_associations"] = absolute(a.slurm_associations);
+    options["slurm_associations"] = absolute_path(a.slurm_associations);
   if (not a.socket_endpoint.empty()) {
     options.erase("jobs");
     options.erase("resources");
@@ -124,7 +119,7 @@ std::string record_of(const BatchArgs& a)
   if (not a.energy_policy.empty() || not a.energy_options.empty()) {
     if (a.energy_policy.empty() || a.energy_options.empty())
       throw UsageError("--energy-policy and --energy-options go together (batsched's variant and its options file)");
-    options["energy_policy"] = {{"variant", a.energy_policy}, {"options", absolute(a.energy_options)}};
+    options["energy_policy"] = {{"variant", a.energy_policy}, {"options", absolute_path(a.energy_options)}};
   }
   e["components"] = nlohmann::ordered_json::array({{{"type", "batch"}, {"options", options}}});
   return e.dump(2);
@@ -146,17 +141,17 @@ std::filesystem::path existing(const std::string& path, const std::string& optio
 experiment::BatchSetup batch_setup(const BatchArgs& a)
 {
   experiment::BatchSetup s;
-  s.workload = workload::read_workload(existing(absolute(a.workload), "--workload", "workload file"));
+  s.workload = workload::read_workload(existing(absolute_path(a.workload), "--workload", "workload file"));
   s.config.scheduler.job_policy      = a.jobs;
   s.config.scheduler.resource_policy = a.resources;
   s.config.scheduler.backfill        = *scheduling::backfill_from_string(a.backfill);
   if (not a.slurm_conf.empty()) {
     s.config.scheduler.slurm_conf = std::make_shared<const scheduling::SlurmConf>(
-        scheduling::read_slurm_conf(existing(absolute(a.slurm_conf), "--slurm-conf", "slurm.conf")));
+        scheduling::read_slurm_conf(existing(absolute_path(a.slurm_conf), "--slurm-conf", "slurm.conf")));
     if (not a.slurm_associations.empty())
       s.config.scheduler.slurm_associations =
           std::make_shared<const scheduling::SlurmAssociations>(scheduling::read_slurm_associations(
-              existing(absolute(a.slurm_associations), "--slurm-associations", "association file")));
+              existing(absolute_path(a.slurm_associations), "--slurm-associations", "association file")));
     experiment::warn_slurm(*s.config.scheduler.slurm_conf, s.config.scheduler.slurm_associations.get(), s.workload);
   }
   s.config.interference  = not a.no_interference;
@@ -164,7 +159,7 @@ experiment::BatchSetup batch_setup(const BatchArgs& a)
   s.max_resources_file   = "command line";
   s.max_resources_place  = "--max-resources";
   if (not a.energy_policy.empty()) {
-    auto f                = existing(absolute(a.energy_options), "--energy-options", "energy policy options");
+    auto f                = existing(absolute_path(a.energy_options), "--energy-options", "energy policy options");
     s.config.power        = scheduling::read_power_options(f, a.energy_policy);
     s.config.power_source = f.string();
   }
@@ -191,9 +186,9 @@ int batch_run(const BatchArgs& a, const Globals& globals)
   spec.name          = "batch";
   spec.seed          = static_cast<uint64_t>(a.seed);
   spec.source        = kSource;
-  spec.platform_file = existing(absolute(a.platform), "--platform", "platform file");
+  spec.platform_file = existing(absolute_path(a.platform), "--platform", "platform file");
   for (const auto& t : a.types)
-    spec.platform_options.catalogues.push_back(absolute(t));
+    spec.platform_options.catalogues.push_back(absolute_path(t));
   if (not a.granularity.empty())
     spec.platform_options.granularity = platform::granularity_from_string(a.granularity);
   std::vector<experiment::SpecComponent> components;
@@ -242,8 +237,8 @@ int batch_gpu(const GpuArgs& a, const Globals& globals)
   e["sgai_experiment"]           = 1;
   e["name"]                      = "gpu-cluster";
   e["seed"]                      = 1;
-  e["platform"]                  = {{"file", absolute(a.platform)}};
-  nlohmann::ordered_json options = {{"workload", absolute(a.workload)},
+  e["platform"]                  = {{"file", absolute_path(a.platform)}};
+  nlohmann::ordered_json options = {{"workload", absolute_path(a.workload)},
                                     {"order", a.order},
                                     {"placement", a.placement},
                                     {"backfill", a.backfill},

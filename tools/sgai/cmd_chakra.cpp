@@ -409,7 +409,7 @@ int generate_training(const TrainingArgs& a)
   return 0;
 }
 
-struct GenerateArgs {
+struct ChakraGenerateArgs {
   std::string kind;
   std::string collective = "all_reduce";
   int64_t ranks          = 8;
@@ -422,7 +422,7 @@ struct GenerateArgs {
   int64_t seed  = 1;
 };
 
-int generate(const GenerateArgs& a)
+int generate(const ChakraGenerateArgs& a)
 {
   if (a.kind == "microbenchmark") {
     if (a.ranks * a.count > 100000000) // (both bounded: no overflow)
@@ -651,7 +651,7 @@ void add_timeline(CLI::App* chakra, Action& action)
 /** Adds "chakra generate microbenchmark" to `gen`. */
 void add_generate_microbenchmark(CLI::App* gen, Action& action)
 {
-  auto a    = std::make_shared<GenerateArgs>();
+  auto a    = std::make_shared<ChakraGenerateArgs>();
   a->kind   = "microbenchmark";
   auto* cmd = gen->add_subcommand("microbenchmark", "One collective per rank, as ASTRA-sim's microbenchmarks");
   cmd->add_option("--collective", a->collective, "all_reduce, all_gather, reduce_scatter, all_to_all, ...")
@@ -706,7 +706,7 @@ void add_generate_training(CLI::App* gen, Action& action)
 /** Adds "chakra generate dag" to `gen`. */
 void add_generate_dag(CLI::App* gen, Action& action)
 {
-  auto a    = std::make_shared<GenerateArgs>();
+  auto a    = std::make_shared<ChakraGenerateArgs>();
   a->kind   = "dag";
   auto* cmd = gen->add_subcommand("dag", "A layered random DAG of compute nodes (benchmarks), streamed to disk");
   add_count(cmd, "--nodes", a->nodes, "Number of nodes (about 60 bytes each on disk; default 1000)", 1, max_dag_nodes);

@@ -32,11 +32,6 @@ struct ReplayArgs {
   double power_period_s = 0; ///< --power-series (with --platform)
 };
 
-std::string absolute(const std::string& p)
-{
-  return std::filesystem::absolute(p).lexically_normal().string();
-}
-
 /** Traces on a platform's GPUs: an experiment with the replay component (its links, routes and
  *  network model are those of sgai run). */
 int run_on_platform(const ReplayArgs& a, const Globals& globals)
@@ -44,16 +39,16 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
   if (not a.npu_only.empty())
     throw UsageError(a.npu_only.front() + " describes ASTRA-sim's NPUs: with --platform the platform's GPUs have "
                                           "their own figures (use --gpus to name the hosts)");
-  constexpr const char* kSource = "sgai replay";
+  constexpr const char* kReplaySource = "sgai replay";
   nlohmann::ordered_json options;
   nlohmann::ordered_json workloads = nlohmann::ordered_json::array();
   for (const auto& w : a.o.workloads)
-    workloads.push_back(absolute(w));
+    workloads.push_back(absolute_path(w));
   options["workloads"] = workloads;
   if (not a.system.empty())
-    options["system"] = absolute(a.system);
+    options["system"] = absolute_path(a.system);
   if (not a.groups.empty())
-    options["comm_groups"] = absolute(a.groups);
+    options["comm_groups"] = absolute_path(a.groups);
   if (not a.gpus.empty())
     options["gpus"] = a.gpus;
   if (not a.dims.empty())
@@ -70,11 +65,11 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
   e["sgai_experiment"] = 1;
   e["name"]            = "replay";
   e["seed"]            = 1;
-  e["platform"]        = {{"file", absolute(a.platform)}};
+  e["platform"]        = {{"file", absolute_path(a.platform)}};
   if (a.power_period_s > 0)
     e["simgrid"] = {{"power_series", a.power_period_s}};
   e["components"] = nlohmann::ordered_json::array({{{"type", "replay"}, {"options", options}}});
-  auto result     = run_generated_experiment(e.dump(2), kSource, a.out, globals,
+  auto result     = run_generated_experiment(e.dump(2), kReplaySource, a.out, globals,
                                              {{"at /platform/file", "--platform"},
                                               {"at /components/0/options/workloads", "--workload"},
                                               {"at /components/0/options/system", "--system"},

@@ -51,7 +51,7 @@ struct WhatIfArgs {
   bool no_nccl  = false;
 };
 
-std::string ms(int64_t ns)
+std::string ms_of_ns(int64_t ns)
 {
   return format_fixed(double(ns) * 1e-6, 3);
 }
@@ -170,22 +170,22 @@ int run_graph(const WhatIfArgs& a)
   o << "Threads:\n";
   for (const ThreadFigures& t : thread_figures(g))
     o << "  " << std::left << std::setw(34) << t.name << std::right << std::setw(8) << t.tasks << " tasks "
-      << std::setw(12) << ms(t.busy_ns) << " ms busy\n";
+      << std::setw(12) << ms_of_ns(t.busy_ns) << " ms busy\n";
   std::map<std::string, std::pair<uint64_t, int64_t>> on_path;
   for (uint32_t u : path) {
     auto& x = on_path[to_string(g.tasks[u].kind)];
     x.first++;
     x.second += g.tasks[u].dur_ns;
   }
-  o << "Critical path: " << path.size() << " tasks over " << ms(w.finish - w.origin) << " ms (";
+  o << "Critical path: " << path.size() << " tasks over " << ms_of_ns(w.finish - w.origin) << " ms (";
   first = true;
   for (auto& [k, x] : on_path) {
-    o << (first ? "" : ", ") << x.first << " " << k << " " << ms(x.second) << " ms";
+    o << (first ? "" : ", ") << x.first << " " << k << " " << ms_of_ns(x.second) << " ms";
     first = false;
   }
   o << ")\n";
   for (const StepFigures& s : step_figures(g, w))
-    o << "  rank " << s.rank << " " << s.name << ": " << ms(s.time_ns) << " ms\n";
+    o << "  rank " << s.rank << " " << s.name << ": " << ms_of_ns(s.time_ns) << " ms\n";
   if (not a.out.empty()) {
     std::vector<char> critical(g.tasks.size(), 0);
     for (uint32_t u : path)
@@ -294,11 +294,12 @@ int run_predict(const WhatIfArgs& given)
     for (size_t i = 0; i < bs.size(); ++i) {
       const StepFigures &b = bs[i], &p = ps[i];
       s << b.rank << "," << b.name << "," << (b.unlaunched == 0 ? "yes" : "no") << ","
-        << ms(l->graph.steps[i].measured_ns) << "," << ms(b.time_ns) << "," << ms(p.time_ns) << ","
-        << format_fixed(p.time_ns > 0 ? double(b.time_ns) / double(p.time_ns) : 0, 4) << "," << ms(b.cpu_only_ns) << ","
-        << ms(b.gpu_only_ns) << "," << ms(b.overlapped_ns) << "," << ms(p.cpu_only_ns) << "," << ms(p.gpu_only_ns)
-        << "," << ms(p.overlapped_ns) << "," << ms(b.kernel_ns) << "," << ms(p.kernel_ns) << "," << ms(b.comm_ns) << ","
-        << ms(p.comm_ns) << "," << format_fixed(b.gpu_energy_j, 6) << "," << format_fixed(p.gpu_energy_j, 6) << "\n";
+        << ms_of_ns(l->graph.steps[i].measured_ns) << "," << ms_of_ns(b.time_ns) << "," << ms_of_ns(p.time_ns) << ","
+        << format_fixed(p.time_ns > 0 ? double(b.time_ns) / double(p.time_ns) : 0, 4) << "," << ms_of_ns(b.cpu_only_ns)
+        << "," << ms_of_ns(b.gpu_only_ns) << "," << ms_of_ns(b.overlapped_ns) << "," << ms_of_ns(p.cpu_only_ns) << ","
+        << ms_of_ns(p.gpu_only_ns) << "," << ms_of_ns(p.overlapped_ns) << "," << ms_of_ns(b.kernel_ns) << ","
+        << ms_of_ns(p.kernel_ns) << "," << ms_of_ns(b.comm_ns) << "," << ms_of_ns(p.comm_ns) << ","
+        << format_fixed(b.gpu_energy_j, 6) << "," << format_fixed(p.gpu_energy_j, 6) << "\n";
     }
     f.commit();
   }
@@ -308,8 +309,8 @@ int run_predict(const WhatIfArgs& given)
     s << "thread,kind,tasks,busy_ms,pred_tasks,pred_busy_ms\n";
     auto bt = thread_figures(l->graph), pt = thread_figures(predicted);
     for (size_t i = 0; i < bt.size(); ++i)
-      s << '"' << bt[i].name << "\"," << to_string(bt[i].kind) << "," << bt[i].tasks << "," << ms(bt[i].busy_ns) << ","
-        << pt[i].tasks << "," << ms(pt[i].busy_ns) << "\n";
+      s << '"' << bt[i].name << "\"," << to_string(bt[i].kind) << "," << bt[i].tasks << "," << ms_of_ns(bt[i].busy_ns)
+        << "," << pt[i].tasks << "," << ms_of_ns(pt[i].busy_ns) << "\n";
     f.commit();
   }
   {
@@ -320,8 +321,8 @@ int run_predict(const WhatIfArgs& given)
     for (size_t i = 0; i < bl.size(); ++i) {
       std::string name = bl[i].name;
       std::replace(name.begin(), name.end(), '"', '\'');
-      s << '"' << name << "\"," << to_string(bl[i].phase) << "," << ms(bl[i].cpu_ns) << "," << ms(bl[i].gpu_ns) << ","
-        << ms(pl[i].cpu_ns) << "," << ms(pl[i].gpu_ns) << "\n";
+      s << '"' << name << "\"," << to_string(bl[i].phase) << "," << ms_of_ns(bl[i].cpu_ns) << ","
+        << ms_of_ns(bl[i].gpu_ns) << "," << ms_of_ns(pl[i].cpu_ns) << "," << ms_of_ns(pl[i].gpu_ns) << "\n";
     }
     f.commit();
   }
@@ -375,9 +376,9 @@ int run_predict(const WhatIfArgs& given)
   for (const OptimizationNote& n : notes)
     o << "Applied " << n.name << ": " << n.tasks_changed << " tasks changed, " << n.tasks_removed << " removed, "
       << n.tasks_inserted << " inserted" << (n.detail.empty() ? "" : " (" + n.detail + ")") << "\n";
-  o << "Iteration (mean of " << counted << "): measured " << ms(measured_sum / int64_t(counted)) << " ms, baseline "
-    << ms(base_sum / int64_t(counted)) << " ms, predicted " << ms(pred_sum / int64_t(counted)) << " ms, speed-up "
-    << format_fixed(speedup, 3) << "x (" << a.via << ")\n";
+  o << "Iteration (mean of " << counted << "): measured " << ms_of_ns(measured_sum / int64_t(counted))
+    << " ms, baseline " << ms_of_ns(base_sum / int64_t(counted)) << " ms, predicted "
+    << ms_of_ns(pred_sum / int64_t(counted)) << " ms, speed-up " << format_fixed(speedup, 3) << "x (" << a.via << ")\n";
   if (base_e > 0)
     o << "GPU energy per iteration: " << format_fixed(base_e / double(counted), 3) << " J -> "
       << format_fixed(pred_e / double(counted), 3) << " J\n";

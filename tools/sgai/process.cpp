@@ -28,6 +28,11 @@ std::optional<int> run_process(const std::vector<std::string>& args)
   return WEXITSTATUS(status);
 }
 
+std::string absolute_path(const std::string& p)
+{
+  return std::filesystem::absolute(p).lexically_normal().string();
+}
+
 std::filesystem::path data_home()
 {
   namespace fs = std::filesystem;

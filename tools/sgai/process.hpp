@@ -19,6 +19,8 @@ std::optional<int> run_process(const std::vector<std::string>& argv);
  *  otherwise share/sgai beside the program's folder (PREFIX/bin/sgai -> PREFIX/share/sgai; the
  *  build tree has build/share/sgai, links into the source tree). RunError when neither exists. */
 std::filesystem::path data_home();
+/** `p` made absolute and normal (paths written into generated experiments, which run elsewhere). */
+std::string absolute_path(const std::string& p);
 /** The shipped GPU catalogue: data_home()/platforms/catalogues/accelerators.json. */
 std::string default_catalogue();
 

@@ -15,7 +15,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_amp(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   const double cap = ctx.number("amp.cap", ctx.tensor_cap);
   if (not(cap >= 1))
@@ -49,7 +49,7 @@ Optimization amp()
   return {"amp",
           "mixed precision: compute-bound kernels ÷ min(tensor FP16 peak / their precision's peak, 3), "
           "memory-bound ÷2; copies, collectives and the optimizer unchanged",
-          apply};
+          apply_amp};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -6,7 +6,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext&, OptimizationNote& note)
+void apply_amp_daydream(Graph& g, const WhatIfContext&, OptimizationNote& note)
 {
   for (uint32_t u : g.select([](const Task& t) { return on_gpu(t.kind); })) {
     const std::string& n = g.name_of(u);
@@ -22,7 +22,8 @@ void apply(Graph& g, const WhatIfContext&, OptimizationNote& note)
 
 Optimization amp_daydream()
 {
-  return {"amp-daydream", "Daydream's Algorithm 2: GPU tasks named sgemm/scudnn ÷3, every other GPU task ÷2", apply};
+  return {"amp-daydream", "Daydream's Algorithm 2: GPU tasks named sgemm/scudnn ÷3, every other GPU task ÷2",
+          apply_amp_daydream};
 }
 
 } // namespace sgai::whatif::optimizations_list

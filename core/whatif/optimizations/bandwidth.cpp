@@ -7,7 +7,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_bandwidth(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   double factor = ctx.number("bandwidth.factor", ctx.bandwidth_factor);
   if (not(factor > 0))
@@ -25,7 +25,8 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 
 Optimization bandwidth()
 {
-  return {"bandwidth", "network bandwidth × bandwidth.factor (default 2): communication tasks ÷ the factor", apply};
+  return {"bandwidth", "network bandwidth × bandwidth.factor (default 2): communication tasks ÷ the factor",
+          apply_bandwidth};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -15,7 +15,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_blueconnect(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   auto comm = allreduce_tasks(g);
   if (comm.empty())
@@ -72,7 +72,7 @@ Optimization blueconnect()
   return {"blueconnect",
           "BlueConnect: each all-reduce as a hierarchical reduce-scatter and all-gather on two parallel channels "
           "(blueconnect.gpus_per_node, blueconnect.intra GB/s, ddp.bandwidth GB/s)",
-          apply};
+          apply_blueconnect};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -30,7 +30,7 @@ double ring_all_reduce_ns(uint64_t bytes, double ranks, double bandwidth_Bps, do
   return ring_ns("allreduce", ranks, double(bytes), bandwidth_Bps, latency_s);
 }
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_ddp(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   const double ranks = ctx.number("ddp.ranks", 8);
   const double bw    = ctx.number("ddp.bandwidth", 12.5) * 1e9;
@@ -152,7 +152,7 @@ Optimization ddp()
   return {"ddp",
           "data parallel over ddp.ranks GPUs (8): the trace's gradient buckets as ring all-reduces "
           "(ddp.bandwidth GB/s, ddp.latency_us) overlapping backward; the weight update waits for them",
-          apply};
+          apply_ddp};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -15,7 +15,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_dgc(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   auto comm = allreduce_tasks(g);
   if (comm.empty())
@@ -91,7 +91,7 @@ Optimization dgc()
   return {"dgc",
           "Deep Gradient Compression: all-reduces become all-gathers of dgc.density of the gradient (values + "
           "indices), with compression and decompression kernels at memory bandwidth",
-          apply};
+          apply_dgc};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -24,7 +24,7 @@ bool fused_kernel(const std::string& n)
          n.find("_fused_") != std::string::npos;
 }
 
-void apply(Graph& g, const WhatIfContext&, OptimizationNote& note)
+void apply_fused_optimizer(Graph& g, const WhatIfContext&, OptimizationNote& note)
 {
   auto phase = g.select([](const Task& t) { return t.phase == Phase::optimizer && t.kind != TaskKind::marker; });
   if (phase.empty())
@@ -118,7 +118,7 @@ Optimization fused_optimizer()
   return {"fused-optimizer",
           "Daydream's FusedAdam: each iteration's weight-update tasks become one launch and one kernel "
           "(the sum of the removed kernels)",
-          apply};
+          apply_fused_optimizer};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -52,7 +52,7 @@ uint32_t add_kernel(Graph& g, Task like, const std::string& name, int64_t dur, i
   return g.insert_after(kernel_after, k, {launch});
 }
 
-void apply(Graph& g, const WhatIfContext&, OptimizationNote& note)
+void apply_gist(Graph& g, const WhatIfContext&, OptimizationNote& note)
 {
   const int64_t launch_ns = median_launch_ns(g);
   for (auto [rank, step] : steps_with(g, Phase::forward)) {
@@ -88,7 +88,7 @@ Optimization gist()
   return {"gist",
           "Gist: encoding kernels after forward layers and decoding kernels before their backward layers, with "
           "their launches (durations of the layer's element-wise kernels)",
-          apply};
+          apply_gist};
 }
 
 } // namespace sgai::whatif::optimizations_list

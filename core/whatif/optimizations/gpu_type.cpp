@@ -34,7 +34,7 @@ bool tensor(const std::string& precision)
   return precision == "tf32" || precision == "fp16" || precision == "bf16" || precision == "fp8";
 }
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_gpu_type(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   if (not ctx.gpu)
     not_applicable(g, "gpu", "the trace's GPU is not in the catalogue (name it with --gpu)");
@@ -89,7 +89,7 @@ Optimization gpu_type()
   return {"gpu",
           "another GPU type (--target): compute-bound kernels by the peaks' ratio (FP32 convolutions in TF32 "
           "where the target has it, tensor gains capped at 3×), memory-bound ones by the bandwidths' ratio",
-          apply};
+          apply_gpu_type};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -20,7 +20,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_p3(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   auto comm = allreduce_tasks(g);
   if (comm.empty())
@@ -77,7 +77,7 @@ Optimization p3()
 {
   return {"p3",
           "P3: all-reduces cut in p3.slice-byte slices, the bucket closest to the input first (a priority schedule)",
-          apply};
+          apply_p3};
 }
 
 } // namespace sgai::whatif::optimizations_list

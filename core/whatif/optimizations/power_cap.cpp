@@ -15,7 +15,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_power_cap(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   const platform::GpuType* gpu = ctx.target ? ctx.target : ctx.gpu;
   if (not gpu)
@@ -63,7 +63,7 @@ Optimization power_cap()
   return {"power-cap",
           "GPUs capped at --power-cap W: compute-bound kernels ×1/f, memory-bound ×1/m (the P-state model); "
           "energy at the cap",
-          apply};
+          apply_power_cap};
 }
 
 } // namespace sgai::whatif::optimizations_list

@@ -21,7 +21,7 @@ namespace sgai::whatif::optimizations_list {
 
 namespace {
 
-void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
+void apply_vdnn(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 {
   const double pcie            = ctx.number("vdnn.pcie", 12) * 1e9;
   const double fixed           = ctx.number("vdnn.bytes", 0);
@@ -102,7 +102,7 @@ void apply(Graph& g, const WhatIfContext& ctx, OptimizationNote& note)
 Optimization vdnn()
 {
   return {"vdnn", "vDNN: each forward layer's output offloaded to the host and prefetched one layer ahead in backward",
-          apply};
+          apply_vdnn};
 }
 
 } // namespace sgai::whatif::optimizations_list
