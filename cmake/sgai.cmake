@@ -10,6 +10,11 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 false positives in std::string concatenation
   target_compile_options(sgai_flags INTERFACE -Wno-restrict)
 endif()
+if(SGAI_UNITY AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  # a batch of files (cmake/unity.cmake) is compiled as a header each: GCC would warn of every class
+  # that holds a type of a file-local namespace, which is no risk in a file of its own
+  target_compile_options(sgai_flags INTERFACE -Wno-subobject-linkage)
+endif()
 if(SGAI_WERROR)
   target_compile_options(sgai_flags INTERFACE -Werror)
 endif()

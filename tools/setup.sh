@@ -52,19 +52,23 @@ install_packages() {
   fi
 }
 
+# Every build here is a unity build (cmake/unity.cmake): a fresh build takes about 40% less CPU.
+# Developers who edit and rebuild: cmake -S . -B build -DSGAI_UNITY=OFF compiles file by file.
+unity=-DSGAI_UNITY=ON
+
 # build DIR [cmake options...]: configures and builds everything (tests and benchmarks included).
 build() {
   local dir=$1
   shift
   say "configuring and building $dir"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSGAI_BUILD_TESTS=ON "$@" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSGAI_BUILD_TESTS=ON $unity "$@" >/dev/null
   cmake --build "$dir" -j "$jobs" -- --no-print-directory
 }
 
 # The sgai binary alone, without the test suite (quickstart).
 build_binary() {
   say "configuring and building the sgai binary in build"
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGAI_BUILD_TESTS=OFF >/dev/null
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGAI_BUILD_TESTS=OFF $unity >/dev/null
   cmake --build build -j "$jobs" --target sgai -- --no-print-directory
 }
 
@@ -102,7 +106,7 @@ sanitizer_tests() {
   # -g1: line tables only, which the sanitizers' reports need (file:line in every frame); full debug
   # information made this build 18% longer (823 s against 671 s cold on a 2-core VM, 2026-12-02)
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DSGAI_SANITIZE=ON -DSGAI_WERROR=ON \
-    -DSGAI_TORCH=OFF >/dev/null
+    -DSGAI_TORCH=OFF $unity >/dev/null
   cmake --build build-asan -j "$jobs" --target unit_tests sim_tests whatif_tests whatif_sim_tests aiops_tests aiops_sim_tests sweep_tests \
     fuzz_corpus_tests -- --no-print-directory
   # SimGrid keeps global state until exit: leak reports there are not ours. The passing tests'
