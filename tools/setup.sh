@@ -52,7 +52,7 @@ install_packages() {
   fi
 }
 
-# Every build here is a unity build (cmake/unity.cmake): a fresh build takes about 40% less CPU.
+# Every build here is a unity build (cmake/unity.cmake): a fresh build takes a third less time.
 # Developers who edit and rebuild: cmake -S . -B build -DSGAI_UNITY=OFF compiles file by file.
 unity=-DSGAI_UNITY=ON
 
