@@ -1,8 +1,8 @@
 # SGAI_UNITY (tools/setup.sh turns it on): CMake's unity build, each target's sources compiled
 # in batches of 8, so that the headers every file includes (SimGrid, the standard library, JSON,
 # GoogleTest) are read and their templates compiled once a batch instead of once a file: a whole
-# Release build took 35% less CPU (877 against 1,351 CPU s, docs/benchmarks.md). Incremental builds are better off without it (one edit recompiles
-# its batch), hence OFF by default.
+# Release build took 35% less CPU (877 against 1,351 CPU s, docs/benchmarks.md). Incremental
+# builds are better off without it (one edit recompiles its batch), hence OFF by default.
 #
 # A batch is one translation unit: the file-local names of its files share a scope. The files below
 # are compiled alone, each for the reason given; a new clash shows as a "redefinition" error in the
