@@ -25,6 +25,6 @@ sgai_compile_apart(plugins/experiment plugins/experiment/jobs_component.cpp plug
 if(SGAI_BUILD_TESTS)
   sgai_compile_apart(tests/unit tests/unit/chakra_test.cpp tests/unit/easy_model_test.cpp
                      tests/unit/training_predict_test.cpp tests/unit/conservative_test.cpp tests/unit/gpu_traces_test.cpp
-                     tests/unit/training_test.cpp)
+                     tests/unit/training_test.cpp tests/unit/training_model_test.cpp)
   sgai_compile_apart(tests/sim tests/sim/route_test.cpp)
 endif()

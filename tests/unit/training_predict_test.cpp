@@ -19,14 +19,6 @@ using namespace sgai::training;
 
 namespace {
 
-std::vector<Setting> settings(const std::vector<std::pair<std::string, std::string>>& kv)
-{
-  std::vector<Setting> out;
-  for (const auto& [k, v] : kv)
-    out.push_back({k, v, "t.yaml", "line 1"});
-  return out;
-}
-
 /** A small GPT on one GPU: 2 layers, hidden 1024, 8 heads, sequence 2048, 4 micro-batches of 1. */
 std::vector<std::pair<std::string, std::string>> small()
 {
@@ -34,6 +26,7 @@ std::vector<std::pair<std::string, std::string>> small()
           {"vocab-size", "32768"}, {"micro-batch-size", "1"}, {"global-batch-size", "4"}};
 }
 
+using sgai::test::settings;
 using sgai::test::with;
 
 /** An H100-like GPU: 132 SMs, 989.4 TFLOP/s, tiles at 80%, 3.35 TB/s streaming at 86.7%, attention
