@@ -622,16 +622,28 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
     else
       for (const Word& w : x.group->words)
         marks_[w.index] |= x.count == x.group->count ? w.bits : w.bits & ~excluded_bits(*x.group, w.index);
-  // (only the lowest `width` are the fit; all of them only when last_candidates will be asked)
-  candidates_.clear();
-  const size_t need = all ? SIZE_MAX : width;
+  // (only the lowest `width` are the fit, written in place; all of them only when last_candidates
+  // will be asked)
+  Fit fit{t, {}};
+  size_t need = width;
+  if (all) {
+    need = 0;
+    for (uint64_t m : marks_)
+      need += ones(m);
+  }
+  std::vector<uint32_t>& out = all ? candidates_ : fit.cores;
+  out.resize(need);
+  uint32_t* at        = out.data();
+  uint32_t* const end = at + need;
   for (size_t k = 0; k < marks_.size(); k++) {
-    for (uint64_t bits = marks_[k]; bits != 0 && candidates_.size() < need; bits &= bits - 1)
-      candidates_.push_back(static_cast<uint32_t>(k * 64) + static_cast<uint32_t>(std::countr_zero(bits)));
+    for (uint64_t bits = marks_[k]; bits != 0 && at != end; bits &= bits - 1)
+      *at++ = static_cast<uint32_t>(k * 64) + static_cast<uint32_t>(std::countr_zero(bits));
     marks_[k] = 0;
   }
-  Fit fit{t, {}};
-  fit.cores.assign(candidates_.begin(), candidates_.begin() + width);
+  if (all)
+    fit.cores.assign(candidates_.begin(), candidates_.begin() + width);
+  else
+    candidates_.clear(); // (last_candidates: a fit found with `all` only)
   return fit;
 }
 
