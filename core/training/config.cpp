@@ -544,6 +544,10 @@ std::vector<Setting> yaml_settings(const std::string& file, const std::string& t
       out.push_back({kv.first.Scalar(), joined, file, line_of(kv.first.Mark())});
       continue;
     }
+    if (kv.second.IsNull()) { // (`key: ~` or `key:`): not set, as JSON's null
+      out.push_back({kv.first.Scalar(), "", file, line_of(kv.first.Mark()), true});
+      continue;
+    }
     if (not kv.second.IsScalar() && not unmodelled) // (a data-path may list several)
       throw InputError(file, line_of(kv.second.Mark()),
                        quote(kv.first.Scalar()) + " must be a single value, not a list or a mapping");
@@ -559,8 +563,16 @@ std::vector<Setting> json_settings(const std::string& file, const std::string& t
   json::Object o   = d.object();
   std::vector<Setting> out;
   for (const std::string& key : o.take_all_keys()) {
-    json::Value v     = *o.optional(key);
-    std::string where = "at " + v.pointer();
+    const std::optional<json::Value> given = o.optional(key);
+    if (not given) { // null: not set (a dump of Megatron-LM's arguments holds many)
+      if (key == "sgai_training")
+        throw InputError(file, "at " + json::child_pointer(o.pointer(), key),
+                         "sgai_training null: this sgai reads version 1");
+      out.push_back({key, "", file, "at " + json::child_pointer(o.pointer(), key), true});
+      continue;
+    }
+    const json::Value& v = *given;
+    std::string where    = "at " + v.pointer();
     if (v.is_array() && is_list_key(normal_key(key))) { // recompute-modules: ["mlp", "moe"]
       std::string joined;
       for (const json::Value& item : v.array()) {
@@ -852,7 +864,7 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
     if (listed(unmodelled_keys(), named.key)) {
       if (std::find(unmodelled.begin(), unmodelled.end(), named.key) == unmodelled.end())
         unmodelled.push_back(named.key);
-      if (named.key == "tokenizer-type") // (its vocabulary, when vocab-size is not given)
+      if (named.key == "tokenizer-type" && not named.unset) // (its vocabulary, when vocab-size is not given)
         by_key[named.key] = named;
       continue;
     }
@@ -863,6 +875,8 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
         throw UsageError(message);
       throw InputError(named.file, named.place, message);
     }
+    if (named.unset)
+      continue; // (a known key, not set)
     for (const Setting& s : unalias(named)) {
       auto it = by_key.find(s.key);
       if (it != by_key.end() && not s.file.empty() && it->second.file == s.file)

@@ -230,6 +230,9 @@ struct Setting {
   std::string value;
   std::string file;  ///< empty: the command line
   std::string place; ///< "line 4", "at /num-layers", or the flag
+  /** Given as null (JSON null, YAML ~ or nothing): not set, as Megatron-LM's None; the key is
+   *  still checked. */
+  bool unset = false;
 };
 
 /** The most forward passes (micro-batches x pipeline stages x virtual stages) a description may

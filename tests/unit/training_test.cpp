@@ -306,6 +306,44 @@ TEST(TrainingConfig, ReadsJsonAndYamlFiles)
   std::filesystem::remove_all(dir);
 }
 
+TEST(TrainingConfig, NullIsNotSetAsMegatronsNone)
+{
+  // A dump of Megatron-LM's arguments holds many nulls (argparse's None): not set, the key still
+  // checked; a null that a description needs is missing, not a crash (a fuzzer's find).
+  auto dir = std::filesystem::temp_directory_path() / ("sgai-training-null-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "a.json") << R"({"num-layers": 24, "hidden-size": 2048, "num-attention-heads": 16,
+      "seq-length": 4096, "vocab-size": 131072, "micro-batch-size": 1, "global-batch-size": 192,
+      "num-layers-per-virtual-pipeline-stage": null, "tokenizer-type": null})";
+    std::ofstream(dir / "a.yaml") << "num-layers: 24\nhidden-size: 2048\nnum-attention-heads: 16\nseq-length: 4096\n"
+                                     "vocab-size: 131072\nmicro-batch-size: 1\nglobal-batch-size: 192\n"
+                                     "num-layers-per-virtual-pipeline-stage: ~\nrecompute-granularity:\n";
+    std::ofstream(dir / "needed.json") << R"({"num-layers": 24, "hidden-size": null, "num-attention-heads": 16})";
+    std::ofstream(dir / "unknown.json") << R"({"num-layers": 24, "bogus-key": null})";
+    std::ofstream(dir / "version.json") << R"({"sgai_training": null, "num-layers": 24})";
+  }
+  const TrainingConfig plain = make_config(settings(gpt_1_7b()), 48);
+  for (const char* f : {"a.json", "a.yaml"}) {
+    const TrainingConfig c = make_config(read_settings(dir / f), 48);
+    EXPECT_EQ(c.virtual_stages(), 1u) << f;
+    EXPECT_EQ(c.recompute_granularity, plain.recompute_granularity) << f;
+    EXPECT_DOUBLE_EQ(megatron_flops(c), megatron_flops(plain)) << f;
+  }
+  auto error = [&](const char* f) {
+    try {
+      make_config(read_settings(dir / f), 48);
+    } catch (const sgai::InputError& e) {
+      return e.place() + ": " + e.message();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error("needed.json"), ": missing hidden-size (a training description needs it)");
+  EXPECT_EQ(error("unknown.json").substr(0, 38), "at /bogus-key: unknown key 'bogus-key'");
+  EXPECT_EQ(error("version.json"), "at /sgai_training: sgai_training null: this sgai reads version 1");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TrainingFlops, MegatronCoresCountGivesItsPublishedThroughput)
 {
   // 12 B s L h^2 (1 + 1 + s/h + f/h + V/(2 L h)) = 12 x 192 x 4096 x 24 x 2048^2 x (2 + 2 + 4 + 4/3)
