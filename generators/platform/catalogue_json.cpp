@@ -181,7 +181,10 @@ void for_each_precision(Object& o, const GpuType& g, Each each)
   for (const std::string& prec : o.take_all_keys()) {
     if (prec == "source" || prec == "overheads" || prec == "sustained")
       continue;
-    auto v = *o.optional(prec);
+    std::optional<Value> given = o.optional(prec);
+    if (not given)
+      o.fail_at(prec, "precision " + quote(prec) + " is null: give its figures or leave it out");
+    Value& v = *given;
     if (not g.peak_flops.count(prec))
       v.fail("precision " + quote(prec) + " has no peak_flops here");
     each(prec, v.object());

@@ -85,9 +85,10 @@ std::unique_ptr<Component> make_training(json::Object& options, const RunContext
   if (auto v = options.optional("settings")) {
     json::Object o = v->object();
     for (const std::string& key : o.take_all_keys()) {
-      json::Value x = *o.optional(key);
-      if (x.is_object() || x.is_array() || x.is_null())
-        x.fail(quote(key) + " must be a single value, not a list, an object or null");
+      std::optional<json::Value> given = o.optional(key);
+      if (not given || given->is_object() || given->is_array())
+        o.fail_at(key, quote(key) + " must be a single value, not a list, an object or null");
+      const json::Value& x = *given;
       settings.push_back({key, x.is_string() ? x.string() : x.dump(), x.file(), "at " + x.pointer()});
     }
   }

@@ -160,7 +160,7 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
     # the workload manager's switches, energy policy and time series, checked before the run
     for b in switches energy_variant series congestion sends channels protocol algorithm_key gpu_order \
       gpu_measure_error gpu_pinned gpu_restart_cost power_series socket_policy training_settings training_list training_gpus \
-      training_empty; do
+      training_empty training_null; do
       run "$SGAI" run $F/experiments/bogus_$b.json --out "$tmp/b"; expect_rc 1; no_backtrace
       case $b in
         congestion) expect_one_error_line "at /components/0/options/congestion: unknown value 'partial'" ;;
@@ -179,6 +179,7 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
         gpu_restart_cost) expect_one_error_line "at /components/0/options/restart_cost: restart_cost -3 must be a time from 0 to 1e9 s" ;;
         training_settings) expect_one_error_line "at /components/0/options/settings/tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 64" ;;
         training_list) expect_one_error_line "at /components/0/options/settings/micro-batch-size: 'micro-batch-size' must be a single value, not a list, an object or null" ;;
+        training_null) expect_one_error_line "at /components/0/options/settings/micro-batch-size: 'micro-batch-size' must be a single value, not a list, an object or null" ;;
         training_gpus) expect_one_error_line "at /components/0/options/gpus: the platform has 6144 GPUs, the run asks 10000" ;;
         training_empty) expect_one_error_line "at /components/0/options: a training component needs a \"description\" or \"settings\"" ;;
       esac

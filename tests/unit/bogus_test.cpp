@@ -331,6 +331,9 @@ TEST(GpuCatalogue, BadMatmulFiguresAreRejectedWithFileAndPointer)
   EXPECT_NE(mm(R"("fp8": {"fraction": 0.5, "shape": [1, 2, 3]})")
                 .find("at /gpu_types/G/matmul/fp8: precision 'fp8' has no peak_flops here"),
             std::string::npos);
+  EXPECT_NE(mm(R"("fp16": null)")
+                .find("at /gpu_types/G/matmul/fp16: precision 'fp16' is null: give its figures or leave it out"),
+            std::string::npos); // (was a crash: a fuzzer's kind of find)
   EXPECT_NE(mm(R"("fp16": {"fraction": 0.5, "shape": [1, 2]})")
                 .find("at /gpu_types/G/matmul/fp16/shape: shape must be [M, N, K]"),
             std::string::npos);
