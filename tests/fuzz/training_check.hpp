@@ -29,7 +29,12 @@ inline bool check_training_bytes(const std::string& bytes)
     throw FuzzBug("accepted a parallelism of " + std::to_string(c.gpus()) + " GPUs, not 48");
   if (uint64_t(c.microbatches()) * c.micro_batch_size * c.data_parallel_size != c.global_batch_size)
     throw FuzzBug("accepted a global batch that is not whole micro-batches per replica");
-  if (c.num_attention_heads % c.tensor_model_parallel_size != 0 || c.num_layers % c.pipeline_model_parallel_size != 0)
+  // (uneven stages are Megatron's too: first/last stage sizes, the embedding or loss counted, a
+  // layout; every layer is then on exactly one stage)
+  uint64_t placed = 0;
+  for (uint32_t r = 0; r < c.pipeline_model_parallel_size; r++)
+    placed += c.stage_layers(r);
+  if (c.num_attention_heads % c.tensor_model_parallel_size != 0 || placed != c.num_layers)
     throw FuzzBug("accepted a tensor or pipeline split that does not divide the model");
   double flops = training::megatron_flops(c);
   if (not std::isfinite(flops) || flops <= 0)
