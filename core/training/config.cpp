@@ -564,15 +564,14 @@ std::vector<Setting> json_settings(const std::string& file, const std::string& t
   std::vector<Setting> out;
   for (const std::string& key : o.take_all_keys()) {
     const std::optional<json::Value> given = o.optional(key);
+    const std::string where                = "at " + json::child_pointer(o.pointer(), key);
     if (not given) { // null: not set (a dump of Megatron-LM's arguments holds many)
       if (key == "sgai_training")
-        throw InputError(file, "at " + json::child_pointer(o.pointer(), key),
-                         "sgai_training null: this sgai reads version 1");
-      out.push_back({key, "", file, "at " + json::child_pointer(o.pointer(), key), true});
+        throw InputError(file, where, "sgai_training null: this sgai reads version 1");
+      out.push_back({key, "", file, where, true});
       continue;
     }
     const json::Value& v = *given;
-    std::string where    = "at " + v.pointer();
     if (v.is_array() && is_list_key(normal_key(key))) { // recompute-modules: ["mlp", "moe"]
       std::string joined;
       for (const json::Value& item : v.array()) {
