@@ -622,12 +622,32 @@ double dp_sm_share(const TrainingConfig& c, const GpuKernels& g, const Fabric& f
   const bool gather      = dist && c.overlap_param_gather;
   const double sms       = g.matmul.sms;
   const uint32_t dp_node = ranks_per_node(d, t, f.gpus_per_node);
-  if (d <= 1 || sms <= 1 || (not c.overlap_grad_reduce && not gather))
+  // FSDP2 without pipelining is Megatron-LM's (which refuses it with PP); with PP the parameters stay
+  // gathered over the micro-batches and the gradients reduce once (torchtitan's default under PP,
+  // as Llama 3 trained): the distributed optimizer's pattern below
+  const bool fsdp = c.use_torch_fsdp2 && c.pipeline_model_parallel_size == 1;
+  if (d <= 1 || sms <= 1 || (not fsdp && not c.overlap_grad_reduce && not gather))
     return 0;
   const Collective reduce = dist ? Collective::reduce_scatter : Collective::all_reduce;
   double overlapped       = 0;
   uint32_t channels       = 0;
+  if (fsdp) {
+    // FSDP2 as Megatron-LM wraps it (TorchFullyShardedDataParallel: each transformer layer a unit,
+    // reshard_after_forward, no no_sync): every micro-batch gathers each unit's parameters for its
+    // forward and again for its backward and reduce-scatters its gradients, prefetched beside the
+    // passes; the embedding and output layer are spread over the layers' units
+    const ChunkPlan& k   = out.chunks.front();
+    const uint32_t units = c.num_layers;
+    const double params = k.gathered / units, grads = k.params / units * c.grad_bytes();
+    overlapped = double(c.microbatches()) * units *
+                 (2 * collective_time(f, Collective::all_gather, d, dp_node, params) +
+                  collective_time(f, Collective::reduce_scatter, d, dp_node, grads));
+    channels = std::max(collective_sms(f, Collective::all_gather, d, dp_node, params),
+                        collective_sms(f, Collective::reduce_scatter, d, dp_node, grads));
+  }
   for (const ChunkPlan& k : out.chunks) {
+    if (fsdp)
+      break;
     const double grads = k.params / k.buckets * c.grad_bytes(), params = k.gathered / k.buckets;
     if (c.overlap_grad_reduce) {
       overlapped += k.buckets * collective_time(f, reduce, d, dp_node, grads);

@@ -254,6 +254,30 @@ TEST(TrainingPredict, OverlappedCollectivesTakeTheirChannelsSms)
   EXPECT_GT(plain.dp_sm_share, 0.0);
 }
 
+TEST(TrainingPredict, FsdpTakesTheSmsOfEveryLayersGathersAndReductions)
+{
+  // FSDP2 without pipelining, as Megatron-LM wraps it: each of the 4 micro-batches gathers each of
+  // the 2 layers' parameters twice (forward, and backward after resharding) and reduce-scatters its
+  // fp32 gradients, beside the passes: W = 4 x 2 x (2 all-gathers + 1 reduce-scatter) of a layer's
+  // share (the embedding and the head spread over the layers)
+  auto kv               = with(with(small(), "global-batch-size", "64"), "use-torch-fsdp2", "true");
+  TrainingConfig c      = make_config(settings(kv), 16);
+  Prediction f          = predict_iteration(c, h100(), dgx());
+  const ChunkPlan& k    = f.chunks.front();
+  const double gathered = k.gathered / 2, grads = k.params / 2 * 4;
+  const double W = 4 * 2 *
+                   (2 * collective_time(dgx(), Collective::all_gather, 16, 8, gathered) +
+                    collective_time(dgx(), Collective::reduce_scatter, 16, 8, grads));
+  const LayerTimes l = layer_times(c, h100(), dgx());
+  const double busy  = 4 * 2 * (l.gemm_fwd + l.gemm_bwd + l.attention_fwd + l.attention_bwd);
+  const double share = std::min(W, busy * 132 / 116) * 16 / 132 / busy;
+  ASSERT_GT(share, 0);
+  EXPECT_NEAR(f.dp_sm_share, share, 1e-12);
+  // counted once an iteration (one reduction of every gradient), as before, it would be less
+  const double once = collective_time(dgx(), Collective::reduce_scatter, 16, 8, k.params * 4) * 16 / 132 / busy;
+  EXPECT_GT(f.dp_sm_share, 2 * once);
+}
+
 TEST(TrainingPredict, ContextParallelAllGatherAndAllToAllAreExposed)
 {
   // CP 4 over 4 GPUs of a node: allgather's and a2a's exchanges precede or follow the attention,
