@@ -891,6 +891,10 @@ TrainingConfig make_config(const std::vector<Setting>& given, uint64_t gpus)
   if (auto it = by_key.find("DDP-impl");
       it != by_key.end() && it->second.value == "torch" && not by_key.count("overlap-grad-reduce"))
     c.overlap_grad_reduce = true;
+  // PyTorch's FSDP2 reduce-scatters each unit's gradients during the backward, on a stream of its
+  // own, whatever Megatron-LM's overlap-grad-reduce says (its DDP's flag)
+  if (c.use_torch_fsdp2 && not by_key.count("overlap-grad-reduce"))
+    c.overlap_grad_reduce = true;
   // the description's file, even when it holds only arguments sgai does not model
   std::string file;
   for (const Setting& s : given)

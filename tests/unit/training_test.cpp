@@ -172,6 +172,11 @@ TEST(TrainingConfig, MegatronsOlderNamesAreWhatTheySay)
   EXPECT_FALSE(make_config(settings(with(with(gpt_1_7b(), "DDP-impl", "torch"), "overlap-grad-reduce", "false")), 48)
                    .overlap_grad_reduce);
   EXPECT_NE(error_of(with(gpt_1_7b(), "DDP-impl", "apex"), 48).find("DDP-impl"), std::string::npos);
+  // FSDP2 reduce-scatters each layer's gradients during the backward, whatever the DDP's flag says
+  const auto fsdp = with(with(gpt_1_7b(), "use-distributed-optimizer", "false"), "use-torch-fsdp2", "true");
+  EXPECT_FALSE(make_config(settings(gpt_1_7b()), 48).overlap_grad_reduce);
+  EXPECT_TRUE(make_config(settings(fsdp), 48).overlap_grad_reduce);
+  EXPECT_FALSE(make_config(settings(with(fsdp, "overlap-grad-reduce", "false")), 48).overlap_grad_reduce);
   EXPECT_NE(error_of(with(with(gpt_1_7b(), "attention-backend", "unfused"), "use-flash-attn", "true"), 48)
                 .find("line 10: attention-backend is given twice (also line 9)"),
             std::string::npos);
