@@ -644,20 +644,18 @@ double dp_sm_share(const TrainingConfig& c, const GpuKernels& g, const Fabric& f
                   collective_time(f, Collective::reduce_scatter, d, dp_node, grads));
     channels = std::max(collective_sms(f, Collective::all_gather, d, dp_node, params),
                         collective_sms(f, Collective::reduce_scatter, d, dp_node, grads));
-  }
-  for (const ChunkPlan& k : out.chunks) {
-    if (fsdp)
-      break;
-    const double grads = k.params / k.buckets * c.grad_bytes(), params = k.gathered / k.buckets;
-    if (c.overlap_grad_reduce) {
-      overlapped += k.buckets * collective_time(f, reduce, d, dp_node, grads);
-      channels = std::max(channels, collective_sms(f, reduce, d, dp_node, grads));
+  } else
+    for (const ChunkPlan& k : out.chunks) {
+      const double grads = k.params / k.buckets * c.grad_bytes(), params = k.gathered / k.buckets;
+      if (c.overlap_grad_reduce) {
+        overlapped += k.buckets * collective_time(f, reduce, d, dp_node, grads);
+        channels = std::max(channels, collective_sms(f, reduce, d, dp_node, grads));
+      }
+      if (gather) {
+        overlapped += k.buckets * collective_time(f, Collective::all_gather, d, dp_node, params);
+        channels = std::max(channels, collective_sms(f, Collective::all_gather, d, dp_node, params));
+      }
     }
-    if (gather) {
-      overlapped += k.buckets * collective_time(f, Collective::all_gather, d, dp_node, params);
-      channels = std::max(channels, collective_sms(f, Collective::all_gather, d, dp_node, params));
-    }
-  }
   overlapped /= p;
   auto tensor_core = [](const LayerTimes& l) { return l.gemm_fwd + l.gemm_bwd + l.attention_fwd + l.attention_bwd; };
   const double moe = c.num_experts > 0 ? double(c.moe_layer_count()) : 0.0;
