@@ -105,20 +105,6 @@ JSON
     # another call finds nothing to do
     run "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/d" --runner slurm --poll 0.5 --strategy full; expect_rc 0
     grep -q '0 runs ended in this call; 20 done' <<<"$out" || fail "$out"
-    # a configuration search on Slurm: the 70B row's 12 layouts as training experiments (docs/training.md),
-    # each task's prediction the one train predict makes; the 3 that do not fit fail their runs
-    python3 - "$tmp/t.json" "$PWD/deploy/experiments/training-70b.json" <<'PY'
-import json, sys
-c = json.load(open("deploy/campaigns/training-70b-layouts.json"))
-c["experiment"] = sys.argv[2]
-json.dump(c, open(sys.argv[1], "w"))
-PY
-    run "$SGAI" sweep run "$tmp/t.json" --dir "$tmp/t" --runner slurm --poll 0.5 --strategy full; expect_rc 0
-    grep -q "9 done, 3 failed, 0 queued of 12 points" <<<"$out" || fail "$out"
-    T="$tmp/t/campaign.sqlite"
-    [ "$(db_count "$T" "SELECT COUNT(*) FROM runs WHERE runner = 'slurm'")" -eq 12 ] || fail "not 12 runs on Slurm"
-    run "$SGAI" sweep export "$tmp/t.json" --dir "$tmp/t" --out "$tmp/t.csv"; expect_rc 0
-    grep -q "^7,done,full,1,8,2,1,830695\." "$tmp/t.csv" || fail "the published layout's point: $(cat "$tmp/t.csv")"
     # the Slurm runner killed while its tasks run: the local runner refuses the campaign meanwhile,
     # and the Slurm runner resumes it, each run once
     "$SGAI" sweep run "$tmp/c.json" --dir "$tmp/k" --runner slurm --poll 0.5 --strategy full --throttle 2 \
@@ -149,6 +135,25 @@ PY
     elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
     echo "the Slurm test took $elapsed s, daemons included"
     (( $(echo "$elapsed <= 60" | bc) )) || fail "over 60 s: $elapsed s" ;;
+  sweep_slurm_training)
+    # a configuration search on Slurm (apart from sweep_slurm, whose 20-run campaign and failure
+    # cases keep their 60 s bound): the 70B row's 12 layouts as training experiments (docs/training.md),
+    # each task's prediction the one train predict makes; the 3 that do not fit fail their runs
+    source tests/cli/slurm_cluster.sh
+    trap 'slurm_stop; rm -rf "$tmp"' EXIT
+    slurm_start "$tmp/slurm" || fail "the test cluster did not start (above: the daemons' reasons)"
+    python3 - "$tmp/t.json" "$PWD/deploy/experiments/training-70b.json" <<'PY'
+import json, sys
+c = json.load(open("deploy/campaigns/training-70b-layouts.json"))
+c["experiment"] = sys.argv[2]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    run "$SGAI" sweep run "$tmp/t.json" --dir "$tmp/t" --runner slurm --poll 0.5 --strategy full; expect_rc 0
+    grep -q "9 done, 3 failed, 0 queued of 12 points" <<<"$out" || fail "$out"
+    T="$tmp/t/campaign.sqlite"
+    [ "$(db_count "$T" "SELECT COUNT(*) FROM runs WHERE runner = 'slurm'")" -eq 12 ] || fail "not 12 runs on Slurm"
+    run "$SGAI" sweep export "$tmp/t.json" --dir "$tmp/t" --out "$tmp/t.csv"; expect_rc 0
+    grep -q "^7,done,full,1,8,2,1,830695\." "$tmp/t.csv" || fail "the published layout's point: $(cat "$tmp/t.csv")" ;;
   sweep_linked)
     # a parameter with linked pointers ("with"): the shipped campaign's workload sets the core count
     # of its machine too; its first run on the SDSC log runs on 400 cores
