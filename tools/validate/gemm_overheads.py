@@ -13,18 +13,33 @@ that minimizes the RMS of the log error over OpenXLA's measured H100 BF16 GEMMs 
 (platforms/catalogues/measurements: 2 b m n k >= 4 GFLOP and k >= 1024), and printed with each
 shape's error against the model without them. The catalogue's H100 and H200 `matmul/overheads` are
 these values; their BF16 tile rate is then anchored on the sustained figure (MSMF) instead.
-Usage: tools/validate/gemm_overheads.py
+`--gpu b200` fits the same way to OpenXLA's measured B200 (sm_100) BF16 GEMMs
+(platforms/catalogues/measurements/xla_matmul_sm100_bf16.csv), the tile rate anchored on the B200's
+burst figure (ml-engineering: 77.6% of 2,250 TFLOP/s at 1792x16128x3072): the catalogue's B200 and
+GB200 `matmul/overheads`.
+Usage: tools/validate/gemm_overheads.py [--gpu h100|b200]
 """
 import csv
 import math
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SMS, PEAK, HBM = 132, 989.4e12, 3.35e12
-MEM = HBM * 0.867
+# per GPU: SMs, dense BF16 peak, HBM bandwidth, the streaming fraction of it (the catalogue's), the
+# burst best measured the way XLA measures (m, n, k, fraction of the peak), OpenXLA's table
+GPUS = {
+    "h100": (132, 989.4e12, 3.35e12, 0.867, (2048, 2048, 13312, 0.803), "xla_matmul_sm90_bf16.csv"),
+    "b200": (148, 2250e12, 8e12, 0.75, (1792, 16128, 3072, 0.776), "xla_matmul_sm100_bf16.csv"),
+}
+GPU = "h100"
+if "--gpu" in sys.argv:
+    GPU = sys.argv[sys.argv.index("--gpu") + 1]
+    if GPU not in GPUS:
+        sys.exit(f"gemm_overheads.py: --gpu {GPU}: not one of {', '.join(GPUS)}")
+SMS, PEAK, HBM, STREAM, MEASURED_BEST, TABLE = GPUS[GPU]
+MEM = HBM * STREAM
 TILES = [(256, 128), (128, 256), (128, 128)]
 SPLITS = (1, 2, 3, 4)
-MEASURED_BEST = (2048, 2048, 13312, 0.803)
 
 
 def waves(b, m, n, tm, tn):
@@ -56,7 +71,7 @@ def model(b, m, n, k, tk, tw, splits=SPLITS):
 
 def main():
     rows = [tuple(map(float, (r["batch"], r["m"], r["n"], r["k"], r["tflops"]))) for r in
-            csv.DictReader(open(os.path.join(ROOT, "platforms/catalogues/measurements/xla_matmul_sm90_bf16.csv")))]
+            csv.DictReader(open(os.path.join(ROOT, "platforms/catalogues/measurements", TABLE)))]
     train = [r for r in rows if 2 * r[0] * r[1] * r[2] * r[3] >= 4e9 and r[3] >= 1024]
 
     def rms(tk, tw, pts):
