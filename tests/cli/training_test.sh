@@ -519,9 +519,16 @@ PY
     grep -qE '^Spearman of the MFUs over the 5 pipelined rows -?[0-9.]+, over the 4 others -?[0-9.]+$' "$tmp/out" ||
       fail "Spearman by group: $(cat "$tmp/out")"
     [ "$(grep -cE '^  [0-9.]+B +v=1: ' "$tmp/out")" -eq 5 ] || fail "sensitivity: $(cat "$tmp/out")"
-    grep -oE 'v=1: [0-9.]+ TFLOP/s \([-+][0-9.]+%\)' "$tmp/out" | grep -oE '[-+][0-9.]+%' | tr -d '%+' |
-      awk '{ if ($1 > 10 || $1 < -10) bad = bad " " $1 } END { exit bad != "" }' ||
-      fail "1F1B rows beyond 10%: $(grep 'v=1' "$tmp/out")"
+    # the pipelined rows: 1F1B (v=1) within 12% of the table, and the measurement between 1F1B and
+    # the rule's finest interleaving (docs/validation.md: 1F1B below, one layer a stage above)
+    python3 - "$tmp/out" <<'PY' || fail "1F1B and interleaved rows: $(grep 'v=1' "$tmp/out")"
+import re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"  \S+ +v=1: [0-9.]+ TFLOP/s \(([-+][0-9.]+)%\);.*v=[0-9]+: [0-9.]+ TFLOP/s \(([-+][0-9.]+)%\)$", l)
+    if m:
+        one, rule = map(float, m.groups())
+        assert abs(one) <= 12 and one < 0 < rule, l
+PY
     # each row at micro-batch 1, 2 and 4 (predicted, or refused by the memory model), and what each
     # size would give for every row alike
     [ "$(grep -cE '^  [0-9.]+B +mb=1: [0-9.]+ TFLOP/s .*; mb=2: .*; mb=4: (no fit|[0-9.]+ TFLOP/s)' "$tmp/out")" -eq 9 ] ||
@@ -653,7 +660,7 @@ PY
     run "$SGAI" sweep run "$tmp/c/layouts.json" --strategy full --jobs 2; expect_rc 0
     grep -q "12 runs ended in this call; 9 done, 3 failed" <<<"$out" || fail "campaign: $out"
     run "$SGAI" sweep export "$tmp/c/layouts.json" --out "$tmp/c/runs.csv"; expect_rc 0
-    grep -q "^7,done,full,1,8,2,1,827984" "$tmp/c/runs.csv" || fail "the description's own point: $(cat "$tmp/c/runs.csv")"
+    grep -q "^7,done,full,1,8,2,1,798980" "$tmp/c/runs.csv" || fail "the description's own point: $(cat "$tmp/c/runs.csv")"
     run "$SGAI" train predict $D --platform $P --gpus 768 --tensor-model-parallel-size 4 --pipeline-model-parallel-size 4 \
       --micro-batch-size 2; expect_rc 0
     tokens=$(grep -oE '[0-9]+ tokens/s' <<<"$out" | awk '{ print $1 }')

@@ -128,15 +128,26 @@ TEST(Gemm, CatalogueGivesMeasuredMatmulsForTheTrainingGpus)
     EXPECT_GT(g.stream_fraction, 0.7) << name;
   }
   // Hopper and Blackwell BF16: the sustained rate (MSMF: the GPU at its power limit), not the
-  // boost burst; H100 and H200 share the H200's measurement (the same die and limit)
-  for (const char* name : {"H100 SXM5 80GB", "H200 SXM 141GB"}) {
-    const auto& bf16 = cat.gpus.at(name).matmul.at("bf16");
-    EXPECT_EQ(bf16.fraction, 0.753) << name;
-    EXPECT_EQ(bf16.m, 1536u);
-    EXPECT_EQ(bf16.n, 2816u);
-    EXPECT_EQ(bf16.k, 6144u);
+  // boost burst: the H200's measured MSMF; the H100's own burst times the H200's MSMF over burst
+  const auto& h200_bf16 = cat.gpus.at("H200 SXM 141GB").matmul.at("bf16");
+  EXPECT_EQ(h200_bf16.fraction, 0.753);
+  EXPECT_EQ(h200_bf16.m, 1536u);
+  EXPECT_EQ(h200_bf16.n, 2816u);
+  EXPECT_EQ(h200_bf16.k, 6144u);
+  EXPECT_EQ(h200_bf16.sustained, 1.0);
+  const auto& h100_bf16 = cat.gpus.at("H100 SXM5 80GB").matmul.at("bf16");
+  EXPECT_EQ(h100_bf16.fraction, 0.803);
+  EXPECT_EQ(h100_bf16.m, 2048u);
+  EXPECT_EQ(h100_bf16.k, 13312u);
+  EXPECT_EQ(h100_bf16.sustained, 0.879);
+  for (const char* name : {"H100 SXM5 80GB", "H200 SXM 141GB"})
     EXPECT_NE(cat.gpus.at(name).matmul_source.find("MSMF"), std::string::npos) << name;
-  }
+  // the A100: its burst times the same ratio, and the H100's GEMM fixed costs
+  const auto& a100 = cat.gpus.at("A100 SXM4 80GB");
+  EXPECT_EQ(a100.matmul.at("bf16").sustained, 0.879);
+  EXPECT_EQ(a100.attention_sustained, 0.879);
+  EXPECT_EQ(a100.matmul_kernel_s, cat.gpus.at("H100 SXM5 80GB").matmul_kernel_s);
+  EXPECT_EQ(a100.matmul_wave_s, cat.gpus.at("H100 SXM5 80GB").matmul_wave_s);
   EXPECT_EQ(cat.gpus.at("B200 SXM 180GB").matmul.at("bf16").fraction, 0.640);
   EXPECT_EQ(cat.gpus.at("B200 SXM 180GB").stream_fraction, 0.75);
   // GB200's GPU: its own burst figures (1822 of 2500 TFLOPS BF16), held at the B200's measured
