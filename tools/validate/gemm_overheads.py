@@ -15,8 +15,9 @@ shape's error against the model without them. The catalogue's H100 and H200 `mat
 these values; their BF16 tile rate is then anchored on the sustained figure (MSMF) instead.
 `--gpu b200` fits the same way to OpenXLA's measured B200 (sm_100) BF16 GEMMs
 (platforms/catalogues/measurements/xla_matmul_sm100_bf16.csv), the tile rate anchored on the B200's
-burst figure (ml-engineering: 77.6% of 2,250 TFLOP/s at 1792x16128x3072): the catalogue's B200 and
-GB200 `matmul/overheads`.
+burst figure (ml-engineering: 77.6% of 2,250 TFLOP/s at 1792x16128x3072). The catalogue does not
+take them: their wave cost leaves the GB200's measured FP8 burst figure shorter than the fixed
+costs alone (docs/platforms.md).
 Usage: tools/validate/gemm_overheads.py [--gpu h100|b200]
 """
 import csv
@@ -33,9 +34,11 @@ GPUS = {
 }
 GPU = "h100"
 if "--gpu" in sys.argv:
-    GPU = sys.argv[sys.argv.index("--gpu") + 1]
+    i = sys.argv.index("--gpu")
+    GPU = sys.argv[i + 1] if i + 1 < len(sys.argv) else ""
     if GPU not in GPUS:
-        sys.exit(f"gemm_overheads.py: --gpu {GPU}: not one of {', '.join(GPUS)}")
+        print(f"gemm_overheads.py: --gpu {GPU!r}: not one of {', '.join(GPUS)}", file=sys.stderr)
+        sys.exit(2)
 SMS, PEAK, HBM, STREAM, MEASURED_BEST, TABLE = GPUS[GPU]
 MEM = HBM * STREAM
 TILES = [(256, 128), (128, 256), (128, 128)]
