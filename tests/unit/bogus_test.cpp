@@ -190,7 +190,7 @@ TEST(GpuCatalogue, NewTypesLoadWithTheirFigures)
   EXPECT_DOUBLE_EQ(dgxs.peak_flops.at("fp32"), 15.7e12);
   EXPECT_DOUBLE_EQ(dgxs.peak_flops.at("fp16"), 125e12);
   EXPECT_EQ(dgxs.default_precision, "fp32");
-  EXPECT_DOUBLE_EQ(dgxs.memory_bytes, 32e9);
+  EXPECT_DOUBLE_EQ(dgxs.memory_bytes, 32510.0 * 1024 * 1024); // nvidia-smi's total, 32510 MiB
   EXPECT_DOUBLE_EQ(dgxs.mem_bw_Bps, 900e9);
   EXPECT_DOUBLE_EQ(dgxs.max_w, 300);
   EXPECT_EQ(dgxs.multiprocessors, 80);
