@@ -297,7 +297,7 @@ TEST(Replay, GpuModelComesFromThePlatformsCatalogue)
   EXPECT_DOUBLE_EQ(m.peak("fp64"), 34e12);
   EXPECT_DOUBLE_EQ(m.mem_bw_Bps, 3.35e12);
   EXPECT_DOUBLE_EQ(m.memory_bytes, 81559.0 * 1024 * 1024); // nvidia-smi's total, 81559 MiB
-  EXPECT_EQ(&GpuModel::of(gpu), &m); // one extension per host
+  EXPECT_EQ(&GpuModel::of(gpu), &m);                       // one extension per host
   // its P-states: the catalogue's caps at the clock fractions of the P-state model, HBM3 not slowed
   ASSERT_EQ(gpu->get_pstate_count(), 3UL);
   EXPECT_NEAR(GpuModel::compute_speed(gpu, 1), capped_clock_fraction(500, 70, 700), 1e-6);
