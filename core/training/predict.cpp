@@ -150,15 +150,31 @@ Placed place(const Fabric& f, uint32_t ranks, uint32_t per_node)
 }
 
 /** NCCL's algorithm and protocol for a ring collective (all-gather, reduce-scatter, all-reduce) of
- *  `bytes`; none for the others or when NCCL's model has none. */
-std::optional<cn::Choice> nccl_choice(const Placed& g, Collective type, uint32_t ranks, double bytes)
+ *  `bytes`, among those the fabric forces (NCCL_ALGO, NCCL_PROTO); none for the others or when
+ *  NCCL's model has none. Forced ones that cannot run the collective: std::invalid_argument. */
+std::optional<cn::Choice> nccl_choice(const Fabric& f, const Placed& g, Collective type, uint32_t ranks, double bytes)
 {
   if (type != Collective::all_gather && type != Collective::reduce_scatter && type != Collective::all_reduce)
     return std::nullopt;
-  auto ct = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
-            : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
-                                                 : chakra::CollectiveType::all_reduce;
-  return cn::choose(cn::model(g.system, ct, ranks, g.nodes), bytes);
+  auto ct           = type == Collective::all_gather       ? chakra::CollectiveType::all_gather
+                      : type == Collective::reduce_scatter ? chakra::CollectiveType::reduce_scatter
+                                                           : chakra::CollectiveType::all_reduce;
+  const cn::Model m = cn::model(g.system, ct, ranks, g.nodes);
+  if (not f.algo && not f.proto)
+    return cn::choose(m, bytes);
+  auto forced = cn::choose(m, bytes, f.algo, f.proto);
+  if (not forced && cn::choose(m, bytes)) { // (NCCL fails such a call: no algorithm/protocol available)
+    std::string what = f.algo ? std::string("NCCL_ALGO ") + cn::to_string(*f.algo) : "";
+    if (f.proto)
+      what += (what.empty() ? "" : " with ") + std::string("NCCL_PROTO ") + cn::to_string(*f.proto);
+    const char* name = type == Collective::all_gather       ? "all-gather"
+                       : type == Collective::reduce_scatter ? "reduce-scatter"
+                                                            : "all-reduce";
+    throw std::invalid_argument(what + ": NCCL has no algorithm/protocol available for the " + name + " of " +
+                                std::to_string(ranks) + " ranks on " + std::to_string(g.nodes) + " node" +
+                                (g.nodes == 1 ? "" : "s"));
+  }
+  return forced;
 }
 
 } // namespace
@@ -168,7 +184,7 @@ double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_
   if (ranks <= 1 || bytes <= 0)
     return 0;
   const Placed g = place(f, ranks, per_node);
-  if (auto choice = nccl_choice(g, type, ranks, bytes))
+  if (auto choice = nccl_choice(f, g, type, ranks, bytes))
     return choice->time_us * 1e-6;
   per_node             = g.per_node;
   const uint32_t nodes = g.nodes;
@@ -604,7 +620,7 @@ uint32_t collective_sms(const Fabric& f, Collective type, uint32_t ranks, uint32
   if (ranks <= 1 || bytes <= 0)
     return 0;
   const Placed g = place(f, ranks, per_node);
-  auto choice    = nccl_choice(g, type, ranks, bytes);
+  auto choice    = nccl_choice(f, g, type, ranks, bytes);
   return choice ? cn::channels(g.system, choice->algo, choice->proto, ranks, bytes) : 0;
 }
 

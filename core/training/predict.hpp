@@ -12,6 +12,7 @@
 #include "core/training/config.hpp"
 #include "core/training/traffic.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,14 @@ struct GpuKernels {
   AttentionRates attention;     ///< empty seq: attention priced as GEMMs
 };
 
-/** The platform as the prediction sees it: NCCL's view of a node and the GPUs per node. */
+/** The platform as the prediction sees it: NCCL's view of a node and the GPUs per node, and the
+ *  algorithm and protocol a run forces on NCCL's ring collectives (NCCL_ALGO, NCCL_PROTO; unset:
+ *  NCCL's tuning model chooses). */
 struct Fabric {
   collectives::nccl::System nccl;
   uint32_t gpus_per_node = 8;
+  std::optional<collectives::nccl::Algo> algo;
+  std::optional<collectives::nccl::Proto> proto;
 };
 
 /** Times of one transformer layer's passes for one micro-batch on one GPU. */
@@ -126,8 +131,10 @@ Energy iteration_energy(const TrainingConfig& c, const Prediction& p, uint32_t g
                         double gpu_idle_w, double node_cpu_w, double nic_idle_w, double nic_busy_w);
 
 /** A collective's time by NCCL's model on the fabric, for `ranks` GPUs `per_node` to a node
- *  (rail-optimized: across nodes each GPU has its share of the node's NICs); all-to-all and
- *  send/receive, which NCCL does not tune, at the slowest path's rate plus its latency. */
+ *  (rail-optimized: across nodes each GPU has its share of the node's NICs), with the fabric's
+ *  forced algorithm and protocol (std::invalid_argument naming them when NCCL could not run the
+ *  collective so); all-to-all and send/receive, which NCCL does not tune, at the slowest path's
+ *  rate plus its latency. */
 double collective_time(const Fabric& f, Collective type, uint32_t ranks, uint32_t per_node, double bytes);
 
 /** GPUs of one group per node under Megatron's rank order (tensor, context, data, pipeline

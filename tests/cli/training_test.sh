@@ -104,6 +104,17 @@ PY
     cp "$J" "$J.first"
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --json "$J"; expect_rc 0
     cmp -s "$J" "$J.first" || fail "not deterministic"
+    # NCCL_ALGO / NCCL_PROTO forced: Ring is what NCCL's model chooses here (the same prediction);
+    # LL's half-payload lines make the data-parallel reduction too long to hide behind the backward
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-algo Ring --json "$J"; expect_rc 0
+    cmp -s "$J" "$J.first" || fail "NCCL_ALGO Ring: not NCCL's own choice"
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-proto LL --json "$J"; expect_rc 0
+    python3 - "$J" "$J.first" <<'PY' || fail "NCCL_PROTO LL: $(cat "$J")"
+import json, sys
+ll, auto = (json.load(open(f)) for f in sys.argv[1:])
+assert ll["dp_reduce_s"] > 2 * auto["dp_reduce_s"], (ll["dp_reduce_s"], auto["dp_reduce_s"])
+assert ll["breakdown_s"]["dp"] > 100 * auto["breakdown_s"]["dp"] and ll["iteration_s"] > auto["iteration_s"], ll
+PY
     # pipelined with virtual stages: a bubble, TP exposed where its overlap cannot hide it
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 64 --global-batch-size 64 \
       --tensor-model-parallel-size 2 --sequence-parallel --pipeline-model-parallel-size 4 \
@@ -231,6 +242,14 @@ PY
     expect_one_error_line "--global-batch-size '16777200': makes 1398100 micro-batches per replica, x 4 pipeline stages x 6 virtual stages = 33554400 forward passes to schedule, above 1048576"
     run "$SGAI" train predict $F/bogus_tp_heads.json --platform $P --gpus 48; expect_rc 1
     expect_one_error_line "$F/bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
+    # NCCL_ALGO / NCCL_PROTO: a name NCCL does not have is a usage error; an algorithm NCCL cannot run
+    # a collective with fails the run as NCCL fails the call
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-algo Rings; expect_rc 2
+    expect_one_error_line "--nccl-algo: 'Rings': one of Ring, Tree, NVLS, NVLSTree"
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-proto LL256; expect_rc 2
+    expect_one_error_line "--nccl-proto: 'LL256': one of LL, LL128, Simple"
+    run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-algo NVLS; expect_rc 1
+    expect_one_error_line "NCCL_ALGO nvls: NCCL has no algorithm/protocol available for the reduce-scatter of 48 ranks on 6 nodes"
     no_backtrace ;;
 
   train_moe_cp)

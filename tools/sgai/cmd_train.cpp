@@ -49,10 +49,11 @@ namespace {
 struct TrainArgs {
   std::string description, gpu = "H100 SXM5 80GB", catalogue, platform, json, timeline, out, prefix = "training";
   std::optional<int64_t> gpus;
-  std::map<std::string, std::string> flags; ///< Megatron's keys given on the command line
-  int64_t top = 10, threads = 0;            ///< search: rows shown, worker threads (0: every core)
-  double reserve_gb = 0;                    ///< search: memory per GPU kept free
-  std::string csv;                          ///< search: every candidate written here
+  std::map<std::string, std::string> flags;    ///< Megatron's keys given on the command line
+  int64_t top = 10, threads = 0;               ///< search: rows shown, worker threads (0: every core)
+  double reserve_gb = 0;                       ///< search: memory per GPU kept free
+  std::string csv;                             ///< search: every candidate written here
+  std::string nccl_algo_name, nccl_proto_name; ///< predict: NCCL_ALGO, NCCL_PROTO (empty: NCCL chooses)
 };
 
 std::string gb(double bytes)
@@ -209,6 +210,12 @@ int run_predict(const TrainArgs& a)
                      "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the run needs " +
                          std::to_string(c.gpus()));
   training::PlatformInputs in = training::platform_inputs(plat, c.precision, a.platform);
+  if (collectives::nccl::Algo x;
+      not a.nccl_algo_name.empty() && collectives::nccl::algo_from_string(a.nccl_algo_name, x))
+    in.fabric.algo = x;
+  if (collectives::nccl::Proto x;
+      not a.nccl_proto_name.empty() && collectives::nccl::proto_from_string(a.nccl_proto_name, x))
+    in.fabric.proto = x;
   std::cout << "Platform: " << plat.name << " (" << in.gpu.name << ", " << in.fabric.gpus_per_node
             << " a node; NCCL sees " << format_fixed(in.fabric.nccl.intra_GBps, 1) << " GB/s per GPU in a node, "
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
@@ -477,6 +484,27 @@ void add_train_commands(CLI::App& app, Action& action)
   pre->add_option("--json", p->json, "Also write the prediction as JSON to this file");
   pre->add_option("--timeline", p->timeline,
                   "Also write every stage's passes and DP collectives as a Chrome trace (ui.perfetto.dev)");
+  pre->add_option("--nccl-algo", p->nccl_algo_name,
+                  "The algorithm NCCL runs every all-reduce, all-gather and reduce-scatter with, as NCCL_ALGO "
+                  "forces it (Ring, Tree, NVLS, NVLSTree; default: NCCL's tuning model chooses)")
+      ->type_name("ALGO")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            collectives::nccl::Algo x;
+            return collectives::nccl::algo_from_string(v, x) ? std::string()
+                                                             : "'" + v + "': one of Ring, Tree, NVLS, NVLSTree";
+          },
+          "NCCL_ALGO"));
+  pre->add_option("--nccl-proto", p->nccl_proto_name,
+                  "The protocol NCCL runs them with, as NCCL_PROTO forces it (LL, LL128, Simple; default: NCCL's "
+                  "tuning model chooses)")
+      ->type_name("PROTO")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            collectives::nccl::Proto x;
+            return collectives::nccl::proto_from_string(v, x) ? std::string() : "'" + v + "': one of LL, LL128, Simple";
+          },
+          "NCCL_PROTO"));
   add_description_flags(pre, p);
   pre->callback([p, &action]() { action = [p]() { return run_predict(*p); }; });
 

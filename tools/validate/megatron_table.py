@@ -92,15 +92,16 @@ def start(doc, prefix):
     return ap.parse_args(), tempfile.mkdtemp(prefix=prefix)
 
 
-def run_prediction(sgai, d, platform, gpus, work, name):
-    """Writes the description d into work, runs sgai train predict --json on it and removes both
-    files: (the prediction, None), or (None, the last line sgai printed) when it refused."""
+def run_prediction(sgai, d, platform, gpus, work, name, options=()):
+    """Writes the description d into work, runs sgai train predict --json on it (with `options`, such
+    as the run's --nccl-algo) and removes both files: (the prediction, None), or (None, the last line
+    sgai printed) when it refused."""
     path = os.path.join(work, name + ".json")
     out = os.path.join(work, name + ".prediction.json")
     with open(path, "w") as f:
         json.dump(d, f, indent=1)
-    r = subprocess.run([sgai, "train", "predict", path, "--platform", platform, "--gpus", str(gpus), "--json", out],
-                       capture_output=True, text=True)
+    r = subprocess.run([sgai, "train", "predict", path, "--platform", platform, "--gpus", str(gpus), "--json", out] +
+                       list(options), capture_output=True, text=True)
     os.remove(path)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["?"])[-1]
