@@ -170,9 +170,9 @@ std::optional<cn::Choice> nccl_choice(const Fabric& f, const Placed& g, Collecti
     const char* name = type == Collective::all_gather       ? "all-gather"
                        : type == Collective::reduce_scatter ? "reduce-scatter"
                                                             : "all-reduce";
-    throw std::invalid_argument(what + ": NCCL has no algorithm/protocol available for the " + name + " of " +
-                                std::to_string(ranks) + " ranks on " + std::to_string(g.nodes) + " node" +
-                                (g.nodes == 1 ? "" : "s"));
+    throw std::invalid_argument(what + ": sgai's model of NCCL has no such algorithm/protocol for the " + name +
+                                " of " + std::to_string(ranks) + " ranks on " + std::to_string(g.nodes) + " node" +
+                                (g.nodes == 1 ? "" : "s") + " (docs/replay.md says which it has)");
   }
   return forced;
 }

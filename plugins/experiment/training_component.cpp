@@ -3,8 +3,10 @@
  * description, Megatron-LM's argument names, relative to the experiment), "settings" (an object of
  * Megatron-LM arguments over the description's: what a campaign's parameters point at, so that
  * `sgai sweep` runs a configuration search locally or on Slurm), "gpus" (default: every GPU of the
- * platform). A configuration Megatron-LM refuses, or one whose largest stage does not fit the GPU, is
- * the run's error. Outputs: training.json (`train predict --json`'s document) and its figures. */
+ * platform), "algorithm" and "protocol" (NCCL_ALGO and NCCL_PROTO for every collective, as the replay
+ * component takes them; "auto", the default: NCCL's tuning model chooses). A configuration Megatron-LM refuses, or one
+ * whose largest stage does not fit the GPU, is the run's error. Outputs: training.json (`train predict --json`'s
+ * document) and its figures. */
 #include "core/foundation/error.hpp"
 #include "core/foundation/files.hpp"
 #include "core/training/config.hpp"
@@ -18,11 +20,14 @@ namespace {
 
 class TrainingComponent : public Component {
 public:
-  TrainingComponent(std::vector<training::Setting> settings, uint64_t gpus, std::string file, std::string place)
+  TrainingComponent(std::vector<training::Setting> settings, uint64_t gpus, std::string file, std::string place,
+                    std::optional<collectives::nccl::Algo> algo, std::optional<collectives::nccl::Proto> proto)
       : settings_(std::move(settings))
       , gpus_(gpus)
       , file_(std::move(file))
       , place_(std::move(place))
+      , algo_(algo)
+      , proto_(proto)
   {
   }
 
@@ -35,9 +40,15 @@ public:
       throw InputError(file_, place_ + (gpus_ > 0 ? "/gpus" : ""),
                        "the platform has " + std::to_string(ctx.platform->gpus.size()) + " GPUs, the run asks " +
                            std::to_string(gpus));
-    config_ = training::make_config(settings_, gpus);
-    inputs_ = training::platform_inputs(*ctx.platform, config_.precision, ctx.platform_file.string());
-    report_ = training::report(config_, inputs_);
+    config_              = training::make_config(settings_, gpus);
+    inputs_              = training::platform_inputs(*ctx.platform, config_.precision, ctx.platform_file.string());
+    inputs_.fabric.algo  = algo_;
+    inputs_.fabric.proto = proto_;
+    try {
+      report_ = training::report(config_, inputs_);
+    } catch (const std::invalid_argument& e) { // (the algorithm or protocol forced: NCCL cannot run a collective so)
+      throw InputError(file_, place_ + (algo_ ? "/algorithm" : "/protocol"), e.what());
+    }
   }
 
   Figures finish(RunContext& ctx, std::vector<OutputFile>& outputs) override
@@ -66,7 +77,9 @@ public:
 private:
   std::vector<training::Setting> settings_;
   uint64_t gpus_ = 0;
-  std::string file_, place_; ///< the experiment, and "at /components/N/options"
+  std::string file_, place_;                      ///< the experiment, and "at /components/N/options"
+  std::optional<collectives::nccl::Algo> algo_;   ///< NCCL_ALGO forced ("algorithm")
+  std::optional<collectives::nccl::Proto> proto_; ///< NCCL_PROTO forced ("protocol")
   training::TrainingConfig config_;
   training::PlatformInputs inputs_;
   training::Report report_;
@@ -97,7 +110,17 @@ std::unique_ptr<Component> make_training(json::Object& options, const RunContext
   uint64_t gpus = 0;
   if (auto v = options.optional("gpus"))
     gpus = uint64_t(v->integer(1, 1 << 24));
-  return std::make_unique<TrainingComponent>(std::move(settings), gpus, options.file(), "at " + options.pointer());
+  // NCCL_ALGO / NCCL_PROTO for every collective, as the replay component names them
+  std::optional<collectives::nccl::Algo> algo;
+  std::optional<collectives::nccl::Proto> proto;
+  if (auto v = options.optional("algorithm"))
+    if (std::string n = v->choice({"auto", "ring", "tree", "nvls", "nvls_tree"}); n != "auto")
+      collectives::nccl::algo_from_string(n, algo.emplace());
+  if (auto v = options.optional("protocol"))
+    if (std::string n = v->choice({"auto", "LL", "LL128", "Simple"}); n != "auto")
+      collectives::nccl::proto_from_string(n, proto.emplace());
+  return std::make_unique<TrainingComponent>(std::move(settings), gpus, options.file(), "at " + options.pointer(), algo,
+                                             proto);
 }
 
 } // namespace

@@ -160,13 +160,15 @@ such.json"; expect_rc 1; expect_one_error_line 'no\nsuch.json: no such platform 
     # the workload manager's switches, energy policy and time series, checked before the run
     for b in switches energy_variant series congestion sends channels protocol algorithm_key gpu_order \
       gpu_measure_error gpu_pinned gpu_restart_cost power_series socket_policy training_settings training_list training_gpus \
-      training_empty training_null; do
+      training_empty training_null training_algorithm training_nvls; do
       run "$SGAI" run $F/experiments/bogus_$b.json --out "$tmp/b"; expect_rc 1; no_backtrace
       case $b in
         congestion) expect_one_error_line "at /components/0/options/congestion: unknown value 'partial'" ;;
         sends) expect_one_error_line "at /components/0/options/sends: unknown value 'nic-queue'" ;;
         channels) expect_one_error_line "at /components/0/options/channels: " ;;
         protocol) expect_one_error_line "at /components/0/options/protocol: unknown value 'LL64'" ;;
+        training_algorithm) expect_one_error_line "at /components/0/options/algorithm: unknown value 'Rings'" ;;
+        training_nvls) expect_one_error_line "at /components/0/options/algorithm: NCCL_ALGO nvls: sgai's model of NCCL has no such algorithm/protocol for the all-gather of 8 ranks on 1 node" ;;
         algorithm_key) expect_one_error_line "at /components/0/options/algorithm/all_to_all: unknown key 'all_to_all'" ;;
         switches) expect_one_error_line "tiny_flat.json: host 'alpha-n0-p0-c0': no sleep_pstates property" ;;
         energy_variant) expect_one_error_line "at /components/0/options/energy_policy/variant: unknown value 'energy_bf_dicho'" ;;

@@ -242,14 +242,14 @@ PY
     expect_one_error_line "--global-batch-size '16777200': makes 1398100 micro-batches per replica, x 4 pipeline stages x 6 virtual stages = 33554400 forward passes to schedule, above 1048576"
     run "$SGAI" train predict $F/bogus_tp_heads.json --platform $P --gpus 48; expect_rc 1
     expect_one_error_line "$F/bogus_tp_heads.json: at /tensor-model-parallel-size: tensor-model-parallel-size '3': does not divide num-attention-heads 16"
-    # NCCL_ALGO / NCCL_PROTO: a name NCCL does not have is a usage error; an algorithm NCCL cannot run
-    # a collective with fails the run as NCCL fails the call
+    # NCCL_ALGO / NCCL_PROTO: a name NCCL does not have is a usage error; an algorithm the model of
+    # NCCL has not for a collective fails the run (NCCL fails such a call: no algorithm/protocol)
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-algo Rings; expect_rc 2
     expect_one_error_line "--nccl-algo: 'Rings': one of Ring, Tree, NVLS, NVLSTree"
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-proto LL256; expect_rc 2
     expect_one_error_line "--nccl-proto: 'LL256': one of LL, LL128, Simple"
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-algo NVLS; expect_rc 1
-    expect_one_error_line "NCCL_ALGO nvls: NCCL has no algorithm/protocol available for the reduce-scatter of 48 ranks on 6 nodes"
+    expect_one_error_line "NCCL_ALGO nvls: sgai's model of NCCL has no such algorithm/protocol for the reduce-scatter of 48 ranks on 6 nodes (docs/replay.md says which it has)"
     no_backtrace ;;
 
   train_moe_cp)
@@ -690,6 +690,24 @@ PY
       "$tmp/c/runs.csv" || fail "TP 4 PP 4 micro-batch 2 ($tokens): $(cat "$tmp/c/runs.csv")"
     grep -q "^sgai: error: stage 1 needs 101.91 GB per GPU" "$tmp/c/training-70b-layouts.campaign/runs/2/log.txt" ||
       fail "the layout that does not fit: $(cat "$tmp/c/training-70b-layouts.campaign/runs/2/log.txt")"
+    # NCCL_PROTO LL forced on every collective (the component's "protocol"): train predict's figures
+    python3 - "$tmp/ll.json" "$PWD" <<'PY'
+import json, sys
+e = json.load(open("deploy/experiments/training-70b.json"))
+e["platform"]["file"] = sys.argv[2] + "/platforms/dgx-h100-superpod.json"
+o = e["components"][0]["options"]
+o["description"] = sys.argv[2] + "/workloads/training/gpt-70b-megatron-core.yaml"
+o["protocol"] = "LL"
+json.dump(e, open(sys.argv[1], "w"))
+PY
+    run "$SGAI" run "$tmp/ll.json" --out "$tmp/ll"; expect_rc 0
+    run "$SGAI" train predict $D --platform $P --gpus 768 --nccl-proto LL --json "$tmp/pll.json"; expect_rc 0
+    python3 - "$tmp/pll.json" "$tmp/ll" "$tmp/p.json" <<'PY' || fail "protocol LL: $(cat "$tmp/ll/summary.json")"
+import json, sys
+p, auto = json.load(open(sys.argv[1])), json.load(open(sys.argv[3]))
+assert json.load(open(sys.argv[2] + "/training.json")) == p, "training.json differs from train predict --nccl-proto LL"
+assert p["iteration_s"] > 1.2 * auto["iteration_s"], (p["iteration_s"], auto["iteration_s"])
+PY
     # bad options: tests/fixtures/experiments/bogus_training_*.json (cli.hardening's bogus experiments)
     ;;
 
