@@ -172,7 +172,13 @@ SearchResult search_configurations(const std::vector<Setting>& base, const Platf
       row.fits = row.worst_bytes + o.reserve_bytes <= in.type->memory_bytes;
       if (not row.fits)
         continue;
-      const Prediction p     = predict_iteration(row.config, in.gpu, in.fabric, false);
+      Prediction p;
+      try {
+        p = predict_iteration(row.config, in.gpu, in.fabric, false);
+      } catch (const std::invalid_argument&) { // (NCCL_ALGO / NCCL_PROTO forced: a collective NCCL would refuse)
+        row.runs = false;
+        continue;
+      }
       row.iteration_s        = p.iteration_s;
       row.tokens_per_s       = p.tokens_per_s;
       row.tflops_per_gpu     = p.tflops_per_gpu;
@@ -204,6 +210,8 @@ SearchResult search_configurations(const std::vector<Setting>& base, const Platf
   };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const SearchRow &x = rows[a], &y = rows[b];
+    if (x.runs != y.runs)
+      return x.runs;
     if (x.fits != y.fits)
       return x.fits;
     if (not x.fits)
@@ -213,7 +221,8 @@ SearchResult search_configurations(const std::vector<Setting>& base, const Platf
     return replica(a) < replica(b);
   });
   for (size_t i : order) {
-    result.fitting += rows[i].fits ? 1 : 0;
+    result.fitting += rows[i].fits && rows[i].runs ? 1 : 0;
+    result.unrunnable += rows[i].runs ? 0 : 1;
     result.rows.push_back(std::move(rows[i]));
   }
   return result;

@@ -37,6 +37,7 @@ struct SearchOptions {
 struct SearchRow {
   TrainingConfig config;
   bool fits            = false;
+  bool runs            = true; ///< false: NCCL has no algorithm/protocol for one of its collectives as forced
   uint32_t worst_stage = 0;
   double worst_bytes   = 0; ///< the largest stage's memory per GPU
   double iteration_s = 0, tokens_per_s = 0, tflops_per_gpu = 0, mfu = 0, energy_per_token_j = 0;
@@ -44,12 +45,14 @@ struct SearchRow {
 };
 
 struct SearchResult {
-  /** The candidates that fit, fastest first (ties: fewer GPUs per model replica, then the order
-   *  tried), then those that do not fit, smallest need first. */
+  /** The candidates that fit and run, fastest first (ties: fewer GPUs per model replica, then the
+   *  order tried), then those that do not fit, smallest need first, then those that fit but that
+   *  NCCL could not run with the fabric's forced algorithm or protocol (Fabric::algo, proto). */
   std::vector<SearchRow> rows;
-  uint64_t tried   = 0; ///< combinations enumerated
-  uint64_t invalid = 0; ///< rejected as Megatron-LM rejects them (a division that does not hold, ...)
-  uint64_t fitting = 0;
+  uint64_t tried      = 0; ///< combinations enumerated
+  uint64_t invalid    = 0; ///< rejected as Megatron-LM rejects them (a division that does not hold, ...)
+  uint64_t fitting    = 0; ///< fit and run
+  uint64_t unrunnable = 0; ///< fit, but a collective has no algorithm/protocol as forced
 };
 
 /** "TP 8, PP 2 (v 21), CP 1, EP 1, DP 48, micro-batch 1, recompute none". */

@@ -465,7 +465,19 @@ PY
       --vocab-size 32000 --global-batch-size 8 --platform platforms/dgx-h100-superpod.json --gpus 8
     expect_rc 1; expect_one_error_line "no configuration fits: the smallest needs"
     run "$SGAI" train search $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 100000
-    expect_rc 1; expect_one_error_line "the platform has 6144 GPUs, the search asks 100000" ;;
+    expect_rc 1; expect_one_error_line "the platform has 6144 GPUs, the search asks 100000"
+    # NCCL_PROTO LL forced: the description's own configuration (DP 48, micro-batch 1) no longer hides
+    # its reduction behind the backward and ranks far lower; NVLS, which the model of NCCL has for
+    # all-reduces only, runs no candidate: one error, no CSV written
+    run "$SGAI" train search $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 48 --nccl-proto LL
+    expect_rc 0
+    grep -qE "^The description's own configuration \(TP 1, PP 1, CP 1, EP 1, DP 48, micro-batch 1, recompute none\) ranks ([0-9]{3}) of 786: 980542 tokens/s" \
+      <<<"$out" || fail "NCCL_PROTO LL: $out"
+    rm -f "$tmp/n.csv"
+    run "$SGAI" train search $F/gpt-1.7b.yaml --platform platforms/dgx-h100-superpod.json --gpus 48 --nccl-algo NVLS \
+      --csv "$tmp/n.csv"
+    expect_rc 1; [ ! -e "$tmp/n.csv" ] || fail "a CSV written"
+    expect_one_error_line "no configuration runs: 786 fit, but NCCL_ALGO NVLS cannot run one of their collectives in sgai's model of NCCL" ;;
 
   train_power)
     # the iteration's power over time (a replay with --power-series): its integral is the energy of

@@ -53,12 +53,58 @@ struct TrainArgs {
   int64_t top = 10, threads = 0;               ///< search: rows shown, worker threads (0: every core)
   double reserve_gb = 0;                       ///< search: memory per GPU kept free
   std::string csv;                             ///< search: every candidate written here
-  std::string nccl_algo_name, nccl_proto_name; ///< predict: NCCL_ALGO, NCCL_PROTO (empty: NCCL chooses)
+  std::string nccl_algo_name, nccl_proto_name; ///< predict, search: NCCL_ALGO, NCCL_PROTO (empty: NCCL chooses)
 };
 
 std::string gb(double bytes)
 {
   return format_fixed(bytes / 1e9, 2) + " GB";
+}
+
+/** The algorithm and protocol the command line forces on NCCL (--nccl-algo, --nccl-proto). */
+void force_nccl(const TrainArgs& a, training::Fabric& f)
+{
+  if (collectives::nccl::Algo x;
+      not a.nccl_algo_name.empty() && collectives::nccl::algo_from_string(a.nccl_algo_name, x))
+    f.algo = x;
+  if (collectives::nccl::Proto x;
+      not a.nccl_proto_name.empty() && collectives::nccl::proto_from_string(a.nccl_proto_name, x))
+    f.proto = x;
+}
+
+/** "NCCL_ALGO Ring with NCCL_PROTO LL", as the command line forces them. */
+std::string nccl_forced(const TrainArgs& a)
+{
+  std::string s = a.nccl_algo_name.empty() ? "" : "NCCL_ALGO " + a.nccl_algo_name;
+  if (not a.nccl_proto_name.empty())
+    s += (s.empty() ? "" : " with ") + std::string("NCCL_PROTO ") + a.nccl_proto_name;
+  return s;
+}
+
+/** --nccl-algo and --nccl-proto, checked against NCCL's names. */
+void add_nccl_options(CLI::App* cmd, const std::shared_ptr<TrainArgs>& p)
+{
+  cmd->add_option("--nccl-algo", p->nccl_algo_name,
+                  "The algorithm NCCL runs every all-reduce, all-gather and reduce-scatter with, as NCCL_ALGO "
+                  "forces it (Ring, Tree, NVLS, NVLSTree; default: NCCL's tuning model chooses)")
+      ->type_name("ALGO")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            collectives::nccl::Algo x;
+            return collectives::nccl::algo_from_string(v, x) ? std::string()
+                                                             : "'" + v + "': one of Ring, Tree, NVLS, NVLSTree";
+          },
+          "NCCL_ALGO"));
+  cmd->add_option("--nccl-proto", p->nccl_proto_name,
+                  "The protocol NCCL runs them with, as NCCL_PROTO forces it (LL, LL128, Simple; default: NCCL's "
+                  "tuning model chooses)")
+      ->type_name("PROTO")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            collectives::nccl::Proto x;
+            return collectives::nccl::proto_from_string(v, x) ? std::string() : "'" + v + "': one of LL, LL128, Simple";
+          },
+          "NCCL_PROTO"));
 }
 
 training::TrainingConfig read_config(const TrainArgs& a, uint64_t gpus)
@@ -210,12 +256,7 @@ int run_predict(const TrainArgs& a)
                      "the platform has " + std::to_string(plat.gpus.size()) + " GPUs, the run needs " +
                          std::to_string(c.gpus()));
   training::PlatformInputs in = training::platform_inputs(plat, c.precision, a.platform);
-  if (collectives::nccl::Algo x;
-      not a.nccl_algo_name.empty() && collectives::nccl::algo_from_string(a.nccl_algo_name, x))
-    in.fabric.algo = x;
-  if (collectives::nccl::Proto x;
-      not a.nccl_proto_name.empty() && collectives::nccl::proto_from_string(a.nccl_proto_name, x))
-    in.fabric.proto = x;
+  force_nccl(a, in.fabric);
   std::cout << "Platform: " << plat.name << " (" << in.gpu.name << ", " << in.fabric.gpus_per_node
             << " a node; NCCL sees " << format_fixed(in.fabric.nccl.intra_GBps, 1) << " GB/s per GPU in a node, "
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
@@ -309,15 +350,16 @@ void write_search_csv(const std::string& path, const training::SearchResult& r)
        "tflops_per_gpu,mfu,energy_per_token_j,compute_s,tp_s,cp_s,ep_s,bubble_s,dp_s,optimizer_s\n";
   size_t rank = 0;
   for (const auto& row : r.rows) {
-    const auto& c  = row.config;
-    const char* rc = c.recompute_granularity == training::Recompute::full
-                         ? "full"
-                         : (c.recompute_granularity == training::Recompute::selective ? "selective" : "none");
-    o << (row.fits ? std::to_string(++rank) : "") << ',' << c.tensor_model_parallel_size << ','
+    const auto& c     = row.config;
+    const char* rc    = c.recompute_granularity == training::Recompute::full
+                            ? "full"
+                            : (c.recompute_granularity == training::Recompute::selective ? "selective" : "none");
+    const bool ranked = row.fits && row.runs;
+    o << (ranked ? std::to_string(++rank) : "") << ',' << c.tensor_model_parallel_size << ','
       << c.pipeline_model_parallel_size << ',' << c.virtual_stages() << ',' << c.context_parallel_size << ','
       << c.expert_model_parallel_size << ',' << c.data_parallel_size << ',' << c.micro_batch_size << ',' << rc << ','
       << (row.fits ? 1 : 0) << ',' << format_number(row.worst_bytes / 1e9);
-    if (row.fits) {
+    if (ranked) {
       const auto& b = row.breakdown;
       for (double v : {row.iteration_s, row.tokens_per_s, row.tflops_per_gpu, row.mfu, row.energy_per_token_j,
                        b.compute_s, b.tp_s, b.cp_s, b.ep_s, b.bubble_s, b.dp_s, b.optimizer_s})
@@ -353,8 +395,11 @@ void print_own_rank(const TrainArgs& a, uint64_t gpus, const training::SearchRes
   const std::string mine = training::describe_parallelism(own);
   for (size_t i = 0; i < r.rows.size(); i++)
     if (training::describe_parallelism(r.rows[i].config) == mine) {
-      if (r.rows[i].fits)
+      if (r.rows[i].fits && r.rows[i].runs)
         std::cout << "The description's own configuration (" << mine << ")" << ranked(i);
+      else if (r.rows[i].fits)
+        std::cout << "The description's own configuration (" << mine << ") does not run: " << nccl_forced(a)
+                  << " cannot run one of its collectives\n";
       else
         std::cout << "The description's own configuration (" << mine << ") does not fit: " << gb(r.rows[i].worst_bytes)
                   << " per GPU\n";
@@ -386,12 +431,20 @@ int run_search(const TrainArgs& a)
   o.reserve_bytes = a.reserve_gb * 1e9;
   const training::Precision precision = training::model_alone(settings).precision;
   training::PlatformInputs in         = training::platform_inputs(plat, precision, a.platform);
-  const training::SearchResult r      = training::search_configurations(settings, in, o);
+  force_nccl(a, in.fabric);
+  const training::SearchResult r = training::search_configurations(settings, in, o);
   std::cout << "Searched " << r.tried << " combinations for " << o.gpus << " GPUs of " << plat.name << " ("
             << in.gpu.name << ", " << gb(in.type->memory_bytes)
             << (a.reserve_gb > 0 ? ", " + gb(o.reserve_bytes) + " kept free" : std::string()) << "): " << r.fitting
-            << " fit, " << (r.rows.size() - r.fitting) << " need more memory than a GPU has, " << r.invalid
-            << " are not configurations Megatron-LM accepts\n";
+            << " fit, " << (r.rows.size() - r.fitting - r.unrunnable) << " need more memory than a GPU has, "
+            << r.invalid << " are not configurations Megatron-LM accepts"
+            << (r.unrunnable > 0 ? ", " + std::to_string(r.unrunnable) + " fit but " + nccl_forced(a) +
+                                       " cannot run one of their collectives"
+                                 : std::string())
+            << "\n";
+  if (r.fitting == 0 && r.unrunnable > 0)
+    throw RunError("no configuration runs: " + std::to_string(r.unrunnable) + " fit, but " + nccl_forced(a) +
+                   " cannot run one of their collectives in sgai's model of NCCL (docs/replay.md says which it has)");
   if (r.fitting == 0)
     throw RunError("no configuration fits: the smallest needs " +
                    (r.rows.empty() ? std::string("?") : gb(r.rows.front().worst_bytes)) + " per GPU, more than the " +
@@ -484,27 +537,7 @@ void add_train_commands(CLI::App& app, Action& action)
   pre->add_option("--json", p->json, "Also write the prediction as JSON to this file");
   pre->add_option("--timeline", p->timeline,
                   "Also write every stage's passes and DP collectives as a Chrome trace (ui.perfetto.dev)");
-  pre->add_option("--nccl-algo", p->nccl_algo_name,
-                  "The algorithm NCCL runs every all-reduce, all-gather and reduce-scatter with, as NCCL_ALGO "
-                  "forces it (Ring, Tree, NVLS, NVLSTree; default: NCCL's tuning model chooses)")
-      ->type_name("ALGO")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            collectives::nccl::Algo x;
-            return collectives::nccl::algo_from_string(v, x) ? std::string()
-                                                             : "'" + v + "': one of Ring, Tree, NVLS, NVLSTree";
-          },
-          "NCCL_ALGO"));
-  pre->add_option("--nccl-proto", p->nccl_proto_name,
-                  "The protocol NCCL runs them with, as NCCL_PROTO forces it (LL, LL128, Simple; default: NCCL's "
-                  "tuning model chooses)")
-      ->type_name("PROTO")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            collectives::nccl::Proto x;
-            return collectives::nccl::proto_from_string(v, x) ? std::string() : "'" + v + "': one of LL, LL128, Simple";
-          },
-          "NCCL_PROTO"));
+  add_nccl_options(pre, p);
   add_description_flags(pre, p);
   pre->callback([p, &action]() { action = [p]() { return run_predict(*p); }; });
 
@@ -530,6 +563,7 @@ void add_train_commands(CLI::App& app, Action& action)
   sea->add_option("--reserve", s->reserve_gb,
                   "GB of each GPU's memory kept free (CUDA context, NCCL's buffers, fragmentation; default 0)")
       ->check(CLI::NonNegativeNumber);
+  add_nccl_options(sea, s);
   add_description_flags(sea, s);
   sea->callback([s, &action]() { action = [s]() { return run_search(*s); }; });
 }
