@@ -106,6 +106,38 @@ TEST(TrainingPredict, PointToPointUsesTheGpusOwnNicAcrossNodes)
   EXPECT_EQ(collective_time(f, Collective::all_gather, 1, 1, 1e9), 0);
 }
 
+TEST(TrainingPredict, ForcedNcclAlgorithmAndProtocolAreNcclsOwnTimes)
+{
+  namespace cn      = sgai::collectives::nccl;
+  const Fabric free = dgx();
+  Fabric f          = free;
+  // NCCL_PROTO LL on a 1 GB reduce-scatter of 6 full nodes: NCCL's own LL time, far above its choice
+  f.proto           = cn::Proto::ll;
+  const double ll   = collective_time(f, Collective::reduce_scatter, 48, 8, 1e9);
+  const cn::Model m = cn::model(free.nccl, sgai::chakra::CollectiveType::reduce_scatter, 48, 6);
+  EXPECT_NEAR(ll, cn::choose(m, 1e9, std::nullopt, cn::Proto::ll)->time_us * 1e-6, 1e-12);
+  EXPECT_GT(ll, 2 * collective_time(free, Collective::reduce_scatter, 48, 8, 1e9));
+  // NCCL_ALGO Ring where NCCL's model picks the ring anyway: the same time
+  f      = free;
+  f.algo = cn::Algo::ring;
+  EXPECT_EQ(collective_time(f, Collective::all_gather, 48, 8, 1e9),
+            collective_time(free, Collective::all_gather, 48, 8, 1e9));
+  // an algorithm the model has not for a collective (NVLS all-gather): refused, naming it
+  f.algo = cn::Algo::nvls;
+  try {
+    collective_time(f, Collective::all_gather, 8, 8, 1e9);
+    ADD_FAILURE() << "NVLS all-gather accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("NCCL_ALGO nvls: sgai's model of NCCL has no such algorithm/protocol for "
+                                         "the all-gather of 8 ranks on 1 node"),
+              std::string::npos)
+        << e.what();
+  }
+  // point to point and all-to-all are not NCCL's tuned collectives: unchanged
+  EXPECT_EQ(collective_time(f, Collective::send_recv, 2, 1, 1e9),
+            collective_time(free, Collective::send_recv, 2, 1, 1e9));
+}
+
 TEST(TrainingPredict, LayerKernelsByHand)
 {
   TrainingConfig c                     = make_config(settings(small()), 1);
