@@ -108,6 +108,8 @@ PY
     # LL's half-payload lines make the data-parallel reduction too long to hide behind the backward
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-algo Ring --json "$J"; expect_rc 0
     cmp -s "$J" "$J.first" || fail "NCCL_ALGO Ring: not NCCL's own choice"
+    grep -qx "NCCL forced: NCCL_ALGO Ring on every all-reduce, all-gather and reduce-scatter" <<<"$out" ||
+      fail "the forced algorithm said: $out"
     run "$SGAI" train predict $F/gpt-1.7b.yaml --platform $P --gpus 48 --nccl-proto LL --json "$J"; expect_rc 0
     python3 - "$J" "$J.first" <<'PY' || fail "NCCL_PROTO LL: $(cat "$J")"
 import json, sys

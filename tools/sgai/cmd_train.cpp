@@ -263,6 +263,8 @@ int run_predict(const TrainArgs& a)
   std::cout << "Platform: " << plat.name << " (" << in.gpu.name << ", " << in.fabric.gpus_per_node
             << " a node; NCCL sees " << format_fixed(in.fabric.nccl.intra_GBps, 1) << " GB/s per GPU in a node, "
             << format_fixed(in.fabric.nccl.inter_GBps, 1) << " GB/s per node across)\n";
+  if (in.fabric.algo || in.fabric.proto)
+    std::cout << "NCCL forced: " << nccl_forced(a) << " on every all-reduce, all-gather and reduce-scatter\n";
   print_description(c);
   print_memory(c, *in.type); // report() checks the largest stage against the GPU
   const training::Report rep    = training::report(c, in, not a.timeline.empty());
