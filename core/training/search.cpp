@@ -176,6 +176,8 @@ SearchResult search_configurations(const std::vector<Setting>& base, const Platf
       try {
         p = predict_iteration(row.config, in.gpu, in.fabric, false);
       } catch (const std::invalid_argument&) { // (NCCL_ALGO / NCCL_PROTO forced: a collective NCCL would refuse)
+        if (not in.fabric.algo && not in.fabric.proto)
+          throw;
         row.runs = false;
         continue;
       }

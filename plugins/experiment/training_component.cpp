@@ -47,6 +47,8 @@ public:
     try {
       report_ = training::report(config_, inputs_);
     } catch (const std::invalid_argument& e) { // (the algorithm or protocol forced: NCCL cannot run a collective so)
+      if (not algo_ && not proto_)
+        throw;
       throw InputError(file_, place_ + (algo_ ? "/algorithm" : "/protocol"), e.what());
     }
   }
