@@ -348,6 +348,15 @@ PY
         fail "replay $sim s against the prediction $pred s"
     }
     check 48 gpt-1.7b.yaml --gpus 48
+    # NCCL_PROTO forced on the replay (--nccl-proto, the replay component's "protocol"): every
+    # collective runs LL; without a platform NCCL's model does not run, a usage error
+    run "$SGAI" replay --workload "$tmp/et48/training" --comm-group "$tmp/et48/training.groups.json" --platform $P \
+      --out "$tmp/et48.ll" --nccl-proto ll; expect_rc 0
+    awk -F, 'NR > 1 && $12 != "LL" { bad = 1 } END { exit bad || NR < 2 }' "$tmp/et48.ll/collectives.csv" ||
+      fail "NCCL_PROTO LL: $(head -3 "$tmp/et48.ll/collectives.csv")"
+    run "$SGAI" replay --workload "$tmp/et48/training" --comm-group "$tmp/et48/training.groups.json" \
+      --network x.yml --system y.json --out "$tmp/x" --nccl-algo Ring; expect_rc 2
+    expect_one_error_line "--nccl-algo goes with --platform"
     check 64 gpt-1.7b.yaml --gpus 64 --global-batch-size 64 --tensor-model-parallel-size 4 --sequence-parallel \
       --tp-comm-overlap --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2
     # a mixture of experts: its dispatch and combine all-to-alls as transfers between the EP ranks,

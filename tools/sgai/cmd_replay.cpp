@@ -1,3 +1,4 @@
+#include "core/collectives/nccl.hpp"
 #include "core/foundation/error.hpp"
 #include "core/foundation/numbers.hpp"
 #include "plugins/replay/run.hpp"
@@ -29,7 +30,8 @@ struct ReplayArgs {
   bool no_durations     = false;
   bool step_by_step     = false;
   int64_t pstate        = 0;
-  double power_period_s = 0; ///< --power-series (with --platform)
+  double power_period_s = 0;         ///< --power-series (with --platform)
+  std::string nccl_algo, nccl_proto; ///< --nccl-algo, --nccl-proto (with --platform; empty: NCCL chooses)
 };
 
 /** Traces on a platform's GPUs: an experiment with the replay component (its links, routes and
@@ -61,6 +63,11 @@ int run_on_platform(const ReplayArgs& a, const Globals& globals)
     options["recorded_durations"] = false;
   if (a.step_by_step)
     options["step_by_step"] = true;
+  // NCCL_ALGO / NCCL_PROTO: the replay component's names for every collective
+  if (collectives::nccl::Algo x; not a.nccl_algo.empty() && collectives::nccl::algo_from_string(a.nccl_algo, x))
+    options["algorithm"] = collectives::nccl::to_string(x);
+  if (collectives::nccl::Proto x; not a.nccl_proto.empty() && collectives::nccl::proto_from_string(a.nccl_proto, x))
+    options["protocol"] = collectives::nccl::to_string(x);
   nlohmann::ordered_json e;
   e["sgai_experiment"] = 1;
   e["name"]            = "replay";
@@ -91,6 +98,10 @@ int run_replay(ReplayArgs a, const Globals& globals)
     return run_on_platform(a, globals);
   if (a.power_period_s > 0)
     throw UsageError("--power-series goes with --platform (the power of a platform's hosts and links)");
+  if (not a.nccl_algo.empty() || not a.nccl_proto.empty())
+    throw UsageError(std::string(a.nccl_algo.empty() ? "--nccl-proto" : "--nccl-algo") +
+                     " goes with --platform (NCCL's model runs on a platform's GPUs; ASTRA-sim's system JSON names "
+                     "its own collective implementations)");
   if (a.network.empty() || a.system.empty())
     throw UsageError("--network and --system are required (ASTRA-sim's inputs), or --platform (an sgai platform)");
   if (not a.gpus.empty() || not a.dims.empty())
@@ -191,6 +202,9 @@ void add_replay_command(CLI::App& app, const Globals& globals, Action& action)
                 "network to itself (by default worked out at once: the same times, docs/replay.md)");
   cmd->add_flag("--no-durations", a->no_durations,
                 "Ignore recorded durations: compute time from num_ops (and the roofline when enabled)");
+  add_nccl_algo(cmd, a->nccl_algo,
+                "With --platform: the algorithm NCCL runs every collective with, as NCCL_ALGO forces it");
+  add_nccl_proto(cmd, a->nccl_proto, "With --platform: the protocol, as NCCL_PROTO forces it");
   cmd->add_option("--power-series", a->power_period_s,
                   "With --platform: also write power.csv, the platform's power averaged over each period of this "
                   "many simulated seconds (SimGrid's energy plugins; sgai plot power DIR draws it)")

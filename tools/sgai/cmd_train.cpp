@@ -81,33 +81,12 @@ std::string nccl_forced(const TrainArgs& a)
   return s;
 }
 
-/** An option naming one of NCCL's algorithms or protocols (`parse`: nccl.hpp's reader of the names,
- *  `names`: them, for the error). */
-template <typename T>
-void add_nccl_name(CLI::App* cmd, const std::string& flag, std::string& into, const std::string& help,
-                   const std::string& type, bool (*parse)(std::string_view, T&), const std::string& names)
-{
-  cmd->add_option(flag, into, help)
-      ->type_name(type)
-      ->check(CLI::Validator(
-          [parse, names](std::string& v) {
-            T x;
-            return parse(v, x) ? std::string() : "'" + v + "': one of " + names;
-          },
-          ""));
-}
-
 /** --nccl-algo and --nccl-proto, checked against NCCL's names. */
 void add_nccl_options(CLI::App* cmd, const std::shared_ptr<TrainArgs>& p)
 {
-  add_nccl_name(cmd, "--nccl-algo", p->nccl_algo_name,
-                "The algorithm NCCL runs every all-reduce, all-gather and reduce-scatter with, as NCCL_ALGO forces it "
-                "(Ring, Tree, NVLS, NVLSTree; default: NCCL's tuning model chooses)",
-                "ALGO", &collectives::nccl::algo_from_string, "Ring, Tree, NVLS, NVLSTree");
-  add_nccl_name(cmd, "--nccl-proto", p->nccl_proto_name,
-                "The protocol NCCL runs them with, as NCCL_PROTO forces it (LL, LL128, Simple; default: NCCL's tuning "
-                "model chooses)",
-                "PROTO", &collectives::nccl::proto_from_string, "LL, LL128, Simple");
+  add_nccl_algo(cmd, p->nccl_algo_name,
+                "The algorithm NCCL runs every all-reduce, all-gather and reduce-scatter with, as NCCL_ALGO forces it");
+  add_nccl_proto(cmd, p->nccl_proto_name, "The protocol NCCL runs them with, as NCCL_PROTO forces it");
 }
 
 training::TrainingConfig read_config(const TrainArgs& a, uint64_t gpus)

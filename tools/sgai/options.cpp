@@ -1,5 +1,7 @@
 #include "tools/sgai/options.hpp"
 
+#include "core/collectives/nccl.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -129,6 +131,37 @@ CLI::Option* add_path(CLI::App* cmd, const std::string& name, std::string& var, 
       ->check(CLI::Validator(
           [](std::string& text) { return text.empty() ? std::string("an empty path names nothing") : std::string(); },
           "", ""));
+}
+
+namespace {
+/** An option naming one of NCCL's algorithms or protocols (`parse`: nccl.hpp's reader of the names,
+ *  `names`: them, for the error). */
+template <typename T>
+CLI::Option* add_nccl_name(CLI::App* cmd, const std::string& flag, std::string& var, const std::string& help,
+                           const std::string& type, bool (*parse)(std::string_view, T&), const std::string& names)
+{
+  return cmd->add_option(flag, var, help)
+      ->type_name(type)
+      ->check(CLI::Validator(
+          [parse, names](std::string& v) {
+            T x;
+            return parse(v, x) ? std::string() : "'" + v + "': one of " + names;
+          },
+          ""));
+}
+} // namespace
+
+CLI::Option* add_nccl_algo(CLI::App* cmd, std::string& var, const std::string& help)
+{
+  return add_nccl_name(cmd, "--nccl-algo", var,
+                       help + " (Ring, Tree, NVLS, NVLSTree; default: NCCL's tuning model chooses)", "ALGO",
+                       &collectives::nccl::algo_from_string, "Ring, Tree, NVLS, NVLSTree");
+}
+
+CLI::Option* add_nccl_proto(CLI::App* cmd, std::string& var, const std::string& help)
+{
+  return add_nccl_name(cmd, "--nccl-proto", var, help + " (LL, LL128, Simple; default: NCCL's tuning model chooses)",
+                       "PROTO", &collectives::nccl::proto_from_string, "LL, LL128, Simple");
 }
 
 std::string check_quantity_text(const std::string& text, units::Quantity q, double min, double max,

@@ -52,6 +52,12 @@ std::string check_quantity_text(const std::string& text, units::Quantity q, doub
 CLI::Option* add_quantity(CLI::App* cmd, const std::string& name, std::string& var, std::string help, units::Quantity q,
                           double min, double max, const std::string& bounds, bool whole = false);
 
+/** --nccl-algo and --nccl-proto: NCCL_ALGO's and NCCL_PROTO's names (Ring, Tree, NVLS, NVLSTree; LL,
+ *  LL128, Simple; any case), checked (collectives::nccl::algo_from_string, proto_from_string); the
+ *  text stays in `var`; the defaults (NCCL's tuning model chooses) are stated in the help text. */
+CLI::Option* add_nccl_algo(CLI::App* cmd, std::string& var, const std::string& help);
+CLI::Option* add_nccl_proto(CLI::App* cmd, std::string& var, const std::string& help);
+
 } // namespace sgai::cli
 
 #endif
