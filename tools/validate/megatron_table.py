@@ -28,6 +28,13 @@ count (1, 2 when it divides, the rule's), and every row's to the micro-batch siz
 sgai finds the stage's memory above the GPU's), with the mean absolute error and the Spearman rank
 correlation each size would give taken for every row alike (a sensitivity, not the comparison: the
 rule's micro-batch stands).
+
+Then Megatron-Core's strong scaling from the same README and commit: its 177B GPT (GPT-3 175B with the
+larger vocabulary) at a global batch of 1,152 sequences on 96 to 4,608 H100 GPUs. The README's text gives
+the ends ("a reduction in MFU from 47% to 42%"); the points between are read from its figure
+(`images/strong_scaling.png`, NVIDIA/Megatron-LM commit f2e5db4, "Megatron-Core r0.8.0"; STRONG below).
+Every point is labelled 177B and the smallest, 96 GPUs, is the 177B row's TP 8 x PP 6 with DP 2, so every
+point is taken as that row's layout with DP = GPUs / 48, the rule's settings as above.
 Usage: tools/validate/megatron_table.py [--sgai build/tools/sgai] [--keep DIR]
 """
 import argparse
@@ -42,6 +49,19 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = os.path.join(ROOT, "..", "shared", "data", "training", "megatron-core-h100-weak-scaling.csv")
 PLATFORM = os.path.join(ROOT, "platforms", "dgx-h100-superpod.json")
+
+# Megatron-Core's strong scaling (README, "We also strong scaled the standard GPT-3 model ... from 96 H100
+# GPUs to 4608 GPUs, using the same batch size of 1152 sequences throughout ... a reduction in MFU from 47%
+# to 42%"): (GPUs, aggregate PFLOP/s) read from images/strong_scaling.png at commit f2e5db4 (4737 x 2125
+# pixels). Each dot's centre, mapped through the figure's log axes calibrated on its grid lines (x: 100 at
+# pixel 647.5, 1,000 at 2,993; y: 1,000 PFLOP/s at 593, 100 at 1,306), gives GPU counts within 0.4% of
+# 96, 144, 288, 576, 1,152, 2,304, 3,072 and 4,608 (DP 2 to 96; those are taken) and MFUs of 46.9% at 96
+# and 41.8% at 4,608 (the text's 47% and 42%); the 2,304-GPU point reads 1,001.3 PFLOP/s, the weak-scaling
+# table's 997.2 for the same run (0.4%).
+STRONG = [(96, 44.5), (144, 66.9), (288, 132.6), (576, 262.9), (1152, 517.6), (2304, 1001.3), (3072, 1304.5),
+          (4608, 1905.8)]
+STRONG_ROW = {"model": "177B", "attention_heads": "96", "hidden": "12288", "layers": "96", "tp": "8", "pp": "6",
+              "global_batch": "1152"}
 
 
 def description(row, layers_per_virtual, micro_batch=1):
@@ -162,6 +182,40 @@ def spearman(a, b):
     return cov / (va * vb)
 
 
+def strong_scaling(sgai, work):
+    """Megatron-Core's strong scaling (STRONG) beside sgai's predictions under the rule, and how much the
+    MFU falls from the first point to the last under the rule's virtual stages, two and one."""
+    print("Megatron-Core H100 strong scaling, 177B (TP 8, PP 6, batch 1152; measured: the README's figure) against sgai")
+    print("%5s %3s %4s | %8s %8s %7s | %6s %6s | %s" % ("gpus", "dp", "m", "TFLOP/s", "sgai", "error", "MFU", "sgai",
+                                                     "sgai's breakdown: compute, TP, bubble, DP, optimizer (%)"))
+    layers, pp = int(STRONG_ROW["layers"]), int(STRONG_ROW["pp"])
+    comparison, mfus = Comparison(), {}
+    for label, lpv in (("rule", 1), ("v=2", layers // pp // 2), ("v=1", 0)):
+        mfus[label] = []
+        for gpus, pflops in STRONG:
+            dp = gpus // (int(STRONG_ROW["tp"]) * pp)
+            p, refused = run_prediction(sgai, description(STRONG_ROW, lpv), PLATFORM, gpus, work,
+                                        "strong-%d-%s" % (gpus, label.replace("=", "")))
+            if p is None:
+                sys.exit("sgai train predict refused the 177B on %d GPUs: %s" % (gpus, refused))
+            mfus[label].append(p["mfu"] * 100)
+            if label != "rule":
+                continue
+            measured = pflops * 1000 / gpus
+            err = comparison.add(str(gpus), measured, p["tflops_per_gpu"])
+            print("%5d %3d %4d | %8.1f %8.1f %+6.1f%% | %5.1f%% %5.1f%% | %s" % (
+                gpus, dp, int(STRONG_ROW["global_batch"]) // dp, measured, p["tflops_per_gpu"], 100 * err,
+                100 * measured / (p["tflops_per_gpu"] / p["mfu"]), p["mfu"] * 100, shares(p, ("compute", "tp", "bubble", "dp", "optimizer"))))
+    print(comparison.summary("per-GPU TFLOP/s"))
+    fall = lambda xs: 100 * (xs[-1] / xs[0] - 1)
+    measured = [pf * 1000 / g for g, pf in STRONG]
+    print("MFU from %d to %d GPUs: measured 47%% -> 42%% (the README; %+.1f%% in the figure); sgai %s" % (
+        STRONG[0][0], STRONG[-1][0], fall(measured), "; ".join(
+            "%s (%s) %.1f%% -> %.1f%% (%+.1f%%)" % (label, what, m[0], m[-1], fall(m)) for (label, what), m in
+            zip((("rule", "v=16"), ("v=2", "8 layers a virtual stage"), ("v=1", "1F1B")),
+                (mfus["rule"], mfus["v=2"], mfus["v=1"])))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sgai", default=os.path.join(ROOT, "build", "tools", "sgai"))
@@ -242,6 +296,7 @@ def main():
         print("  micro-batch %d for every row: %d rows fit, mean absolute error %.1f%%, Spearman of the MFUs %.2f" % (
             mb, len(fit), 100 * sum(abs(errs[i]) for i in fit) / len(fit),
             spearman([measured_mfu[i] for i in fit], [mfus[i] for i in fit])))
+    strong_scaling(a.sgai, work)
     if not a.keep:
         for f in os.listdir(work):
             os.remove(os.path.join(work, f))
