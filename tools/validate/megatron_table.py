@@ -228,7 +228,7 @@ def main():
     print("%-5s %5s %3s %3s %3s %6s | %8s %8s %7s | %6s %6s | %s" % (
         "model", "gpus", "tp", "pp", "v", "batch", "TFLOP/s", "sgai", "error", "MFU", "sgai",
         "sgai's breakdown: compute, TP, bubble, DP, optimizer (% of the iteration)"))
-    errors, measured_mfu, predicted_mfu, sens = [], [], [], []
+    errors, measured_mfu, predicted_mfu, sens, unaccounted = [], [], [], [], []
     for row in rows:
         pp, layers = int(row["pp"]), int(row["layers"])
         rule = 1 if pp > 1 else 0  # one layer per virtual stage: v = layers / PP
@@ -240,6 +240,12 @@ def main():
         predicted_mfu.append(p["mfu"] * 100)
         b = p["breakdown_s"]
         share = lambda k: 100 * b[k] / p["iteration_s"]
+        # the measured iteration (the same FLOPs at the measured rate) less sgai's, over the micro-batches a
+        # replica runs
+        measured_s = p["tflops_per_gpu"] * p["iteration_s"] / meas
+        micro = int(row["global_batch"]) // (int(row["gpus"]) // (int(row["tp"]) * pp))
+        unaccounted.append("%s %+.0f ms (%d x %+.1f)" % (row["model"], 1000 * (measured_s - p["iteration_s"]), micro,
+                                                       1000 * (measured_s - p["iteration_s"]) / micro))
         print("%-5s %5s %3s %3d %3d %6s | %8.1f %8.1f %+6.1f%% | %5.1f%% %5.1f%% | %.0f, %.0f, %.0f, %.0f, %.0f" % (
             row["model"], row["gpus"], row["tp"], pp, layers // pp if rule else 1, row["global_batch"], meas,
             p["tflops_per_gpu"], 100 * err, float(row["mfu_percent"]), p["mfu"] * 100,
@@ -283,6 +289,7 @@ def main():
     print("Spearman of the MFUs over the %d pipelined rows %.2f, over the %d others %.2f" % (
         len(piped), spearman([measured_mfu[i] for i in piped], [predicted_mfu[i] for i in piped]), len(flat),
         spearman([measured_mfu[i] for i in flat], [predicted_mfu[i] for i in flat])))
+    print("measured iteration less sgai's (micro-batches a replica x ms each): " + ", ".join(unaccounted))
     print("sensitivity to the virtual stages (the rule: one layer each):")
     for s in sens:
         print(s)
