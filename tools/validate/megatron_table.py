@@ -23,7 +23,8 @@ Nothing is fitted to the table: every kernel and network figure comes from the c
 
 Prints each row: measured and predicted TFLOP/s per GPU and MFU, the error, where the predicted time
 goes, then the mean absolute error, the worst row, Spearman's rank correlation of the MFUs (all rows,
-then the pipelined and the other rows apart), each pipelined row's sensitivity to the virtual-stage
+then the pipelined and the other rows apart), each row's measured iteration (its FLOPs at the measured
+rate) less sgai's, in all and per micro-batch of a replica, each pipelined row's sensitivity to the virtual-stage
 count (1, 2 when it divides, the rule's), and every row's to the micro-batch size (1, the rule's, then 2 and 4, the rule's virtual stages; "no fit" when
 sgai finds the stage's memory above the GPU's), with the mean absolute error and the Spearman rank
 correlation each size would give taken for every row alike (a sensitivity, not the comparison: the
