@@ -607,11 +607,14 @@ PY
       "$tmp/sc21" || fail "sc21 summary: $(cat "$tmp/sc21")"
     /usr/bin/python3 tools/validate/nemo_h100_fp8.py --sgai "$SGAI" >"$tmp/nemo" 2>"$tmp/err" ||
       fail "nemo_h100_fp8: $(cat "$tmp/err")"
-    # (GPT3-175B on 128 GPUs needs 80.13 GB: it fits the 85.52 GB nvidia-smi gives an H100 80GB)
-    [ "$(grep -cE '\| +[0-9]+ +[0-9]+ +[-+][0-9.]+% \|' "$tmp/nemo")" -eq 8 ] || fail "8 rows: $(cat "$tmp/nemo")"
-    [ "$(grep -cE ': sgai: error: stage 0 needs [0-9.]+ GB per GPU' "$tmp/nemo")" -eq 4 ] || fail "4 refused: $(cat "$tmp/nemo")"
+    # (GPT3-175B on 128 GPUs needs 80.13 GB: it fits the 85.52 GB nvidia-smi gives an H100 80GB; on 512
+    # and Nemotron-340B fit with their recipes' bf16 gradients, the 340B's bf16 optimizer too)
+    [ "$(grep -cE '\| +[0-9]+ +[0-9]+ +[-+][0-9.]+% \|' "$tmp/nemo")" -eq 10 ] || fail "10 rows: $(cat "$tmp/nemo")"
+    [ "$(grep -cE ': sgai: error: stage 0 needs [0-9.]+ GB per GPU' "$tmp/nemo")" -eq 2 ] || fail "2 refused: $(cat "$tmp/nemo")"
     grep -qE '^GPT3-175B +128 .* \| +726 ' "$tmp/nemo" || fail "GPT3-175B on 128 predicted: $(cat "$tmp/nemo")"
-    grep -qE '^8 rows: mean absolute error [0-9.]+%, worst [A-Za-z0-9-]+ at [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
+    grep -qE '^GPT3-175B +512 .* \| +782 ' "$tmp/nemo" || fail "GPT3-175B on 512 predicted: $(cat "$tmp/nemo")"
+    grep -qE '^Nemotron-340B +128 .* \| +322 ' "$tmp/nemo" || fail "Nemotron-340B predicted: $(cat "$tmp/nemo")"
+    grep -qE '^10 rows: mean absolute error [0-9.]+%, worst [A-Za-z0-9-]+ at [-+][0-9.]+%, Spearman' "$tmp/nemo" ||
       fail "nemo summary: $(cat "$tmp/nemo")"
     # NeMo's Blackwell FP8 tables (DGX-GB200 25.04, DGX-B200 25.02): the 16 rows predicted (FSDP,
     # CP, EP and the 405B's embedding and loss in the pipeline split), a summary per system

@@ -10,7 +10,9 @@ What the table does not give comes from the model's recipe in NVIDIA/NeMo-Framew
 dropout, normalization, activation (squared ReLU priced as GeLU: one element-wise pass), selective
 recomputation (Nemotron-340B), sequence parallelism, Transformer Engine's TP overlap
 (ub_tp_comm_overlap), the distributed optimizer with both overlaps (distributed_fused_adam,
-overlap_grad_sync, overlap_param_sync), flash attention; FP8 (hybrid) as the table says. The
+overlap_grad_sync, overlap_param_sync) and its types where a recipe sets them (OPTIMIZERS: GPT3-175B's
+FP8 recipe, gpt3/175b_fp8.yaml, and Nemotron-340B's reduce the gradients in bf16), flash attention;
+FP8 (hybrid) as the table says. The
 vocabularies are the models' tokenizers': GPT-2's 50,257 for GPT-3, Llama 2's 32,000, Llama 3's
 128,256, Nemotron's 256,000 (the recipes' nemotron_2_256k; assumed for the 8B and 22B, whose
 recipes name no tokenizer). The H100's FP8 matmul figure is a boost-clock burst (the catalogue).
@@ -55,6 +57,19 @@ MODELS = {
                                  "num-attention-heads": 64, "num-query-groups": 8, "vocab-size": 128256,
                                  "tp-comm-overlap": True}),
 }
+# the recipes' optimizer where it departs from fp32 (NeMo 24.07's Apex distributed Adam, optim.grad_sync_dtype and
+# optim.dtype): this table's alone (NeMo 2.0, nemo_blackwell_fp8.py, reduces in fp32: its bf16_mixed precision
+# plugin sets grad_reduce_in_fp32)
+OPTIMIZERS = {
+    # gpt3/175b_fp8.yaml, NeMo's FP8 recipe of the 175B ("the best 175B training performance with the NeMo SW
+    # stack"): the gradients reduced in bf16
+    "GPT3-175B": {"grad-reduce-in-bf16": True},
+    # nemotron/nemotron_340b.yaml: the gradients reduced in bf16 and the optimizer in bf16 (Adam's moments in
+    # bf16 and no fp32 copy of the parameters, which Megatron's precision-aware optimizer cannot drop: 4 bytes
+    # over DP a parameter more than NeMo keeps)
+    "Nemotron-340B": {"use-precision-aware-optimizer": True, "main-grads-dtype": "bf16", "exp-avg-dtype": "bf16",
+                      "exp-avg-sq-dtype": "bf16"},
+}
 # the table: model, GPUs, GBS, MBS, sequence, TP, PP, CP, VP, tokens/s per GPU
 ROWS = [
     ("GPT3-5B", 64, 2048, 4, 2048, 1, 1, 1, 1, 22521),
@@ -73,9 +88,12 @@ ROWS = [
 
 
 def description(row, models=None):
-    """The row's description, its model from `models` (default: this table's MODELS)."""
+    """The row's description, its model from `models` (default: this table's MODELS, with the recipes'
+    OPTIMIZERS)."""
     model, gpus, gbs, mbs, seq, tp, pp, cp, vp, _ = row
     d = dict((models or MODELS)[model])
+    if models is None:
+        d.update(OPTIMIZERS.get(model, {}))
     d.update({"seq-length": seq, "micro-batch-size": mbs, "global-batch-size": gbs,
               "tensor-model-parallel-size": tp, "pipeline-model-parallel-size": pp,
               "context-parallel-size": cp, "untie-embeddings-and-output-weights": True,
