@@ -186,7 +186,8 @@ def spearman(a, b):
 def strong_scaling(sgai, work):
     """Megatron-Core's strong scaling (STRONG) beside sgai's predictions under the rule, and how much the
     MFU falls from the first point to the last under the rule's virtual stages, two and one."""
-    print("Megatron-Core H100 strong scaling, 177B (TP 8, PP 6, batch 1152; measured: the README's figure) against sgai")
+    print("Megatron-Core H100 strong scaling, 177B (TP 8, PP 6, batch 1152; measured: the README's figure) "
+          "against sgai")
     print("%5s %3s %4s | %8s %8s %7s | %6s %6s | %s" % ("gpus", "dp", "m", "TFLOP/s", "sgai", "error", "MFU", "sgai",
                                                      "sgai's breakdown: compute, TP, bubble, DP, optimizer (%)"))
     layers, pp = int(STRONG_ROW["layers"]), int(STRONG_ROW["pp"])
@@ -206,7 +207,8 @@ def strong_scaling(sgai, work):
             err = comparison.add(str(gpus), measured, p["tflops_per_gpu"])
             print("%5d %3d %4d | %8.1f %8.1f %+6.1f%% | %5.1f%% %5.1f%% | %s" % (
                 gpus, dp, int(STRONG_ROW["global_batch"]) // dp, measured, p["tflops_per_gpu"], 100 * err,
-                100 * measured / (p["tflops_per_gpu"] / p["mfu"]), p["mfu"] * 100, shares(p, ("compute", "tp", "bubble", "dp", "optimizer"))))
+                100 * measured / (p["tflops_per_gpu"] / p["mfu"]), p["mfu"] * 100,
+                shares(p, ("compute", "tp", "bubble", "dp", "optimizer"))))
     print(comparison.summary("per-GPU TFLOP/s"))
     fall = lambda xs: 100 * (xs[-1] / xs[0] - 1)
     measured = [pf * 1000 / g for g, pf in STRONG]
