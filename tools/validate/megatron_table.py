@@ -211,9 +211,9 @@ def strong_scaling(sgai, work):
                 shares(p, ("compute", "tp", "bubble", "dp", "optimizer"))))
     print(comparison.summary("per-GPU TFLOP/s"))
     fall = lambda xs: 100 * (xs[-1] / xs[0] - 1)
-    measured = [pf * 1000 / g for g, pf in STRONG]
+    figure = [pf * 1000 / g for g, pf in STRONG]
     print("MFU from %d to %d GPUs: measured 47%% -> 42%% (the README; %+.1f%% in the figure); sgai %s" % (
-        STRONG[0][0], STRONG[-1][0], fall(measured), "; ".join(
+        STRONG[0][0], STRONG[-1][0], fall(figure), "; ".join(
             "%s (%s) %.1f%% -> %.1f%% (%+.1f%%)" % (label, what, m[0], m[-1], fall(m)) for (label, what), m in
             zip((("rule", "v=16"), ("v=2", "8 layers a virtual stage"), ("v=1", "1F1B")),
                 (mfus["rule"], mfus["v=2"], mfus["v=1"])))))
