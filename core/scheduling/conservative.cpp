@@ -24,11 +24,15 @@ void each_bit(uint64_t bits, F f)
 }
 } // namespace
 
-ReservationSchedule::ReservationSchedule(uint32_t cores, double now)
+ReservationSchedule::ReservationSchedule(uint32_t cores, double now, ScheduleLayout layout)
     : cores_(cores)
     , words_((cores + 63) / 64)
     , now_(now)
 {
+  narrow_ = cores <= SliceProfile::kMaxCores &&
+            (layout == ScheduleLayout::slices || (layout == ScheduleLayout::automatic && cores > 0));
+  if (narrow_)
+    slices_.reset(cores, now);
   while (leaves_ < std::max<size_t>(words_, 1))
     leaves_ *= 2;
   by_word_.resize(words_);
@@ -60,7 +64,10 @@ void ReservationSchedule::keep_only(const std::vector<uint32_t>& jobs)
   for (auto& on : by_word_)
     on.clear();
   forget_freed();
-  start_empty();
+  if (narrow_)
+    slices_.reset(cores_, now_);
+  else
+    start_empty();
   for (auto& [job, r] : kept)
     reserve(job, r.start, r.end, std::move(r.cores));
 }
@@ -85,6 +92,10 @@ void ReservationSchedule::advance(double now)
   if (not(now > now_))
     return;
   now_ = now;
+  if (narrow_) {
+    slices_.advance(now);
+    return;
+  }
   // The gaps that began since are open now (in time order: a core's latest one wins).
   std::vector<uint32_t>& touched = touched_;
   touched.clear();
@@ -435,7 +446,19 @@ void ReservationSchedule::reserve(uint32_t job, double start, double end, std::v
   r.seen         = seq_;
   r.job          = job;
   to_words(r.cores, r.words);
+  if (narrow_) {
+    slices_.take(start, end, mask_of(r.words));
+    return;
+  }
   hold(job, r, true);
+}
+
+SliceProfile::Mask ReservationSchedule::mask_of(const std::vector<Word>& words)
+{
+  SliceProfile::Mask m{};
+  for (const Word& w : words)
+    m[w.index] |= w.bits;
+  return m;
 }
 
 bool ReservationSchedule::remove(uint32_t job)
@@ -445,6 +468,12 @@ bool ReservationSchedule::remove(uint32_t job)
     return false;
   present_[job] = 0;
   count_--;
+  if (narrow_) {
+    slices_.give(gone->start, gone->end, mask_of(gone->words));
+    std::vector<uint32_t>().swap(gone->cores);
+    std::vector<Word>().swap(gone->words);
+    return true;
+  }
   hold(job, *gone, false);
   // (the freed cores are looked at when a job asks may_move: a job moving earlier is taken out,
   // then placed again, and what it leaves free is only known then)
@@ -512,6 +541,16 @@ uint32_t ReservationSchedule::excluded_count(const GapGroup& g) const
 std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t width, double duration, size_t from,
                                                                        const Reservation* own, bool all)
 {
+  if (narrow_) {
+    double t0 = now_;
+    if (from > 0) {
+      std::vector<double> times = edges();
+      if (times.size() < from)
+        return std::nullopt;
+      t0 = times[from - 1];
+    }
+    return first_fit_slices(width, duration, t0, own, all);
+  }
   double t0 = now_;
   if (from > 0) {
     // (rare: a job whose nodes lack the memory now; the times are gathered then)
@@ -647,6 +686,38 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
   return fit;
 }
 
+std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit_slices(uint32_t width, double duration,
+                                                                              double from, const Reservation* own,
+                                                                              bool all)
+{
+  const bool lifted = own != nullptr && own->end > now_;
+  const SliceProfile::Mask own_mask = lifted ? mask_of(own->words) : SliceProfile::Mask{};
+  auto found = slices_.first_fit(width, duration, from, lifted ? &own_mask : nullptr, lifted ? own->start : 0,
+                                 lifted ? own->end : 0);
+  if (not found)
+    return std::nullopt;
+  // (the lowest `width` are the fit; all of them only when last_candidates will be asked)
+  Fit fit{found->start, {}};
+  size_t need = width;
+  if (all) {
+    need = 0;
+    for (uint64_t m : found->cores)
+      need += ones(m);
+  }
+  std::vector<uint32_t>& out = all ? candidates_ : fit.cores;
+  out.resize(need);
+  uint32_t* at        = out.data();
+  uint32_t* const end = at + need;
+  for (uint32_t k = 0; k < SliceProfile::kWords && at != end; k++)
+    for (uint64_t bits = found->cores[k]; bits != 0 && at != end; bits &= bits - 1)
+      *at++ = k * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+  if (all)
+    fit.cores.assign(candidates_.begin(), candidates_.begin() + width);
+  else
+    candidates_.clear();
+  return fit;
+}
+
 CoreSet ReservationSchedule::last_candidates() const
 {
   CoreSet out(cores_);
@@ -736,6 +807,8 @@ void ReservationSchedule::look_at_freed()
 
 bool ReservationSchedule::may_move(const Reservation& r)
 {
+  if (narrow_)
+    return true;
   look_at_freed();
   if (r.marked)
     return true;
@@ -776,6 +849,13 @@ CoreSet ReservationSchedule::free_at(double t) const
 {
   t = std::max(t, now_);
   CoreSet out(cores_);
+  if (narrow_) {
+    const SliceProfile::Mask m = slices_.free_at(t);
+    for (uint32_t c = 0; c < cores_; c++)
+      if ((m[c >> 6] >> (c & 63)) & 1U)
+        out.set(c);
+    return out;
+  }
   for (size_t k = 0; k < words_; k++) {
     uint64_t busy = 0;
     for (const Held& h : by_word_[k])

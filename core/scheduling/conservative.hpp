@@ -13,6 +13,7 @@
 #define SGAI_CORE_SCHEDULING_CONSERVATIVE_HPP
 
 #include "core/scheduling/policies.hpp"
+#include "core/scheduling/slices.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +24,10 @@
 #include <vector>
 
 namespace sgai::scheduling {
+
+/** How a ReservationSchedule keeps its reservations: automatic (slices on machines of at most
+ *  SliceProfile::kMaxCores cores, gaps on wider ones), or one of them (tests compare the two). */
+enum class ScheduleLayout { automatic, gaps, slices };
 
 class ReservationSchedule {
 public:
@@ -52,7 +57,10 @@ public:
   };
 
   /** Every core free from `now` on. */
-  ReservationSchedule(uint32_t cores, double now);
+  ReservationSchedule(uint32_t cores, double now, ScheduleLayout layout = ScheduleLayout::automatic);
+  /** Whether the reservations are kept as slices (a narrow machine): may_move then proves
+   *  nothing, and every waiting job is searched again (first fit costs little there). */
+  bool narrow() const { return narrow_; }
 
   /** The present moves to `now` (never back). */
   void advance(double now);
@@ -132,6 +140,12 @@ public:
 
 private:
   static void to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out);
+  static SliceProfile::Mask mask_of(const std::vector<Word>& words);
+
+  // ---- a narrow machine's slices (narrow_), instead of the gaps below
+  bool narrow_ = false;
+  SliceProfile slices_;
+  std::optional<Fit> first_fit_slices(uint32_t width, double duration, double from, const Reservation* own, bool all);
 
   uint32_t cores_;
   size_t words_; ///< (cores_ + 63) / 64

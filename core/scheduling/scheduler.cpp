@@ -190,7 +190,8 @@ Scheduler::Scheduler(ClusterState& state, const SchedulerConfig& config)
     , job_policy_(make_job_policy(config.job_policy))
     , resource_policy_(make_resource_policy(config.resource_policy))
     , rng_(config.seed)
-    , schedule_(config.backfill == Backfill::conservative ? state.resources().core_count() : 0, -kInf)
+    , schedule_(config.backfill == Backfill::conservative ? state.resources().core_count() : 0, -kInf,
+                config.schedule_layout)
     , lowest_(make_resource_policy("first"))
 {
   schedule_.log_marks(backfill_ == Backfill::conservative);
@@ -239,9 +240,11 @@ bool Scheduler::submit(const QueuedJob& job, double now)
       indexed_.resize(size_t{job.job} + 1, {std::numeric_limits<double>::quiet_NaN(), 0});
     }
     arrival_of_[job.job] = job.arrival;
-    unplaced_.insert(job.arrival);
-    if (job.demand.mem_mb > 0)
-      with_memory_.insert(job.arrival);
+    if (not schedule_.narrow()) { // (arrival_step's: a narrow machine searches every waiting job)
+      unplaced_.insert(job.arrival);
+      if (job.demand.mem_mb > 0)
+        with_memory_.insert(job.arrival);
+    }
   }
   queue_.push_back(job);
   return true;
@@ -677,18 +680,20 @@ std::vector<Decision> Scheduler::conservative_step(double now)
     look_at_freed(UINT64_MAX, false); // (what they may move waits for the next end)
     for (size_t i = queue_.size() - fresh; i < queue_.size(); i++) {
       bool started = place(i, now, out);
-      reindex(queue_[i], started);
+      if (not schedule_.narrow())
+        reindex(queue_[i], started);
       if (started)
         started_.push_back(i);
     }
-  } else if (job_policy_->arrival_order() && in_arrival_order_) {
+  } else if (job_policy_->arrival_order() && in_arrival_order_ && not schedule_.narrow()) {
     arrival_step(now, out);
   } else {
     schedule_.look_at_freed();
     const uint64_t before = schedule_.openings_made();
     for (size_t i : job_policy_->rank(queue_.view(), rng_)) {
       bool started = place(i, now, out);
-      reindex(queue_[i], started);
+      if (not schedule_.narrow())
+        reindex(queue_[i], started);
       if (started)
         started_.push_back(i);
     }

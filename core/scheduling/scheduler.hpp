@@ -111,6 +111,8 @@ struct SchedulerConfig {
   std::string resource_policy = "first";
   Backfill backfill           = Backfill::none;
   uint64_t seed               = 1;
+  /** Backfill::conservative: how its schedule is kept (tests compare the layouts). */
+  ScheduleLayout schedule_layout = ScheduleLayout::automatic;
   /** Backfill::slurm: the site's slurm.conf and associations (null: each user under the root), and
    *  what the workload manager resolves from them against its platform and workload. */
   std::shared_ptr<const SlurmConf> slurm_conf;
