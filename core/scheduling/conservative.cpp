@@ -445,20 +445,18 @@ void ReservationSchedule::reserve(uint32_t job, double start, double end, std::v
   r.marked       = false;
   r.seen         = seq_;
   r.job          = job;
-  to_words(r.cores, r.words);
-  if (narrow_) {
-    slices_.take(start, end, mask_of(r.words));
+  if (narrow_) { // (its cores as one bit set, kept by job: no words)
+    if (job >= held_.size())
+      held_.resize(size_t{job} + 1);
+    SliceProfile::Mask& m = held_[job];
+    m                     = {};
+    for (uint32_t c : r.cores)
+      m[c >> 6] |= uint64_t{1} << (c & 63);
+    slices_.take(start, end, m);
     return;
   }
+  to_words(r.cores, r.words);
   hold(job, r, true);
-}
-
-SliceProfile::Mask ReservationSchedule::mask_of(const std::vector<Word>& words)
-{
-  SliceProfile::Mask m{};
-  for (const Word& w : words)
-    m[w.index] |= w.bits;
-  return m;
 }
 
 bool ReservationSchedule::remove(uint32_t job)
@@ -469,9 +467,14 @@ bool ReservationSchedule::remove(uint32_t job)
   present_[job] = 0;
   count_--;
   if (narrow_) {
-    slices_.give(gone->start, gone->end, mask_of(gone->words));
+    slices_.give(gone->start, gone->end, held_[job]);
+    if (double from = std::max(gone->start, now_); from < gone->end) { // (looked at as the gaps' are)
+      freed_.push_back({freed_masks_.size(), freed_masks_.size() + 1, from, gone->end});
+      freed_masks_.push_back(held_[job]);
+    }
+    if (recycled_.size() < kRecycled) // (first fit's next fit takes it)
+      recycled_.push_back(std::move(gone->cores));
     std::vector<uint32_t>().swap(gone->cores);
-    std::vector<Word>().swap(gone->words);
     return true;
   }
   hold(job, *gone, false);
@@ -691,13 +694,16 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit_slices(ui
                                                                               bool all)
 {
   const bool lifted = own != nullptr && own->end > now_;
-  const SliceProfile::Mask own_mask = lifted ? mask_of(own->words) : SliceProfile::Mask{};
-  auto found = slices_.first_fit(width, duration, from, lifted ? &own_mask : nullptr, lifted ? own->start : 0,
-                                 lifted ? own->end : 0);
+  auto found        = slices_.first_fit(width, duration, from, lifted ? &held_[own->job] : nullptr,
+                                        lifted ? own->start : 0, lifted ? own->end : 0);
   if (not found)
     return std::nullopt;
   // (the lowest `width` are the fit; all of them only when last_candidates will be asked)
   Fit fit{found->start, {}};
+  if (not recycled_.empty()) {
+    fit.cores = std::move(recycled_.back());
+    recycled_.pop_back();
+  }
   size_t need = width;
   if (all) {
     need = 0;
@@ -800,6 +806,14 @@ void ReservationSchedule::mark_movable(std::span<const Word> words, double from,
 
 void ReservationSchedule::look_at_freed()
 {
+  if (narrow_) {
+    double lo = 0, hi = 0;
+    for (const Freed& f : freed_)
+      if (slices_.opening(freed_masks_[f.begin], f.from, f.to, lo, hi, regained_))
+        openings_.push_back({++seq_, lo, hi - lo});
+    forget_freed();
+    return;
+  }
   for (const Freed& f : freed_)
     mark_movable({freed_words_.data() + f.begin, f.end - f.begin}, f.from, f.to);
   forget_freed();

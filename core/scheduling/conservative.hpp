@@ -105,6 +105,7 @@ public:
   {
     freed_.clear();
     freed_words_.clear();
+    freed_masks_.clear();
   }
   /** Every reservation but those of `jobs` (when they have one) goes, as remove() would take them
    *  out one by one (the schedule is built again around the kept ones), and no removal is
@@ -128,6 +129,13 @@ public:
     out.clear();
     out.swap(marked_log_);
   }
+  /** A narrow machine's look_at_freed marks no job: it gives the times where a core it found free
+   *  is taken again after (the jobs beginning there may grow into it) instead, here. */
+  void take_regained(std::vector<double>& out)
+  {
+    out.clear();
+    out.swap(regained_);
+  }
   /** Whether look_at_freed keeps the jobs it marks for take_marked (off by default). */
   void log_marks(bool on) { log_marks_ = on; }
 
@@ -140,11 +148,16 @@ public:
 
 private:
   static void to_words(const std::vector<uint32_t>& cores, std::vector<Word>& out);
-  static SliceProfile::Mask mask_of(const std::vector<Word>& words);
 
   // ---- a narrow machine's slices (narrow_), instead of the gaps below
   bool narrow_ = false;
   SliceProfile slices_;
+  std::vector<SliceProfile::Mask> held_; ///< by job: its reservation's cores
+  /** Core lists of reservations gone, for the next fits (no allocation a placement). */
+  std::vector<std::vector<uint32_t>> recycled_;
+  std::vector<SliceProfile::Mask> freed_masks_; ///< the removals' cores not looked at yet
+  std::vector<double> regained_;
+  static constexpr size_t kRecycled = 64;
   std::optional<Fit> first_fit_slices(uint32_t width, double duration, double from, const Reservation* own, bool all);
 
   uint32_t cores_;
@@ -284,6 +297,22 @@ public:
       for (const Entry& e : b.entries)
         if (e.start >= lo && e.enough <= length && not f(e.key))
           return;
+    }
+  }
+
+  /** Calls f(key) for each entry beginning at `start`, until f returns false. */
+  template <typename F>
+  void starting_at(double start, F f) const
+  {
+    for (const Block& b : blocks_) {
+      if (b.entries.back().start < start)
+        continue;
+      for (const Entry& e : b.entries) {
+        if (e.start > start)
+          return;
+        if (e.start == start && not f(e.key))
+          return;
+      }
     }
   }
 

@@ -240,11 +240,9 @@ bool Scheduler::submit(const QueuedJob& job, double now)
       indexed_.resize(size_t{job.job} + 1, {std::numeric_limits<double>::quiet_NaN(), 0});
     }
     arrival_of_[job.job] = job.arrival;
-    if (not schedule_.narrow()) { // (arrival_step's: a narrow machine searches every waiting job)
-      unplaced_.insert(job.arrival);
-      if (job.demand.mem_mb > 0)
-        with_memory_.insert(job.arrival);
-    }
+    unplaced_.insert(job.arrival);
+    if (job.demand.mem_mb > 0)
+      with_memory_.insert(job.arrival);
   }
   queue_.push_back(job);
   return true;
@@ -615,6 +613,7 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
   leave();
   schedule_.reserve(q.job, fit->start, fit->start + duration, std::move(fit->cores));
   waiting_starts_.emplace(fit->start, q.job);
+  moved_++;
   return false;
 }
 
@@ -680,23 +679,48 @@ std::vector<Decision> Scheduler::conservative_step(double now)
     look_at_freed(UINT64_MAX, false); // (what they may move waits for the next end)
     for (size_t i = queue_.size() - fresh; i < queue_.size(); i++) {
       bool started = place(i, now, out);
-      if (not schedule_.narrow())
+      if (not stale_index_)
         reindex(queue_[i], started);
+      else if (started)
+        arrival_of_[queue_[i].job] = kNoArrival;
       if (started)
         started_.push_back(i);
     }
-  } else if (job_policy_->arrival_order() && in_arrival_order_ && not schedule_.narrow()) {
+  } else if (job_policy_->arrival_order() && in_arrival_order_ && not(schedule_.narrow() && moved_share_ > 0.5)) {
+    if (stale_index_)
+      rebuild_index();
+    const size_t before = moved_;
+    const size_t n      = queue_.size();
     arrival_step(now, out);
+    moved_share_ = double(moved_ - before) / double(n);
+  } else if (job_policy_->arrival_order() && in_arrival_order_) {
+    // A narrow machine where most waiting jobs moved at the last end: batsched's loop over them
+    // all costs less than finding those that may move, and keeping the index for it. The index
+    // is built again when the search for them pays again.
+    schedule_.forget_freed(); // (every waiting job is searched)
+    const size_t moved = moved_;
+    for (size_t i : job_policy_->rank(queue_.view(), rng_)) {
+      bool started = place(i, now, out);
+      if (started) {
+        arrival_of_[queue_[i].job] = kNoArrival;
+        started_.push_back(i);
+      }
+    }
+    moved_share_ = double(moved_ - moved) / double(queue_.size());
+    std::sort(started_.begin(), started_.end());
+    stale_index_ = true;
   } else {
     schedule_.look_at_freed();
     const uint64_t before = schedule_.openings_made();
+    const size_t moved    = moved_;
+    moved_share_          = 0;
     for (size_t i : job_policy_->rank(queue_.view(), rng_)) {
       bool started = place(i, now, out);
-      if (not schedule_.narrow())
-        reindex(queue_[i], started);
+      reindex(queue_[i], started);
       if (started)
         started_.push_back(i);
     }
+    moved_share_ = double(moved_ - moved) / double(queue_.size());
     std::sort(started_.begin(), started_.end());
     schedule_.forget_openings(before); // every waiting job was placed again or found unchanged since
     pending_.clear();
@@ -708,6 +732,30 @@ std::vector<Decision> Scheduler::conservative_step(double now)
   if (not started_.empty())
     queue_.remove(started_);
   return out;
+}
+
+void Scheduler::rebuild_index()
+{
+  by_start_.clear();
+  unplaced_.clear();
+  with_memory_.clear();
+  pending_.clear();
+  for (const QueuedJob& q : queue_.view()) {
+    indexed_[q.job]    = {std::numeric_limits<double>::quiet_NaN(), 0};
+    arrival_of_[q.job] = q.arrival;
+    reindex(q, false);
+    if (q.demand.mem_mb > 0)
+      with_memory_.insert(q.arrival);
+  }
+  // (what was freed since is not looked at: every waiting job is visited in this step)
+  schedule_.forget_freed();
+  std::vector<uint32_t> none;
+  schedule_.take_marked(none);
+  std::vector<double> no_times;
+  schedule_.take_regained(no_times);
+  openings_seen_ = schedule_.openings_made();
+  pending_all_   = true;
+  stale_index_   = false;
 }
 
 void Scheduler::reindex(const QueuedJob& q, bool started)
@@ -767,6 +815,11 @@ void Scheduler::look_at_freed(uint64_t from, bool visit, bool look)
   for (uint32_t job : marked_)
     if (job < arrival_of_.size() && arrival_of_[job] != kNoArrival)
       add(arrival_of_[job]);
+  // (a narrow machine's schedule gives the times where a freed core is taken again: the jobs
+  // beginning there may grow into it)
+  schedule_.take_regained(regained_);
+  for (double t : regained_)
+    by_start_.starting_at(t, add);
 }
 
 void Scheduler::arrival_step(double now, std::vector<Decision>& out)

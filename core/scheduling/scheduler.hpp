@@ -226,6 +226,13 @@ private:
   bool is_indexed(uint32_t job) const { return job < indexed_.size() && not std::isnan(indexed_[job].first); }
   uint64_t openings_seen_ = 0;
   std::vector<uint32_t> marked_;
+  std::vector<double> regained_;
+  size_t moved_       = 0; ///< waiting jobs placed elsewhere than they were (or placed anew)
+  double moved_share_ = 0; ///< of the waiting jobs, those the last compressing step moved
+  /** The index of the waiting jobs (by_start_, unplaced_, with_memory_, indexed_) is not kept up
+   *  (a narrow machine searching every waiting job at each end); rebuild_index() builds it again. */
+  bool stale_index_ = false;
+  void rebuild_index();
   bool in_arrival_order_ = true;  ///< the queue's arrivals increase (so far: they do)
   bool pending_all_      = false; ///< every waiting job is to be visited at the next step
   /** arrival_step's jobs to visit: arrivals from base_, as bits, and every one from all_from_ on

@@ -229,6 +229,56 @@ SGAI_POPCNT_CLONES std::optional<SliceProfile::Fit> SliceProfile::first_fit(uint
   return std::nullopt;
 }
 
+bool SliceProfile::opening(const Mask& cores, double from, double to, double& lo, double& hi,
+                           std::vector<double>& regained) const
+{
+  const size_t n = t_.size();
+  from           = std::max(from, t_.front());
+  if (not(to > from))
+    return false;
+  const size_t s = static_cast<size_t>(std::upper_bound(t_.begin(), t_.end(), from) - t_.begin()) - 1;
+  // forward: the freed cores free in each slice of the window, then those still free after it
+  Mask cur{};
+  double first = std::numeric_limits<double>::infinity();
+  size_t k     = s;
+  for (; k < n; k++) {
+    const Mask& free  = masks_[mask_[k]];
+    const bool inside = t_[k] < to;
+    uint64_t lost = 0, some = 0;
+    for (uint32_t w = 0; w < words_; w++) {
+      lost |= cur[w] & ~free[w];
+      cur[w] = (inside ? cores[w] : cur[w]) & free[w];
+      some |= cur[w];
+    }
+    if (lost != 0)
+      regained.push_back(t_[k]);
+    if (some != 0 && first == std::numeric_limits<double>::infinity())
+      first = t_[k];
+    if (not inside && some == 0)
+      break;
+  }
+  hi = k < n ? t_[k] : std::numeric_limits<double>::infinity();
+  if (first == std::numeric_limits<double>::infinity())
+    return false;
+  lo = first;
+  if (first == t_[s]) { // (runs free where the window begins reach back as far as they are free)
+    Mask back = masks_[mask_[s]];
+    for (uint32_t w = 0; w < words_; w++)
+      back[w] &= cores[w];
+    for (size_t j = s; j-- > 0;) {
+      uint64_t some = 0;
+      for (uint32_t w = 0; w < words_; w++) {
+        back[w] &= masks_[mask_[j]][w];
+        some |= back[w];
+      }
+      if (some == 0)
+        break;
+      lo = t_[j];
+    }
+  }
+  return true;
+}
+
 SliceProfile::Mask SliceProfile::free_at(double t) const
 {
   const size_t k = static_cast<size_t>(std::upper_bound(t_.begin(), t_.end(), t) - t_.begin());

@@ -43,6 +43,11 @@ public:
    *  has `width` cores free throughout; `own` (cores over [own_start, own_end)) counted free. */
   std::optional<Fit> first_fit(uint32_t width, double duration, double from, const Mask* own = nullptr,
                                double own_start = 0, double own_end = 0) const;
+  /** What freeing `cores` over [from, to) left free (looked at after: some may be taken again):
+   *  lo, the earliest beginning of a run of free time of theirs reaching into the window, and hi,
+   *  the latest end of one; the times where one of them is taken again after a run, into
+   *  `regained`. False when none of them is free in the window any more. */
+  bool opening(const Mask& cores, double from, double to, double& lo, double& hi, std::vector<double>& regained) const;
   /** The free cores at t (at or after now). */
   Mask free_at(double t) const;
   /** Slices from now on. */

@@ -615,12 +615,19 @@ TEST(ConservativeBackfilling, MatchesANaiveModelOfBatsched)
 
 TEST(ConservativeBackfilling, SlicesMatchANaiveModelOfBatsched)
 {
-  // The layout of narrow machines (SliceProfile): every waiting job searched again at each end,
-  // the same starts as batsched's loop, on the same random instances and on long queues.
+  // The layout of narrow machines (SliceProfile): the same starts as batsched's loop on the same
+  // random instances, and on long queues of narrow jobs, where most waiting jobs are left in place
+  // without a search (what a removal leaves free, looked at on the slices, moves none of them).
   uint64_t unchanged = 0;
   against_naive(42, 400, 40, 60, false, ScheduleLayout::slices, unchanged);
-  against_naive(7, 100, 120, 10, true, ScheduleLayout::slices, unchanged);
-  EXPECT_EQ(unchanged, 0U); // (nothing is proven there: first fit is cheap)
+  unchanged = 0;
+#if defined(__SANITIZE_ADDRESS__)
+  const int instances = 60;
+#else
+  const int instances = 200;
+#endif
+  against_naive(7, instances, 120, 10, true, ScheduleLayout::slices, unchanged);
+  EXPECT_GT(unchanged, 50U * instances);
 }
 
 TEST(ConservativeBackfilling, JobsLeftInPlaceWithoutSearchingMatchTheNaiveModel)
