@@ -676,7 +676,10 @@ std::vector<Decision> Scheduler::conservative_step(double now)
   }
   started_.clear();
   if (not compress || queue_.empty()) {
-    look_at_freed(UINT64_MAX, false); // (what they may move waits for the next end)
+    if (stale_index_)
+      schedule_.forget_freed(); // (the next end searches every waiting job)
+    else
+      look_at_freed(UINT64_MAX, false); // (what they may move waits for the next end)
     for (size_t i = queue_.size() - fresh; i < queue_.size(); i++) {
       bool started = place(i, now, out);
       if (not stale_index_)
