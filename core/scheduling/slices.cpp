@@ -189,21 +189,28 @@ SGAI_POPCNT_CLONES std::optional<SliceProfile::Fit> SliceProfile::first_fit(uint
     if (i == n)
       break;
     const double until = t_[i] + duration;
-    const bool in      = owned(i);
-    Mask acc           = masks_[mask_[i]];
+    // the window's slices on their counts first: one with too few cores at all ends every
+    // candidate whose window reaches it, so the candidates up to it are passed at once
+    size_t e = i + 1;
+    if (own == nullptr) {
+      while (e < n && t_[e] < until && counts[e] >= width)
+        e++;
+    } else {
+      while (e < n && t_[e] < until && counts[e] + (owned(e) ? own_count : 0) >= width)
+        e++;
+    }
+    if (e < n && t_[e] < until) {
+      i = e;
+      continue;
+    }
+    const bool in = owned(i);
+    Mask acc      = masks_[mask_[i]];
     if (in)
       for (uint32_t w = 0; w < words; w++)
         acc[w] |= extra[w];
     bool fits = true;
-    for (size_t j = i + 1; j < n && t_[j] < until; j++) {
-      const bool on = owned(j);
-      if (counts[j] + (on ? own_count : 0) < width) {
-        // (too few cores there at all: no window reaching it fits, so the candidates up to it
-        // neither)
-        fits = false;
-        i    = j;
-        break;
-      }
+    for (size_t j = i + 1; j < e; j++) {
+      const bool on    = owned(j);
       const Mask& free = masks_[mask_[j]];
       Mask next;
       uint64_t changed = 0;
@@ -219,6 +226,30 @@ SGAI_POPCNT_CLONES std::optional<SliceProfile::Fit> SliceProfile::first_fit(uint
         left += static_cast<uint32_t>(std::popcount(next[w]));
       }
       if (left < width) {
+        // (the cores free over the slices from k to j, k going back from j: every candidate up
+        // to the last k where fewer than w are left has them in its window, and fails)
+        Mask back = free;
+        if (on)
+          for (uint32_t w = 0; w < words; w++)
+            back[w] |= extra[w];
+        size_t k = j;
+        for (;;) {
+          uint32_t n_back = 0;
+          for (uint32_t w = 0; w < words; w++)
+            n_back += static_cast<uint32_t>(std::popcount(back[w]));
+          if (n_back < width || k == i + 1)
+            break;
+          k--;
+          const Mask& f = masks_[mask_[k]];
+          const bool o  = owned(k);
+          for (uint32_t w = 0; w < words; w++)
+            back[w] &= f[w] | (o ? extra[w] : 0);
+        }
+        uint32_t n_back = 0;
+        for (uint32_t w = 0; w < words; w++)
+          n_back += static_cast<uint32_t>(std::popcount(back[w]));
+        if (n_back < width)
+          i = k; // (the outer loop goes on after it)
         fits = false;
         break;
       }
