@@ -6,6 +6,10 @@
 #include <iterator>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace sgai::scheduling {
 
 namespace {
@@ -25,6 +29,23 @@ inline uint32_t mask_count(const SliceProfile::Mask& m)
 #else
 #define SGAI_POPCNT_CLONES
 #endif
+
+/** The first k in [i, end) with counts[k] >= width, or end: four counts a comparison where the
+ *  processor has SSE2 (every x86-64 one). */
+inline size_t first_at_least(const uint32_t* counts, size_t i, size_t end, uint32_t width)
+{
+#if defined(__SSE2__)
+  const __m128i below = _mm_set1_epi32(static_cast<int>(width) - 1); // (counts and widths < 2^31)
+  for (; i + 4 <= end; i += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(counts + i));
+    if (const int hit = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(c, below))); hit != 0)
+      return i + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(hit)));
+  }
+#endif
+  while (i < end && counts[i] < width)
+    i++;
+  return i;
+}
 
 template <typename T>
 void insert_at(std::vector<T>& v, size_t k, T x)
@@ -181,11 +202,11 @@ SGAI_POPCNT_CLONES std::optional<SliceProfile::Fit> SliceProfile::first_fit(uint
   const uint32_t* const counts = count_.data();
   for (; i < n; i++) {
     // the next candidate with enough free cores
-    while (i < os && counts[i] < width)
-      i++;
-    if (i >= os)
-      while (i < n && counts[i] + (owned(i) ? own_count : 0) < width)
-        i++;
+    i = first_at_least(counts, i, os, width);
+    if (i >= os && i < oe) // (own's cores count in its window)
+      i = first_at_least(counts, i, oe, width > own_count ? width - own_count : 0);
+    if (i >= oe)
+      i = first_at_least(counts, i, n, width);
     if (i == n)
       break;
     const double until = t_[i] + duration;
