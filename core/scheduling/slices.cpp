@@ -76,16 +76,20 @@ void SliceProfile::reset(uint32_t cores, double now)
   spare_.clear();
 }
 
-size_t SliceProfile::find(double t) const
+size_t SliceProfile::find(double t, size_t from) const
 {
-  const auto it = std::lower_bound(t_.begin(), t_.end(), t);
+  const auto it = std::lower_bound(t_.begin() + static_cast<std::ptrdiff_t>(from), t_.end(), t);
   assert(it != t_.end() && *it == t);
   return static_cast<size_t>(it - t_.begin());
 }
 
-size_t SliceProfile::at(double t)
+size_t SliceProfile::at(double t, size_t from)
 {
-  const auto it = std::upper_bound(t_.begin(), t_.end(), t); // (t > now: not the first)
+  // (t > now: not the first; a window's end is a few slices after its start: looked for from there)
+  auto it = t_.begin() + static_cast<std::ptrdiff_t>(from) + 1;
+  for (size_t step = 1; it < t_.end() && *it <= t; step *= 2)
+    it += static_cast<std::ptrdiff_t>(std::min<size_t>(step, static_cast<size_t>(t_.end() - it)));
+  it = std::upper_bound(t_.begin() + static_cast<std::ptrdiff_t>(from), it, t);
   const size_t k = static_cast<size_t>(it - t_.begin());
   if (t_[k - 1] == t)
     return k - 1;
@@ -139,7 +143,7 @@ SGAI_POPCNT_CLONES void SliceProfile::take(double start, double end, const Mask&
   const bool later = start > now;
   const size_t s   = later ? at(start) : 0;
   const bool ends  = end != std::numeric_limits<double>::infinity();
-  const size_t e   = ends ? at(end) : t_.size(); // (after s: s stays where it is)
+  const size_t e   = ends ? at(end, s) : t_.size(); // (after s: s stays where it is)
   for (size_t k = s; k < e; k++) {
     Mask& free = masks_[mask_[k]];
     uint32_t left = 0;
@@ -164,7 +168,7 @@ SGAI_POPCNT_CLONES void SliceProfile::give(double start, double end, const Mask&
   const bool later = start > now;
   const size_t s   = later ? find(start) : 0;
   const bool ends  = end != std::numeric_limits<double>::infinity();
-  const size_t e   = ends ? find(end) : t_.size();
+  const size_t e   = ends ? find(end, s) : t_.size();
   for (size_t k = s; k < e; k++) {
     Mask& free = masks_[mask_[k]];
     uint32_t left = 0;

@@ -61,10 +61,11 @@ private:
   std::vector<uint32_t> mask_;   ///< its bit set in masks_
   std::vector<Mask> masks_;      ///< the pool
   std::vector<uint32_t> spare_;  ///< bit sets of the pool no slice has
-  /** The slice beginning at t (t > now), split off the one holding t if there is none. */
-  size_t at(double t);
-  /** The slice beginning at t (there is one). */
-  size_t find(double t) const;
+  /** The slice beginning at t (t > now, after slice `from`), split off the one holding t if there
+   *  is none. */
+  size_t at(double t, size_t from = 0);
+  /** The slice beginning at t (there is one, at `from` or after). */
+  size_t find(double t, size_t from = 0) const;
   void erase(size_t k);
 };
 
