@@ -544,16 +544,6 @@ uint32_t ReservationSchedule::excluded_count(const GapGroup& g) const
 std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t width, double duration, size_t from,
                                                                        const Reservation* own, bool all)
 {
-  if (narrow_) {
-    double t0 = now_;
-    if (from > 0) {
-      std::vector<double> times = edges();
-      if (times.size() < from)
-        return std::nullopt;
-      t0 = times[from - 1];
-    }
-    return first_fit_slices(width, duration, t0, own, all);
-  }
   double t0 = now_;
   if (from > 0) {
     // (rare: a job whose nodes lack the memory now; the times are gathered then)
@@ -562,6 +552,8 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
       return std::nullopt;
     t0 = times[from - 1];
   }
+  if (narrow_)
+    return first_fit_slices(width, duration, t0, own, all);
   // The job's own reservation, as if it were not there (lift: the gaps it splits, joined).
   lifted_.clear();
   lifted_now_.clear();
@@ -689,13 +681,12 @@ std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit(uint32_t 
   return fit;
 }
 
-std::optional<ReservationSchedule::Fit> ReservationSchedule::first_fit_slices(uint32_t width, double duration,
-                                                                              double from, const Reservation* own,
-                                                                              bool all)
+std::optional<ReservationSchedule::Fit>
+ReservationSchedule::first_fit_slices(uint32_t width, double duration, double from, const Reservation* own, bool all)
 {
   const bool lifted = own != nullptr && own->end > now_;
-  auto found        = slices_.first_fit(width, duration, from, lifted ? &held_[own->job] : nullptr,
-                                        lifted ? own->start : 0, lifted ? own->end : 0);
+  auto found = slices_.first_fit(width, duration, from, lifted ? &held_[own->job] : nullptr, lifted ? own->start : 0,
+                                 lifted ? own->end : 0);
   if (not found)
     return std::nullopt;
   // (the lowest `width` are the fit; all of them only when last_candidates will be asked)

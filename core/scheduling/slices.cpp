@@ -89,7 +89,7 @@ size_t SliceProfile::at(double t, size_t from)
   auto it = t_.begin() + static_cast<std::ptrdiff_t>(from) + 1;
   for (size_t step = 1; it < t_.end() && *it <= t; step *= 2)
     it += static_cast<std::ptrdiff_t>(std::min<size_t>(step, static_cast<size_t>(t_.end() - it)));
-  it = std::upper_bound(t_.begin() + static_cast<std::ptrdiff_t>(from), it, t);
+  it             = std::upper_bound(t_.begin() + static_cast<std::ptrdiff_t>(from), it, t);
   const size_t k = static_cast<size_t>(it - t_.begin());
   if (t_[k - 1] == t)
     return k - 1;
@@ -145,7 +145,7 @@ SGAI_POPCNT_CLONES void SliceProfile::take(double start, double end, const Mask&
   const bool ends  = end != std::numeric_limits<double>::infinity();
   const size_t e   = ends ? at(end, s) : t_.size(); // (after s: s stays where it is)
   for (size_t k = s; k < e; k++) {
-    Mask& free = masks_[mask_[k]];
+    Mask& free    = masks_[mask_[k]];
     uint32_t left = 0;
     for (uint32_t w = 0; w < words_; w++) {
       assert((free[w] & cores[w]) == cores[w]);
@@ -170,7 +170,7 @@ SGAI_POPCNT_CLONES void SliceProfile::give(double start, double end, const Mask&
   const bool ends  = end != std::numeric_limits<double>::infinity();
   const size_t e   = ends ? find(end, s) : t_.size();
   for (size_t k = s; k < e; k++) {
-    Mask& free = masks_[mask_[k]];
+    Mask& free    = masks_[mask_[k]];
     uint32_t left = 0;
     for (uint32_t w = 0; w < words_; w++) {
       free[w] |= cores[w];
@@ -201,8 +201,8 @@ SGAI_POPCNT_CLONES std::optional<SliceProfile::Fit> SliceProfile::first_fit(uint
     oe = static_cast<size_t>(std::lower_bound(t_.begin() + static_cast<std::ptrdiff_t>(os), t_.end(), own_end) -
                              t_.begin());
   }
-  auto owned = [&](size_t k) { return k >= os && k < oe; };
-  const uint32_t words = words_;
+  auto owned                   = [&](size_t k) { return k >= os && k < oe; };
+  const uint32_t words         = words_;
   const uint32_t* const counts = count_.data();
   for (; i < n; i++) {
     // the next candidate with enough free cores

@@ -54,13 +54,13 @@ public:
   size_t size() const { return t_.size(); }
 
 private:
-  uint32_t words_ = 1;           ///< the words of a bit set in use
-  std::vector<double> t_;        ///< each slice's beginning (the first: now)
-  std::vector<uint32_t> count_;  ///< its free cores
-  std::vector<uint32_t> refs_;   ///< reservations beginning or ending there
-  std::vector<uint32_t> mask_;   ///< its bit set in masks_
-  std::vector<Mask> masks_;      ///< the pool
-  std::vector<uint32_t> spare_;  ///< bit sets of the pool no slice has
+  uint32_t words_ = 1;          ///< the words of a bit set in use
+  std::vector<double> t_;       ///< each slice's beginning (the first: now)
+  std::vector<uint32_t> count_; ///< its free cores
+  std::vector<uint32_t> refs_;  ///< reservations beginning or ending there
+  std::vector<uint32_t> mask_;  ///< its bit set in masks_
+  std::vector<Mask> masks_;     ///< the pool
+  std::vector<uint32_t> spare_; ///< bit sets of the pool no slice has
   /** The slice beginning at t (t > now, after slice `from`), split off the one holding t if there
    *  is none. */
   size_t at(double t, size_t from = 0);
