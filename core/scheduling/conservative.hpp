@@ -111,6 +111,12 @@ public:
    *  out one by one (the schedule is built again around the kept ones), and no removal is
    *  remembered: the jobs whose reservations went are to be placed again from scratch. */
   void keep_only(const std::vector<uint32_t>& jobs);
+  /** A fit's core list not reserved, for the next fits (no allocation a placement). */
+  void recycle(std::vector<uint32_t>&& cores)
+  {
+    if (narrow_ && recycled_.size() < kRecycled)
+      recycled_.push_back(std::move(cores));
+  }
   /** The job's reservation is what placing it again now would give (it was found unchanged). */
   void confirm(const Reservation& r) const;
   /** How many times may_move proved a job unchanged (for tests and benchmarks). */

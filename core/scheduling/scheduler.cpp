@@ -608,6 +608,7 @@ bool Scheduler::place(size_t queue_index, double now, std::vector<Decision>& out
   }
   if (own != nullptr && own->start == fit->start && own->cores == fit->cores) {
     schedule_.confirm(*own);
+    schedule_.recycle(std::move(fit->cores));
     return false; // where it was
   }
   leave();
