@@ -5,8 +5,8 @@
  * passes the candidate starts with too few free cores on the counts alone, in one pass over an
  * array, and checks the others slice by slice until the window is covered or too few cores stay
  * free (a slice with too few cores at all ends every candidate whose window reaches it). A split
- * or a merge moves 20 bytes a later slice (time, count, reservations, bit set). ReservationSchedule (conservative.hpp) keeps its
- * reservations here when the machine is narrow. Plain C++. */
+ * or a merge moves 20 bytes a later slice (time, count, reservations, bit set). ReservationSchedule (conservative.hpp)
+ * keeps its reservations here when the machine is narrow. Plain C++. */
 #ifndef SGAI_CORE_SCHEDULING_SLICES_HPP
 #define SGAI_CORE_SCHEDULING_SLICES_HPP
 
