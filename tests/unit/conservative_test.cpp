@@ -248,7 +248,9 @@ TEST(ReservationSchedule, LayoutByWidth)
 
 class Layouts : public ::testing::TestWithParam<ScheduleLayout> {};
 INSTANTIATE_TEST_SUITE_P(ReservationSchedule, Layouts, ::testing::Values(ScheduleLayout::gaps, ScheduleLayout::slices),
-                         [](const auto& param_info) { return param_info.param == ScheduleLayout::gaps ? "gaps" : "slices"; });
+                         [](const auto& param_info) {
+                           return param_info.param == ScheduleLayout::gaps ? "gaps" : "slices";
+                         });
 
 TEST_P(Layouts, SlicesSplitAndMergeBack)
 {
